@@ -1,0 +1,52 @@
+# mm: PGXS build, plus the commands the README names (test, demo, bench, stop).
+
+EXTENSION   = mm
+EXTVERSION  = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.control)
+
+MODULE_big  = mm
+OBJS        = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+
+SQL_PARTS   = $(sort $(wildcard sql/parts/*.sql))
+DATA_built  = sql/mm--$(EXTVERSION).sql
+DATA        = $(wildcard sql/mm--*--*.sql)
+
+# pg_regress: every test/sql/*.sql, expected output in expected/.
+REGRESS      = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
+REGRESS_OPTS = --inputdir=test --load-extension=mm
+
+# isolationtester: every test/isolation/specs/*.spec.
+ISOLATION      = $(basename $(notdir $(sort $(wildcard test/isolation/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=output_iso --load-extension=mm
+
+PG_CFLAGS   = -Wall -Wextra -Werror
+# Server headers as system headers: their unused parameters are not ours.
+PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server)
+SHLIB_LINK  = -lm
+
+EXTRA_CLEAN = results output_iso regression.diffs regression.out test/bench/out
+
+PG_CONFIG  ?= /usr/lib/postgresql/15/bin/pg_config
+PGXS       := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+sql/mm--$(EXTVERSION).sql: sql/mm.sql $(SQL_PARTS)
+	cat $^ > $@
+
+.PHONY: test demo bench stop
+
+# The README's test command: installs what is missing, builds, installs,
+# runs every suite on a throwaway cluster, prints "N passed, N failed".
+test:
+	PG_CONFIG=$(PG_CONFIG) bash test/run.sh
+
+# Set up a cluster, show what mm does, leave the cluster running.
+demo:
+	PG_CONFIG=$(PG_CONFIG) bash test/demo.sh
+
+# Run the benchmarks under test/bench/ and write a results table.
+bench:
+	PG_CONFIG=$(PG_CONFIG) bash test/bench/run.sh
+
+# Stop the cluster that "make demo" left running.
+stop:
+	PG_CONFIG=$(PG_CONFIG) bash test/cluster.sh stop demo

@@ -1,0 +1,38 @@
+-- mm: game matchmaking and skill rating inside PostgreSQL.
+--
+-- Install script source. The Makefile builds sql/mm--<version>.sql from this
+-- file followed by sql/parts/*.sql in name order (one part per feature).
+-- Every object lives in schema mm, created here, and every reference is
+-- schema-qualified.
+
+\echo Use "CREATE EXTENSION mm" to load this file. \quit
+
+-- The schema is a member of the extension: DROP EXTENSION removes it with
+-- everything in it. A schema mm that already exists is an error here rather
+-- than being taken over.
+CREATE SCHEMA mm;
+COMMENT ON SCHEMA mm IS 'mm: game matchmaking and skill rating (Glicko-2, OpenSkill, server scoring, roster matching, async opponents)';
+
+-- Types of the SQL contract (DESIGN.md section 4).
+
+CREATE TYPE mm.rating AS (
+    mu    float8,
+    sigma float8
+);
+COMMENT ON TYPE mm.rating IS 'a musigma / OpenSkill rating: skill belief N(mu, sigma^2)';
+
+CREATE TYPE mm.glicko AS (
+    rating float8,
+    rd     float8,
+    vol    float8
+);
+COMMENT ON TYPE mm.glicko IS 'a Glicko-2 rating on the Glicko scale: rating, rating deviation, volatility';
+
+-- musigma: ordinal
+
+CREATE FUNCTION mm.ordinal(mu float8, sigma float8, z float8 DEFAULT 3)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_ordinal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ordinal(float8, float8, float8) IS
+    'conservative skill estimate mu - z * sigma (z defaults to 3)';

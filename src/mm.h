@@ -1,0 +1,57 @@
+/*-------------------------------------------------------------------------
+ *
+ * mm.h
+ *		Shared declarations of the mm extension: game matchmaking and skill
+ *		rating inside PostgreSQL.
+ *
+ * Feature files (one per feature, see DESIGN.md) keep their math in plain C
+ * over plain structs; the helpers declared here are the small checks that
+ * every SQL-callable wrapper shares, so that errors read the same across
+ * the extension.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MM_H
+#define MM_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/array.h"
+
+/* Version of the C library; must match default_version in mm.control. */
+#define MM_VERSION "0.1.0"
+
+/*
+ * Check that a float8 argument is finite; "what" names it in the message
+ * ("sigma", "beta"...).
+ */
+extern void mm_check_finite(double value, const char *what);
+
+/* Check that a float8 argument is finite and strictly positive. */
+extern void mm_check_positive(double value, const char *what);
+
+/* Check that a float8 argument is finite and not negative. */
+extern void mm_check_nonnegative(double value, const char *what);
+
+/*
+ * Check a computed float8 result: finite inputs that overflow to
+ * +-Infinity or produce NaN are reported as out of range, never returned.
+ */
+extern double mm_check_result(double value, const char *what);
+
+/*
+ * Deconstruct a one-dimensional float8[] into a palloc'd C array, refusing
+ * NULL elements and multidimensional arrays. Returns the element count; an
+ * empty array gives 0 and *values = NULL. Elements are not checked for
+ * finiteness: call mm_check_finite on each where that matters.
+ */
+extern int	mm_float8_array(ArrayType *array, const char *what, double **values);
+
+/*
+ * Same for int4[] and int8[].
+ */
+extern int	mm_int4_array(ArrayType *array, const char *what, int32 **values);
+extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
+
+#endif							/* MM_H */

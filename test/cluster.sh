@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL clusters for mm's test, demo and bench commands.
+#
+#   test/cluster.sh deps            install what is missing (as root, via apt-get)
+#   test/cluster.sh build           build with -Werror and install the extension
+#   test/cluster.sh start NAME      (re)create and start cluster NAME
+#   test/cluster.sh stop NAME       stop cluster NAME (no error if not running)
+#   test/cluster.sh env NAME        print the PG* variables that reach it
+#
+# NAME is test, demo or bench; each has its own port (MM_PORT overrides it),
+# data directory /tmp/mm-pg-NAME-PORT and unix socket in that directory; the
+# server listens on no TCP address. Run as root, the server runs as the
+# postgres OS user. PG_CONFIG picks the PostgreSQL installation.
+set -euo pipefail
+
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+port_of() {
+	if [ -n "${MM_PORT:-}" ]; then echo "$MM_PORT"; return; fi
+	case "$1" in
+		test) echo 54329 ;;
+		demo) echo 54330 ;;
+		bench) echo 54331 ;;
+		*) echo "cluster.sh: unknown cluster name \"$1\" (test, demo or bench)" >&2; exit 2 ;;
+	esac
+}
+
+# Run a command as the cluster's OS user.
+as_owner() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+cmd_deps() {
+	local need=()
+	[ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql-15)
+	[ -x /usr/lib/postgresql/15/bin/pg_config ] && [ -f /usr/include/postgresql/15/server/postgres.h ] \
+		|| need+=(postgresql-server-dev-15)
+	[ -f /usr/lib/postgresql/15/lib/pg_cron.so ] || need+=(postgresql-15-cron)
+	command -v make >/dev/null && command -v gcc >/dev/null || need+=(make gcc)
+	if [ ${#need[@]} -eq 0 ]; then
+		return 0
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "cluster.sh: missing packages: ${need[*]}" >&2
+		echo "HINT: run as root, or: sudo apt-get install ${need[*]}" >&2
+		exit 1
+	fi
+	echo "== installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# Debian's postinst creates and starts a "main" cluster on 5432; ours
+	# use their own ports and directories, so it does not matter.
+	apt-get install -y -q --no-install-recommends "${need[@]}"
+}
+
+cmd_build() {
+	cd "$here"
+	make -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
+	make -s PG_CONFIG="$PG_CONFIG"
+	make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+}
+
+cmd_stop() {
+	local name=$1 port dir bindir
+	port=$(port_of "$name")
+	dir=/tmp/mm-pg-$name-$port
+	bindir=$("$PG_CONFIG" --bindir)
+	if [ -f "$dir/data/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+}
+
+cmd_start() {
+	local name=$1 port dir bindir
+	port=$(port_of "$name")
+	dir=/tmp/mm-pg-$name-$port
+	bindir=$("$PG_CONFIG" --bindir)
+	# Leftovers of an earlier run: stop and remove them.
+	cmd_stop "$name"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+		|| { cat "$dir/initdb.log" >&2; exit 1; }
+	cat >>"$dir/data/postgresql.conf" <<CONF
+# mm throwaway cluster
+port = $port
+listen_addresses = ''
+unix_socket_directories = '$dir'
+shared_preload_libraries = 'pg_cron'
+cron.database_name = 'postgres'
+max_connections = 60
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_worker_processes = 16
+max_parallel_workers = 8
+max_parallel_workers_per_gather = 2
+shared_buffers = 256MB
+work_mem = 64MB
+maintenance_work_mem = 256MB
+lc_messages = 'C'
+log_min_messages = warning
+CONF
+	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
+		|| { cat "$dir/server.log" >&2; exit 1; }
+}
+
+cmd_env() {
+	local name=$1 port
+	port=$(port_of "$name")
+	echo "export PGHOST=/tmp/mm-pg-$name-$port PGPORT=$port PGUSER=postgres"
+}
+
+case "${1:-}" in
+	deps) cmd_deps ;;
+	build) cmd_build ;;
+	start) cmd_start "${2:?cluster name}" ;;
+	stop) cmd_stop "${2:?cluster name}" ;;
+	env) cmd_env "${2:?cluster name}" ;;
+	*) echo "usage: test/cluster.sh deps|build|start NAME|stop NAME|env NAME" >&2; exit 2 ;;
+esac

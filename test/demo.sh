@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make demo: set up a cluster, create database mm_demo with the extension,
+# run test/demo/*.sql in name order (each a part of the tour), and leave the
+# cluster running for the reader to explore.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+
+bash test/cluster.sh deps
+echo "== build and install"
+bash test/cluster.sh build
+echo "== start the demo cluster"
+bash test/cluster.sh start demo
+eval "$(bash test/cluster.sh env demo)"
+export PGHOST PGPORT PGUSER
+
+psql -X -q -d postgres -c "CREATE DATABASE mm_demo"
+psql -X -q -d mm_demo -c "CREATE EXTENSION mm"
+
+for part in test/demo/*.sql; do
+	[ -e "$part" ] || continue
+	echo
+	echo "=================================================================="
+	echo "== $(sed -n '1s/^-- *//p' "$part")"
+	echo "=================================================================="
+	psql -X -d mm_demo -v ON_ERROR_STOP=1 -e --pset=footer=off -f "$part"
+done
+
+cat <<MSG
+
+The demo cluster is still running. Connect with:
+
+    psql -h $PGHOST -p $PGPORT -U $PGUSER mm_demo
+
+Stop it with:
+
+    make stop
+MSG

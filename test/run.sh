@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The README's test command (make test): install what is missing, build with
+# -Wall -Wextra -Werror, install, start a throwaway cluster, run every suite,
+# stop the cluster, print "N passed, N failed". Exits non-zero on any failure.
+#
+# Suites:
+#   regress    pg_regress over test/sql/*.sql against expected/*.out
+#   isolation  isolationtester over test/isolation/specs/*.spec
+#   suites     every executable test/suites/*.sh; each prints TAP lines
+#              ("ok - what" / "not ok - what") and exits non-zero on failure.
+#              They get PGHOST, PGPORT, PGUSER and MM_ROOT in the environment.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+cluster=test/cluster.sh
+passed=0
+failed=0
+log=$(mktemp -d /tmp/mm-test-log.XXXXXX)
+
+finish() {
+	bash "$cluster" stop test
+	echo
+	echo "$passed passed, $failed failed"
+	if [ "$failed" -gt 0 ] || [ "${setup_ok:-0}" != 1 ]; then
+		exit 1
+	fi
+	exit 0
+}
+trap finish EXIT
+
+# Count pg_regress / pg_isolation_regress result lines of one run.
+count_pg_regress() {
+	local out=$1 ok bad
+	ok=$(grep -cE '\.\.\. +ok( |$)' "$out" || true)
+	bad=$(grep -cE '\.\.\. +FAILED|\.\.\. +failed' "$out" || true)
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+}
+
+bash "$cluster" deps || { echo "FAILED: installing dependencies"; failed=$((failed + 1)); exit 1; }
+echo "== build and install"
+bash "$cluster" build || { echo "FAILED: build"; failed=$((failed + 1)); exit 1; }
+echo "== start throwaway cluster"
+bash "$cluster" start test || { echo "FAILED: starting the cluster"; failed=$((failed + 1)); exit 1; }
+eval "$(bash "$cluster" env test)"
+export MM_ROOT=$here
+setup_ok=1
+
+regress=$(ls test/sql/*.sql 2>/dev/null | wc -l)
+if [ "$regress" -gt 0 ]; then
+	echo "== regress"
+	rm -rf results regression.diffs regression.out
+	make -s installcheck ISOLATION= 2>&1 | tee "$log/regress.out"
+	status=${PIPESTATUS[0]}
+	count_pg_regress "$log/regress.out"
+	if [ "$status" != 0 ]; then
+		if [ -f regression.diffs ]; then
+			echo "---- regression.diffs"
+			cat regression.diffs
+		fi
+		grep -qE '\.\.\. +FAILED' "$log/regress.out" || failed=$((failed + 1))
+	fi
+fi
+
+specs=$(ls test/isolation/specs/*.spec 2>/dev/null | wc -l)
+if [ "$specs" -gt 0 ]; then
+	echo "== isolation"
+	rm -rf output_iso
+	make -s installcheck REGRESS= 2>&1 | tee "$log/isolation.out"
+	status=${PIPESTATUS[0]}
+	count_pg_regress "$log/isolation.out"
+	if [ "$status" != 0 ]; then
+		if [ -f output_iso/regression.diffs ]; then
+			echo "---- output_iso/regression.diffs"
+			cat output_iso/regression.diffs
+		fi
+		grep -qE '\.\.\. +FAILED' "$log/isolation.out" || failed=$((failed + 1))
+	fi
+fi
+
+for suite in test/suites/*.sh; do
+	[ -e "$suite" ] || continue
+	echo "== suite $(basename "$suite" .sh)"
+	bash "$suite" 2>&1 | tee "$log/suite.out"
+	status=${PIPESTATUS[0]}
+	ok=$(grep -cE '^ok( |$)' "$log/suite.out" || true)
+	bad=$(grep -cE '^not ok( |$)' "$log/suite.out" || true)
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	if [ "$status" != 0 ] && [ "$bad" = 0 ]; then
+		echo "not ok - suite $(basename "$suite") exited with status $status"
+		failed=$((failed + 1))
+	fi
+done
