@@ -1,0 +1,81 @@
+/*-------------------------------------------------------------------------
+ *
+ * gw2.h
+ *		GW2 match prediction, ladder points and dishonor (seed 003): the
+ *		plain C interface shared with the roster matcher.
+ *
+ * Match prediction (seed 003, "Match Prediction"): each metric (rank,
+ * rating, roster) gives calculateSpread(red, blue, spread) =
+ * clamp((blue - red) / spread, -1, 1); the prediction is the weighted mean
+ * of the enabled metrics, clamped to [-1, 1]; -1 means red dominates and +1
+ * means blue dominates. A team's odds of victory are prediction / 2 + 0.5
+ * for blue and 1 minus that for red.
+ *
+ * Configuration (jsonb, keys mirror the XML <Prediction> element):
+ *
+ *	{"rank":   {"method": "spread", "spread": 40,  "weight": 1, "enabled": true},
+ *	 "rating": {"method": "spread", "spread": 200, "weight": 5, "enabled": true},
+ *	 "roster": {"method": "spread", "spread": 4,   "weight": 2, "enabled": true}}
+ *
+ * A metric is switched off with "enabled": false (the XML's "if present");
+ * a weight of 0 has the same effect. "method" accepts "spread" only (the
+ * seed's one method; any letter case). "spread" must be positive, "weight"
+ * non-negative. When no metric carries weight the prediction is 0 (even).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MM_GW2_H
+#define MM_GW2_H
+
+#include "mm.h"
+
+/* One metric of the prediction (an element of the XML <Prediction>). */
+typedef struct MmPredictionMetric
+{
+	bool		enabled;		/* the XML element is present */
+	char	   *method;			/* "spread" */
+	double		spread;			/* > 0: spread at which the metric saturates */
+	double		weight;			/* >= 0: impact on the final prediction */
+} MmPredictionMetric;
+
+/* The <Prediction> configuration. */
+typedef struct MmPredictionConfig
+{
+	MmPredictionMetric rank;	/* teams' average rank */
+	MmPredictionMetric rating;	/* teams' average effective rating */
+	MmPredictionMetric roster;	/* teams' largest roster (party) size */
+} MmPredictionConfig;
+
+/* What the prediction needs to know about one team. */
+typedef struct MmTeamSummary
+{
+	double		avg_rank;		/* mean rank of the team's players */
+	double		avg_rating_low; /* mean effective rating (rating - deviation) */
+	double		max_roster_size;	/* players in the team's largest roster */
+} MmTeamSummary;
+
+/* Fill cfg with the seed's defaults (all three metrics on, method spread). */
+extern void mm_prediction_defaults(MmPredictionConfig *cfg);
+
+/*
+ * Return a palloc'd MmConfigKey array bound to cfg, for mm_config_parse
+ * (embed it as the nested object "prediction" of a queue config). Fill cfg
+ * with mm_prediction_defaults first, and call mm_prediction_check after
+ * parsing.
+ */
+extern const MmConfigKey *mm_prediction_keys(MmPredictionConfig *cfg);
+
+/*
+ * Check a parsed configuration (the method names); "what" names the
+ * configuration in messages ("prediction config", "queue config").
+ */
+extern void mm_prediction_check(const MmPredictionConfig *cfg, const char *what);
+
+/* Predict a match: in [-1, 1], -1 red dominates, +1 blue dominates. */
+extern double mm_predict(const MmTeamSummary *red, const MmTeamSummary *blue,
+						 const MmPredictionConfig *cfg);
+
+/* Odds of victory in [0, 1] of the red team (red = true) or the blue team. */
+extern double mm_odds_of_victory(double prediction, bool red);
+
+#endif							/* MM_GW2_H */
