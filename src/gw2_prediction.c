@@ -278,6 +278,9 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	bool	   *team_nulls;
 	int			n_team;
 	int			n;
+	int			n_dev;
+	int			n_rank;
+	int			n_players;
 	MmPredictionConfig cfg;
 	MmTeamSummary sum[2];
 	double		count[2] = {0.0, 0.0};
@@ -290,14 +293,15 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	deconstruct_array(team_array, TEXTOID, -1, false, TYPALIGN_INT,
 					  &teams, &team_nulls, &n_team);
 	n = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "rating", &rating);
-	if (mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation) != n ||
-		mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank) != n ||
-		mm_int4_array(PG_GETARG_ARRAYTYPE_P(4), "players", &players) != n ||
-		n_team != n)
+	n_dev = mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation);
+	n_rank = mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank);
+	n_players = mm_int4_array(PG_GETARG_ARRAYTYPE_P(4), "players", &players);
+	if (n_team != n || n_dev != n || n_rank != n || n_players != n)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("team, rating, deviation, rank and players must have the same length"),
-				 errdetail("team has %d elements, rating %d.", n_team, n),
+				 errdetail("The lengths are %d, %d, %d, %d and %d.",
+						   n_team, n, n_dev, n_rank, n_players),
 				 errhint("Pass one element per roster in every array.")));
 	prediction_config(PG_GETARG_JSONB_P(5), &cfg);
 
