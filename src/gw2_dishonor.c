@@ -120,27 +120,10 @@ duration_seconds(const char *text, const char *key)
 	return seconds;
 }
 
-/* Set (or with stacks < 0, remove) one penalty. */
+/* Add one penalty (jsonb keeps one value per key). */
 static void
-penalty_set(MmDishonorConfig *cfg, const char *reason, int stacks)
+penalty_add(MmDishonorConfig *cfg, const char *reason, int stacks)
 {
-	for (int i = 0; i < cfg->npenalties; i++)
-	{
-		if (strcmp(cfg->reasons[i], reason) == 0)
-		{
-			if (stacks >= 0)
-				cfg->stacks[i] = stacks;
-			else
-			{
-				cfg->npenalties--;
-				cfg->reasons[i] = cfg->reasons[cfg->npenalties];
-				cfg->stacks[i] = cfg->stacks[cfg->npenalties];
-			}
-			return;
-		}
-	}
-	if (stacks < 0)
-		return;
 	cfg->reasons = repalloc(cfg->reasons, sizeof(char *) * (cfg->npenalties + 1));
 	cfg->stacks = repalloc(cfg->stacks, sizeof(int) * (cfg->npenalties + 1));
 	cfg->reasons[cfg->npenalties] = pstrdup(reason);
@@ -149,8 +132,10 @@ penalty_set(MmDishonorConfig *cfg, const char *reason, int stacks)
 }
 
 /*
- * Read the "penalties" object: reason -> stacks (a non-negative integer),
- * merged over the defaults; null removes a reason.
+ * Read the "penalties" object: reason -> stacks (a non-negative integer).
+ * When given, it is the complete list of reasons (it replaces the default
+ * list, as "matrix" does in the ladder config), so that a resolved config
+ * reads back the same.
  */
 static void
 penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
@@ -165,6 +150,7 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("dishonor config key \"penalties\" must be an object"),
 				 errhint("Map each reason to its stacks, e.g. {\"abandon\": 10}.")));
+	cfg->npenalties = 0;
 	it = JsonbIteratorInit(pv->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
@@ -181,16 +167,11 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 		{
 			double		d;
 
-			if (v.type == jbvNull)
-			{
-				penalty_set(cfg, reason, -1);
-				continue;
-			}
 			if (v.type != jbvNumeric)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("dishonor config key \"penalties.%s\" must be an integer", reason),
-						 errhint("Give the stacks the reason adds, or null to remove the reason.")));
+						 errhint("Give the stacks the reason adds.")));
 			d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
 												   NumericGetDatum(v.val.numeric)));
 			if (d != floor(d) || d < 0 || d > INT_MAX)
@@ -199,7 +180,7 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 						 errmsg("dishonor config key \"penalties.%s\" is out of range", reason),
 						 errdetail("The value is %g.", d),
 						 errhint("Stacks must be an integer from 0 to %d.", INT_MAX)));
-			penalty_set(cfg, reason, (int) d);
+			penalty_add(cfg, reason, (int) d);
 		}
 	}
 }
@@ -281,6 +262,11 @@ dishonor_penalty(const char *reason, const MmDishonorConfig *cfg)
 	for (int i = 0; i < cfg->npenalties; i++)
 		if (strcmp(cfg->reasons[i], reason) == 0)
 			return cfg->stacks[i];
+	if (cfg->npenalties == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown dishonor reason \"%s\"", reason),
+				 errhint("The dishonor config has no reasons: add them under \"penalties\".")));
 	initStringInfo(&buf);
 	for (int i = 0; i < cfg->npenalties; i++)
 		appendStringInfo(&buf, "%s%s", i ? ", " : "", cfg->reasons[i]);
