@@ -82,30 +82,15 @@ dishonor_defaults(MmDishonorConfig *cfg)
 	cfg->stacks[2] = 1000000;
 }
 
-/* Error context while a duration key's text is read as an interval. */
-static void
-duration_context(void *arg)
-{
-	errcontext("dishonor config key \"%s\"", (const char *) arg);
-}
-
 /* Read a duration key's text as a positive number of seconds. */
 static double
 duration_seconds(const char *text, const char *key)
 {
-	ErrorContextCallback ctx;
 	Interval   *iv;
 	double		seconds;
 
-	ctx.callback = duration_context;
-	ctx.arg = (void *) key;
-	ctx.previous = error_context_stack;
-	error_context_stack = &ctx;
-	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in,
-											   CStringGetDatum(text),
-											   ObjectIdGetDatum(InvalidOid),
-											   Int32GetDatum(-1)));
-	error_context_stack = ctx.previous;
+	iv = DatumGetIntervalP(mm_gw2_text_setting(interval_in, text,
+											   "dishonor config", key));
 
 	/* A month counts 30 days, as in PostgreSQL's interval arithmetic. */
 	seconds = iv->time / (double) USECS_PER_SEC +
@@ -197,26 +182,17 @@ dishonor_config(Jsonb *config, MmDishonorConfig *cfg)
 		{"penalties", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, NULL},
 		{NULL, 0, NULL, 0, 0, false, NULL, NULL}
 	};
-	JsonbValue *pv = NULL;
-	JsonbValue	key;
+	JsonbValue *pv;
 
 	dishonor_defaults(cfg);
 	if (config == NULL)
 		return;
-	if (JB_ROOT_IS_OBJECT(config))
-	{
-		key.type = jbvString;
-		key.val.string.val = "penalties";
-		key.val.string.len = strlen("penalties");
-		pv = findJsonbValueFromContainer(&config->root, JB_FOBJECT, &key);
-	}
+	pv = mm_gw2_object_get(&config->root, "penalties");
 	if (pv != NULL)
 	{
 		/* the reasons are free-form: read them here, the rest below */
 		penalties_parse(pv, cfg);
-		config = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete,
-													JsonbPGetDatum(config),
-													CStringGetTextDatum("penalties")));
+		config = mm_gw2_jsonb_without(config, "penalties");
 	}
 	mm_config_parse(config, "dishonor config", keys);
 	cfg->stack_duration = duration_seconds(cfg->stack_duration_text, "stack_duration");
@@ -469,7 +445,6 @@ mm_dishonor_apply(PG_FUNCTION_ARGS)
 	MmDishonorState s;
 	MmDishonorConfig cfg;
 	TimestampTz at;
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
@@ -490,15 +465,10 @@ mm_dishonor_apply(PG_FUNCTION_ARGS)
 	dishonor_apply(&s, dishonor_penalty(text_to_cstring(PG_GETARG_TEXT_PP(3)), &cfg),
 				   at, &cfg);
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning record called in context that cannot accept type record")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Int32GetDatum(s.stacks);
 	values[1] = TimestampTzGetDatum(s.stacks_at);
 	values[2] = TimestampTzGetDatum(s.timeout_until);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(mm_gw2_result_row(fcinfo, values, nulls));
 }
 
 PG_FUNCTION_INFO_V1(mm_dishonor_current);

@@ -210,19 +210,13 @@ team_is_red(const char *team)
 static Datum
 prediction_row(FunctionCallInfo fcinfo, double prediction)
 {
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning record called in context that cannot accept type record")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Float8GetDatum(prediction);
 	values[1] = Float8GetDatum(mm_odds_of_victory(prediction, true));
 	values[2] = Float8GetDatum(mm_odds_of_victory(prediction, false));
-	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+	return mm_gw2_result_row(fcinfo, values, nulls);
 }
 
 PG_FUNCTION_INFO_V1(mm_match_prediction_teams);
