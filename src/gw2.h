@@ -67,7 +67,8 @@ extern const MmConfigKey *mm_prediction_keys(MmPredictionConfig *cfg);
 
 /*
  * Check a parsed configuration (the method names); "what" names the
- * configuration in messages ("prediction config", "queue config").
+ * configuration in messages ("prediction config", or for a nested object
+ * e.g. "queue config \"prediction\""). mm_predict itself never errors.
  */
 extern void mm_prediction_check(const MmPredictionConfig *cfg, const char *what);
 

@@ -82,7 +82,14 @@ dishonor_defaults(MmDishonorConfig *cfg)
 	cfg->stacks[2] = 1000000;
 }
 
-/* Read a duration key's text as a positive number of seconds. */
+/*
+ * Read a duration key's text as a positive number of seconds.
+ *
+ * interval_in is STABLE only because IntervalStyle sql_standard reads a
+ * leading minus sign differently; every such reading is not positive in
+ * either style and is refused here, so the functions that take a config
+ * stay IMMUTABLE.
+ */
 static double
 duration_seconds(const char *text, const char *key)
 {
