@@ -50,30 +50,29 @@ mm_prediction_defaults(MmPredictionConfig *cfg)
 	metric_defaults(&cfg->roster, 4.0, 2.0);
 }
 
+/* Describe one key (the array is zeroed: isnull NULL, min inclusive). */
+static void
+set_key(MmConfigKey *key, const char *name, MmConfigType type, void *target,
+		double min, double max, bool min_exclusive, const MmConfigKey *keys)
+{
+	key->name = name;
+	key->type = type;
+	key->target = target;
+	key->min = min;
+	key->max = max;
+	key->min_exclusive = min_exclusive;
+	key->keys = keys;
+}
+
 /* Fill keys[0..MM_METRIC_KEYS) with the keys of one metric object. */
 static void
 metric_keys(MmConfigKey *keys, MmPredictionMetric *m)
 {
-	keys[0] = (MmConfigKey)
-	{
-		"method", MM_CONFIG_TEXT, &m->method, 0, 0, false, NULL, NULL
-	};
-	keys[1] = (MmConfigKey)
-	{
-		"spread", MM_CONFIG_FLOAT, &m->spread, 0, MM_PREDICTION_MAX, true, NULL, NULL
-	};
-	keys[2] = (MmConfigKey)
-	{
-		"weight", MM_CONFIG_FLOAT, &m->weight, 0, MM_PREDICTION_MAX, false, NULL, NULL
-	};
-	keys[3] = (MmConfigKey)
-	{
-		"enabled", MM_CONFIG_BOOL, &m->enabled, 0, 0, false, NULL, NULL
-	};
-	keys[4] = (MmConfigKey)
-	{
-		NULL, 0, NULL, 0, 0, false, NULL, NULL
-	};
+	set_key(&keys[0], "method", MM_CONFIG_TEXT, &m->method, 0, 0, false, NULL);
+	set_key(&keys[1], "spread", MM_CONFIG_FLOAT, &m->spread, 0, MM_PREDICTION_MAX, true, NULL);
+	set_key(&keys[2], "weight", MM_CONFIG_FLOAT, &m->weight, 0, MM_PREDICTION_MAX, false, NULL);
+	set_key(&keys[3], "enabled", MM_CONFIG_BOOL, &m->enabled, 0, 0, false, NULL);
+	/* keys[4] is the terminator (zeroed) */
 }
 
 const MmConfigKey *
@@ -85,18 +84,9 @@ mm_prediction_keys(MmPredictionConfig *cfg)
 	metric_keys(nested, &cfg->rank);
 	metric_keys(nested + MM_METRIC_KEYS, &cfg->rating);
 	metric_keys(nested + 2 * MM_METRIC_KEYS, &cfg->roster);
-	keys[0] = (MmConfigKey)
-	{
-		"rank", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, nested
-	};
-	keys[1] = (MmConfigKey)
-	{
-		"rating", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, nested + MM_METRIC_KEYS
-	};
-	keys[2] = (MmConfigKey)
-	{
-		"roster", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, nested + 2 * MM_METRIC_KEYS
-	};
+	set_key(&keys[0], "rank", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested);
+	set_key(&keys[1], "rating", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested + MM_METRIC_KEYS);
+	set_key(&keys[2], "roster", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested + 2 * MM_METRIC_KEYS);
 	/* keys[3] is the terminator (zeroed) */
 	return keys;
 }
