@@ -283,14 +283,22 @@ static void
 dishonor_apply(MmDishonorState *s, int penalty, TimestampTz at,
 			   const MmDishonorConfig *cfg)
 {
-	int			current = 0;
+	int			current;
 	double		timeout;
 	TimestampTz base;
 
-	if (s->has_stacks_at && !TIMESTAMP_NOT_FINITE(s->stacks_at))
+	/* stacks counted at no time, or at +infinity, have not decayed yet */
+	if (!s->has_stacks_at || TIMESTAMP_IS_NOEND(s->stacks_at))
+	{
+		current = s->stacks;
+		s->has_stacks_at = false;
+	}
+	else if (TIMESTAMP_IS_NOBEGIN(s->stacks_at))
+		current = 0;
+	else
 		current = dishonor_decay(s->stacks,
 								 seconds_between(s->stacks_at, at), cfg);
-	if (current > 0)
+	if (current > 0 && s->has_stacks_at)
 	{
 		double		gone = s->stacks - current;
 

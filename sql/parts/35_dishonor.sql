@@ -107,7 +107,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'mm_dishonor_apply'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.dishonor_apply(integer, timestamptz, timestamptz, text, timestamptz, jsonb) IS
-    'applyDishonor on a player''s state (stacks counted at stacks_at, timeout end; NULLs for none): the state after the penalty at "at"';
+    'applyDishonor on a player''s state (stacks counted at stacks_at, NULL: at "at"; end of the timeout, NULL: none): the state after the penalty at "at"';
 
 CREATE FUNCTION mm.dishonor_current(stacks integer, stacks_at timestamptz, at timestamptz,
                                     config jsonb DEFAULT '{}')

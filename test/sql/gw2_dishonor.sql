@@ -87,6 +87,12 @@ FROM mm.dishonor(900003, 'banned', '2026-01-01 00:00+00');
 -- The pure form: a new player's state (NULLs) gives the same as mm.dishonor.
 SELECT * FROM mm.dishonor_apply(0, NULL, NULL, 'abandon', '2026-01-01 00:00+00');
 SELECT mm.dishonor_current(17, '2026-01-01 00:15+00', '2026-01-01 04:29:59+00') AS one_left;
+-- Stacks with no count time are taken as counted at "at": 5 + 4 = 9 stacks,
+-- 9^1.5 * 30s = 810s = 13.5m -> 14m (halves up).
+SELECT * FROM mm.dishonor_apply(5, NULL, NULL, 'queue_dodge', '2026-01-01 00:00+00');
+-- Stacks counted at -infinity are all gone: 4 stacks, 4m added to the
+-- timeout still running until 00:10 -> 00:14.
+SELECT * FROM mm.dishonor_apply(50, '-infinity', '2026-01-01 00:10+00', 'queue_dodge', '2026-01-01 00:00+00');
 
 -- A config of our own: "penalties", when given, is the whole list of reasons.
 SELECT mm.set_dishonor_config('{"penalties": {"afk": 2, "abandon": 10}, "timeout_exponent": 2}');
