@@ -197,9 +197,9 @@ mm_os_default_options(MmOsOptions *o)
 	o->margin = 0.0;
 }
 
-/* Map a model name to its enum; unknown names are an error. */
-MmOsModel
-mm_os_parse_model(const char *name)
+/* Look a model name up (case-insensitive); false if unknown. */
+bool
+mm_os_lookup_model(const char *name, MmOsModel *model)
 {
 	static const char *const names[] = {"plackett_luce", "bradley_terry_full",
 		"bradley_terry_part", "thurstone_mosteller_full",
@@ -207,12 +207,25 @@ mm_os_parse_model(const char *name)
 
 	for (int i = 0; i < 5; i++)
 		if (pg_strcasecmp(name, names[i]) == 0)
-			return (MmOsModel) i;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown openskill model \"%s\"", name),
-			 errhint("Valid models are: plackett_luce, bradley_terry_full, bradley_terry_part, thurstone_mosteller_full, thurstone_mosteller_part.")));
-	return MM_OS_PLACKETT_LUCE;	/* not reached */
+		{
+			*model = (MmOsModel) i;
+			return true;
+		}
+	return false;
+}
+
+/* Map a model name to its enum; unknown names are an error. */
+MmOsModel
+mm_os_parse_model(const char *name)
+{
+	MmOsModel	model;
+
+	if (!mm_os_lookup_model(name, &model))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown openskill model \"%s\"", name),
+				 errhint("Valid models are: plackett_luce, bradley_terry_full, bradley_terry_part, thurstone_mosteller_full, thurstone_mosteller_part.")));
+	return model;
 }
 
 /* Check the options' ranges. */

@@ -56,6 +56,7 @@ typedef struct MmOsGame
 } MmOsGame;
 
 extern void mm_os_default_options(MmOsOptions *o);
+extern bool mm_os_lookup_model(const char *name, MmOsModel *model);
 extern MmOsModel mm_os_parse_model(const char *name);
 extern void mm_os_check_options(const MmOsOptions *o);
 extern void mm_os_rate(const MmOsGame *g, const MmOsOptions *o,

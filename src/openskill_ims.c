@@ -84,12 +84,22 @@ ims_get(JsonbContainer *c, const char *key, bool required, const char *path)
 static double
 ims_number(JsonbValue *v, const char *path)
 {
+	double		d;
+
 	if (v->type != jbvNumeric)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("request key \"%s\" must be a number", path)));
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-											  NumericGetDatum(v->val.numeric)));
+	/* via text, so that a value beyond float8 is reported with its key */
+	d = strtod(DatumGetCString(DirectFunctionCall1(numeric_out,
+												   NumericGetDatum(v->val.numeric))),
+			   NULL);
+	if (!isfinite(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("request key \"%s\" is out of range", path),
+				 errhint("Numbers must fit in double precision.")));
+	return d;
 }
 
 /* An id: a string or a number, kept as it is. */
@@ -194,7 +204,12 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 		ims_container(v, false, "config");
 		mm_config_parse(JsonbValueToJsonb(v), "rate request config", keys);
 	}
-	o.model = mm_os_parse_model(model_id);
+	if (!mm_os_lookup_model(model_id, &o.model))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"config.modelId\" names an unknown model"),
+				 errdetail("The value is \"%s\".", model_id),
+				 errhint("Valid models are: PLACKETT_LUCE, BRADLEY_TERRY_FULL, BRADLEY_TERRY_PART, THURSTONE_MOSTELLER_FULL, THURSTONE_MOSTELLER_PART.")));
 	mm_os_check_options(&o);
 
 	teams = ims_container(ims_get(&req->root, "teams", true, "teams"), true, "teams");
@@ -214,6 +229,11 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 		ims_check_keys(tc, path, team_keys, "rank, team");
 		r = ims_number(ims_get(tc, "rank", true, psprintf("%s.rank", path)),
 					   psprintf("%s.rank", path));
+		if (!isfinite(r))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("request key \"%s.rank\" is out of range", path),
+					 errdetail("The value is %g.", r)));
 		inner = ims_container(ims_get(tc, "team", true, psprintf("%s.team", path)),
 							  false, psprintf("%s.team", path));
 		ims_check_keys(inner, psprintf("%s.team", path), inner_keys, "teamId, players");
@@ -251,6 +271,16 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 			mu[n] = (x == NULL || x->type == jbvNull) ? def_mu : ims_number(x, psprintf("%s.mu", pp));
 			x = ims_get(pc, "sigma", false, NULL);
 			sigma[n] = (x == NULL || x->type == jbvNull) ? def_sigma : ims_number(x, psprintf("%s.sigma", pp));
+			if (!isfinite(mu[n]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("request key \"%s.mu\" is out of range", pp),
+						 errdetail("The value is %g.", mu[n])));
+			if (!(sigma[n] > 0.0) || !isfinite(sigma[n]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("request key \"%s.sigma\" must be positive", pp),
+						 errdetail("The value is %g.", sigma[n])));
 			label[n] = t;
 			rank[n] = r;
 			n++;

@@ -128,12 +128,12 @@ party_state(int n, const double *v)
 static int
 party_read(ArrayType *a, double **v)
 {
-	int			n = mm_float8_array(a, "party_rating state", v);
+	int			n = mm_float8_array(a, "party_rating_agg state", v);
 
 	if (n < PARTY_HEAD || (n - PARTY_HEAD) % 2 != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid party_rating aggregate state"),
+				 errmsg("invalid party_rating_agg aggregate state"),
 				 errdetail("The state has %d elements.", n)));
 	return n;
 }
@@ -157,7 +157,7 @@ mm_party_rating_accum(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("party_rating arguments must not be NULL"),
+					 errmsg("party_rating_agg arguments must not be NULL"),
 					 errdetail("Argument %d is NULL.", i),
 					 errhint("Filter out members without a rating, or COALESCE them to the defaults.")));
 	mu = PG_GETARG_FLOAT8(1);
@@ -175,7 +175,7 @@ mm_party_rating_accum(PG_FUNCTION_ARGS)
 		if (old[0] != max_w || old[1] != med_w || old[2] != dev)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("party_rating settings must be the same for every row of a party"),
+					 errmsg("party_rating_agg settings must be the same for every row of a party"),
 					 errhint("Pass constants for max_mu_weight, med_mu_weight and ordinal_deviations.")));
 	}
 	v = palloc(sizeof(double) * (Max(n, PARTY_HEAD) + 2));
@@ -218,7 +218,7 @@ mm_party_rating_combine(PG_FUNCTION_ARGS)
 	if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2])
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("party_rating settings must be the same for every row of a party")));
+				 errmsg("party_rating_agg settings must be the same for every row of a party")));
 	v = palloc(sizeof(double) * (na + nb - PARTY_HEAD));
 	memcpy(v, a, sizeof(double) * na);
 	memcpy(v + na, b + PARTY_HEAD, sizeof(double) * (nb - PARTY_HEAD));

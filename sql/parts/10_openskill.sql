@@ -95,23 +95,23 @@ RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.party_rating_accum(float8[], float8, float8, float8, float8, float8) IS
-    'transition function of the party_rating aggregate';
+    'transition function of the party_rating_agg aggregate';
 
 CREATE FUNCTION mm.party_rating_combine(a float8[], b float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_party_rating_combine'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.party_rating_combine(float8[], float8[]) IS
-    'combine function of the party_rating aggregate';
+    'combine function of the party_rating_agg aggregate';
 
 CREATE FUNCTION mm.party_rating_final(state float8[])
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_party_rating_final'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.party_rating_final(float8[]) IS
-    'final function of the party_rating aggregate';
+    'final function of the party_rating_agg aggregate';
 
-CREATE AGGREGATE mm.party_rating(mu float8, sigma float8,
+CREATE AGGREGATE mm.party_rating_agg(mu float8, sigma float8,
     max_mu_weight float8, med_mu_weight float8, ordinal_deviations float8) (
     SFUNC = mm.party_rating_accum,
     STYPE = float8[],
@@ -119,7 +119,7 @@ CREATE AGGREGATE mm.party_rating(mu float8, sigma float8,
     COMBINEFUNC = mm.party_rating_combine,
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.party_rating(float8, float8, float8, float8, float8) IS
+COMMENT ON AGGREGATE mm.party_rating_agg(float8, float8, float8, float8, float8) IS
     'IMS party rating over a party''s rows (mu, sigma, max_mu_weight, med_mu_weight, ordinal_deviations)';
 
 CREATE FUNCTION mm.party_rating_accum(state float8[], mu float8, sigma float8)
@@ -127,16 +127,16 @@ RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.party_rating_accum(float8[], float8, float8) IS
-    'transition function of the party_rating aggregate with the seed''s defaults (2, 1, 3)';
+    'transition function of the party_rating_agg aggregate with the seed''s defaults (2, 1, 3)';
 
-CREATE AGGREGATE mm.party_rating(mu float8, sigma float8) (
+CREATE AGGREGATE mm.party_rating_agg(mu float8, sigma float8) (
     SFUNC = mm.party_rating_accum,
     STYPE = float8[],
     FINALFUNC = mm.party_rating_final,
     COMBINEFUNC = mm.party_rating_combine,
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.party_rating(float8, float8) IS
+COMMENT ON AGGREGATE mm.party_rating_agg(float8, float8) IS
     'IMS party rating over a party''s rows with max_mu_weight 2, med_mu_weight 1, ordinal_deviations 3';
 
 CREATE FUNCTION mm.musigma_beta(waited interval, max_beta float8, buckets int, bucket_duration interval)
