@@ -806,41 +806,13 @@ os_team_labels(FunctionCallInfo fcinfo, const MmOsGame *g)
 	return label;
 }
 
-PG_FUNCTION_INFO_V1(mm_openskill_predict_win);
-
-/* mm.openskill_predict_win(team, mu, sigma, beta) -> TABLE(team, probability) */
-Datum
-mm_openskill_predict_win(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MmOsGame	g;
-	double		beta = os_predict_args(fcinfo, &g);
-	double	   *prob = palloc(sizeof(double) * g.nteams);
-	int32	   *label = os_team_labels(fcinfo, &g);
-
-	os_predict_win(&g, beta, prob);
-	InitMaterializedSRF(fcinfo, 0);
-	for (int t = 0; t < g.nteams; t++)
-	{
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
-
-		values[0] = Int32GetDatum(label[t]);
-		values[1] = Float8GetDatum(mm_check_result(prob[t], "win probability"));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
-}
-
-PG_FUNCTION_INFO_V1(mm_openskill_predict_rank);
-
 /*
- * mm.openskill_predict_rank(team, mu, sigma, beta)
- *   -> TABLE(team, rank, probability): rank is 1 + the number of teams with
- *   a higher win probability (openskill.js predictRank).
+ * Return one row per team: (team, probability), or with_rank (team, rank,
+ * probability), rank being 1 + the number of teams with a higher win
+ * probability (openskill.js predictRank).
  */
-Datum
-mm_openskill_predict_rank(PG_FUNCTION_ARGS)
+static Datum
+os_predict_rows(FunctionCallInfo fcinfo, bool with_rank)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MmOsGame	g;
@@ -855,16 +827,36 @@ mm_openskill_predict_rank(PG_FUNCTION_ARGS)
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 		int			rank = 1;
+		int			col = 0;
 
 		for (int u = 0; u < g.nteams; u++)
 			if (prob[u] > prob[t])
 				rank++;
-		values[0] = Int32GetDatum(label[t]);
-		values[1] = Int32GetDatum(rank);
-		values[2] = Float8GetDatum(mm_check_result(prob[t], "win probability"));
+		values[col++] = Int32GetDatum(label[t]);
+		if (with_rank)
+			values[col++] = Int32GetDatum(rank);
+		values[col] = Float8GetDatum(mm_check_result(prob[t], "win probability"));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_predict_win);
+
+/* mm.openskill_predict_win(team, mu, sigma, beta) -> TABLE(team, probability) */
+Datum
+mm_openskill_predict_win(PG_FUNCTION_ARGS)
+{
+	return os_predict_rows(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_predict_rank);
+
+/* mm.openskill_predict_rank(team, mu, sigma, beta) -> TABLE(team, rank, probability) */
+Datum
+mm_openskill_predict_rank(PG_FUNCTION_ARGS)
+{
+	return os_predict_rows(fcinfo, true);
 }
 
 PG_FUNCTION_INFO_V1(mm_openskill_predict_draw);

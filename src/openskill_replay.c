@@ -82,21 +82,13 @@ replay_double(Datum d, Oid type, const char *what)
 static int64
 replay_int(Datum d, Oid type, const char *what)
 {
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-			return DatumGetInt32(d);
-		case INT8OID:
-			return DatumGetInt64(d);
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("column %s must be of an integer type", what),
-			 errdetail("It is of type %s.", format_type_be(type)),
-			 errhint("Cast it, e.g. %s::bigint.", what)));
-	return 0;					/* not reached */
+	if (type != INT2OID && type != INT4OID && type != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column %s must be of an integer type", what),
+				 errdetail("It is of type %s.", format_type_be(type)),
+				 errhint("Cast it, e.g. %s::bigint.", what)));
+	return type == INT8OID ? DatumGetInt64(d) : (int64) replay_double(d, type, what);
 }
 
 /* Get a non-NULL column of an SPI row. */
@@ -236,6 +228,7 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext tmp;
+	MemoryContext rowcxt;
 	MmOsOptions o;
 	double		mu0,
 				sigma0;
@@ -290,6 +283,8 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	tmp = AllocSetContextCreate(caller, "mm replay_openskill match",
 								ALLOCSET_DEFAULT_SIZES);
+	rowcxt = AllocSetContextCreate(caller, "mm replay_openskill rows",
+								   ALLOCSET_DEFAULT_SIZES);
 	m.n = 0;
 	m.cap = 16;
 	m.player = palloc(sizeof(int64) * m.cap);
@@ -316,6 +311,7 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	for (;;)
 	{
 		TupleDesc	desc;
+		MemoryContext spicxt;
 
 		SPI_cursor_fetch(portal, true, REPLAY_BATCH);
 		if (SPI_processed == 0)
@@ -333,6 +329,8 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 			key_byval = (key_type == INT2OID || key_type == INT4OID || key_type == INT8OID);
 			getTypeOutputInfo(key_type, &key_out, &key_varlena);
 		}
+		/* what converting a batch's values allocates is freed with it */
+		spicxt = MemoryContextSwitchTo(rowcxt);
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
 			HeapTuple	tup = SPI_tuptable->vals[r];
@@ -391,6 +389,8 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 											  SPI_gettypeid(desc, 5), "weight");
 			m.n++;
 		}
+		MemoryContextSwitchTo(spicxt);
+		MemoryContextReset(rowcxt);
 		SPI_freetuptable(SPI_tuptable);
 	}
 	replay_flush(&m, players, &o, weighted, mu0, sigma0, tmp);
@@ -418,5 +418,6 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	}
 	hash_destroy(players);
 	MemoryContextDelete(tmp);
+	MemoryContextDelete(rowcxt);
 	return (Datum) 0;
 }
