@@ -1,0 +1,155 @@
+
+-- OpenSkill (Weng-Lin) ratings and musigma matchmaking (issue 3, seed 002).
+
+CREATE FUNCTION mm.openskill_rate(
+    team int[], rank float8[], mu float8[], sigma float8[],
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    weight float8[] DEFAULT NULL,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1,
+    score float8[] DEFAULT NULL,
+    margin float8 DEFAULT 0)
+RETURNS TABLE(idx int, mu float8, sigma float8)
+AS 'MODULE_PATHNAME', 'mm_openskill_rate'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 10;
+COMMENT ON FUNCTION mm.openskill_rate(int[], float8[], float8[], float8[], text, float8, float8, float8, bool, float8[], float8, float8, float8, bool, float8, float8[], float8) IS
+    'rate one finished game with a Weng-Lin model (openskill.js 5.0.1): one array element per player, rows in input order';
+
+CREATE FUNCTION mm.openskill_predict_win(team int[], mu float8[], sigma float8[], beta float8 DEFAULT 25.0 / 6)
+RETURNS TABLE(team int, probability float8)
+AS 'MODULE_PATHNAME', 'mm_openskill_predict_win'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+COMMENT ON FUNCTION mm.openskill_predict_win(int[], float8[], float8[], float8) IS
+    'probability of each team winning (openskill.js 5.0.1 predictWin); teams in order of first appearance';
+
+CREATE FUNCTION mm.openskill_predict_draw(team int[], mu float8[], sigma float8[], beta float8 DEFAULT 25.0 / 6)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_openskill_predict_draw'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.openskill_predict_draw(int[], float8[], float8[], float8) IS
+    'probability of a draw (openskill.js 5.0.1 predictDraw)';
+
+CREATE FUNCTION mm.openskill_predict_rank(team int[], mu float8[], sigma float8[], beta float8 DEFAULT 25.0 / 6)
+RETURNS TABLE(team int, rank int, probability float8)
+AS 'MODULE_PATHNAME', 'mm_openskill_predict_rank'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+COMMENT ON FUNCTION mm.openskill_predict_rank(int[], float8[], float8[], float8) IS
+    'predicted finishing rank and win probability of each team (openskill.js 5.0.1 predictRank)';
+
+CREATE FUNCTION mm.normal_quantile(p float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_normal_quantile'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.normal_quantile(float8) IS
+    'inverse standard normal CDF (used by Thurstone-Mosteller and predict_draw)';
+
+CREATE FUNCTION mm.rate(request jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_rate'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.rate(jsonb) IS
+    'the IMS matchmaker rate endpoint (seed 002): a request with config and ranked teams in, new ratings out';
+
+CREATE FUNCTION mm.replay_openskill(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1)
+RETURNS TABLE(player_id bigint, mu float8, sigma float8, matches int)
+AS 'MODULE_PATHNAME', 'mm_replay_openskill'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.replay_openskill(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
+    're-rate a match history: history query yields (match key, player_id, team, rank[, weight]) in play order, initial query (player_id, mu, sigma); final rating and matches per player';
+
+CREATE FUNCTION mm.party_rating(
+    mu float8[], sigma float8[],
+    max_mu_weight float8 DEFAULT 2,
+    med_mu_weight float8 DEFAULT 1,
+    ordinal_deviations float8 DEFAULT 3)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_party_rating'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating(float8[], float8[], float8, float8, float8) IS
+    'IMS party rating: weighted max and median mu minus ordinal_deviations times the mean sigma';
+
+CREATE FUNCTION mm.party_rating_accum(state float8[], mu float8, sigma float8,
+    max_mu_weight float8, med_mu_weight float8, ordinal_deviations float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_accum(float8[], float8, float8, float8, float8, float8) IS
+    'transition function of the party_rating_agg aggregate';
+
+CREATE FUNCTION mm.party_rating_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_party_rating_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_combine(float8[], float8[]) IS
+    'combine function of the party_rating_agg aggregate';
+
+CREATE FUNCTION mm.party_rating_final(state float8[])
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_party_rating_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_final(float8[]) IS
+    'final function of the party_rating_agg aggregate';
+
+CREATE AGGREGATE mm.party_rating_agg(mu float8, sigma float8,
+    max_mu_weight float8, med_mu_weight float8, ordinal_deviations float8) (
+    SFUNC = mm.party_rating_accum,
+    STYPE = float8[],
+    FINALFUNC = mm.party_rating_final,
+    COMBINEFUNC = mm.party_rating_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.party_rating_agg(float8, float8, float8, float8, float8) IS
+    'IMS party rating over a party''s rows (mu, sigma, max_mu_weight, med_mu_weight, ordinal_deviations)';
+
+CREATE FUNCTION mm.party_rating_accum(state float8[], mu float8, sigma float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_accum(float8[], float8, float8) IS
+    'transition function of the party_rating_agg aggregate with the seed''s defaults (2, 1, 3)';
+
+CREATE AGGREGATE mm.party_rating_agg(mu float8, sigma float8) (
+    SFUNC = mm.party_rating_accum,
+    STYPE = float8[],
+    FINALFUNC = mm.party_rating_final,
+    COMBINEFUNC = mm.party_rating_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.party_rating_agg(float8, float8) IS
+    'IMS party rating over a party''s rows with max_mu_weight 2, med_mu_weight 1, ordinal_deviations 3';
+
+CREATE FUNCTION mm.musigma_beta(waited interval, max_beta float8, buckets int, bucket_duration interval)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_musigma_beta'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.musigma_beta(interval, float8, int, interval) IS
+    'IMS beta widening: bucket i starts at bucket_duration * (i - 1)^2 and uses max_beta * i / buckets';
+
+CREATE FUNCTION mm.musigma_data_point(rating float8[], beta float8,
+    floor float8 DEFAULT 0.5, weight float8 DEFAULT 1,
+    OUT score float8, OUT accepted bool, OUT weighted_score float8)
+AS 'MODULE_PATHNAME', 'mm_musigma_data_point'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.musigma_data_point(float8[], float8, float8, float8) IS
+    'IMS musigma data point: score max(0, 1 - (max - min rating) / beta), accepted when score >= floor, weighted_score = weight * score';

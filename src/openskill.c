@@ -1,0 +1,890 @@
+/*-------------------------------------------------------------------------
+ *
+ * openskill.c
+ *		OpenSkill ratings: the five Weng-Lin models and win/draw/rank
+ *		predictions.
+ *
+ * Source: R. C. Weng and C.-J. Lin, "A Bayesian Approximation Method for
+ * Online Ranking", JMLR 12 (2011), Algorithms 1 to 4 (Bradley-Terry and
+ * Thurstone-Mosteller with full and partial pairing, Plackett-Luce), with
+ * the conventions of openskill.js 5.0.1, whose behaviour seed 002's sample
+ * follows:
+ *
+ *	- tau is added to every sigma before the update, sigma' = sqrt(sigma^2 +
+ *	  tau^2); with limit_sigma (and tau > 0) no sigma ends above its input;
+ *	- teams are sorted by rank (stably: tied teams keep their order), and a
+ *	  team's rank is the 0-based position of the first team with that rank;
+ *	- a team is the sum of its players' mu and sigma^2 (with balance, each
+ *	  player scaled by 1 + (max ordinal - ordinal) / (max ordinal + kappa));
+ *	- gamma = sqrt(team sigma^2) / c, and sigma shrinks by
+ *	  sqrt(max(1 - sigma^2 / team sigma^2 * delta, kappa));
+ *	- Thurstone-Mosteller's draw margin is epsilon (0.1), partial pairing
+ *	  doubles c; margin (with scores) scales each mu change by
+ *	  1 + sum_j log1p(max(0, |s_i - s_j| - margin)) / (n - 1).
+ *
+ * Per-player weights follow openskill.py >= 6: each team's weights are
+ * min-max normalised into [1, 2] (all equal: 1); a team whose omega is
+ * positive has its players' omega and delta multiplied by the weight,
+ * otherwise divided by it. mm gives a one-player team weight 1 (openskill.py
+ * gives it 2), so that weights never change a solo player's update.
+ *
+ * Plackett-Luce is computed in log-sum-exp form: openskill.js overflows
+ * exp(mu / c) and returns NaN when mu is in the thousands.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "openskill.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#define OS_SQRT2	1.41421356237309504880
+#define OS_SQRT2PI	2.50662827463100050242
+
+/*
+ * Standard normal CDF in openskill.js's form, (1 + erf(x / sqrt 2)) / 2, so
+ * that the models and predictions match it to rounding. In the far lower
+ * tail this form loses relative precision (the models guard against its
+ * denominators falling under machine epsilon, as openskill.js does); an
+ * erfc form moved some extreme Thurstone-Mosteller games by up to 20%.
+ */
+double
+mm_os_phi(double x)
+{
+	return 0.5 * (1.0 + erf(x / OS_SQRT2));
+}
+
+/* Standard normal CDF, accurate in both tails (for the quantile). */
+static double
+phi_accurate(double x)
+{
+	return 0.5 * erfc(-x / OS_SQRT2);
+}
+
+/* Standard normal density. */
+static double
+phi_minor(double x)
+{
+	return exp(-0.5 * x * x) / OS_SQRT2PI;
+}
+
+/*
+ * Inverse of the standard normal CDF: P. J. Acklam's rational
+ * approximation (relative error 1.15e-9), refined by one Halley step on
+ * an erfc-based CDF, which brings it to full double precision.
+ */
+double
+mm_os_phi_inverse(double p)
+{
+	static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+		-2.759285104469687e+02, 1.383577518672690e+02,
+	-3.066479806614716e+01, 2.506628277459239e+00};
+	static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+		-1.556989798598866e+02, 6.680131188771972e+01,
+	-1.328068155288572e+01};
+	static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+		-2.400758277161838e+00, -2.549732539343734e+00,
+	4.374664141464968e+00, 2.938163982698783e+00};
+	static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+	2.445134137142996e+00, 3.754408661907416e+00};
+	const double plow = 0.02425;
+	double		q,
+				r,
+				x,
+				e,
+				u;
+
+	if (p <= 0.0)
+		return -HUGE_VAL;
+	if (p >= 1.0)
+		return HUGE_VAL;
+	if (p < plow)
+	{
+		q = sqrt(-2.0 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+			((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
+	}
+	else if (p <= 1.0 - plow)
+	{
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+			(((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
+	}
+	else
+	{
+		q = sqrt(-2.0 * log1p(-p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+			((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
+	}
+	/* Halley step: e is the CDF error, u = e / density */
+	e = phi_accurate(x) - p;
+	u = e * OS_SQRT2PI * exp(0.5 * x * x);
+	if (!isfinite(u))
+		return x;
+	return x - u / (1.0 + 0.5 * x * u);
+}
+
+/* v(x, t) = phi(x - t) / Phi(x - t), the mean correction of a win. */
+static double
+os_v(double x, double t)
+{
+	double		xt = x - t;
+	double		denom = mm_os_phi(xt);
+
+	return denom < DBL_EPSILON ? -xt : phi_minor(xt) / denom;
+}
+
+/* w(x, t) = v (v + x - t), the variance correction of a win. */
+static double
+os_w(double x, double t)
+{
+	double		xt = x - t;
+	double		denom = mm_os_phi(xt);
+	double		v;
+
+	if (denom < DBL_EPSILON)
+		return x < 0 ? 1.0 : 0.0;
+	v = os_v(x, t);
+	return v * (v + xt);
+}
+
+/* vt(x, t): the mean correction of a draw. */
+static double
+os_vt(double x, double t)
+{
+	double		xx = fabs(x);
+	double		b = mm_os_phi(t - xx) - mm_os_phi(-t - xx);
+	double		a;
+
+	if (b < 1e-5)
+		return x < 0 ? -x - t : -x + t;
+	a = phi_minor(-t - xx) - phi_minor(t - xx);
+	return (x < 0 ? -a : a) / b;
+}
+
+/* wt(x, t): the variance correction of a draw. */
+static double
+os_wt(double x, double t)
+{
+	double		xx = fabs(x);
+	double		b = mm_os_phi(t - xx) - mm_os_phi(-t - xx);
+	double		vt;
+
+	if (b < DBL_EPSILON)
+		return 1.0;
+	vt = os_vt(x, t);
+	return ((t - xx) * phi_minor(t - xx) + (t + xx) * phi_minor(-t - xx)) / b +
+		vt * vt;
+}
+
+void
+mm_os_default_options(MmOsOptions *o)
+{
+	o->model = MM_OS_PLACKETT_LUCE;
+	o->beta = 25.0 / 6.0;
+	o->kappa = 0.0001;
+	o->tau = 25.0 / 300.0;
+	o->limit_sigma = false;
+	o->z = 3.0;
+	o->alpha = 1.0;
+	o->target = 0.0;
+	o->balance = false;
+	o->epsilon = 0.1;
+	o->margin = 0.0;
+}
+
+/* Look a model name up (case-insensitive); false if unknown. */
+bool
+mm_os_lookup_model(const char *name, MmOsModel *model)
+{
+	static const char *const names[] = {"plackett_luce", "bradley_terry_full",
+		"bradley_terry_part", "thurstone_mosteller_full",
+	"thurstone_mosteller_part"};
+
+	for (int i = 0; i < 5; i++)
+		if (pg_strcasecmp(name, names[i]) == 0)
+		{
+			*model = (MmOsModel) i;
+			return true;
+		}
+	return false;
+}
+
+/* Map a model name to its enum; unknown names are an error. */
+MmOsModel
+mm_os_parse_model(const char *name)
+{
+	MmOsModel	model;
+
+	if (!mm_os_lookup_model(name, &model))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown openskill model \"%s\"", name),
+				 errhint("Valid models are: plackett_luce, bradley_terry_full, bradley_terry_part, thurstone_mosteller_full, thurstone_mosteller_part.")));
+	return model;
+}
+
+/* Check the options' ranges. */
+void
+mm_os_check_options(const MmOsOptions *o)
+{
+	mm_check_positive(o->beta, "beta");
+	mm_check_positive(o->kappa, "kappa");
+	mm_check_nonnegative(o->tau, "tau");
+	mm_check_finite(o->z, "z");
+	mm_check_finite(o->alpha, "alpha");
+	mm_check_finite(o->target, "target");
+	mm_check_positive(o->epsilon, "epsilon");
+	mm_check_nonnegative(o->margin, "margin");
+}
+
+void
+mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
+				 const double *score, const double *mu, const double *sigma,
+				 const double *weight)
+{
+	int64	   *labels = palloc(sizeof(int64) * n);
+	int		   *team_of = palloc(sizeof(int) * n);
+	double	   *trank = palloc(sizeof(double) * n);
+	double	   *tscore = score ? palloc(sizeof(double) * n) : NULL;
+	int			k = 0;
+
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a game needs players"),
+				 errhint("Pass one array element per player.")));
+	for (int p = 0; p < n; p++)
+	{
+		int			t;
+
+		mm_check_finite(mu[p], "mu");
+		mm_check_positive(sigma[p], "sigma");
+		if (rank)
+			mm_check_finite(rank[p], "rank");
+		if (score)
+			mm_check_finite(score[p], "score");
+		if (weight)
+			mm_check_nonnegative(weight[p], "weight");
+		for (t = 0; t < k; t++)
+			if (labels[t] == label[p])
+				break;
+		if (t == k)
+		{
+			labels[k] = label[p];
+			trank[k] = rank ? rank[p] : (score ? -score[p] : 0.0);
+			if (score)
+				tscore[k] = score[p];
+			k++;
+		}
+		else if (rank && trank[t] != rank[p])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("ranks differ inside team " INT64_FORMAT, label[p]),
+					 errdetail("Player %d has rank %g, an earlier player of the team has %g.",
+							   p + 1, rank[p], trank[t]),
+					 errhint("A rank belongs to a team: give every player of a team the same rank.")));
+		else if (score && tscore[t] != score[p])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("scores differ inside team " INT64_FORMAT, label[p]),
+					 errdetail("Player %d has score %g, an earlier player of the team has %g.",
+							   p + 1, score[p], tscore[t]),
+					 errhint("A score belongs to a team: give every player of a team the same score.")));
+		team_of[p] = t;
+	}
+	if (k < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a game needs at least two teams"),
+				 errdetail("All %d players are in team " INT64_FORMAT ".", n, labels[0]),
+				 errhint("Label each player's team in the team array.")));
+	g->nplayers = n;
+	g->nteams = k;
+	g->team_of = team_of;
+	g->rank = trank;
+	g->score = tscore;
+	g->mu = mu;
+	g->sigma = sigma;
+	g->weight = weight;
+}
+
+/*
+ * Compute omega and delta of every team (in sorted order) for the model.
+ * mu_t and s2_t are the teams' sums, pos their rank positions.
+ */
+static void
+os_model(const MmOsOptions *o, int k, const double *mu_t, const double *s2_t,
+		 const int *pos, double *omega, double *delta)
+{
+	double		betasq = o->beta * o->beta;
+
+	if (o->model == MM_OS_PLACKETT_LUCE)
+	{
+		double		csq = 0.0,
+					c;
+		double	   *lse = palloc(sizeof(double) * k);
+		int		   *a = palloc(sizeof(int) * k);
+
+		for (int i = 0; i < k; i++)
+			csq += s2_t[i] + betasq;
+		c = sqrt(csq);
+		/* log of sum over teams ranked at or below q of exp(mu / c) */
+		for (int q = 0; q < k; q++)
+		{
+			double		m = -HUGE_VAL,
+						s = 0.0;
+
+			a[q] = 0;
+			for (int i = 0; i < k; i++)
+			{
+				if (pos[i] == pos[q])
+					a[q]++;
+				if (pos[i] >= pos[q] && mu_t[i] / c > m)
+					m = mu_t[i] / c;
+			}
+			for (int i = 0; i < k; i++)
+				if (pos[i] >= pos[q])
+					s += exp(mu_t[i] / c - m);
+			lse[q] = m + log(s);
+		}
+		for (int i = 0; i < k; i++)
+		{
+			double		om = 0.0,
+						de = 0.0;
+
+			for (int q = 0; q < k; q++)
+			{
+				double		quot;
+
+				if (pos[q] > pos[i])
+					continue;
+				quot = exp(mu_t[i] / c - lse[q]);
+				om += (i == q ? 1.0 - quot : -quot) / a[q];
+				de += quot * (1.0 - quot) / a[q];
+			}
+			omega[i] = om * (s2_t[i] / c);
+			delta[i] = de * (s2_t[i] / (c * c)) * (sqrt(s2_t[i]) / c);
+		}
+		pfree(lse);
+		pfree(a);
+		return;
+	}
+
+	for (int i = 0; i < k; i++)
+	{
+		bool		part = (o->model == MM_OS_BRADLEY_TERRY_PART ||
+							o->model == MM_OS_THURSTONE_MOSTELLER_PART);
+		bool		bt = (o->model == MM_OS_BRADLEY_TERRY_FULL ||
+						  o->model == MM_OS_BRADLEY_TERRY_PART);
+		double		om = 0.0,
+					de = 0.0;
+
+		for (int q = 0; q < k; q++)
+		{
+			double		ciq,
+						eta,
+						gamma;
+
+			if (q == i || (part && q != i - 1 && q != i + 1))
+				continue;
+			ciq = sqrt(s2_t[i] + s2_t[q] + 2.0 * betasq);
+			if (o->model == MM_OS_THURSTONE_MOSTELLER_PART)
+				ciq *= 2.0;
+			eta = s2_t[i] / ciq;
+			gamma = sqrt(s2_t[i]) / ciq;
+			if (bt)
+			{
+				double		piq = 1.0 / (1.0 + exp((mu_t[q] - mu_t[i]) / ciq));
+				double		s = pos[q] < pos[i] ? 0.0 : (pos[q] > pos[i] ? 1.0 : 0.5);
+
+				om += eta * (s - piq);
+				de += gamma * eta / ciq * piq * (1.0 - piq);
+			}
+			else
+			{
+				double		dmu = (mu_t[i] - mu_t[q]) / ciq;
+				double		t = o->epsilon / ciq;
+
+				if (pos[q] == pos[i])
+				{
+					om += eta * os_vt(dmu, t);
+					de += gamma * eta / ciq * os_wt(dmu, t);
+				}
+				else
+				{
+					double		sign = pos[q] > pos[i] ? 1.0 : -1.0;
+
+					om += sign * eta * os_v(sign * dmu, t);
+					de += gamma * eta / ciq * os_w(sign * dmu, t);
+				}
+			}
+		}
+		omega[i] = om;
+		delta[i] = de;
+	}
+}
+
+/* Rate one game; results per player, in input order. */
+void
+mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
+		   double *sigma_out)
+{
+	int			n = g->nplayers,
+				k = g->nteams;
+	double		tausq = o->tau * o->tau;
+	double	   *sig = palloc(sizeof(double) * n);
+	int		   *ord = palloc(sizeof(int) * k);	/* sorted position -> team */
+	int		   *where = palloc(sizeof(int) * k);	/* team -> sorted position */
+	int		   *pos = palloc(sizeof(int) * k);
+	double	   *mu_t = palloc0(sizeof(double) * k);
+	double	   *s2_t = palloc0(sizeof(double) * k);
+	double	   *omega = palloc(sizeof(double) * k);
+	double	   *delta = palloc(sizeof(double) * k);
+	double	   *maxord = NULL;
+	double	   *wmin = NULL,
+			   *wmax = NULL;
+	int		   *tsize = NULL;
+
+	for (int p = 0; p < n; p++)
+		sig[p] = sqrt(g->sigma[p] * g->sigma[p] + tausq);
+
+	/* stable insertion sort of the teams by rank */
+	for (int t = 0; t < k; t++)
+	{
+		int			j = t;
+
+		while (j > 0 && g->rank[ord[j - 1]] > g->rank[t])
+		{
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = t;
+	}
+	for (int j = 0; j < k; j++)
+	{
+		where[ord[j]] = j;
+		pos[j] = (j > 0 && g->rank[ord[j - 1]] < g->rank[ord[j]]) ? j :
+			(j > 0 ? pos[j - 1] : 0);
+	}
+
+	/* team sums, in sorted order */
+	if (o->balance)
+	{
+		maxord = palloc(sizeof(double) * k);
+		for (int j = 0; j < k; j++)
+			maxord[j] = -HUGE_VAL;
+		for (int p = 0; p < n; p++)
+		{
+			int			j = where[g->team_of[p]];
+			double		ordv = o->target + o->alpha * (g->mu[p] - o->z * sig[p]);
+
+			if (ordv > maxord[j])
+				maxord[j] = ordv;
+		}
+	}
+	for (int p = 0; p < n; p++)
+	{
+		int			j = where[g->team_of[p]];
+		double		f = 1.0;
+
+		if (o->balance)
+			f = 1.0 + (maxord[j] - (o->target + o->alpha * (g->mu[p] - o->z * sig[p]))) /
+				(maxord[j] + o->kappa);
+		mu_t[j] += g->mu[p] * f;
+		s2_t[j] += (sig[p] * f) * (sig[p] * f);
+	}
+
+	os_model(o, k, mu_t, s2_t, pos, omega, delta);
+
+	if (g->weight)
+	{
+		tsize = palloc0(sizeof(int) * k);
+		wmin = palloc(sizeof(double) * k);
+		wmax = palloc(sizeof(double) * k);
+		for (int t = 0; t < k; t++)
+		{
+			wmin[t] = HUGE_VAL;
+			wmax[t] = -HUGE_VAL;
+		}
+		for (int p = 0; p < n; p++)
+		{
+			int			t = g->team_of[p];
+
+			tsize[t]++;
+			wmin[t] = Min(wmin[t], g->weight[p]);
+			wmax[t] = Max(wmax[t], g->weight[p]);
+		}
+	}
+
+	for (int p = 0; p < n; p++)
+	{
+		int			t = g->team_of[p];
+		int			j = where[t];
+		double		ratio = sig[p] * sig[p] / s2_t[j];
+		double		om = omega[j],
+					de = delta[j];
+
+		if (g->weight && tsize[t] > 1 && wmax[t] > wmin[t])
+		{
+			/* min-max normalised into [1, 2] */
+			double		w = 1.0 + (g->weight[p] - wmin[t]) / (wmax[t] - wmin[t]);
+
+			if (om > 0)
+			{
+				om *= w;
+				de *= w;
+			}
+			else
+			{
+				om /= w;
+				de /= w;
+			}
+		}
+		mu_out[p] = g->mu[p] + ratio * om;
+		sigma_out[p] = sig[p] * sqrt(Max(1.0 - ratio * de, o->kappa));
+	}
+
+	if (g->score && o->margin != 0.0)
+	{
+		for (int p = 0; p < n; p++)
+		{
+			int			t = g->team_of[p];
+			double		sum = 0.0;
+
+			for (int u = 0; u < k; u++)
+				if (u != t)
+					sum += log1p(Max(0.0, fabs(g->score[t] - g->score[u]) - o->margin));
+			mu_out[p] = g->mu[p] + (1.0 + sum / (k - 1)) * (mu_out[p] - g->mu[p]);
+		}
+	}
+
+	if (o->tau != 0.0 && o->limit_sigma)
+		for (int p = 0; p < n; p++)
+			sigma_out[p] = Min(sigma_out[p], g->sigma[p]);
+
+	for (int p = 0; p < n; p++)
+	{
+		mm_check_result(mu_out[p], "rated mu");
+		mm_check_result(sigma_out[p], "rated sigma");
+	}
+	pfree(sig);
+	pfree(ord);
+	pfree(where);
+	pfree(pos);
+	pfree(mu_t);
+	pfree(s2_t);
+	pfree(omega);
+	pfree(delta);
+}
+
+/* Team sums for the predictions: mu and sigma^2 per team. */
+static void
+os_team_sums(const MmOsGame *g, double *mu_t, double *s2_t, int *size)
+{
+	for (int t = 0; t < g->nteams; t++)
+	{
+		mu_t[t] = 0.0;
+		s2_t[t] = 0.0;
+		size[t] = 0;
+	}
+	for (int p = 0; p < g->nplayers; p++)
+	{
+		int			t = g->team_of[p];
+
+		mu_t[t] += g->mu[p];
+		s2_t[t] += g->sigma[p] * g->sigma[p];
+		size[t]++;
+	}
+}
+
+/*
+ * Win probability of each team (openskill.js predictWin): the mean over
+ * pairs of Phi((mu_a - mu_b) / sqrt(n beta^2 + sigma_a^2 + sigma_b^2)), n
+ * the number of teams.
+ */
+static void
+os_predict_win(const MmOsGame *g, double beta, double *prob)
+{
+	int			k = g->nteams;
+	double	   *mu_t = palloc(sizeof(double) * k);
+	double	   *s2_t = palloc(sizeof(double) * k);
+	int		   *size = palloc(sizeof(int) * k);
+	double		denom = k * (k - 1) / 2.0;
+
+	os_team_sums(g, mu_t, s2_t, size);
+	for (int i = 0; i < k; i++)
+		prob[i] = 0.0;
+	for (int i = 0; i < k; i++)
+		for (int j = i + 1; j < k; j++)
+		{
+			double		p = mm_os_phi((mu_t[i] - mu_t[j]) /
+									  sqrt(k * beta * beta + s2_t[i] + s2_t[j]));
+
+			prob[i] += p;
+			prob[j] += 1.0 - p;
+		}
+	for (int i = 0; i < k; i++)
+		prob[i] /= denom;
+}
+
+/*
+ * Draw probability (openskill.js predictDraw): with N players, draw margin
+ * m = sqrt(N) beta Phi^-1((1 + 1/N) / 2), the mean over pairs of
+ * Phi((m - mu_a + mu_b) / d) - Phi((mu_b - mu_a - m) / d).
+ */
+static double
+os_predict_draw(const MmOsGame *g, double beta)
+{
+	int			k = g->nteams,
+				n = g->nplayers;
+	double	   *mu_t = palloc(sizeof(double) * k);
+	double	   *s2_t = palloc(sizeof(double) * k);
+	int		   *size = palloc(sizeof(int) * k);
+	double		margin = sqrt((double) n) * beta * mm_os_phi_inverse((1.0 + 1.0 / n) / 2.0);
+	double		total = 0.0;
+	int			count = 0;
+
+	os_team_sums(g, mu_t, s2_t, size);
+	for (int i = 0; i < k; i++)
+		for (int j = i + 1; j < k; j++)
+		{
+			double		d = sqrt(n * beta * beta + s2_t[i] + s2_t[j]);
+
+			total += mm_os_phi((margin - mu_t[i] + mu_t[j]) / d) -
+				mm_os_phi((mu_t[j] - mu_t[i] - margin) / d);
+			count++;
+		}
+	return total / count;
+}
+
+/* SQL wrappers */
+
+/* Read the (team, [rank,] mu, sigma) arrays of a call into a game. */
+static void
+os_game_from_args(MmOsGame *g, ArrayType *team_a, ArrayType *rank_a,
+				  ArrayType *score_a, ArrayType *mu_a, ArrayType *sigma_a,
+				  ArrayType *weight_a)
+{
+	int32	   *team;
+	double	   *rank = NULL,
+			   *score = NULL,
+			   *mu,
+			   *sigma,
+			   *weight = NULL;
+	int64	   *label;
+	int			n = mm_int4_array(team_a, "team", &team);
+
+#define OS_SAME_LENGTH(arr, name, var) \
+	do { \
+		int m_ = mm_float8_array(arr, name, &var); \
+		if (m_ != n) \
+			ereport(ERROR, \
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), \
+					 errmsg("%s and team must have the same length", name), \
+					 errdetail("team has %d elements, %s has %d.", n, name, m_), \
+					 errhint("Pass one element per player in every array."))); \
+	} while (0)
+
+	if (rank_a)
+		OS_SAME_LENGTH(rank_a, "rank", rank);
+	if (score_a)
+		OS_SAME_LENGTH(score_a, "score", score);
+	OS_SAME_LENGTH(mu_a, "mu", mu);
+	OS_SAME_LENGTH(sigma_a, "sigma", sigma);
+	if (weight_a)
+		OS_SAME_LENGTH(weight_a, "weight", weight);
+	label = palloc(sizeof(int64) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		label[i] = team[i];
+	mm_os_build_game(g, n, label, rank, score, mu, sigma, weight);
+}
+
+/* Refuse a NULL argument of a non-strict function. */
+static void
+os_not_null(FunctionCallInfo fcinfo, int arg, const char *name)
+{
+	if (PG_ARGISNULL(arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", name)));
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_rate);
+
+/*
+ * mm.openskill_rate(team int[], rank float8[], mu float8[], sigma float8[],
+ *   model, beta, kappa, tau, limit_sigma, weight float8[],
+ *   z, alpha, target, balance, epsilon, score float8[], margin)
+ *   -> TABLE(idx int, mu float8, sigma float8)
+ */
+Datum
+mm_openskill_rate(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MmOsOptions o;
+	MmOsGame	g;
+	double	   *mu_out,
+			   *sigma_out;
+
+	static const char *const names[] = {"team", "rank", "mu", "sigma", "model",
+		"beta", "kappa", "tau", "limit_sigma", "weight", "z", "alpha", "target",
+	"balance", "epsilon", "score", "margin"};
+
+	for (int i = 0; i < 17; i++)
+		if (i != 1 && i != 9 && i != 15)
+			os_not_null(fcinfo, i, names[i]);
+	if (PG_ARGISNULL(1) && PG_ARGISNULL(15))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("rank must not be NULL unless score is given"),
+				 errhint("Pass each player's team rank (lower is better), or score (higher is better).")));
+
+	mm_os_default_options(&o);
+	o.model = mm_os_parse_model(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	o.beta = PG_GETARG_FLOAT8(5);
+	o.kappa = PG_GETARG_FLOAT8(6);
+	o.tau = PG_GETARG_FLOAT8(7);
+	o.limit_sigma = PG_GETARG_BOOL(8);
+	o.z = PG_GETARG_FLOAT8(10);
+	o.alpha = PG_GETARG_FLOAT8(11);
+	o.target = PG_GETARG_FLOAT8(12);
+	o.balance = PG_GETARG_BOOL(13);
+	o.epsilon = PG_GETARG_FLOAT8(14);
+	o.margin = PG_GETARG_FLOAT8(16);
+	mm_os_check_options(&o);
+
+	os_game_from_args(&g, PG_GETARG_ARRAYTYPE_P(0),
+					  PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1),
+					  PG_ARGISNULL(15) ? NULL : PG_GETARG_ARRAYTYPE_P(15),
+					  PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3),
+					  PG_ARGISNULL(9) ? NULL : PG_GETARG_ARRAYTYPE_P(9));
+	mu_out = palloc(sizeof(double) * g.nplayers);
+	sigma_out = palloc(sizeof(double) * g.nplayers);
+	mm_os_rate(&g, &o, mu_out, sigma_out);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int p = 0; p < g.nplayers; p++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int32GetDatum(p + 1);
+		values[1] = Float8GetDatum(mu_out[p]);
+		values[2] = Float8GetDatum(sigma_out[p]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* Read and check the arguments shared by the predictions. */
+static double
+os_predict_args(FunctionCallInfo fcinfo, MmOsGame *g)
+{
+	double		beta = PG_GETARG_FLOAT8(3);
+
+	mm_check_positive(beta, "beta");
+	os_game_from_args(g, PG_GETARG_ARRAYTYPE_P(0), NULL, NULL,
+					  PG_GETARG_ARRAYTYPE_P(1), PG_GETARG_ARRAYTYPE_P(2), NULL);
+	return beta;
+}
+
+/* The team labels in order of first appearance. */
+static int32 *
+os_team_labels(FunctionCallInfo fcinfo, const MmOsGame *g)
+{
+	int32	   *team;
+	int32	   *label = palloc(sizeof(int32) * g->nteams);
+
+	mm_int4_array(PG_GETARG_ARRAYTYPE_P(0), "team", &team);
+	for (int p = 0; p < g->nplayers; p++)
+		label[g->team_of[p]] = team[p];
+	return label;
+}
+
+/*
+ * Return one row per team: (team, probability), or with_rank (team, rank,
+ * probability), rank being 1 + the number of teams with a higher win
+ * probability (openskill.js predictRank).
+ */
+static Datum
+os_predict_rows(FunctionCallInfo fcinfo, bool with_rank)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MmOsGame	g;
+	double		beta = os_predict_args(fcinfo, &g);
+	double	   *prob = palloc(sizeof(double) * g.nteams);
+	int32	   *label = os_team_labels(fcinfo, &g);
+
+	os_predict_win(&g, beta, prob);
+	InitMaterializedSRF(fcinfo, 0);
+	for (int t = 0; t < g.nteams; t++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		int			rank = 1;
+		int			col = 0;
+
+		for (int u = 0; u < g.nteams; u++)
+			if (prob[u] > prob[t])
+				rank++;
+		values[col++] = Int32GetDatum(label[t]);
+		if (with_rank)
+			values[col++] = Int32GetDatum(rank);
+		values[col] = Float8GetDatum(mm_check_result(prob[t], "win probability"));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_predict_win);
+
+/* mm.openskill_predict_win(team, mu, sigma, beta) -> TABLE(team, probability) */
+Datum
+mm_openskill_predict_win(PG_FUNCTION_ARGS)
+{
+	return os_predict_rows(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_predict_rank);
+
+/* mm.openskill_predict_rank(team, mu, sigma, beta) -> TABLE(team, rank, probability) */
+Datum
+mm_openskill_predict_rank(PG_FUNCTION_ARGS)
+{
+	return os_predict_rows(fcinfo, true);
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_predict_draw);
+
+/* mm.openskill_predict_draw(team, mu, sigma, beta) -> float8 */
+Datum
+mm_openskill_predict_draw(PG_FUNCTION_ARGS)
+{
+	MmOsGame	g;
+	double		beta = os_predict_args(fcinfo, &g);
+
+	PG_RETURN_FLOAT8(mm_check_result(os_predict_draw(&g, beta), "draw probability"));
+}
+
+PG_FUNCTION_INFO_V1(mm_normal_quantile);
+
+/* mm.normal_quantile(p float8) -> float8: the inverse standard normal CDF */
+Datum
+mm_normal_quantile(PG_FUNCTION_ARGS)
+{
+	double		p = PG_GETARG_FLOAT8(0);
+
+	mm_check_finite(p, "p");
+	if (p <= 0.0 || p >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("p must be between 0 and 1 exclusive"),
+				 errdetail("The value is %g.", p),
+				 errhint("The quantile of 0 or 1 is infinite.")));
+	PG_RETURN_FLOAT8(mm_os_phi_inverse(p));
+}

@@ -1,0 +1,332 @@
+/*-------------------------------------------------------------------------
+ *
+ * openskill_ims.c
+ *		The IMS matchmaker's rate endpoint (seed 002, "Rating Calculation")
+ *		as one SQL call: mm.rate(request jsonb) -> jsonb.
+ *
+ * The request is the seed's: {"config": {"modelId", "beta", "epsilon",
+ * "mu", "sigma"}, "teams": [{"rank", "team": {"teamId", "players":
+ * [{"playerId", "mu", "sigma"}]}}]}. The seed's sample response is
+ * openskill.js 5.0.1 Plackett-Luce with tau = 0 and kappa = epsilon
+ * (DESIGN.md section 5). Missing player mu/sigma take the config's mu and
+ * sigma; teams and players keep their ids and order; equal ranks draw.
+ * mm also accepts the other four models ("BRADLEY_TERRY_FULL", ...) and
+ * the config keys "tau" (default 0) and "limitSigma" (default false).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "openskill.h"
+
+#include <math.h>
+
+#include "common/shortest_dec.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+/* Refuse keys of an object that are not in allowed (NULL-terminated). */
+static void
+ims_check_keys(JsonbContainer *c, const char *what, const char *const *allowed,
+			   const char *valid)
+{
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		bool		found = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (int i = 0; allowed[i]; i++)
+			if (strlen(allowed[i]) == (size_t) v.val.string.len &&
+				strncmp(allowed[i], v.val.string.val, v.val.string.len) == 0)
+				found = true;
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown key \"%.*s\" in %s", v.val.string.len,
+							v.val.string.val, what),
+					 errhint("Valid keys are: %s.", valid)));
+	}
+}
+
+/* The container of an object or array value; error naming the key if not. */
+static JsonbContainer *
+ims_container(JsonbValue *v, bool array, const char *key)
+{
+	if (v->type != jbvBinary ||
+		(array ? !JsonContainerIsArray(v->val.binary.data)
+		 : !JsonContainerIsObject(v->val.binary.data)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"%s\" must be %s", key,
+						array ? "an array" : "an object")));
+	return v->val.binary.data;
+}
+
+/* Look up a key; NULL if absent, error if required and absent. */
+static JsonbValue *
+ims_get(JsonbContainer *c, const char *key, bool required, const char *path)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(c, key, strlen(key), NULL);
+
+	if (v == NULL && required)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"%s\" is missing", path),
+				 errhint("See the IMS rate request in the README.")));
+	return v;
+}
+
+/* A number value as double; error naming the key if it is not a number. */
+static double
+ims_number(JsonbValue *v, const char *path)
+{
+	double		d;
+
+	if (v->type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"%s\" must be a number", path)));
+	/* via text, so that a value beyond float8 is reported with its key */
+	d = strtod(DatumGetCString(DirectFunctionCall1(numeric_out,
+												   NumericGetDatum(v->val.numeric))),
+			   NULL);
+	if (!isfinite(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("request key \"%s\" is out of range", path),
+				 errhint("Numbers must fit in double precision.")));
+	return d;
+}
+
+/* An id: a string or a number, kept as it is. */
+static JsonbValue *
+ims_id(JsonbValue *v, const char *path)
+{
+	if (v->type != jbvString && v->type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"%s\" must be a string or a number", path)));
+	return v;
+}
+
+/* A double as a JSON number with the shortest exact decimal form. */
+static JsonbValue
+ims_float(double d)
+{
+	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
+	JsonbValue	v;
+
+	double_to_shortest_decimal_buf(d, buf);
+	v.type = jbvNumeric;
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+														CStringGetDatum(buf),
+														ObjectIdGetDatum(InvalidOid),
+														Int32GetDatum(-1)));
+	return v;
+}
+
+static void
+ims_push_key(JsonbParseState **st, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(st, WJB_KEY, &k);
+}
+
+PG_FUNCTION_INFO_V1(mm_ims_rate);
+
+/* mm.rate(request jsonb) -> jsonb */
+Datum
+mm_ims_rate(PG_FUNCTION_ARGS)
+{
+	static const char *const top_keys[] = {"config", "teams", NULL};
+	static const char *const team_keys[] = {"rank", "team", NULL};
+	static const char *const inner_keys[] = {"teamId", "players", NULL};
+	static const char *const player_keys[] = {"playerId", "mu", "sigma", NULL};
+	Jsonb	   *req = PG_GETARG_JSONB_P(0);
+	char	   *model_id = "PLACKETT_LUCE";
+	double		def_mu = 30.0,
+				def_sigma = 10.0;
+	MmOsOptions o;
+	MmConfigKey keys[] = {
+		{.name = "modelId",.type = MM_CONFIG_TEXT,.target = &model_id},
+		{.name = "beta",.type = MM_CONFIG_FLOAT,.min = 0,.max = HUGE_VAL,.min_exclusive = true},
+		{.name = "epsilon",.type = MM_CONFIG_FLOAT,.min = 0,.max = HUGE_VAL,.min_exclusive = true},
+		{.name = "mu",.type = MM_CONFIG_FLOAT,.target = &def_mu,.min = -HUGE_VAL,.max = HUGE_VAL},
+		{.name = "sigma",.type = MM_CONFIG_FLOAT,.target = &def_sigma,.min = 0,.max = HUGE_VAL,.min_exclusive = true},
+		{.name = "tau",.type = MM_CONFIG_FLOAT,.min = 0,.max = HUGE_VAL},
+		{.name = "limitSigma",.type = MM_CONFIG_BOOL},
+		{.name = NULL}
+	};
+	JsonbValue *v;
+	JsonbContainer *teams;
+	int			nteams,
+				n = 0,
+				cap = 16;
+	int64	   *label = palloc(sizeof(int64) * cap);
+	double	   *rank = palloc(sizeof(double) * cap);
+	double	   *mu = palloc(sizeof(double) * cap);
+	double	   *sigma = palloc(sizeof(double) * cap);
+	JsonbValue **team_id;
+	JsonbValue **player_id = palloc(sizeof(JsonbValue *) * cap);
+	int		   *team_size;
+	double	   *mu_out,
+			   *sigma_out;
+	MmOsGame	g;
+	JsonbParseState *st = NULL;
+	JsonbValue *res;
+	int			p;
+
+	mm_os_default_options(&o);
+	o.tau = 0.0;
+	o.beta = 5.0;
+	keys[1].target = &o.beta;
+	keys[2].target = &o.kappa;
+	keys[5].target = &o.tau;
+	keys[6].target = &o.limit_sigma;
+
+	if (JB_ROOT_IS_SCALAR(req) || !JB_ROOT_IS_OBJECT(req))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rate request must be a JSON object"),
+				 errhint("Send {\"config\": {...}, \"teams\": [...]}.")));
+	ims_check_keys(&req->root, "rate request", top_keys, "config, teams");
+	v = ims_get(&req->root, "config", false, "config");
+	if (v != NULL)
+	{
+		ims_container(v, false, "config");
+		mm_config_parse(JsonbValueToJsonb(v), "rate request config", keys);
+	}
+	if (!mm_os_lookup_model(model_id, &o.model))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"config.modelId\" names an unknown model"),
+				 errdetail("The value is \"%s\".", model_id),
+				 errhint("Valid models are: PLACKETT_LUCE, BRADLEY_TERRY_FULL, BRADLEY_TERRY_PART, THURSTONE_MOSTELLER_FULL, THURSTONE_MOSTELLER_PART.")));
+	mm_os_check_options(&o);
+
+	teams = ims_container(ims_get(&req->root, "teams", true, "teams"), true, "teams");
+	nteams = JsonContainerSize(teams);
+	team_id = palloc(sizeof(JsonbValue *) * Max(nteams, 1));
+	team_size = palloc0(sizeof(int) * Max(nteams, 1));
+	for (int t = 0; t < nteams; t++)
+	{
+		JsonbValue *tv = getIthJsonbValueFromContainer(teams, t);
+		JsonbContainer *tc,
+				   *inner,
+				   *players;
+		char	   *path = psprintf("teams[%d]", t);
+		double		r;
+
+		tc = ims_container(tv, false, path);
+		ims_check_keys(tc, path, team_keys, "rank, team");
+		r = ims_number(ims_get(tc, "rank", true, psprintf("%s.rank", path)),
+					   psprintf("%s.rank", path));
+		if (!isfinite(r))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("request key \"%s.rank\" is out of range", path),
+					 errdetail("The value is %g.", r)));
+		inner = ims_container(ims_get(tc, "team", true, psprintf("%s.team", path)),
+							  false, psprintf("%s.team", path));
+		ims_check_keys(inner, psprintf("%s.team", path), inner_keys, "teamId, players");
+		team_id[t] = ims_id(ims_get(inner, "teamId", true, psprintf("%s.team.teamId", path)),
+							psprintf("%s.team.teamId", path));
+		players = ims_container(ims_get(inner, "players", true,
+										psprintf("%s.team.players", path)),
+								true, psprintf("%s.team.players", path));
+		team_size[t] = JsonContainerSize(players);
+		if (team_size[t] == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("request key \"%s.team.players\" must not be empty", path),
+					 errhint("Every team needs at least one player.")));
+		for (int j = 0; j < team_size[t]; j++)
+		{
+			JsonbValue *pv = getIthJsonbValueFromContainer(players, j);
+			char	   *pp = psprintf("%s.team.players[%d]", path, j);
+			JsonbContainer *pc = ims_container(pv, false, pp);
+			JsonbValue *x;
+
+			ims_check_keys(pc, pp, player_keys, "playerId, mu, sigma");
+			if (n == cap)
+			{
+				cap *= 2;
+				label = repalloc(label, sizeof(int64) * cap);
+				rank = repalloc(rank, sizeof(double) * cap);
+				mu = repalloc(mu, sizeof(double) * cap);
+				sigma = repalloc(sigma, sizeof(double) * cap);
+				player_id = repalloc(player_id, sizeof(JsonbValue *) * cap);
+			}
+			player_id[n] = ims_id(ims_get(pc, "playerId", true, psprintf("%s.playerId", pp)),
+								  psprintf("%s.playerId", pp));
+			x = ims_get(pc, "mu", false, NULL);
+			mu[n] = (x == NULL || x->type == jbvNull) ? def_mu : ims_number(x, psprintf("%s.mu", pp));
+			x = ims_get(pc, "sigma", false, NULL);
+			sigma[n] = (x == NULL || x->type == jbvNull) ? def_sigma : ims_number(x, psprintf("%s.sigma", pp));
+			if (!isfinite(mu[n]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("request key \"%s.mu\" is out of range", pp),
+						 errdetail("The value is %g.", mu[n])));
+			if (!(sigma[n] > 0.0) || !isfinite(sigma[n]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("request key \"%s.sigma\" must be positive", pp),
+						 errdetail("The value is %g.", sigma[n])));
+			label[n] = t;
+			rank[n] = r;
+			n++;
+		}
+	}
+	if (nteams < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("request key \"teams\" must hold at least two teams"),
+				 errdetail("It holds %d.", nteams)));
+	mm_os_build_game(&g, n, label, rank, NULL, mu, sigma, NULL);
+	mu_out = palloc(sizeof(double) * n);
+	sigma_out = palloc(sizeof(double) * n);
+	mm_os_rate(&g, &o, mu_out, sigma_out);
+
+	/* {"teams": [{"teamId", "players": [{"playerId", "mu", "sigma"}]}]} */
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	ims_push_key(&st, "teams");
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	p = 0;
+	for (int t = 0; t < nteams; t++)
+	{
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		ims_push_key(&st, "teamId");
+		pushJsonbValue(&st, WJB_VALUE, team_id[t]);
+		ims_push_key(&st, "players");
+		pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+		for (int j = 0; j < team_size[t]; j++, p++)
+		{
+			JsonbValue	num;
+
+			pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+			ims_push_key(&st, "playerId");
+			pushJsonbValue(&st, WJB_VALUE, player_id[p]);
+			ims_push_key(&st, "mu");
+			num = ims_float(mu_out[p]);
+			pushJsonbValue(&st, WJB_VALUE, &num);
+			ims_push_key(&st, "sigma");
+			num = ims_float(sigma_out[p]);
+			pushJsonbValue(&st, WJB_VALUE, &num);
+			pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+		}
+		pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	res = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+}

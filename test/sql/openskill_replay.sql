@@ -1,0 +1,129 @@
+-- mm.replay_openskill: re-rate a whole match history in one call; it must
+-- equal rating the matches one by one with mm.openskill_rate.
+\set VERBOSITY default
+
+-- 300 matches among 40 players: 2-4 teams of 1-3 players, ties
+SELECT setseed(0.42);
+CREATE TABLE os_history (match_id int, player_id bigint, team int, rank int, weight float8);
+DO $$
+DECLARE
+    pool bigint[];
+    nteams int;
+    size int;
+    k int;
+BEGIN
+    FOR m IN 1..300 LOOP
+        SELECT array_agg(p ORDER BY random()) INTO pool FROM generate_series(1, 40) p;
+        nteams := 2 + floor(random() * 3)::int;
+        size := 1 + floor(random() * 3)::int;
+        k := 1;
+        FOR t IN 1..nteams LOOP
+            INSERT INTO os_history
+            SELECT m, pool[k + j], t, 1 + floor(random() * nteams)::int, round((random() * 10)::numeric, 2)
+            FROM generate_series(0, size - 1) j;
+            k := k + size;
+        END LOOP;
+    END LOOP;
+END $$;
+UPDATE os_history h SET rank = x.rank FROM (SELECT DISTINCT ON (match_id, team) match_id, team, rank FROM os_history ORDER BY match_id, team, player_id) x
+WHERE h.match_id = x.match_id AND h.team = x.team;
+SELECT count(DISTINCT match_id) AS matches, count(DISTINCT player_id) AS players, count(*) AS rows FROM os_history;
+
+-- rating one by one: the reference the replay must equal
+CREATE FUNCTION os_one_by_one(p_model text, p_beta float8, p_weighted bool, p_initial bool)
+RETURNS TABLE(player_id bigint, mu float8, sigma float8, matches int) LANGUAGE plpgsql AS $$
+DECLARE
+    m record;
+BEGIN
+    CREATE TEMP TABLE os_r (player_id bigint PRIMARY KEY, mu float8, sigma float8, matches int) ON COMMIT DROP;
+    IF p_initial THEN
+        INSERT INTO os_r SELECT i, 20 + i % 10, 3 + i % 4, 0 FROM generate_series(1, 20) i;
+    END IF;
+    FOR m IN SELECT match_id FROM os_history GROUP BY match_id ORDER BY match_id LOOP
+        INSERT INTO os_r SELECT h.player_id, 25, 25.0 / 3, 0 FROM os_history h
+        WHERE h.match_id = m.match_id ON CONFLICT DO NOTHING;
+        WITH g AS (
+            SELECT array_agg(h.player_id ORDER BY h.team, h.player_id) AS ids,
+                   array_agg(h.team ORDER BY h.team, h.player_id) AS team,
+                   array_agg(h.rank::float8 ORDER BY h.team, h.player_id) AS rank,
+                   array_agg(h.weight ORDER BY h.team, h.player_id) AS weight,
+                   array_agg(r.mu ORDER BY h.team, h.player_id) AS mu,
+                   array_agg(r.sigma ORDER BY h.team, h.player_id) AS sigma
+            FROM os_history h JOIN os_r r USING (player_id) WHERE h.match_id = m.match_id)
+        UPDATE os_r r SET mu = n.mu, sigma = n.sigma, matches = r.matches + 1
+        FROM g, mm.openskill_rate(g.team, g.rank, g.mu, g.sigma, model => p_model, beta => p_beta,
+                                  weight => CASE WHEN p_weighted THEN g.weight END) n
+        WHERE r.player_id = g.ids[n.idx];
+    END LOOP;
+    RETURN QUERY SELECT * FROM os_r ORDER BY 1;
+    DROP TABLE os_r;
+END $$;
+
+-- defaults
+SELECT count(*) AS players, count(*) FILTER (WHERE a.mu = b.mu AND a.sigma = b.sigma AND a.matches = b.matches) AS identical
+FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM os_history ORDER BY match_id, team, player_id') a
+FULL JOIN os_one_by_one('plackett_luce', 25.0 / 6, false, false) b USING (player_id);
+-- every model, another beta, weights as a fifth column, initial ratings
+SELECT m AS model,
+       (SELECT count(*) FILTER (WHERE a.mu = b.mu AND a.sigma = b.sigma AND a.matches = b.matches)
+        FROM mm.replay_openskill('SELECT match_id, player_id, team, rank, weight FROM os_history ORDER BY match_id, team, player_id',
+                                 'SELECT i, 20 + i % 10, 3 + i % 4 FROM generate_series(1, 20) i', model => m, beta => 4) a
+        FULL JOIN os_one_by_one(m, 4, true, true) b USING (player_id)) AS identical_of_40
+FROM unnest(ARRAY['plackett_luce', 'bradley_terry_full', 'bradley_terry_part',
+                  'thurstone_mosteller_full', 'thurstone_mosteller_part']) m;
+-- a player of the initial ratings who never plays keeps them with 0 matches
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 2, 2',
+                                  'SELECT 99::bigint, 30.0::float8, 5.0::float8') WHERE player_id = 99;
+
+-- the analyst's question: what would the top of the ladder be with beta 4?
+SELECT player_id, round(mu::numeric, 6) AS mu, round(sigma::numeric, 6) AS sigma, matches,
+       round(mm.ordinal(mu, sigma)::numeric, 6) AS ordinal
+FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM os_history ORDER BY match_id, team, player_id', beta => 4)
+ORDER BY mm.ordinal(mu, sigma) DESC LIMIT 5;
+
+-- match keys of any type; other numeric types for ids, teams and ranks
+SELECT (SELECT array_agg(mu ORDER BY player_id) FROM mm.replay_openskill(
+          'SELECT ''m'' || lpad(match_id::text, 4, ''0''), player_id::int, team::smallint, rank::numeric FROM os_history ORDER BY match_id, team, player_id'))
+     = (SELECT array_agg(mu ORDER BY player_id) FROM mm.replay_openskill(
+          'SELECT match_id::bigint, player_id, team, rank::float4 FROM os_history ORDER BY match_id, team, player_id')) AS key_and_types_free;
+-- an empty history returns no players (only the initial ratings, if any)
+SELECT count(*) AS players FROM mm.replay_openskill('SELECT 1, 1, 1, 1 WHERE false');
+
+-- errors
+SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team FROM os_history');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, NULL::int FROM os_history');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT match_id, player_id::text, team, rank FROM os_history');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team::float8, rank FROM os_history');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, rank::text FROM os_history');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 1, 2, 2');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 1, 1');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 2, 2', 'SELECT 1, 25, 8 UNION ALL SELECT 1, 25, 8');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 2, 2', 'SELECT 1, 25, 0');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 2, 2', 'SELECT 1, 25');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, ''NaN''::float8 UNION ALL SELECT 1, 2, 2, 2');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1, -1 UNION ALL SELECT 1, 2, 2, 2, 1');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 2, 2', model => 'glicko');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, 2, 2, 2', sigma => -1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill(NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('CREATE TABLE x ()');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT * FROM no_such_table');
+\echo :LAST_ERROR_SQLSTATE
+
+DROP FUNCTION os_one_by_one(text, float8, bool, bool);
+DROP TABLE os_history;
