@@ -1114,6 +1114,20 @@ replay_idle_periods(Replay *rp, TimestampTz from, TimestampTz to)
 	return floor((double) (to - from) / rp->period_usec);
 }
 
+/*
+ * The rating period of a time: periods are windows of the period length
+ * counted from the Unix epoch, 1970-01-01 00:00 UTC, as
+ * date_bin(period, played_at, '1970-01-01 00:00+00') numbers them.
+ */
+static inline int64
+replay_period_of(Replay *rp, TimestampTz at)
+{
+	double		since_epoch = (double) at +
+	(double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+	return (int64) floor(since_epoch / rp->period_usec);
+}
+
 /* Read the games query through a cursor into a growing array. */
 static ReplayGame *
 replay_read_games(const char *query, int64 *ngames)
@@ -1307,15 +1321,13 @@ mm_glicko2_replay(PG_FUNCTION_ARGS)
 	}
 	else if (ngames > 0)
 	{
-		TimestampTz t0 = games[0].at;
 		int64		k = 0;
 		int64		i = 0;
 
 		while (i < ngames)
 		{
-			k = (int64) floor((double) (games[i].at - t0) / rp.period_usec);
-			for (; i < ngames &&
-				 (int64) floor((double) (games[i].at - t0) / rp.period_usec) == k; i++)
+			k = replay_period_of(&rp, games[i].at);
+			for (; i < ngames && replay_period_of(&rp, games[i].at) == k; i++)
 			{
 				ReplayGame *g = &games[i];
 				ReplayPlayer *a = replay_player(&rp, g->a, g->at);
