@@ -814,8 +814,10 @@ mm_glicko2_blend(PG_FUNCTION_ARGS)
 static double *
 glicko2_state_values(ArrayType *a, const char *what)
 {
+	if (ARR_NDIM(a) == 0 && ARR_ELEMTYPE(a) == FLOAT8OID)
+		return NULL;
 	if (ARR_NDIM(a) != 1 || ARR_HASNULL(a) || ARR_ELEMTYPE(a) != FLOAT8OID ||
-		(ARR_DIMS(a)[0] != G2S_LEN && ARR_DIMS(a)[0] != 0))
+		ARR_DIMS(a)[0] != G2S_LEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s is not a glicko2_period state", what),
@@ -873,7 +875,9 @@ mm_glicko2_period_step(PG_FUNCTION_ARGS)
 	bool		game_null;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "mm_glicko2_period_step called in non-aggregate context");
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("glicko2_period_step can only be called as the transition function of mm.glicko2_period")));
 	for (int i = 1; i <= 3; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
@@ -966,7 +970,7 @@ mm_glicko2_period_final(PG_FUNCTION_ARGS)
 	Glicko2Player p;
 	Glicko2Sums sums;
 
-	if (glicko2_state_empty(state))
+	if (s == NULL)
 		PG_RETURN_NULL();
 	p.rating = s[0];
 	p.rd = s[1];
