@@ -335,6 +335,13 @@ glicko2_rate_period(Glicko2Player p, const Glicko2Sums *sums, double tau,
 
 /* Policy parsing */
 
+/* Name the policy key whose text a type input function is reading. */
+static void
+policy_key_context(void *arg)
+{
+	errcontext("policy key \"%s\"", (const char *) arg);
+}
+
 /* Parse an interval text into seconds (months count 30 days, as PostgreSQL does). */
 static double
 interval_seconds(const char *text)
@@ -453,15 +460,27 @@ glicko2_policy_parse(Jsonb *json, Glicko2Policy *pol)
 		policy_error("volatility.default", "volatility.default is %g, outside [volatility.min, volatility.max] starting at %g.",
 					 pol->volatility_default, pol->volatility_min);
 
-	pol->period_seconds = interval_seconds(pol->period);
+	{
+		ErrorContextCallback cb;
+
+		cb.callback = policy_key_context;
+		cb.arg = (void *) "period";
+		cb.previous = error_context_stack;
+		error_context_stack = &cb;
+		pol->period_seconds = interval_seconds(pol->period);
+		if (!pol->reset_null)
+		{
+			cb.arg = (void *) "reset";
+			(void) parse_timestamptz(pol->reset);
+		}
+		error_context_stack = cb.previous;
+	}
 	if (!(pol->period_seconds > 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("policy key \"period\" must be a positive interval"),
 				 errdetail("The value is \"%s\".", pol->period),
 				 errhint("Give an interval such as \"3d\" or \"12 hours\".")));
-	if (!pol->reset_null)
-		(void) parse_timestamptz(pol->reset);
 }
 
 /*
@@ -747,12 +766,16 @@ mm_glicko2_rating_at(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("updated_at and at must be finite timestamps")));
 	if (at < updated_at)
+	{
+		char	   *from = pstrdup(timestamptz_to_str(updated_at));
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("at must not be before updated_at"),
 				 errdetail("updated_at is %s, at is %s.",
-						   timestamptz_to_str(updated_at), timestamptz_to_str(at)),
+						   from, timestamptz_to_str(at)),
 				 errhint("Ask for the rating at or after its last update.")));
+	}
 	if (!pol.reset_null)
 	{
 		TimestampTz reset = parse_timestamptz(pol.reset);
