@@ -10,11 +10,11 @@ INSERT INTO demo_g2_games VALUES
     ('bo', 'ana', 0), ('cy', 'ana', 1), ('di', 'ana', 1);
 \set QUIET off
 
-\echo Glickman's worked example: 1500/200/0.06 after a win and two losses
+\echo The worked example of Glickman (glicko2.pdf): 1500/200/0.06 after a win and two losses
 SELECT round(rating::numeric, 2) AS rating, round(rd::numeric, 2) AS rd, round(vol::numeric, 6) AS vol
 FROM mm.glicko2_rate((1500, 200, 0.06), '{1400,1550,1700}', '{30,100,300}', '{1,0,0}');
 
-\echo The whole rating period in one statement: mm.glicko2_period over each player's games
+\echo The whole rating period in one statement: mm.glicko2_period over the games of each player
 UPDATE demo_g2_players p
 SET rating = (s.r).rating, rd = (s.r).rd, vol = (s.r).vol
 FROM (SELECT me.name, mm.glicko2_period(me.rating, me.rd, me.vol, o.rating, o.rd, g.score) AS r
@@ -32,7 +32,7 @@ SELECT round(mm.glicko2_expect(d.rating, d.rd, b.rating, b.rd)::numeric, 3) AS d
 FROM demo_g2_players d, demo_g2_players b WHERE d.name = 'di' AND b.name = 'bo';
 
 \echo The GW2 policy (seed 003) clamps ratings and allows at most 300 points per game:
-\echo a new player's upset win over a 2500 veteran
+\echo a new player wins an upset against a 2500 veteran
 SELECT round((mm.glicko2_rate((1500, 350, 0.06), '{2500}', '{30}', '{1}')).rating::numeric, 1) AS plain_glicko2,
        (mm.glicko2_rate((1500, 350, 0.06), '{2500}', '{30}', '{1}', policy => '{}')).rating AS with_gw2_policy;
 
