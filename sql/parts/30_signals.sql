@@ -242,12 +242,29 @@ COMMENT ON FUNCTION mm.refresh_servers(text) IS
 
 CREATE FUNCTION mm.add_server(place text, capacity int, attributes jsonb DEFAULT '{}')
 RETURNS bigint
-LANGUAGE sql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-INSERT INTO mm.servers (place, capacity, attributes)
-VALUES (add_server.place, add_server.capacity, add_server.attributes)
-RETURNING server_id
+DECLARE
+    id bigint;
+BEGIN
+    IF capacity <= 0 THEN
+        RAISE EXCEPTION 'capacity must be positive'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', capacity),
+                  HINT = 'A server holds at least one player.';
+    END IF;
+    IF jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'server attributes must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', attributes),
+                  HINT = 'For example {"region": "eu", "GameMode": "Survival"}.';
+    END IF;
+    INSERT INTO mm.servers AS s (place, capacity, attributes)
+    VALUES (add_server.place, add_server.capacity, add_server.attributes)
+    RETURNING s.server_id INTO id;
+    RETURN id;
+END
 $$;
 COMMENT ON FUNCTION mm.add_server(text, int, jsonb) IS
     'start a server of a place with a capacity and server attributes; returns its id';
