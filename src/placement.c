@@ -140,7 +140,11 @@ typedef struct Signal
 	/* the joining player's value, filled per ranking */
 	double		player_num;
 	char	   *player_text;
-	JsonbContainer *player_map; /* latency: region -> ms */
+	/* latency: the player's estimates per region, read once */
+	int			nregions;
+	char	  **region;
+	int		   *region_len;
+	double	   *region_ms;
 } Signal;
 
 typedef struct PlaceConfig
@@ -490,6 +494,47 @@ parse_place_config(Jsonb *config)
 	return pc;
 }
 
+/* Read the joining player's latency map: region -> estimated ping in ms. */
+static void
+read_latency(Signal *s, JsonbContainer *map)
+{
+	JsonbIterator *it = JsonbIteratorInit(map);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			n = JsonContainerSize(map);
+	int			k = 0;
+
+	s->region = palloc(sizeof(char *) * (n + 1));
+	s->region_len = palloc(sizeof(int) * (n + 1));
+	s->region_ms = palloc(sizeof(double) * (n + 1));
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			s->region[k] = pnstrdup(v.val.string.val, v.val.string.len);
+			s->region_len[k] = v.val.string.len;
+		}
+		else if (tok == WJB_VALUE)
+		{
+			if (v.type != jbvNumeric)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("joining player latency for region \"%s\" must be a number",
+								s->region[k]),
+						 errhint("Give the estimated ping in milliseconds.")));
+			s->region_ms[k] = numeric_value(&v);
+			if (isnan(s->region_ms[k]) || s->region_ms[k] < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("joining player latency for region \"%s\" must not be negative",
+								s->region[k]),
+						 errdetail("The value is %g.", s->region_ms[k])));
+			k++;
+		}
+	}
+	s->nregions = k;
+}
+
 /* Fill each signal's joining-player value; refuse missing attributes. */
 static void
 read_player(PlaceConfig *pc, Jsonb *player)
@@ -522,7 +567,7 @@ read_player(PlaceConfig *pc, Jsonb *player)
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("joining player attribute \"latency\" must be an object"),
 							 errhint("Map each server region to the estimated ping in ms: {\"latency\": {\"eu\": 40}}.")));
-				s->player_map = v->val.binary.data;
+				read_latency(s, v->val.binary.data);
 				break;
 			case SIG_AGE:
 			case SIG_PLAY_HISTORY:
@@ -637,14 +682,11 @@ score_signal(const Signal *s, ServerRow *row)
 			v = json_get(row->attributes, "region", &buf);
 			if (v == NULL || v->type != jbvString)
 				return 0.0;
-			v = getKeyJsonValueFromContainer(s->player_map, v->val.string.val,
-											 v->val.string.len, &buf);
-			if (v == NULL || v->type != jbvNumeric)
-				return 0.0;
-			x = numeric_value(v);
-			if (isnan(x) || x < 0.0)
-				return 0.0;
-			return clamp_signal(x, s->maxdiff);
+			for (int i = 0; i < s->nregions; i++)
+				if (s->region_len[i] == v->val.string.len &&
+					memcmp(s->region[i], v->val.string.val, v->val.string.len) == 0)
+					return clamp_signal(s->region_ms[i], s->maxdiff);
+			return 0.0;
 		case SIG_OCCUPANCY:
 			return n / row->capacity;
 		case SIG_AGE:
@@ -740,6 +782,9 @@ score_signal(const Signal *s, ServerRow *row)
 	}
 	return 0.0;
 }
+
+/* Servers read per cursor fetch. */
+#define RANK_BATCH 1000
 
 typedef struct Ranked
 {
@@ -851,7 +896,9 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	Ranked	   *ranked = NULL;
 	double	   *scores = NULL;
 	int			nrows = 0;
-	int			rc;
+	int			allocated = 0;
+	int			nsig;
+	Portal		portal;
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1] = {PointerGetDatum(place)};
 	Datum	   *names;
@@ -889,62 +936,76 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	}
 	if (friends_idx >= 0 && npref > 0)
 		nfriends = load_friend_servers(preferred, &friends);
+	nsig = Max(pc->nsignals, 1);
 
-	rc = SPI_execute_with_args("SELECT s.server_id, s.capacity, s.occupancy, s.attributes,"
-							   " s.stats, s.age_n, s.age_sum, s.play_history_n,"
-							   " s.play_history_sum FROM mm.servers s"
-							   " WHERE s.place = $1 AND s.occupancy < s.capacity",
-							   1, argtypes, args, NULL, true, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
-
-	nrows = (int) SPI_processed;
-	if (nrows > 0)
-	{
-		ranked = MemoryContextAlloc(outer, sizeof(Ranked) * nrows);
-		scores = MemoryContextAllocHuge(outer, sizeof(double) * nrows *
-										Max(pc->nsignals, 1));
-	}
+	/*
+	 * Read the servers in batches through a cursor, so memory stays flat;
+	 * fixed-width columns first, so their offsets are cached.
+	 */
+	portal = SPI_cursor_open_with_args(NULL,
+									   "SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
+									   " s.age_sum, s.play_history_n, s.play_history_sum,"
+									   " s.attributes, s.stats FROM mm.servers s"
+									   " WHERE s.place = $1 AND s.occupancy < s.capacity",
+									   1, argtypes, args, NULL, true, 0);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mm rank_servers row",
 								   ALLOCSET_DEFAULT_SIZES);
-	for (int r = 0; r < nrows; r++)
+	for (;;)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[r];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-		ServerRow	row;
-		MemoryContext old;
-		double		total = 0.0;
-
-		CHECK_FOR_INTERRUPTS();
-		old = MemoryContextSwitchTo(rowcxt);
-		row.server_id = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-		row.capacity = DatumGetInt32(SPI_getbinval(tup, desc, 2, &isnull));
-		row.occupancy = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
-		row.attributes = &DatumGetJsonbP(SPI_getbinval(tup, desc, 4, &isnull))->root;
-		row.stats = need_stats ?
-			&DatumGetJsonbP(SPI_getbinval(tup, desc, 5, &isnull))->root : NULL;
-		row.age_n = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-		row.age_sum = DatumGetFloat8(SPI_getbinval(tup, desc, 7, &isnull));
-		row.play_history_n = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
-		row.play_history_sum = DatumGetFloat8(SPI_getbinval(tup, desc, 9, &isnull));
-		row.has_friend = nfriends > 0 &&
-			bsearch(&row.server_id, friends, nfriends, sizeof(int64), int64_cmp) != NULL;
-
-		for (int i = 0; i < pc->nsignals; i++)
+		SPI_cursor_fetch(portal, true, RANK_BATCH);
+		if (SPI_processed == 0)
+			break;
+		if (nrows + (int) SPI_processed > allocated)
 		{
-			double		sc;
+			MemoryContext old = MemoryContextSwitchTo(outer);
 
-			sc = score_signal(&pc->signals[i], &row);
-			scores[(size_t) r * pc->nsignals + i] = sc;
-			total += pc->signals[i].weight * sc;
+			allocated = Max(allocated * 2, nrows + (int) SPI_processed);
+			ranked = ranked ? repalloc_huge(ranked, sizeof(Ranked) * allocated)
+				: palloc_extended(sizeof(Ranked) * allocated, MCXT_ALLOC_HUGE);
+			scores = scores ? repalloc_huge(scores, sizeof(double) * allocated * nsig)
+				: palloc_extended(sizeof(double) * allocated * nsig, MCXT_ALLOC_HUGE);
+			MemoryContextSwitchTo(old);
 		}
-		ranked[r].server_id = row.server_id;
-		ranked[r].score = total;
-		ranked[r].index = r;
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(rowcxt);
+		for (uint64 b = 0; b < SPI_processed; b++)
+		{
+			Datum		values[9];
+			bool		isnull[9];
+			ServerRow	row;
+			MemoryContext old;
+			double		total = 0.0;
+			int			r = nrows++;
+
+			CHECK_FOR_INTERRUPTS();
+			old = MemoryContextSwitchTo(rowcxt);
+			heap_deform_tuple(SPI_tuptable->vals[b], SPI_tuptable->tupdesc, values, isnull);
+			row.server_id = DatumGetInt64(values[0]);
+			row.capacity = DatumGetInt32(values[1]);
+			row.occupancy = DatumGetInt32(values[2]);
+			row.age_n = DatumGetInt32(values[3]);
+			row.age_sum = DatumGetFloat8(values[4]);
+			row.play_history_n = DatumGetInt32(values[5]);
+			row.play_history_sum = DatumGetFloat8(values[6]);
+			row.attributes = &DatumGetJsonbP(values[7])->root;
+			row.stats = need_stats ? &DatumGetJsonbP(values[8])->root : NULL;
+			row.has_friend = nfriends > 0 &&
+				bsearch(&row.server_id, friends, nfriends, sizeof(int64), int64_cmp) != NULL;
+
+			for (int i = 0; i < pc->nsignals; i++)
+			{
+				double		sc = score_signal(&pc->signals[i], &row);
+
+				scores[(size_t) r * nsig + i] = sc;
+				total += pc->signals[i].weight * sc;
+			}
+			ranked[r].server_id = row.server_id;
+			ranked[r].score = total;
+			ranked[r].index = r;
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+		SPI_freetuptable(SPI_tuptable);
 	}
+	SPI_cursor_close(portal);
 	SPI_finish();
 
 	if (nrows > 1)

@@ -194,6 +194,10 @@ SELECT * FROM mm.rank_servers('default', '{"age": 12, "language": ["en"], "voice
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.rank_servers('default', '{"age": 12, "language": "en", "voice_chat": true, "play_history": 1, "latency": 40}');
 \echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.rank_servers('default', '{"age": 12, "language": "en", "voice_chat": true, "play_history": 1, "latency": {"eu": "fast"}}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.rank_servers('default', '{"age": 12, "language": "en", "voice_chat": true, "play_history": 1, "latency": {"eu": -5}}');
+\echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.rank_servers('default', '[1, 2]');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.rank_servers('default', '{"age": 12, "language": "en", "voice_chat": true, "play_history": 1, "latency": {}}', '{1,NULL}');
