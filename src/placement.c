@@ -125,6 +125,14 @@ static const KindInfo kinds[] = {
 
 #define N_KINDS ((int) lengthof(kinds))
 
+/* A categorical value: a JSON string, boolean or number. */
+typedef struct CatValue
+{
+	enum jbvType type;			/* jbvString, jbvBool or jbvNumeric */
+	char	   *text;			/* string; "true"/"false" for booleans */
+	double		num;			/* number */
+} CatValue;
+
 /* One signal of a configuration. */
 typedef struct Signal
 {
@@ -136,10 +144,12 @@ typedef struct Signal
 	Aggregation agg;
 	double		maxdiff;
 	double		constant;		/* numeric constant */
-	char	   *text_constant;	/* categorical constant, as text */
+	CatValue	cat_constant;	/* server categorical vs a constant */
+	bool		has_cat_constant;
 	/* the joining player's value, filled per ranking */
 	double		player_num;
-	char	   *player_text;
+	char	   *player_text;	/* player categorical: string or boolean */
+	CatValue	player_cat;		/* server categorical vs the joining player */
 	/* latency: the player's estimates per region, read once */
 	int			nregions;
 	char	  **region;
@@ -182,29 +192,52 @@ json_get(JsonbContainer *obj, const char *key, JsonbValue *buf)
 	return getKeyJsonValueFromContainer(obj, key, strlen(key), buf);
 }
 
-/* The text of a JSON scalar used as a categorical value; NULL otherwise. */
-static char *
-scalar_text(JsonbValue *v)
-{
-	switch (v->type)
-	{
-		case jbvString:
-			return pnstrdup(v->val.string.val, v->val.string.len);
-		case jbvBool:
-			return pstrdup(v->val.boolean ? "true" : "false");
-		case jbvNumeric:
-			return DatumGetCString(DirectFunctionCall1(numeric_out,
-													   NumericGetDatum(v->val.numeric)));
-		default:
-			return NULL;
-	}
-}
-
 static double
 numeric_value(JsonbValue *v)
 {
 	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
 											  NumericGetDatum(v->val.numeric)));
+}
+
+/* Read a JSON scalar as a categorical value; false for arrays, objects, null. */
+static bool
+cat_read(JsonbValue *v, CatValue *out)
+{
+	out->type = v->type;
+	switch (v->type)
+	{
+		case jbvString:
+			out->text = pnstrdup(v->val.string.val, v->val.string.len);
+			return true;
+		case jbvBool:
+			out->text = pstrdup(v->val.boolean ? "true" : "false");
+			return true;
+		case jbvNumeric:
+			out->num = numeric_value(v);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Equality of a categorical value and a JSON value: same type, same value. */
+static bool
+cat_equal(const CatValue *a, JsonbValue *v)
+{
+	if (v->type != a->type)
+		return false;
+	switch (v->type)
+	{
+		case jbvString:
+			return (int) strlen(a->text) == v->val.string.len &&
+				memcmp(a->text, v->val.string.val, v->val.string.len) == 0;
+		case jbvBool:
+			return v->val.boolean == (a->text[0] == 't');
+		case jbvNumeric:
+			return numeric_value(v) == a->num;
+		default:
+			return false;
+	}
 }
 
 /* Append a key to a key array being built. */
@@ -289,8 +322,8 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 		v = json_get(c, "constant", &buf);
 		if (v != NULL)
 		{
-			sig->text_constant = scalar_text(v);
-			if (sig->text_constant == NULL)
+			sig->has_cat_constant = cat_read(v, &sig->cat_constant);
+			if (!sig->has_cat_constant)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("signal \"%s\" key \"constant\" must be a string, a number or a boolean", name)));
@@ -340,7 +373,7 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("signal \"%s\" needs a numeric \"constant\"", name)));
-	if ((info->required & K_TEXTCONST) && sig->text_constant == NULL)
+	if ((info->required & K_TEXTCONST) && !sig->has_cat_constant)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("signal \"%s\" needs a \"constant\"", name),
@@ -582,14 +615,28 @@ read_player(PlaceConfig *pc, Jsonb *player)
 							 errdetail("Signal \"%s\" is numerical.", s->name)));
 				s->player_num = numeric_value(v);
 				break;
-			default:
-				s->player_text = scalar_text(v);
-				if (s->player_text == NULL)
+			case SIG_SERVER_CATEGORICAL_JOINING:
+				if (!cat_read(v, &s->player_cat))
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("joining player attribute \"%s\" must be a string, a number or a boolean",
 									s->player_attribute),
-							 errdetail("Signal \"%s\" is categorical.", s->name)));
+							 errdetail("Signal \"%s\" compares it with server attribute \"%s\".",
+									   s->name, s->attribute)));
+				break;
+			default:
+				/* shares count the players' strings and booleans */
+				if (v->type == jbvString)
+					s->player_text = pnstrdup(v->val.string.val, v->val.string.len);
+				else if (v->type == jbvBool)
+					s->player_text = pstrdup(v->val.boolean ? "true" : "false");
+				else
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("joining player attribute \"%s\" must be a string or a boolean",
+									s->player_attribute),
+							 errdetail("Signal \"%s\" is a categorical share of the server's players.",
+									   s->name)));
 				break;
 		}
 	}
@@ -768,17 +815,11 @@ score_signal(const Signal *s, ServerRow *row)
 								 s->player_num : s->constant), s->maxdiff);
 		case SIG_SERVER_CATEGORICAL_JOINING:
 		case SIG_SERVER_CATEGORICAL_CONSTANT:
-			{
-				char	   *t;
-				const char *want = s->kind == SIG_SERVER_CATEGORICAL_JOINING ?
-					s->player_text : s->text_constant;
-
-				v = json_get(row->attributes, s->attribute, &buf);
-				if (v == NULL)
-					return 0.0;
-				t = scalar_text(v);
-				return (t != NULL && strcmp(t, want) == 0) ? 1.0 : 0.0;
-			}
+			v = json_get(row->attributes, s->attribute, &buf);
+			if (v == NULL)
+				return 0.0;
+			return cat_equal(s->kind == SIG_SERVER_CATEGORICAL_JOINING ?
+							 &s->player_cat : &s->cat_constant, v) ? 1.0 : 0.0;
 	}
 	return 0.0;
 }

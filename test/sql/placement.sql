@@ -3,6 +3,8 @@
 -- examples run through the engine.
 -- Errors show their message, detail and hint; the SQLSTATE is echoed after each.
 \set VERBOSITY default
+-- server ids appear in some messages below: start them at 1
+ALTER SEQUENCE mm.server_id_seq RESTART;
 
 -- Seed 000, configurations 1, 2, 5, 6 through the engine: two servers of
 -- capacity 8, A with 2 players (one a friend of the joiner), B with 6.
@@ -75,6 +77,22 @@ SELECT u.signal, round(u.score::numeric, 12) AS score
 FROM mm.rank_servers('custom', '{"Elo": 1000, "PowerLevel": 9901, "PreferredGameMode": "Creative"}') r,
      unnest(r.signals, r.signal_scores) u(signal, score);
 DROP TABLE joiner;
+-- categorical equality is typed: 1 equals 1.0, the string "true" is not true
+SELECT mm.add_server('typed', 4, '{"Tier": 1.0, "Flag": "true", "Mode": "duel"}') AS ty \gset
+SELECT mm.set_place_config('typed', $${"include_defaults": false, "signals": {
+  "tier":      {"kind": "server_categorical_constant", "attribute": "Tier", "constant": 1, "weight": 1},
+  "flag":      {"kind": "server_categorical_constant", "attribute": "Flag", "constant": true, "weight": 1},
+  "flag_text": {"kind": "server_categorical_constant", "attribute": "Flag", "constant": "true", "weight": 1},
+  "my_tier":   {"kind": "server_categorical_joining", "attribute": "Tier", "weight": 1},
+  "my_mode":   {"kind": "server_categorical_joining", "attribute": "Mode", "weight": 1}}}$$);
+SELECT u.signal, u.score
+FROM mm.rank_servers('typed', '{"Tier": 1, "Mode": "Duel"}') r, unnest(r.signals, r.signal_scores) u(signal, score);
+-- a categorical share needs a string or a boolean from the joining player
+SELECT mm.set_place_config('typed', '{"include_defaults": false, "signals": {"guild": {"kind": "player_categorical_clustering", "attribute": "Guild", "weight": 1}}}');
+SELECT * FROM mm.rank_servers('typed', '{"Guild": 7}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.rank_servers('typed', '{"Guild": null}');
+\echo :LAST_ERROR_SQLSTATE
 
 -- The Roblox default configuration applies to a place without a config:
 -- Friends 10, Latency 3, Occupancy 2, Play History 2, Age 1, Language 1,
@@ -105,7 +123,8 @@ SELECT r.server_id = :d1 AS is_d1, mm.server_breakdown(r.signals, r.signal_score
 FROM joiner, mm.rank_servers('default', joiner.p) r;
 -- with a weight of 0 the signal is dropped and its attribute not needed
 SELECT mm.set_place_config('default', '{"signals": {"latency": {"weight": 0}, "age": {"weight": 0}, "play_history": {"weight": 0}, "language": {"weight": 0}, "voice_chat": {"weight": 0}}}');
-SELECT r.server_id, r.signals, round(r.score::numeric, 12) AS score FROM mm.rank_servers('default', '{}') r;
+SELECT r.server_id = :d1 AS is_d1, r.server_id = :d2 AS is_d2, r.signals, round(r.score::numeric, 12) AS score
+FROM mm.rank_servers('default', '{}') r;
 DELETE FROM mm.place_configs WHERE place = 'default';
 
 -- join_server puts the player on the best server with a free slot
