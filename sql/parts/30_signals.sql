@@ -1,0 +1,446 @@
+
+-- Signals and server scoring: the Roblox weighted-sum model (seeds 000, 001).
+
+-- Signal functions: each maps attributes to a score in [0, 1].
+
+CREATE FUNCTION mm.numeric_signal(a float8, b float8, max_relevant_difference float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_numeric_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.numeric_signal(float8, float8, float8) IS
+    'numerical signal: 1 - min(|a - b| / max_relevant_difference, 1)';
+
+CREATE FUNCTION mm.ratio_signal(part float8, whole float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_ratio_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ratio_signal(float8, float8) IS
+    'ratio signal: part / whole clamped to [0, 1]; 0 when whole is 0 (an empty server)';
+
+CREATE FUNCTION mm.age_signal(server_average_age float8, joining_player_age float8,
+                              max_relevant_difference float8 DEFAULT 25)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_age_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.age_signal(float8, float8, float8) IS
+    'Roblox Age signal: 1 - min(25, |avg server age - joining age|) / 25 (the normalizing factor defaults to 25)';
+
+CREATE FUNCTION mm.latency_signal(estimated_ping_ms float8, max_relevant_difference float8 DEFAULT 250)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_latency_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.latency_signal(float8, float8) IS
+    'Roblox Latency signal: 1 - min(250, estimated ping ms) / 250';
+
+CREATE FUNCTION mm.occupancy_signal(players int, capacity int)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_occupancy_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.occupancy_signal(int, int) IS
+    'Roblox Occupancy signal: players in server / server capacity';
+
+CREATE FUNCTION mm.play_history_signal(server_average float8, joining_player float8,
+                                       max_relevant_difference float8 DEFAULT 4.6)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_play_history_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.play_history_signal(float8, float8, float8) IS
+    'Roblox Play History signal: 1 - min(1, |avg server play history - joining| / 4.6) (log10 minutes over 28 days)';
+
+CREATE FUNCTION mm.friends_signal(preferred_players_in_server bigint)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_friends_signal'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.friends_signal(bigint) IS
+    'Roblox Friends signal: min(preferred players in server, 1) / 1';
+
+CREATE FUNCTION mm.categorical_signal(a anyelement, b anyelement)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$ SELECT CASE WHEN a = b THEN 1.0::float8 ELSE 0.0::float8 END $$;
+COMMENT ON FUNCTION mm.categorical_signal(anyelement, anyelement) IS
+    'categorical equality signal: 1 when the values are equal, else 0 (server categorical custom signals)';
+
+-- Aggregates over a server's players.
+
+CREATE FUNCTION mm.share_accum(state float8[], value anyelement, target anyelement)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_share_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.share_accum(float8[], anyelement, anyelement) IS
+    'transition function of mm.share: state {players with the target value, players}';
+
+CREATE FUNCTION mm.share_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_share_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.share_combine(float8[], float8[]) IS
+    'combine function of mm.share';
+
+CREATE FUNCTION mm.share_final(state float8[])
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_share_final'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.share_final(float8[]) IS
+    'final function of mm.share: the fraction of players with the target value (0 over no players)';
+
+CREATE AGGREGATE mm.share(value anyelement, target anyelement) (
+    SFUNC = mm.share_accum,
+    STYPE = float8[],
+    FINALFUNC = mm.share_final,
+    COMBINEFUNC = mm.share_combine,
+    INITCOND = '{0,0}',
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.share(anyelement, anyelement) IS
+    'fraction of rows whose value equals the target (the joining player''s): language, device type, voice chat, clustering; 1 - share diversifies';
+
+CREATE FUNCTION mm.weighted_score_accum(state float8[], score float8, weight float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_weighted_score_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.weighted_score_accum(float8[], float8, float8) IS
+    'transition function of mm.weighted_score: state {sum of weight * score, signals counted}';
+
+CREATE FUNCTION mm.weighted_score_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_weighted_score_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.weighted_score_combine(float8[], float8[]) IS
+    'combine function of mm.weighted_score';
+
+CREATE FUNCTION mm.weighted_score_final(state float8[])
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_weighted_score_final'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.weighted_score_final(float8[]) IS
+    'final function of mm.weighted_score: the server score';
+
+CREATE AGGREGATE mm.weighted_score(score float8, weight float8) (
+    SFUNC = mm.weighted_score_accum,
+    STYPE = float8[],
+    FINALFUNC = mm.weighted_score_final,
+    COMBINEFUNC = mm.weighted_score_combine,
+    INITCOND = '{0,0}',
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.weighted_score(float8, float8) IS
+    'server score: sum of weight * signal score; weights >= 0, weight 0 drops the signal, scores in [0, 1]';
+
+-- The placement engine.
+
+CREATE FUNCTION mm.check_place_config(config jsonb)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_check_place_config'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.check_place_config(jsonb) IS
+    'validate a place configuration: true, or an error saying what is wrong';
+
+CREATE TABLE mm.place_configs (
+    place  text PRIMARY KEY,
+    config jsonb NOT NULL CHECK (mm.check_place_config(config))
+);
+COMMENT ON TABLE mm.place_configs IS
+    'matchmaking configuration per place: {"voice_chat": bool, "include_defaults": bool, "signals": {name: {kind, weight, ...}}}; places without a row use the Roblox default configuration';
+SELECT pg_catalog.pg_extension_config_dump('mm.place_configs', '');
+
+CREATE SEQUENCE mm.server_id_seq;
+COMMENT ON SEQUENCE mm.server_id_seq IS 'server ids of mm.servers';
+SELECT pg_catalog.pg_extension_config_dump('mm.server_id_seq', '');
+
+CREATE TABLE mm.servers (
+    server_id        bigint PRIMARY KEY DEFAULT nextval('mm.server_id_seq'),
+    place            text NOT NULL,
+    capacity         int NOT NULL CHECK (capacity > 0),
+    attributes       jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(attributes) = 'object'),
+    occupancy        int NOT NULL DEFAULT 0,
+    stats            jsonb NOT NULL DEFAULT '{}',
+    age_n            int NOT NULL DEFAULT 0,
+    age_sum          float8 NOT NULL DEFAULT 0,
+    play_history_n   int NOT NULL DEFAULT 0,
+    play_history_sum float8 NOT NULL DEFAULT 0,
+    CONSTRAINT servers_not_over_capacity CHECK (occupancy >= 0 AND occupancy <= capacity)
+);
+ALTER SEQUENCE mm.server_id_seq OWNED BY mm.servers.server_id;
+CREATE INDEX servers_place_idx ON mm.servers (place);
+COMMENT ON TABLE mm.servers IS
+    'live servers of each place: capacity, server attributes, and the occupancy and player-attribute aggregates that mm.refresh_servers maintains';
+SELECT pg_catalog.pg_extension_config_dump('mm.servers', '');
+
+CREATE TABLE mm.server_players (
+    player_id  bigint PRIMARY KEY,
+    server_id  bigint NOT NULL REFERENCES mm.servers ON DELETE CASCADE,
+    attributes jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(attributes) = 'object'),
+    joined_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX server_players_server_idx ON mm.server_players (server_id);
+COMMENT ON TABLE mm.server_players IS
+    'players on servers with their attributes (a player is on at most one server)';
+SELECT pg_catalog.pg_extension_config_dump('mm.server_players', '');
+
+CREATE FUNCTION mm.refresh_servers(server_ids bigint[])
+RETURNS int
+LANGUAGE sql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+WITH ids AS (
+    SELECT DISTINCT i AS server_id FROM unnest(server_ids) i
+), e AS (
+    SELECT p.server_id, a.key, a.value
+    FROM mm.server_players p
+    JOIN ids ON ids.server_id = p.server_id
+    CROSS JOIN LATERAL pg_catalog.jsonb_each(p.attributes) a
+), num AS (
+    SELECT server_id, key,
+           pg_catalog.jsonb_build_object('n', count(*), 'sum', sum(value::float8),
+                                         'min', min(value::float8), 'max', max(value::float8)) AS o
+    FROM e WHERE pg_catalog.jsonb_typeof(value) = 'number'
+    GROUP BY server_id, key
+), cat AS (
+    SELECT server_id, key, pg_catalog.jsonb_build_object('values', pg_catalog.jsonb_object_agg(v, c)) AS o
+    FROM (SELECT server_id, key, value #>> '{}' AS v, count(*) AS c
+          FROM e WHERE pg_catalog.jsonb_typeof(value) IN ('string', 'boolean')
+          GROUP BY server_id, key, value #>> '{}') x
+    GROUP BY server_id, key
+), per AS (
+    SELECT server_id,
+           pg_catalog.jsonb_object_agg(key, COALESCE(num.o, '{}') || COALESCE(cat.o, '{}')) AS stats
+    FROM num FULL JOIN cat USING (server_id, key)
+    GROUP BY server_id
+), cnt AS (
+    SELECT p.server_id, count(*)::int AS n
+    FROM mm.server_players p JOIN ids ON ids.server_id = p.server_id
+    GROUP BY p.server_id
+), upd AS (
+    UPDATE mm.servers s
+    SET occupancy = COALESCE(cnt.n, 0),
+        stats = COALESCE(per.stats, '{}'),
+        age_n = COALESCE((per.stats -> 'age' ->> 'n')::int, 0),
+        age_sum = COALESCE((per.stats -> 'age' ->> 'sum')::float8, 0),
+        play_history_n = COALESCE((per.stats -> 'play_history' ->> 'n')::int, 0),
+        play_history_sum = COALESCE((per.stats -> 'play_history' ->> 'sum')::float8, 0)
+    FROM ids LEFT JOIN cnt ON cnt.server_id = ids.server_id
+             LEFT JOIN per ON per.server_id = ids.server_id
+    WHERE s.server_id = ids.server_id
+    RETURNING 1
+)
+SELECT count(*)::int FROM upd
+$$;
+COMMENT ON FUNCTION mm.refresh_servers(bigint[]) IS
+    'recompute occupancy and player-attribute aggregates of the given servers from mm.server_players; returns the number of servers updated';
+
+CREATE FUNCTION mm.refresh_servers(place text)
+RETURNS int
+LANGUAGE sql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT mm.refresh_servers(ARRAY(SELECT s.server_id FROM mm.servers s WHERE s.place = refresh_servers.place))
+$$;
+COMMENT ON FUNCTION mm.refresh_servers(text) IS
+    'recompute occupancy and aggregates of every server of a place (after writing mm.server_players directly)';
+
+CREATE FUNCTION mm.add_server(place text, capacity int, attributes jsonb DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    id bigint;
+BEGIN
+    IF capacity <= 0 THEN
+        RAISE EXCEPTION 'capacity must be positive'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', capacity),
+                  HINT = 'A server holds at least one player.';
+    END IF;
+    IF jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'server attributes must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', attributes),
+                  HINT = 'For example {"region": "eu", "GameMode": "Survival"}.';
+    END IF;
+    INSERT INTO mm.servers AS s (place, capacity, attributes)
+    VALUES (add_server.place, add_server.capacity, add_server.attributes)
+    RETURNING s.server_id INTO id;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.add_server(text, int, jsonb) IS
+    'start a server of a place with a capacity and server attributes; returns its id';
+
+CREATE FUNCTION mm.set_place_config(place text, config jsonb)
+RETURNS void
+LANGUAGE sql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+INSERT INTO mm.place_configs (place, config) VALUES (set_place_config.place, set_place_config.config)
+ON CONFLICT ON CONSTRAINT place_configs_pkey DO UPDATE SET config = EXCLUDED.config
+$$;
+COMMENT ON FUNCTION mm.set_place_config(text, jsonb) IS
+    'set the matchmaking configuration of a place (validated; errors say what is wrong)';
+
+CREATE FUNCTION mm.rank_servers(place text, player jsonb, preferred bigint[] DEFAULT '{}')
+RETURNS TABLE (server_id bigint, score float8, signals text[], signal_scores float8[])
+AS 'MODULE_PATHNAME', 'mm_rank_servers'
+LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION mm.rank_servers(text, jsonb, bigint[]) IS
+    'every non-full server of a place scored for a joining player (attributes as jsonb, preferred = friends or same-IP player ids), best first, with each signal''s score';
+
+CREATE FUNCTION mm.server_breakdown(signals text[], signal_scores float8[])
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT COALESCE(pg_catalog.jsonb_object_agg(n, s), '{}')
+FROM unnest(signals, signal_scores) AS u(n, s)
+$$;
+COMMENT ON FUNCTION mm.server_breakdown(text[], float8[]) IS
+    'the per-signal breakdown of a rank_servers row as a jsonb object {signal: score}';
+
+CREATE FUNCTION mm.place_player(server_id bigint, player_id bigint, player jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- Take a slot under the server row's lock: a concurrent joiner waits,
+    -- then re-checks occupancy < capacity on the row it waited for.
+    UPDATE mm.servers s SET occupancy = s.occupancy + 1
+    WHERE s.server_id = place_player.server_id AND s.occupancy < s.capacity;
+    IF NOT FOUND THEN
+        IF NOT EXISTS (SELECT 1 FROM mm.servers s WHERE s.server_id = place_player.server_id) THEN
+            RAISE EXCEPTION 'server % does not exist', place_player.server_id
+                USING ERRCODE = 'no_data_found', HINT = 'Start it with mm.add_server.';
+        END IF;
+        RAISE EXCEPTION 'server % is full', place_player.server_id
+            USING ERRCODE = 'check_violation',
+                  HINT = 'Rank the servers with mm.rank_servers, or use mm.join_server.';
+    END IF;
+    BEGIN
+        INSERT INTO mm.server_players (player_id, server_id, attributes)
+        VALUES (place_player.player_id, place_player.server_id, place_player.player);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'player % is already on a server', place_player.player_id
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Server %s.', (SELECT p.server_id FROM mm.server_players p
+                                                 WHERE p.player_id = place_player.player_id)),
+                  HINT = 'Call mm.leave_server first.';
+    END;
+    -- A new statement, so a new snapshot: it sees every committed player.
+    PERFORM mm.refresh_servers(ARRAY[place_player.server_id]);
+END
+$$;
+COMMENT ON FUNCTION mm.place_player(bigint, bigint, jsonb) IS
+    'put a player on a given server if it has a free slot (errors when full)';
+
+CREATE FUNCTION mm.join_server(place text, player_id bigint, player jsonb DEFAULT '{}',
+                               preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    candidate bigint;
+    taken bigint;
+BEGIN
+    IF EXISTS (SELECT 1 FROM mm.server_players p WHERE p.player_id = join_server.player_id) THEN
+        RAISE EXCEPTION 'player % is already on a server', join_server.player_id
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Server %s.', (SELECT p.server_id FROM mm.server_players p
+                                                 WHERE p.player_id = join_server.player_id)),
+                  HINT = 'Call mm.leave_server first.';
+    END IF;
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_server.place, join_server.player,
+                                                join_server.preferred) r
+    LOOP
+        -- The best server that still has a slot once we hold its row lock.
+        UPDATE mm.servers s SET occupancy = s.occupancy + 1
+        WHERE s.server_id = candidate AND s.occupancy < s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            INSERT INTO mm.server_players (player_id, server_id, attributes)
+            VALUES (join_server.player_id, taken, join_server.player);
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mm.join_server(text, bigint, jsonb, bigint[]) IS
+    'put a joining player on the best-scoring server of a place with a free slot, atomically; NULL when every server is full';
+
+CREATE FUNCTION mm.leave_server(player_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    sid bigint;
+BEGIN
+    SELECT p.server_id INTO sid FROM mm.server_players p WHERE p.player_id = leave_server.player_id;
+    IF sid IS NULL THEN
+        RETURN false;
+    END IF;
+    -- Lock the server row first, so the refresh below sees concurrent joins.
+    PERFORM 1 FROM mm.servers s WHERE s.server_id = sid FOR UPDATE;
+    DELETE FROM mm.server_players p WHERE p.player_id = leave_server.player_id AND p.server_id = sid;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM mm.refresh_servers(ARRAY[sid]);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.leave_server(bigint) IS
+    'take a player off their server; false when they were on none';
+
+CREATE FUNCTION mm.get_server_attribute(server_id bigint, name text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    attrs jsonb;
+BEGIN
+    SELECT s.attributes INTO attrs FROM mm.servers s WHERE s.server_id = get_server_attribute.server_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist', get_server_attribute.server_id
+            USING ERRCODE = 'no_data_found';
+    END IF;
+    IF NOT attrs ? name THEN
+        RAISE EXCEPTION 'server % has no attribute "%"', get_server_attribute.server_id, name
+            USING ERRCODE = 'undefined_object',
+                  DETAIL = format('Its attributes are: %s.',
+                                  COALESCE((SELECT string_agg(k, ', ' ORDER BY k) FROM jsonb_object_keys(attrs) k), 'none')),
+                  HINT = 'Set it with mm.set_server_attribute.';
+    END IF;
+    RETURN attrs -> name;
+END
+$$;
+COMMENT ON FUNCTION mm.get_server_attribute(bigint, text) IS
+    'a server attribute''s value (MatchmakingService:GetServerAttribute); errors when unset';
+
+CREATE FUNCTION mm.set_server_attribute(server_id bigint, name text, value jsonb)
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(value) NOT IN ('string', 'number', 'boolean') THEN
+        RAISE EXCEPTION 'server attribute "%" must be a string, a number or a boolean', name
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', value);
+    END IF;
+    UPDATE mm.servers s SET attributes = s.attributes || jsonb_build_object(name, value)
+    WHERE s.server_id = set_server_attribute.server_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist', set_server_attribute.server_id
+            USING ERRCODE = 'no_data_found';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.set_server_attribute(bigint, text, jsonb) IS
+    'set a server attribute (MatchmakingService:SetServerAttribute): a string, number or boolean';

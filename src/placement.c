@@ -1,0 +1,1080 @@
+/*-------------------------------------------------------------------------
+ *
+ * placement.c
+ *		The placement engine: per-place signal configurations and the ranking
+ *		of a place's live servers for a joining player.
+ *
+ * Source: seed 000 (ServerScore = sum_i Weight_i * SignalScore_i; the Roblox
+ * default configuration Friends 10, Latency 3, Occupancy 2, Play History 2,
+ * Age 1, Language 1, Voice Chat 1, Device Type 0) and seed 001 (the existing
+ * signals and the eight kinds of custom signals: player numeric vs the
+ * joining player and vs a constant, player categorical clustering and
+ * diversifying, server numeric and categorical vs the joining player and vs
+ * a constant). Readings of DESIGN.md section 5: play history is
+ * 1 - min(1, diff / 4.6); server numeric vs constant is
+ * 1 - min(diff / max_relevant_difference, 1); ratios over an empty server
+ * score 0.
+ *
+ * Data layout: mm.servers keeps, per server, its occupancy and the
+ * aggregates of its players' attributes (mm.refresh_servers recomputes them
+ * under the server's row lock whenever a player joins or leaves), so that
+ * ranking reads one row per server instead of every player:
+ *	 age_n/age_sum, play_history_n/play_history_sum	 built-in numerics;
+ *	 stats jsonb	{attribute: {"n", "sum", "min", "max"} for numbers,
+ *					 {"values": {text: count}} for strings and booleans}.
+ * The Friends signal is an index lookup of the preferred players in
+ * mm.server_players.
+ *
+ * The config parsing and scoring are plain C over the structs below; the
+ * SPI reading and the SQL wrappers are at the bottom.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "mm.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+typedef enum SignalKind
+{
+	/* the built-in signals of seed 001, in the default configuration */
+	SIG_FRIENDS,
+	SIG_LATENCY,
+	SIG_OCCUPANCY,
+	SIG_PLAY_HISTORY,
+	SIG_AGE,
+	SIG_LANGUAGE,
+	SIG_VOICE_CHAT,
+	SIG_DEVICE_TYPE,
+	/* the eight kinds of custom signals of seed 001 */
+	SIG_PLAYER_NUMERIC_JOINING,
+	SIG_PLAYER_NUMERIC_CONSTANT,
+	SIG_PLAYER_CATEGORICAL_CLUSTERING,
+	SIG_PLAYER_CATEGORICAL_DIVERSIFYING,
+	SIG_SERVER_NUMERIC_JOINING,
+	SIG_SERVER_NUMERIC_CONSTANT,
+	SIG_SERVER_CATEGORICAL_JOINING,
+	SIG_SERVER_CATEGORICAL_CONSTANT
+} SignalKind;
+
+#define N_BUILTIN 8
+
+typedef enum Aggregation
+{
+	AGG_AVERAGE,
+	AGG_SUM,
+	AGG_MIN,
+	AGG_MAX
+} Aggregation;
+
+/* Keys a signal object may have, as a bit set per kind. */
+#define K_WEIGHT	0x01
+#define K_ATTR		0x02
+#define K_PATTR		0x04
+#define K_AGG		0x08
+#define K_MAXDIFF	0x10
+#define K_CONST		0x20
+#define K_TEXTCONST 0x40		/* "constant" is any JSON scalar */
+
+typedef struct KindInfo
+{
+	const char *name;
+	int			keys;			/* allowed keys besides "kind" */
+	int			required;		/* keys without a default */
+	double		weight;			/* default weight (built-ins) */
+	double		maxdiff;		/* default max_relevant_difference */
+	const char *player_attr;	/* built-ins: the joining player's attribute */
+} KindInfo;
+
+static const KindInfo kinds[] = {
+	{"friends", K_WEIGHT, 0, 10, 0, NULL},
+	{"latency", K_WEIGHT | K_MAXDIFF, 0, 3, 250, "latency"},
+	{"occupancy", K_WEIGHT, 0, 2, 0, NULL},
+	{"play_history", K_WEIGHT | K_MAXDIFF, 0, 2, 4.6, "play_history"},
+	{"age", K_WEIGHT | K_MAXDIFF, 0, 1, 25, "age"},
+	{"language", K_WEIGHT, 0, 1, 0, "language"},
+	{"voice_chat", K_WEIGHT, 0, 1, 0, "voice_chat"},
+	{"device_type", K_WEIGHT, 0, 0, 0, "device_type"},
+	{"player_numeric_joining", K_WEIGHT | K_ATTR | K_AGG | K_MAXDIFF,
+	K_WEIGHT | K_ATTR | K_MAXDIFF, 0, 0, NULL},
+	{"player_numeric_constant", K_WEIGHT | K_ATTR | K_AGG | K_MAXDIFF | K_CONST,
+	K_WEIGHT | K_ATTR | K_MAXDIFF | K_CONST, 0, 0, NULL},
+	{"player_categorical_clustering", K_WEIGHT | K_ATTR,
+	K_WEIGHT | K_ATTR, 0, 0, NULL},
+	{"player_categorical_diversifying", K_WEIGHT | K_ATTR,
+	K_WEIGHT | K_ATTR, 0, 0, NULL},
+	{"server_numeric_joining", K_WEIGHT | K_ATTR | K_PATTR | K_MAXDIFF,
+	K_WEIGHT | K_ATTR | K_MAXDIFF, 0, 0, NULL},
+	{"server_numeric_constant", K_WEIGHT | K_ATTR | K_MAXDIFF | K_CONST,
+	K_WEIGHT | K_ATTR | K_MAXDIFF | K_CONST, 0, 0, NULL},
+	{"server_categorical_joining", K_WEIGHT | K_ATTR | K_PATTR,
+	K_WEIGHT | K_ATTR, 0, 0, NULL},
+	{"server_categorical_constant", K_WEIGHT | K_ATTR | K_TEXTCONST,
+	K_WEIGHT | K_ATTR | K_TEXTCONST, 0, 0, NULL},
+};
+
+#define N_KINDS ((int) lengthof(kinds))
+
+/* A categorical value: a JSON string, boolean or number. */
+typedef struct CatValue
+{
+	enum jbvType type;			/* jbvString, jbvBool or jbvNumeric */
+	char	   *text;			/* string; "true"/"false" for booleans */
+	double		num;			/* number */
+} CatValue;
+
+/* One signal of a configuration. */
+typedef struct Signal
+{
+	char	   *name;			/* key in the config, and in the breakdown */
+	SignalKind	kind;
+	double		weight;
+	char	   *attribute;		/* custom: player or server attribute */
+	char	   *player_attribute;	/* the joining player's attribute */
+	Aggregation agg;
+	double		maxdiff;
+	double		constant;		/* numeric constant */
+	CatValue	cat_constant;	/* server categorical vs a constant */
+	bool		has_cat_constant;
+	/* the joining player's value, filled per ranking */
+	double		player_num;
+	char	   *player_text;	/* player categorical: string or boolean */
+	CatValue	player_cat;		/* server categorical vs the joining player */
+	/* latency: the player's estimates per region, read once */
+	int			nregions;
+	char	  **region;
+	int		   *region_len;
+	double	   *region_ms;
+} Signal;
+
+typedef struct PlaceConfig
+{
+	bool		voice_chat;		/* the place has voice chat enabled */
+	int			nsignals;
+	Signal	   *signals;		/* with weight > 0 only, in config order */
+} PlaceConfig;
+
+static int
+find_kind(const char *name, int len)
+{
+	for (int i = 0; i < N_KINDS; i++)
+		if ((int) strlen(kinds[i].name) == len &&
+			strncmp(kinds[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+static char *
+kind_list(int from, int to)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = from; i < to; i++)
+		appendStringInfo(&buf, "%s%s", i == from ? "" : ", ", kinds[i].name);
+	return buf.data;
+}
+
+/* Look up a key of a JSON object; NULL when absent. */
+static JsonbValue *
+json_get(JsonbContainer *obj, const char *key, JsonbValue *buf)
+{
+	return getKeyJsonValueFromContainer(obj, key, strlen(key), buf);
+}
+
+static double
+numeric_value(JsonbValue *v)
+{
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											  NumericGetDatum(v->val.numeric)));
+}
+
+/* Read a JSON scalar as a categorical value; false for arrays, objects, null. */
+static bool
+cat_read(JsonbValue *v, CatValue *out)
+{
+	out->type = v->type;
+	switch (v->type)
+	{
+		case jbvString:
+			out->text = pnstrdup(v->val.string.val, v->val.string.len);
+			return true;
+		case jbvBool:
+			out->text = pstrdup(v->val.boolean ? "true" : "false");
+			return true;
+		case jbvNumeric:
+			out->num = numeric_value(v);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Equality of a categorical value and a JSON value: same type, same value. */
+static bool
+cat_equal(const CatValue *a, JsonbValue *v)
+{
+	if (v->type != a->type)
+		return false;
+	switch (v->type)
+	{
+		case jbvString:
+			return (int) strlen(a->text) == v->val.string.len &&
+				memcmp(a->text, v->val.string.val, v->val.string.len) == 0;
+		case jbvBool:
+			return v->val.boolean == (a->text[0] == 't');
+		case jbvNumeric:
+			return numeric_value(v) == a->num;
+		default:
+			return false;
+	}
+}
+
+/* Append a key to a key array being built. */
+static void
+add_key(MmConfigKey *keys, int *n, const char *name, MmConfigType type,
+		void *target, double min, double max, bool min_exclusive)
+{
+	MmConfigKey *k = &keys[(*n)++];
+
+	memset(k, 0, sizeof(MmConfigKey));
+	k->name = name;
+	k->type = type;
+	k->target = target;
+	k->min = min;
+	k->max = max;
+	k->min_exclusive = min_exclusive;
+}
+
+/* Parse one signal object named name into *sig. */
+static void
+parse_signal(const char *name, JsonbValue *obj, Signal *sig)
+{
+	JsonbValue	buf;
+	JsonbValue *v;
+	JsonbContainer *c;
+	Jsonb	   *jb;
+	char	   *kind_name = NULL;
+	char	   *agg = NULL;
+	char	   *what = psprintf("signal \"%s\"", name);
+	int			k;
+	MmConfigKey keys[8];
+	int			nkeys = 0;
+	const KindInfo *info;
+
+	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("signal \"%s\" must be a JSON object", name),
+				 errhint("Write {\"weight\": 2} for a built-in signal, or give a custom signal's \"kind\".")));
+	c = obj->val.binary.data;
+
+	v = json_get(c, "kind", &buf);
+	if (v == NULL)
+	{
+		k = find_kind(name, strlen(name));
+		if (k < 0 || k >= N_BUILTIN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("signal \"%s\" has no kind", name),
+					 errdetail("\"%s\" is not a built-in signal.", name),
+					 errhint("Built-in signals: %s. A custom signal needs \"kind\", one of: %s.",
+							 kind_list(0, N_BUILTIN), kind_list(N_BUILTIN, N_KINDS))));
+	}
+	else
+	{
+		if (v->type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("signal \"%s\" key \"kind\" must be a string", name)));
+		k = find_kind(v->val.string.val, v->val.string.len);
+		if (k < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown signal kind \"%.*s\"", v->val.string.len, v->val.string.val),
+					 errdetail("Signal \"%s\" has kind \"%.*s\".", name,
+							   v->val.string.len, v->val.string.val),
+					 errhint("Valid kinds are: %s.", kind_list(0, N_KINDS))));
+	}
+	info = &kinds[k];
+
+	memset(sig, 0, sizeof(Signal));
+	sig->name = pstrdup(name);
+	sig->kind = (SignalKind) k;
+	sig->weight = k < N_BUILTIN ? info->weight : NAN;
+	sig->maxdiff = info->maxdiff;
+	sig->constant = NAN;
+
+	/* A categorical constant is any scalar: take it out before parsing. */
+	jb = JsonbValueToJsonb(obj);
+	if (info->keys & K_TEXTCONST)
+	{
+		v = json_get(c, "constant", &buf);
+		if (v != NULL)
+		{
+			sig->has_cat_constant = cat_read(v, &sig->cat_constant);
+			if (!sig->has_cat_constant)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("signal \"%s\" key \"constant\" must be a string, a number or a boolean", name)));
+			jb = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(jb),
+													CStringGetTextDatum("constant")));
+		}
+	}
+
+	add_key(keys, &nkeys, "kind", MM_CONFIG_TEXT, &kind_name, 0, 0, false);
+	if (info->keys & K_WEIGHT)
+		add_key(keys, &nkeys, "weight", MM_CONFIG_FLOAT, &sig->weight, 0, DBL_MAX, false);
+	if (info->keys & K_ATTR)
+		add_key(keys, &nkeys, "attribute", MM_CONFIG_TEXT, &sig->attribute, 0, 0, false);
+	if (info->keys & K_PATTR)
+		add_key(keys, &nkeys, "player_attribute", MM_CONFIG_TEXT,
+				&sig->player_attribute, 0, 0, false);
+	if (info->keys & K_AGG)
+		add_key(keys, &nkeys, "aggregation", MM_CONFIG_TEXT, &agg, 0, 0, false);
+	if (info->keys & K_MAXDIFF)
+		add_key(keys, &nkeys, "max_relevant_difference", MM_CONFIG_FLOAT,
+				&sig->maxdiff, 0, DBL_MAX, true);
+	if (info->keys & K_CONST)
+		add_key(keys, &nkeys, "constant", MM_CONFIG_FLOAT, &sig->constant,
+				-DBL_MAX, DBL_MAX, false);
+	memset(&keys[nkeys], 0, sizeof(MmConfigKey));
+	mm_config_parse(jb, what, keys);
+
+	/* Required keys. */
+	if ((info->required & K_WEIGHT) && isnan(sig->weight))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("signal \"%s\" needs a \"weight\"", name),
+				 errhint("Weights are numbers >= 0; a weight of 0 drops the signal.")));
+	if ((info->required & K_ATTR) && sig->attribute == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("signal \"%s\" needs an \"attribute\"", name),
+				 errhint("Name the %s attribute the %s signal reads.",
+						 k >= SIG_SERVER_NUMERIC_JOINING ? "server" : "player",
+						 info->name)));
+	if ((info->required & K_MAXDIFF) && sig->maxdiff <= 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("signal \"%s\" needs a \"max_relevant_difference\"", name),
+				 errhint("Differences at or above it score 0; it must be positive.")));
+	if ((info->required & K_CONST) && isnan(sig->constant))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("signal \"%s\" needs a numeric \"constant\"", name)));
+	if ((info->required & K_TEXTCONST) && !sig->has_cat_constant)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("signal \"%s\" needs a \"constant\"", name),
+				 errhint("The server attribute is compared with it for equality.")));
+
+	/* Aggregation: the seed's player numeric examples use average and sum. */
+	sig->agg = (k == SIG_PLAYER_NUMERIC_CONSTANT) ? AGG_SUM : AGG_AVERAGE;
+	if (agg != NULL)
+	{
+		if (strcmp(agg, "average") == 0)
+			sig->agg = AGG_AVERAGE;
+		else if (strcmp(agg, "sum") == 0)
+			sig->agg = AGG_SUM;
+		else if (strcmp(agg, "min") == 0)
+			sig->agg = AGG_MIN;
+		else if (strcmp(agg, "max") == 0)
+			sig->agg = AGG_MAX;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown aggregation \"%s\" in signal \"%s\"", agg, name),
+					 errhint("Valid aggregations are: average, sum, min, max.")));
+	}
+
+	if (info->player_attr != NULL)
+		sig->player_attribute = pstrdup(info->player_attr);
+	else if (k != SIG_SERVER_NUMERIC_CONSTANT &&
+			 k != SIG_SERVER_CATEGORICAL_CONSTANT && sig->player_attribute == NULL)
+		sig->player_attribute = sig->attribute;
+}
+
+/*
+ * Parse a place configuration:
+ *	 {"voice_chat": bool, "include_defaults": bool, "signals": {name: {...}}}.
+ * NULL gives the Roblox default configuration. Signals of weight 0 are
+ * dropped; without voice chat, the voice chat signal's weight is 0.
+ */
+static PlaceConfig *
+parse_place_config(Jsonb *config)
+{
+	PlaceConfig *pc = palloc0(sizeof(PlaceConfig));
+	Signal	   *all;
+	int			nall = 0;
+	int			cap = N_BUILTIN;
+	bool		include_defaults = true;
+	JsonbValue	buf;
+	JsonbValue *signals = NULL;
+
+	pc->voice_chat = true;
+	if (config != NULL)
+	{
+		JsonbIterator *it;
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+
+		if (JB_ROOT_IS_SCALAR(config) || !JB_ROOT_IS_OBJECT(config))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("place config must be a JSON object")));
+		it = JsonbIteratorInit(&config->root);
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok != WJB_KEY)
+				continue;
+			if (strncmp(v.val.string.val, "signals", v.val.string.len) == 0 &&
+				v.val.string.len == 7)
+				continue;
+			if (!((v.val.string.len == 10 &&
+				   strncmp(v.val.string.val, "voice_chat", 10) == 0) ||
+				  (v.val.string.len == 16 &&
+				   strncmp(v.val.string.val, "include_defaults", 16) == 0)))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("unknown key \"%.*s\" in place config",
+								v.val.string.len, v.val.string.val),
+						 errhint("Valid keys are: voice_chat, include_defaults, signals.")));
+		}
+		{
+			JsonbValue *b;
+
+			b = json_get(&config->root, "voice_chat", &buf);
+			if (b != NULL && b->type != jbvBool)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("place config key \"voice_chat\" must be a boolean")));
+			if (b != NULL)
+				pc->voice_chat = b->val.boolean;
+			b = json_get(&config->root, "include_defaults", &buf);
+			if (b != NULL && b->type != jbvBool)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("place config key \"include_defaults\" must be a boolean")));
+			if (b != NULL)
+				include_defaults = b->val.boolean;
+		}
+		signals = json_get(&config->root, "signals", palloc(sizeof(JsonbValue)));
+		if (signals != NULL &&
+			(signals->type != jbvBinary ||
+			 !JsonContainerIsObject(signals->val.binary.data)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("place config key \"signals\" must be an object"),
+					 errhint("Map signal names to their settings: {\"signals\": {\"friends\": {\"weight\": 10}}}.")));
+		if (signals != NULL)
+			cap += JsonContainerSize(signals->val.binary.data);
+	}
+
+	all = palloc0(sizeof(Signal) * cap);
+	if (signals != NULL)
+	{
+		JsonbIterator *it = JsonbIteratorInit(signals->val.binary.data);
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+		char	   *name = NULL;
+
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				name = pnstrdup(v.val.string.val, v.val.string.len);
+			else if (tok == WJB_VALUE)
+				parse_signal(name, &v, &all[nall++]);
+		}
+	}
+	if (include_defaults)
+	{
+		for (int b = 0; b < N_BUILTIN; b++)
+		{
+			bool		named = false;
+
+			for (int i = 0; i < nall && !named; i++)
+				named = strcmp(all[i].name, kinds[b].name) == 0;
+			if (named)
+				continue;
+			all[nall].name = pstrdup(kinds[b].name);
+			all[nall].kind = (SignalKind) b;
+			all[nall].weight = kinds[b].weight;
+			all[nall].maxdiff = kinds[b].maxdiff;
+			all[nall].player_attribute = (char *) kinds[b].player_attr;
+			nall++;
+		}
+	}
+
+	pc->signals = palloc0(sizeof(Signal) * (nall > 0 ? nall : 1));
+	for (int i = 0; i < nall; i++)
+	{
+		if (all[i].kind == SIG_VOICE_CHAT && !pc->voice_chat)
+			all[i].weight = 0.0;
+		if (all[i].weight > 0.0)
+			pc->signals[pc->nsignals++] = all[i];
+	}
+	return pc;
+}
+
+/* Read the joining player's latency map: region -> estimated ping in ms. */
+static void
+read_latency(Signal *s, JsonbContainer *map)
+{
+	JsonbIterator *it = JsonbIteratorInit(map);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			n = JsonContainerSize(map);
+	int			k = 0;
+
+	s->region = palloc(sizeof(char *) * (n + 1));
+	s->region_len = palloc(sizeof(int) * (n + 1));
+	s->region_ms = palloc(sizeof(double) * (n + 1));
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			s->region[k] = pnstrdup(v.val.string.val, v.val.string.len);
+			s->region_len[k] = v.val.string.len;
+		}
+		else if (tok == WJB_VALUE)
+		{
+			if (v.type != jbvNumeric)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("joining player latency for region \"%s\" must be a number",
+								s->region[k]),
+						 errhint("Give the estimated ping in milliseconds.")));
+			s->region_ms[k] = numeric_value(&v);
+			if (isnan(s->region_ms[k]) || s->region_ms[k] < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("joining player latency for region \"%s\" must not be negative",
+								s->region[k]),
+						 errdetail("The value is %g.", s->region_ms[k])));
+			k++;
+		}
+	}
+	s->nregions = k;
+}
+
+/* Fill each signal's joining-player value; refuse missing attributes. */
+static void
+read_player(PlaceConfig *pc, Jsonb *player)
+{
+	if (JB_ROOT_IS_SCALAR(player) || !JB_ROOT_IS_OBJECT(player))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("player must be a JSON object of attributes"),
+				 errhint("For example {\"age\": 12, \"language\": \"en\"}.")));
+	for (int i = 0; i < pc->nsignals; i++)
+	{
+		Signal	   *s = &pc->signals[i];
+		JsonbValue *v;
+
+		if (s->player_attribute == NULL)
+			continue;
+		v = json_get(&player->root, s->player_attribute, palloc(sizeof(JsonbValue)));
+		if (v == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("joining player has no attribute \"%s\"", s->player_attribute),
+					 errdetail("Signal \"%s\" (weight %g) reads it.", s->name, s->weight),
+					 errhint("Add \"%s\" to the player's attributes, or give signal \"%s\" a weight of 0.",
+							 s->player_attribute, s->name)));
+		switch (s->kind)
+		{
+			case SIG_LATENCY:
+				if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("joining player attribute \"latency\" must be an object"),
+							 errhint("Map each server region to the estimated ping in ms: {\"latency\": {\"eu\": 40}}.")));
+				read_latency(s, v->val.binary.data);
+				break;
+			case SIG_AGE:
+			case SIG_PLAY_HISTORY:
+			case SIG_PLAYER_NUMERIC_JOINING:
+			case SIG_PLAYER_NUMERIC_CONSTANT:
+			case SIG_SERVER_NUMERIC_JOINING:
+				if (v->type != jbvNumeric)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("joining player attribute \"%s\" must be a number",
+									s->player_attribute),
+							 errdetail("Signal \"%s\" is numerical.", s->name)));
+				s->player_num = numeric_value(v);
+				break;
+			case SIG_SERVER_CATEGORICAL_JOINING:
+				if (!cat_read(v, &s->player_cat))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("joining player attribute \"%s\" must be a string, a number or a boolean",
+									s->player_attribute),
+							 errdetail("Signal \"%s\" compares it with server attribute \"%s\".",
+									   s->name, s->attribute)));
+				break;
+			default:
+				/* shares count the players' strings and booleans */
+				if (v->type == jbvString)
+					s->player_text = pnstrdup(v->val.string.val, v->val.string.len);
+				else if (v->type == jbvBool)
+					s->player_text = pstrdup(v->val.boolean ? "true" : "false");
+				else
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("joining player attribute \"%s\" must be a string or a boolean",
+									s->player_attribute),
+							 errdetail("Signal \"%s\" is a categorical share of the server's players.",
+									   s->name)));
+				break;
+		}
+	}
+}
+
+/* One server as ranking sees it. */
+typedef struct ServerRow
+{
+	int64		server_id;
+	int32		capacity;
+	int32		occupancy;
+	double		age_n;
+	double		age_sum;
+	double		play_history_n;
+	double		play_history_sum;
+	bool		has_friend;
+	JsonbContainer *attributes;
+	JsonbContainer *stats;
+} ServerRow;
+
+/* The stats of one player attribute on a server; NULL if no one has it. */
+static JsonbContainer *
+attr_stats(ServerRow *row, const char *attr)
+{
+	JsonbValue	buf;
+	JsonbValue *v = json_get(row->stats, attr, &buf);
+
+	if (v == NULL || v->type != jbvBinary)
+		return NULL;
+	return v->val.binary.data;
+}
+
+/* Players on the server whose attribute has the text value. */
+static double
+count_same(ServerRow *row, const char *attr, const char *value)
+{
+	JsonbContainer *st = attr_stats(row, attr);
+	JsonbValue	buf;
+	JsonbValue *v;
+
+	if (st == NULL)
+		return 0.0;
+	v = json_get(st, "values", &buf);
+	if (v == NULL || v->type != jbvBinary)
+		return 0.0;
+	v = json_get(v->val.binary.data, value, &buf);
+	if (v == NULL || v->type != jbvNumeric)
+		return 0.0;
+	return (double) DatumGetInt32(DirectFunctionCall1(numeric_int4,
+													  NumericGetDatum(v->val.numeric)));
+}
+
+/* A numeric stat ("n", "sum", "min", "max") of a player attribute. */
+static bool
+numeric_stat(JsonbContainer *st, const char *key, double *out)
+{
+	JsonbValue	buf;
+	JsonbValue *v = json_get(st, key, &buf);
+
+	if (v == NULL || v->type != jbvNumeric)
+		return false;
+	*out = numeric_value(v);
+	return true;
+}
+
+static double
+clamp_signal(double diff, double max)
+{
+	double		d = fabs(diff) / max;
+
+	return 1.0 - (d < 1.0 ? d : 1.0);
+}
+
+/* Score one signal on one server: a number in [0, 1]. */
+static double
+score_signal(const Signal *s, ServerRow *row)
+{
+	double		n = row->occupancy;
+	JsonbValue	buf;
+	JsonbValue *v;
+	JsonbContainer *st;
+	double		x;
+
+	switch (s->kind)
+	{
+		case SIG_FRIENDS:
+			return row->has_friend ? 1.0 : 0.0;
+		case SIG_LATENCY:
+			/* the player's estimate for the server's region; none scores 0 */
+			v = json_get(row->attributes, "region", &buf);
+			if (v == NULL || v->type != jbvString)
+				return 0.0;
+			for (int i = 0; i < s->nregions; i++)
+				if (s->region_len[i] == v->val.string.len &&
+					memcmp(s->region[i], v->val.string.val, v->val.string.len) == 0)
+					return clamp_signal(s->region_ms[i], s->maxdiff);
+			return 0.0;
+		case SIG_OCCUPANCY:
+			return n / row->capacity;
+		case SIG_AGE:
+			if (row->age_n <= 0)
+				return 0.0;
+			return clamp_signal(row->age_sum / row->age_n - s->player_num, s->maxdiff);
+		case SIG_PLAY_HISTORY:
+			if (row->play_history_n <= 0)
+				return 0.0;
+			return clamp_signal(row->play_history_sum / row->play_history_n - s->player_num,
+								s->maxdiff);
+		case SIG_LANGUAGE:
+		case SIG_VOICE_CHAT:
+		case SIG_DEVICE_TYPE:
+		case SIG_PLAYER_CATEGORICAL_CLUSTERING:
+			if (n <= 0)
+				return 0.0;
+			x = count_same(row, s->player_attribute, s->player_text) / n;
+			return x > 1.0 ? 1.0 : x;
+		case SIG_PLAYER_CATEGORICAL_DIVERSIFYING:
+			if (n <= 0)
+				return 0.0;
+			x = count_same(row, s->player_attribute, s->player_text) / n;
+			return x > 1.0 ? 0.0 : 1.0 - x;
+		case SIG_PLAYER_NUMERIC_JOINING:
+		case SIG_PLAYER_NUMERIC_CONSTANT:
+			{
+				double		cnt = 0,
+							sum = 0,
+							lo = 0,
+							hi = 0,
+							agg;
+				bool		join = s->kind == SIG_PLAYER_NUMERIC_CONSTANT;
+
+				st = attr_stats(row, s->attribute);
+				if (st != NULL && numeric_stat(st, "n", &cnt) && cnt > 0)
+				{
+					numeric_stat(st, "sum", &sum);
+					numeric_stat(st, "min", &lo);
+					numeric_stat(st, "max", &hi);
+				}
+				else
+					cnt = 0;
+				/* vs a constant, the server as it would be with the player */
+				if (join)
+				{
+					lo = cnt > 0 ? Min(lo, s->player_num) : s->player_num;
+					hi = cnt > 0 ? Max(hi, s->player_num) : s->player_num;
+					sum += s->player_num;
+					cnt += 1;
+				}
+				if (cnt <= 0)
+					return 0.0;
+				switch (s->agg)
+				{
+					case AGG_SUM:
+						agg = sum;
+						break;
+					case AGG_MIN:
+						agg = lo;
+						break;
+					case AGG_MAX:
+						agg = hi;
+						break;
+					default:
+						agg = sum / cnt;
+						break;
+				}
+				return clamp_signal(agg - (join ? s->constant : s->player_num),
+									s->maxdiff);
+			}
+		case SIG_SERVER_NUMERIC_JOINING:
+		case SIG_SERVER_NUMERIC_CONSTANT:
+			v = json_get(row->attributes, s->attribute, &buf);
+			if (v == NULL || v->type != jbvNumeric)
+				return 0.0;
+			return clamp_signal(numeric_value(v) -
+								(s->kind == SIG_SERVER_NUMERIC_JOINING ?
+								 s->player_num : s->constant), s->maxdiff);
+		case SIG_SERVER_CATEGORICAL_JOINING:
+		case SIG_SERVER_CATEGORICAL_CONSTANT:
+			v = json_get(row->attributes, s->attribute, &buf);
+			if (v == NULL)
+				return 0.0;
+			return cat_equal(s->kind == SIG_SERVER_CATEGORICAL_JOINING ?
+							 &s->player_cat : &s->cat_constant, v) ? 1.0 : 0.0;
+	}
+	return 0.0;
+}
+
+/* Servers read per cursor fetch. */
+#define RANK_BATCH 1000
+
+typedef struct Ranked
+{
+	int64		server_id;
+	double		score;
+	int			index;			/* into the per-signal scores */
+} Ranked;
+
+/* Best first; equal scores by server id. */
+static int
+ranked_cmp(const void *a, const void *b)
+{
+	const Ranked *x = a;
+	const Ranked *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->server_id < y->server_id ? -1 : (x->server_id > y->server_id);
+}
+
+static int
+int64_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : (x > y);
+}
+
+/* Load a place's config jsonb; NULL when the place has none. */
+static Jsonb *
+load_config(text *place)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {PointerGetDatum(place)};
+	int			rc;
+	bool		isnull;
+	Datum		d;
+
+	rc = SPI_execute_with_args("SELECT config FROM mm.place_configs WHERE place = $1",
+							   1, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return NULL;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? NULL : DatumGetJsonbP(d);
+}
+
+/* Sorted ids of the servers holding any preferred player. */
+static int
+load_friend_servers(ArrayType *preferred, int64 **ids)
+{
+	Oid			argtypes[1] = {INT8ARRAYOID};
+	Datum		args[1] = {PointerGetDatum(preferred)};
+	int			rc;
+	int			n;
+
+	rc = SPI_execute_with_args("SELECT DISTINCT p.server_id FROM mm.server_players p"
+							   " WHERE p.player_id = ANY ($1)",
+							   1, argtypes, args, NULL, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	*ids = palloc(sizeof(int64) * (n > 0 ? n : 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*ids)[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+												SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	qsort(*ids, n, sizeof(int64), int64_cmp);
+	return n;
+}
+
+/* SQL wrappers */
+
+PG_FUNCTION_INFO_V1(mm_check_place_config);
+PG_FUNCTION_INFO_V1(mm_rank_servers);
+
+/* mm.check_place_config(config jsonb): true, or an error saying what is wrong */
+Datum
+mm_check_place_config(PG_FUNCTION_ARGS)
+{
+	parse_place_config(PG_GETARG_JSONB_P(0));
+	PG_RETURN_BOOL(true);
+}
+
+/*
+ * mm.rank_servers(place text, player jsonb, preferred bigint[] DEFAULT '{}')
+ *	 RETURNS TABLE(server_id bigint, score float8, signals text[],
+ *				   signal_scores float8[])
+ */
+Datum
+mm_rank_servers(PG_FUNCTION_ARGS)
+{
+	text	   *place = PG_GETARG_TEXT_PP(0);
+	Jsonb	   *player = PG_GETARG_JSONB_P(1);
+	ArrayType  *preferred = PG_GETARG_ARRAYTYPE_P(2);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext rowcxt;
+	PlaceConfig *pc;
+	int64	   *friends = NULL;
+	int			nfriends = 0;
+	int64	   *pref;
+	int			npref;
+	Ranked	   *ranked = NULL;
+	double	   *scores = NULL;
+	int			nrows = 0;
+	int			allocated = 0;
+	int			nsig;
+	Portal		portal;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {PointerGetDatum(place)};
+	Datum	   *names;
+	ArrayType  *names_array;
+	bool		need_stats = false;
+	int			friends_idx = -1;
+
+	InitMaterializedSRF(fcinfo, 0);
+	npref = mm_int8_array(preferred, "preferred", &pref);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	/* the config and the player's values live in the outer context */
+	{
+		Jsonb	   *config = load_config(place);
+		MemoryContext spi = MemoryContextSwitchTo(outer);
+
+		if (config != NULL)
+			config = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(config));
+		pc = parse_place_config(config);
+		read_player(pc, player);
+		MemoryContextSwitchTo(spi);
+	}
+	for (int i = 0; i < pc->nsignals; i++)
+	{
+		if (pc->signals[i].kind == SIG_FRIENDS)
+			friends_idx = i;
+		else if (pc->signals[i].kind != SIG_OCCUPANCY &&
+				 pc->signals[i].kind != SIG_AGE &&
+				 pc->signals[i].kind != SIG_PLAY_HISTORY &&
+				 pc->signals[i].kind != SIG_LATENCY &&
+				 pc->signals[i].kind < SIG_SERVER_NUMERIC_JOINING)
+			need_stats = true;
+	}
+	if (friends_idx >= 0 && npref > 0)
+		nfriends = load_friend_servers(preferred, &friends);
+	nsig = Max(pc->nsignals, 1);
+
+	/*
+	 * Read the servers in batches through a cursor, so memory stays flat;
+	 * fixed-width columns first, so their offsets are cached.
+	 */
+	portal = SPI_cursor_open_with_args(NULL,
+									   "SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
+									   " s.age_sum, s.play_history_n, s.play_history_sum,"
+									   " s.attributes, s.stats FROM mm.servers s"
+									   " WHERE s.place = $1 AND s.occupancy < s.capacity",
+									   1, argtypes, args, NULL, true, 0);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mm rank_servers row",
+								   ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, RANK_BATCH);
+		if (SPI_processed == 0)
+			break;
+		if (nrows + (int) SPI_processed > allocated)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
+			allocated = Max(allocated * 2, nrows + (int) SPI_processed);
+			ranked = ranked ? repalloc_huge(ranked, sizeof(Ranked) * allocated)
+				: palloc_extended(sizeof(Ranked) * allocated, MCXT_ALLOC_HUGE);
+			scores = scores ? repalloc_huge(scores, sizeof(double) * allocated * nsig)
+				: palloc_extended(sizeof(double) * allocated * nsig, MCXT_ALLOC_HUGE);
+			MemoryContextSwitchTo(old);
+		}
+		for (uint64 b = 0; b < SPI_processed; b++)
+		{
+			Datum		values[9];
+			bool		isnull[9];
+			ServerRow	row;
+			MemoryContext old;
+			double		total = 0.0;
+			int			r = nrows++;
+
+			CHECK_FOR_INTERRUPTS();
+			old = MemoryContextSwitchTo(rowcxt);
+			heap_deform_tuple(SPI_tuptable->vals[b], SPI_tuptable->tupdesc, values, isnull);
+			row.server_id = DatumGetInt64(values[0]);
+			row.capacity = DatumGetInt32(values[1]);
+			row.occupancy = DatumGetInt32(values[2]);
+			row.age_n = DatumGetInt32(values[3]);
+			row.age_sum = DatumGetFloat8(values[4]);
+			row.play_history_n = DatumGetInt32(values[5]);
+			row.play_history_sum = DatumGetFloat8(values[6]);
+			row.attributes = &DatumGetJsonbP(values[7])->root;
+			row.stats = need_stats ? &DatumGetJsonbP(values[8])->root : NULL;
+			row.has_friend = nfriends > 0 &&
+				bsearch(&row.server_id, friends, nfriends, sizeof(int64), int64_cmp) != NULL;
+
+			for (int i = 0; i < pc->nsignals; i++)
+			{
+				double		sc = score_signal(&pc->signals[i], &row);
+
+				scores[(size_t) r * nsig + i] = sc;
+				total += pc->signals[i].weight * sc;
+			}
+			ranked[r].server_id = row.server_id;
+			ranked[r].score = total;
+			ranked[r].index = r;
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+
+	if (nrows > 1)
+		qsort(ranked, nrows, sizeof(Ranked), ranked_cmp);
+
+	names = palloc(sizeof(Datum) * Max(pc->nsignals, 1));
+	for (int i = 0; i < pc->nsignals; i++)
+		names[i] = CStringGetTextDatum(pc->signals[i].name);
+	names_array = construct_array(names, pc->nsignals, TEXTOID, -1, false, TYPALIGN_INT);
+
+	for (int r = 0; r < nrows; r++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+		Datum	   *sd = palloc(sizeof(Datum) * Max(pc->nsignals, 1));
+		ArrayType  *sa;
+
+		for (int i = 0; i < pc->nsignals; i++)
+			sd[i] = Float8GetDatum(scores[(size_t) ranked[r].index * pc->nsignals + i]);
+		sa = construct_array(sd, pc->nsignals, FLOAT8OID, sizeof(float8),
+							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+		values[0] = Int64GetDatum(ranked[r].server_id);
+		values[1] = Float8GetDatum(ranked[r].score);
+		values[2] = PointerGetDatum(names_array);
+		values[3] = PointerGetDatum(sa);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		pfree(sa);
+		pfree(sd);
+	}
+	return (Datum) 0;
+}
