@@ -12,17 +12,19 @@ SELECT mm.put_entry('arena', 6, 1195, '{us}', '{"defence": "Fay"}');
 SELECT bucket, lower_mmr, upper_mmr, fill FROM mm.pool_buckets('arena') WHERE labels = '{eu}';
 
 -- Player 99 (MMR 1190, region eu) attacks: the nearest eu defence wins,
--- even across the bucket edge at 1200. Quality is 300 - |delta MMR|.
+-- even across the bucket edge at 1200 (Fay, at 1195, is in region us).
+-- Quality is 300 - |delta MMR|.
 SELECT * FROM mm.find_opponent('arena', 1190, '{eu}', searcher => 99);
 
 -- Ed was offered, so he left the pool. Excluding Bo (the game could not
 -- reach him) gives the next best.
 SELECT * FROM mm.find_opponent('arena', 1190, '{eu}', exclude => '{2}', searcher => 99);
 
--- Far up the ladder nobody is near: retries widen the search bucket by bucket,
--- and with nothing left the pool hands out a fake opponent.
-SELECT r AS retry, f.result, f.player_id, f.mmr
-FROM generate_series(0, 3) r, LATERAL mm.find_opponent('arena', 2500 + 0 * r, '{eu}', r) f;
+-- Far up the ladder (MMR 2500) buckets 8 and 7 are empty: with nobody
+-- eligible the pool hands out a fake opponent ...
+SELECT * FROM mm.find_opponent('arena', 2500, '{eu}');
+-- ... and on the game's retry the search widens by a bucket on each side.
+SELECT * FROM mm.find_opponent('arena', 2500, '{eu}', retries => 1);
 
 -- The game's own quality (seed 004's CheckPossibleMatchForQuery): rank the
 -- candidates in SQL, here preferring Ada's defence, then claim the pick.
