@@ -64,6 +64,8 @@ CREATE TABLE mm.async_entries (
 COMMENT ON TABLE mm.async_entries IS
     'offline opponents: one row per matchmaking entry (player, MMR, hard labels, the game''s model)';
 CREATE INDEX async_entries_search ON mm.async_entries (pool, labels, mmr);
+COMMENT ON SEQUENCE mm.async_entries_entry_id_seq IS
+    'entry ids of mm.async_entries';
 COMMENT ON INDEX mm.async_entries_search IS
     'nearest-MMR search inside a pool and label set';
 CREATE INDEX async_entries_player ON mm.async_entries (pool, player_id);
