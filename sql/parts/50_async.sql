@@ -1,0 +1,709 @@
+
+-- Async opponents: a pool of offline opponents (seed 004, the Metaplay
+-- asynchronous matchmaker). The bucket arithmetic and the pool config are
+-- in C (src/async.c); the pool tables and the functions that read and write
+-- them are here.
+
+-- C helpers
+
+CREATE FUNCTION mm.async_config(config jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_async_config'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.async_config(jsonb) IS
+    'check a pool config and return it with every key, defaults filled in';
+
+CREATE FUNCTION mm.async_bucket(config jsonb, mmr float8)
+RETURNS int
+AS 'MODULE_PATHNAME', 'mm_async_bucket'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.async_bucket(jsonb, float8) IS
+    'MMR bucket label (0 .. mmr_bucket_count - 1) of an MMR under a pool config; MMRs outside the range go to the edge buckets';
+
+CREATE FUNCTION mm.async_bucket_bounds(config jsonb, first int, last int,
+                                       OUT lower_mmr float8, OUT upper_mmr float8)
+AS 'MODULE_PATHNAME', 'mm_async_bucket_bounds'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.async_bucket_bounds(jsonb, int, int) IS
+    'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last (edge buckets are unbounded)';
+
+CREATE FUNCTION mm.async_search(config jsonb, mmr float8, retries int,
+                                OUT bucket int, OUT buckets int[],
+                                OUT lower_mmr float8, OUT upper_mmr float8)
+AS 'MODULE_PATHNAME', 'mm_async_search'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.async_search(jsonb, float8, int) IS
+    'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover';
+
+CREATE FUNCTION mm.async_labels(labels text[])
+RETURNS text[]
+AS 'MODULE_PATHNAME', 'mm_async_labels'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.async_labels(text[]) IS
+    'hard labels as a set: sorted bytewise, duplicates removed; NULL and empty labels refused';
+
+-- Tables
+
+CREATE TABLE mm.async_pools (
+    pool       text PRIMARY KEY CHECK (pool <> ''),
+    config     jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE mm.async_pools IS
+    'async opponent pools and their configs (complete, as mm.async_config returns them)';
+
+CREATE TABLE mm.async_entries (
+    entry_id   bigserial PRIMARY KEY,
+    pool       text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    player_id  bigint NOT NULL,
+    mmr        float8 NOT NULL CHECK (mmr > '-Infinity' AND mmr < 'Infinity'),
+    labels     text[] NOT NULL DEFAULT '{}',
+    model      jsonb,
+    updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+COMMENT ON TABLE mm.async_entries IS
+    'offline opponents: one row per matchmaking entry (player, MMR, hard labels, the game''s model)';
+CREATE INDEX async_entries_search ON mm.async_entries (pool, labels, mmr);
+COMMENT ON SEQUENCE mm.async_entries_entry_id_seq IS
+    'entry ids of mm.async_entries';
+COMMENT ON INDEX mm.async_entries_search IS
+    'nearest-MMR search inside a pool and label set';
+CREATE INDEX async_entries_player ON mm.async_entries (pool, player_id);
+COMMENT ON INDEX mm.async_entries_player IS
+    'a player''s entries in a pool';
+
+-- Fill and insert counts per bucket. Kept by triggers on mm.async_entries,
+-- so not dumped: a restore re-counts them while it loads the entries.
+CREATE TABLE mm.async_buckets (
+    pool    text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels  text[] NOT NULL,
+    bucket  int NOT NULL,
+    fill    int NOT NULL DEFAULT 0,
+    inserts bigint NOT NULL DEFAULT 0,
+    CONSTRAINT async_buckets_pkey PRIMARY KEY (pool, labels, bucket)
+);
+COMMENT ON TABLE mm.async_buckets IS
+    'per (pool, labels, bucket): entries held now (fill) and entries ever added (inserts, the rebalancing sample)';
+
+-- The dynamic bucket sizing model (seed 004's DynamicBucketSizingModel):
+-- capacities set by mm.rebalance_pool. Buckets without a row use
+-- bucket_initial_size.
+CREATE TABLE mm.async_bucket_sizes (
+    pool     text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels   text[] NOT NULL,
+    bucket   int NOT NULL,
+    capacity int NOT NULL CHECK (capacity > 0),
+    CONSTRAINT async_bucket_sizes_pkey PRIMARY KEY (pool, labels, bucket)
+);
+COMMENT ON TABLE mm.async_bucket_sizes IS
+    'bucket capacities from the last mm.rebalance_pool (the dynamic bucket sizing model)';
+
+SELECT pg_catalog.pg_extension_config_dump('mm.async_pools', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.async_entries', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.async_entries_entry_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.async_bucket_sizes', '');
+
+-- Fill counting
+
+CREATE FUNCTION mm.async_count_fill()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        UPDATE mm.async_buckets b
+        SET fill = b.fill - d.n
+        FROM (SELECT o.pool, o.labels, mm.async_bucket(p.config, o.mmr) AS bucket, count(*) AS n
+              FROM old_rows o JOIN mm.async_pools p ON p.pool = o.pool
+              GROUP BY 1, 2, 3) d
+        WHERE b.pool = d.pool AND b.labels = d.labels AND b.bucket = d.bucket;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO mm.async_buckets AS b (pool, labels, bucket, fill, inserts)
+        SELECT n.pool, n.labels, mm.async_bucket(p.config, n.mmr), count(*),
+               CASE WHEN TG_OP = 'INSERT' THEN count(*) ELSE 0 END
+        FROM new_rows n JOIN mm.async_pools p ON p.pool = n.pool
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3
+        ON CONFLICT ON CONSTRAINT async_buckets_pkey
+        DO UPDATE SET fill = b.fill + excluded.fill, inserts = b.inserts + excluded.inserts;
+    END IF;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mm.async_count_fill() IS
+    'statement trigger: keep mm.async_buckets fill and insert counts in step with mm.async_entries';
+
+CREATE TRIGGER async_count_insert AFTER INSERT ON mm.async_entries
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION mm.async_count_fill();
+CREATE TRIGGER async_count_delete AFTER DELETE ON mm.async_entries
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION mm.async_count_fill();
+CREATE TRIGGER async_count_update AFTER UPDATE ON mm.async_entries
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION mm.async_count_fill();
+COMMENT ON TRIGGER async_count_insert ON mm.async_entries IS 'count added entries per bucket';
+COMMENT ON TRIGGER async_count_delete ON mm.async_entries IS 'count removed entries per bucket';
+COMMENT ON TRIGGER async_count_update ON mm.async_entries IS 'count entries that moved between buckets';
+
+-- Internal helpers
+
+CREATE FUNCTION mm.async_pool_config(pool text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb;
+BEGIN
+    IF async_pool_config.pool IS NULL THEN
+        RAISE EXCEPTION 'pool must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the name of a pool made with mm.create_pool.';
+    END IF;
+    SELECT p.config INTO cfg FROM mm.async_pools p WHERE p.pool = async_pool_config.pool;
+    IF cfg IS NULL THEN
+        RAISE EXCEPTION 'pool "%" does not exist', async_pool_config.pool
+            USING ERRCODE = 'undefined_object',
+                  DETAIL = format('No row of mm.async_pools is named %L.', async_pool_config.pool),
+                  HINT = 'Create it with mm.create_pool(name, config).';
+    END IF;
+    RETURN cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.async_pool_config(text) IS
+    'the config of a pool; an error if the pool does not exist';
+
+CREATE FUNCTION mm.async_capacity(pool text, labels text[], bucket int, config jsonb)
+RETURNS int
+LANGUAGE sql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT s.capacity FROM mm.async_bucket_sizes s
+                     WHERE s.pool = $1 AND s.labels = $2 AND s.bucket = $3),
+                    ($4 ->> 'bucket_initial_size')::int)
+$$;
+COMMENT ON FUNCTION mm.async_capacity(text, text[], int, jsonb) IS
+    'capacity of a bucket: its rebalanced size, else bucket_initial_size';
+
+CREATE FUNCTION mm.async_fill(pool text, labels text[], bucket int)
+RETURNS int
+LANGUAGE sql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT b.fill FROM mm.async_buckets b
+                     WHERE b.pool = $1 AND b.labels = $2 AND b.bucket = $3), 0)
+$$;
+COMMENT ON FUNCTION mm.async_fill(text, text[], int) IS
+    'number of entries a bucket holds';
+
+CREATE FUNCTION mm.async_check_ids(ids bigint[], what text)
+RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF ids IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL', what
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass an empty array to exclude nobody.';
+    END IF;
+    IF array_position(ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION '% must not contain NULL elements', what
+            USING ERRCODE = 'null_value_not_allowed',
+                  DETAIL = format('Element %s is NULL.', array_position(ids, NULL)),
+                  HINT = 'Leave the element out instead of passing NULL.';
+    END IF;
+    RETURN ids;
+END
+$$;
+COMMENT ON FUNCTION mm.async_check_ids(bigint[], text) IS
+    'refuse a NULL id array or NULL elements';
+
+CREATE FUNCTION mm.async_check_query(mmr float8, labels text[], retries int)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF mmr IS NULL OR labels IS NULL OR retries IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL',
+            CASE WHEN mmr IS NULL THEN 'mmr' WHEN labels IS NULL THEN 'labels' ELSE 'retries' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass a value (labels: ''{}'' for none, retries: 0 for a first attempt).';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.async_check_query(float8, text[], int) IS
+    'refuse NULL query arguments';
+
+-- Pools
+
+CREATE FUNCTION mm.create_pool(name text, config jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'pool name must not be empty'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Name the pool, such as ''arena''.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM mm.async_pools p WHERE p.pool = name) THEN
+        RAISE EXCEPTION 'pool "%" already exists', name
+            USING ERRCODE = 'duplicate_object',
+                  HINT = 'Change its config with mm.alter_pool, or drop it with mm.drop_pool.';
+    END IF;
+    INSERT INTO mm.async_pools (pool, config)
+    VALUES (name, mm.async_config(coalesce(config, '{}')));
+END
+$$;
+COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
+    'create an async opponent pool; config keys mirror seed 004 (see README), unknown keys are an error';
+
+CREATE FUNCTION mm.alter_pool(name text, config jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    old_cfg jsonb := mm.async_pool_config(name);
+    new_cfg jsonb;
+BEGIN
+    -- the given keys replace the old values; null for a nullable key resets it
+    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
+    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
+    IF (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
+       IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count') THEN
+        -- the buckets changed: count again, and forget the old sizing model
+        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
+        DELETE FROM mm.async_buckets b WHERE b.pool = name;
+        INSERT INTO mm.async_buckets (pool, labels, bucket, fill, inserts)
+        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*), count(*)
+        FROM mm.async_entries e WHERE e.pool = name
+        GROUP BY 1, 2, 3;
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
+    'change some keys of a pool config; returns the new config. A new MMR range or bucket count re-buckets the entries';
+
+CREATE FUNCTION mm.drop_pool(name text)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM mm.async_pools p WHERE p.pool = name;
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION mm.drop_pool(text) IS
+    'drop a pool with its entries; false if there was none';
+
+CREATE FUNCTION mm.pool_buckets(pool text)
+RETURNS TABLE(labels text[], bucket int, lower_mmr float8, upper_mmr float8,
+              fill int, capacity int, inserts bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+BEGIN
+    RETURN QUERY
+    SELECT b.labels, b.bucket, r.lower_mmr, r.upper_mmr, b.fill,
+           mm.async_capacity(b.pool, b.labels, b.bucket, cfg), b.inserts
+    FROM mm.async_buckets b,
+         LATERAL mm.async_bucket_bounds(cfg, b.bucket, b.bucket) r
+    WHERE b.pool = pool_buckets.pool
+    ORDER BY b.labels, b.bucket;
+END
+$$;
+COMMENT ON FUNCTION mm.pool_buckets(text) IS
+    'the buckets of a pool that have held entries: MMR interval, fill, capacity, entries ever added';
+
+-- Entries
+
+CREATE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    id bigint;
+BEGIN
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT r.lower_mmr, r.upper_mmr INTO lo, hi FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- one put at a time per player, so the per-player rules hold
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+
+    -- lock the buckets this put touches, in key order (no deadlocks
+    -- between two puts moving players in opposite directions)
+    INSERT INTO mm.async_buckets AS k (pool, labels, bucket)
+    VALUES (put_entry.pool, lab, b)
+    ON CONFLICT ON CONSTRAINT async_buckets_pkey DO NOTHING;
+    PERFORM 1 FROM mm.async_buckets k
+    WHERE k.pool = put_entry.pool
+      AND ((k.labels = lab AND k.bucket = b)
+           OR (NOT multi AND (k.labels, k.bucket) IN
+               (SELECT e.labels, mm.async_bucket(cfg, e.mmr) FROM mm.async_entries e
+                WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id)))
+    ORDER BY k.labels, k.bucket
+    FOR UPDATE OF k;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    f := mm.async_fill(pool, lab, b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- a new player is not added to a bucket filled to the threshold
+    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+        RETURN NULL;
+    END IF;
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+    IF f >= cap THEN
+        -- a full bucket replaces its oldest entries
+        DELETE FROM mm.async_entries e
+        WHERE e.entry_id IN (
+            SELECT o.entry_id FROM mm.async_entries o
+            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+            ORDER BY o.updated_at, o.entry_id
+            LIMIT f - cap + 1
+            FOR UPDATE SKIP LOCKED);
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
+    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+
+CREATE FUNCTION mm.remove_entry(entry_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM mm.async_entries e WHERE e.entry_id = remove_entry.entry_id;
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION mm.remove_entry(bigint) IS
+    'remove one entry; false if there was none';
+
+CREATE FUNCTION mm.remove_player(pool text, player_id bigint)
+RETURNS int
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n int;
+BEGIN
+    PERFORM mm.async_pool_config(pool);
+    DELETE FROM mm.async_entries e
+    WHERE e.pool = remove_player.pool AND e.player_id = remove_player.player_id;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mm.remove_player(text, bigint) IS
+    'remove every entry of a player from a pool (he is no longer available); returns how many';
+
+-- Offers
+
+CREATE FUNCTION mm.async_take(cfg jsonb, id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    e mm.async_entries;
+    remove_at float8 := (cfg ->> 'player_remove_after_candidate_offer_threshold')::float8;
+    b int;
+BEGIN
+    IF remove_at IS NULL THEN
+        RETURN EXISTS (SELECT 1 FROM mm.async_entries x WHERE x.entry_id = id);
+    END IF;
+    -- another query holding this entry has it: skip it, never wait
+    SELECT x.* INTO e FROM mm.async_entries x WHERE x.entry_id = id FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    b := mm.async_bucket(cfg, e.mmr);
+    IF mm.async_fill(e.pool, e.labels, b) >= remove_at * mm.async_capacity(e.pool, e.labels, b, cfg) THEN
+        DELETE FROM mm.async_entries x WHERE x.entry_id = id;
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.async_take(jsonb, bigint) IS
+    'claim an offered entry and remove it if its bucket is filled to player_remove_after_candidate_offer_threshold';
+
+CREATE FUNCTION mm.offer_entry(entry_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb;
+BEGIN
+    SELECT p.config INTO cfg
+    FROM mm.async_entries e JOIN mm.async_pools p ON p.pool = e.pool
+    WHERE e.entry_id = offer_entry.entry_id;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    RETURN mm.async_take(cfg, offer_entry.entry_id);
+END
+$$;
+COMMENT ON FUNCTION mm.offer_entry(bigint) IS
+    'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
+
+CREATE FUNCTION mm.async_find(p_pool text, p_mmr float8, p_labels text[], p_retries int,
+                              p_exclude bigint[], p_searcher bigint,
+                              OUT o_result text, OUT o_player_id bigint, OUT o_mmr float8,
+                              OUT o_quality float8, OUT o_model jsonb)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(p_pool);
+    lab text[];
+    s record;
+    excl bigint[];
+    skipped bigint[] := '{}';
+    up record;
+    dn record;
+    c record;
+    maxd float8 := (cfg ->> 'max_difference')::float8;
+    minq float8 := (cfg ->> 'min_quality')::float8;
+BEGIN
+    PERFORM mm.async_check_query(p_mmr, p_labels, p_retries);
+    excl := mm.async_check_ids(p_exclude, 'exclude');
+    lab := mm.async_labels(p_labels);
+    SELECT * INTO s FROM mm.async_search(cfg, p_mmr, p_retries);
+    IF p_searcher IS NOT NULL THEN
+        excl := excl || p_searcher;
+    END IF;
+    LOOP
+        -- the nearest MMR at or above and below the query, inside the searched buckets
+        SELECT e.entry_id, e.player_id, e.mmr, e.model INTO up
+        FROM mm.async_entries e
+        WHERE e.pool = p_pool AND e.labels = lab AND e.mmr >= p_mmr AND e.mmr < s.upper_mmr
+          AND e.player_id <> ALL (excl) AND e.entry_id <> ALL (skipped)
+        ORDER BY e.mmr LIMIT 1;
+        SELECT e.entry_id, e.player_id, e.mmr, e.model INTO dn
+        FROM mm.async_entries e
+        WHERE e.pool = p_pool AND e.labels = lab AND e.mmr < p_mmr AND e.mmr >= s.lower_mmr
+          AND e.player_id <> ALL (excl) AND e.entry_id <> ALL (skipped)
+        ORDER BY e.mmr DESC LIMIT 1;
+        IF up.entry_id IS NULL AND dn.entry_id IS NULL THEN
+            EXIT;
+        ELSIF dn.entry_id IS NULL THEN
+            c := up;
+        ELSIF up.entry_id IS NULL THEN
+            c := dn;
+        ELSIF up.mmr - p_mmr < p_mmr - dn.mmr THEN
+            c := up;
+        ELSIF up.mmr - p_mmr > p_mmr - dn.mmr THEN
+            c := dn;
+        ELSE
+            -- equally good: either side, at random (seed 004 iterates in random order)
+            IF random() < 0.5 THEN
+                c := up;
+            ELSE
+                c := dn;
+            END IF;
+        END IF;
+        -- the nearest has the best quality: if it is not good enough, nobody is
+        EXIT WHEN minq IS NOT NULL AND maxd - abs(c.mmr - p_mmr) < minq;
+        IF mm.async_take(cfg, c.entry_id) THEN
+            o_result := 'success';
+            o_player_id := c.player_id;
+            o_mmr := c.mmr;
+            o_quality := maxd - abs(c.mmr - p_mmr);
+            IF (cfg ->> 'return_model_in_query_response')::boolean THEN
+                o_model := c.model;
+            END IF;
+            RETURN;
+        END IF;
+        skipped := skipped || c.entry_id;
+    END LOOP;
+    IF (cfg ->> 'enable_fake_opponents')::boolean THEN
+        o_result := 'fake_opponent';
+        o_mmr := p_mmr;
+    ELSE
+        o_result := 'none_found';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint) IS
+    'the body of mm.find_opponent';
+
+CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
+                                 retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
+                                 searcher bigint DEFAULT NULL)
+RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model jsonb)
+LANGUAGE sql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT f.o_result, f.o_player_id, f.o_mmr, f.o_quality, f.o_model
+    FROM mm.async_find($1, $2, $3, $4, $5, $6) f
+$$;
+COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
+    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
+
+CREATE FUNCTION mm.async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
+                                    p_exclude bigint[], p_searcher bigint, p_max int)
+RETURNS TABLE(o_entry_id bigint, o_player_id bigint, o_mmr float8, o_labels text[],
+              o_bucket int, o_quality float8, o_model jsonb, o_updated_at timestamptz)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(p_pool);
+    lab text[];
+    s record;
+    excl bigint[];
+    maxd float8 := (cfg ->> 'max_difference')::float8;
+    minq float8 := (cfg ->> 'min_quality')::float8;
+BEGIN
+    PERFORM mm.async_check_query(p_mmr, p_labels, p_retries);
+    excl := mm.async_check_ids(p_exclude, 'exclude');
+    IF p_max IS NULL OR p_max < 1 THEN
+        RAISE EXCEPTION 'max_candidates must be positive'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', coalesce(p_max::text, 'NULL')),
+                  HINT = 'Ask for at least one candidate.';
+    END IF;
+    lab := mm.async_labels(p_labels);
+    SELECT * INTO s FROM mm.async_search(cfg, p_mmr, p_retries);
+    IF p_searcher IS NOT NULL THEN
+        excl := excl || p_searcher;
+    END IF;
+    RETURN QUERY
+    SELECT c.entry_id, c.player_id, c.mmr, c.labels, mm.async_bucket(cfg, c.mmr),
+           maxd - abs(c.mmr - p_mmr), c.model, c.updated_at
+    FROM ((SELECT e.* FROM mm.async_entries e
+           WHERE e.pool = p_pool AND e.labels = lab AND e.mmr >= p_mmr AND e.mmr < s.upper_mmr
+             AND e.player_id <> ALL (excl)
+           ORDER BY e.mmr LIMIT p_max)
+          UNION ALL
+          (SELECT e.* FROM mm.async_entries e
+           WHERE e.pool = p_pool AND e.labels = lab AND e.mmr < p_mmr AND e.mmr >= s.lower_mmr
+             AND e.player_id <> ALL (excl)
+           ORDER BY e.mmr DESC LIMIT p_max)) c
+    WHERE minq IS NULL OR maxd - abs(c.mmr - p_mmr) >= minq
+    ORDER BY abs(c.mmr - p_mmr), c.entry_id
+    LIMIT p_max;
+END
+$$;
+COMMENT ON FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
+    'the body of mm.find_candidates';
+
+CREATE FUNCTION mm.find_candidates(pool text, mmr float8, labels text[] DEFAULT '{}',
+                                   retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
+                                   searcher bigint DEFAULT NULL, max_candidates int DEFAULT 100)
+RETURNS TABLE(entry_id bigint, player_id bigint, mmr float8, labels text[], bucket int,
+              quality float8, model jsonb, updated_at timestamptz)
+LANGUAGE sql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT * FROM mm.async_candidates($1, $2, $3, $4, $5, $6, $7)
+$$;
+COMMENT ON FUNCTION mm.find_candidates(text, float8, text[], int, bigint[], bigint, int) IS
+    'the nearest candidates in the searched buckets, for ranking by the game''s own quality; claim the chosen one with mm.offer_entry';
+
+-- Dynamic bucket sizing
+
+CREATE FUNCTION mm.rebalance_pool(pool text)
+RETURNS TABLE(labels text[], bucket int, capacity int)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    cache int := (cfg ->> 'player_cache_size')::int;
+    min_size int := (cfg ->> 'bucket_min_size')::int;
+    total bigint;
+BEGIN
+    IF cache IS NULL THEN
+        RAISE EXCEPTION 'pool "%" has no player_cache_size', pool
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Rebalancing shares player_cache_size among the buckets.',
+                  HINT = format('Set it first: SELECT mm.alter_pool(%L, ''{"player_cache_size": 100000}'');', pool);
+    END IF;
+    SELECT sum(b.inserts) INTO total FROM mm.async_buckets b WHERE b.pool = rebalance_pool.pool;
+    IF coalesce(total, 0) > 0 THEN
+        -- each bucket gets its share of the sampled inserts, at least the minimum
+        DELETE FROM mm.async_bucket_sizes z WHERE z.pool = rebalance_pool.pool;
+        INSERT INTO mm.async_bucket_sizes (pool, labels, bucket, capacity)
+        SELECT b.pool, b.labels, b.bucket,
+               least(cache, greatest(min_size, floor(cache::float8 * b.inserts / total)::int))
+        FROM mm.async_buckets b WHERE b.pool = rebalance_pool.pool;
+        -- buckets now over capacity drop their oldest entries
+        DELETE FROM mm.async_entries x
+        WHERE x.entry_id IN (
+            SELECT r.entry_id FROM (
+                SELECT e.entry_id, e.labels, mm.async_bucket(cfg, e.mmr) AS bucket,
+                       row_number() OVER (PARTITION BY e.labels, mm.async_bucket(cfg, e.mmr)
+                                          ORDER BY e.updated_at DESC, e.entry_id DESC) AS rn
+                FROM mm.async_entries e WHERE e.pool = rebalance_pool.pool) r
+            JOIN mm.async_bucket_sizes z
+              ON z.pool = rebalance_pool.pool AND z.labels = r.labels AND z.bucket = r.bucket
+            WHERE r.rn > z.capacity);
+    END IF;
+    RETURN QUERY
+    SELECT z.labels, z.bucket, z.capacity FROM mm.async_bucket_sizes z
+    WHERE z.pool = rebalance_pool.pool ORDER BY z.labels, z.bucket;
+END
+$$;
+COMMENT ON FUNCTION mm.rebalance_pool(text) IS
+    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';

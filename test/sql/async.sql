@@ -1,0 +1,255 @@
+-- Async opponents (seed 004): pool config, buckets, find_opponent, candidates.
+\set VERBOSITY default
+
+-- Config: every key with its default; unknown keys and bad values refused.
+SELECT jsonb_pretty(mm.async_config('{}'));
+SELECT mm.async_config('{"mmr_bucket_count": 4, "min_mmr": -100, "player_cache_size": null}')
+       ->> 'mmr_bucket_count' AS count;
+SELECT mm.async_config('{"bucket_count": 4}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"mmr_bucket_count": 0}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"mmr_bucket_count": 2.5}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"enable_fake_opponents": "yes"}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"player_remove_after_candidate_offer_threshold": 1.5}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"min_mmr": 10, "max_mmr": 10}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"bucket_initial_size": 5}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('{"player_cache_size": 5}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_config('[1]');
+\echo :LAST_ERROR_SQLSTATE
+
+-- Bucket assignment at the MMR edges: 10 buckets over [0, 3000).
+SELECT x AS mmr, mm.async_bucket('{}', x) AS bucket
+FROM unnest(ARRAY[-1e9, -0.001, 0, 299.9999, 300, 300.0001, 1500, 2699.99, 2700, 2999.99, 3000, 1e9]::float8[]) x;
+-- Every MMR lies inside the bounds of its bucket, also on the bounds of
+-- ranges whose division rounds (0.1 .. 0.7 in 7 buckets).
+WITH cfg(c) AS (VALUES ('{"min_mmr": 0.1, "max_mmr": 0.7, "mmr_bucket_count": 7}'::jsonb)),
+     xs(x) AS (SELECT 0.1 + 0.6 * i / 7 FROM generate_series(-2, 9) i
+               UNION ALL SELECT 0.1 + i / 10000.0 FROM generate_series(-100, 7100) i)
+SELECT count(*) AS checked,
+       bool_and(x >= r.lower_mmr AND x < r.upper_mmr) AS inside_bounds,
+       count(DISTINCT mm.async_bucket(c, x)) AS buckets_used
+FROM cfg, xs, LATERAL mm.async_bucket_bounds(c, mm.async_bucket(c, x), mm.async_bucket(c, x)) r;
+SELECT * FROM mm.async_bucket_bounds('{}', 0, 0);
+SELECT * FROM mm.async_bucket_bounds('{}', 3, 5);
+SELECT * FROM mm.async_bucket_bounds('{}', 9, 10);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_bucket('{}', 'NaN');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_bucket('{}', '-Infinity');
+\echo :LAST_ERROR_SQLSTATE
+
+-- Search order: own bucket, the adjacent one on the query's side, then
+-- alternately outwards; every retry widens by buckets_per_retry per side.
+SELECT x AS mmr, s.*
+FROM unnest(ARRAY[1010, 1190, 0, 2999]::float8[]) x, LATERAL mm.async_search('{}', x, 0) s;
+SELECT r AS retries, s.buckets, s.lower_mmr, s.upper_mmr
+FROM generate_series(0, 5) r, LATERAL mm.async_search('{}', 1190, r) s;
+SELECT s.buckets FROM mm.async_search('{"buckets_per_retry": 2}', 1190, 1) s;
+SELECT s.buckets FROM mm.async_search('{"buckets_per_retry": 0}', 1190, 3) s;
+SELECT s.buckets FROM mm.async_search('{"mmr_bucket_count": 1}', 1190, 3) s;
+SELECT * FROM mm.async_search('{}', 1190, -1);
+\echo :LAST_ERROR_SQLSTATE
+
+-- Hard labels are a set.
+SELECT mm.async_labels('{ranked,eu,ranked}'), mm.async_labels('{}');
+SELECT mm.async_labels('{eu,NULL}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_labels('{eu,""}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.async_labels('{{eu},{us}}');
+\echo :LAST_ERROR_SQLSTATE
+
+-- Pools
+SELECT mm.create_pool('arena', '{"bucket_initial_size": 3, "bucket_min_size": 1}');
+SELECT mm.create_pool('arena');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.create_pool('');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.create_pool('bad', '{"mmr_buckets": 3}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT config ->> 'bucket_initial_size' AS size, config ->> 'mmr_bucket_count' AS buckets
+FROM mm.async_pools WHERE pool = 'arena';
+
+-- Replacement in a full bucket: capacity 3, the fourth entry replaces the oldest.
+SELECT mm.put_entry('arena', 100 + i, 900 + 50 * i, '{eu}') IS NOT NULL AS stored
+FROM generate_series(1, 4) i;
+SELECT player_id, mmr FROM mm.async_entries WHERE pool = 'arena' ORDER BY mmr;
+SELECT labels, bucket, lower_mmr, upper_mmr, fill, capacity, inserts FROM mm.pool_buckets('arena');
+-- An update of a player already in the bucket replaces nothing.
+SELECT mm.put_entry('arena', 103, 1060, '{eu}', '{"hero": "mage"}') AS entry_id;
+SELECT player_id, mmr, model FROM mm.async_entries WHERE pool = 'arena' ORDER BY mmr;
+
+-- find_opponent: the nearest MMR in the searched buckets, with its quality
+-- (max_difference 300 - |delta|).
+SELECT mm.alter_pool('arena', '{"player_remove_after_candidate_offer_threshold": null}')
+       ->> 'player_remove_after_candidate_offer_threshold' AS remove_threshold;
+SELECT * FROM mm.find_opponent('arena', 1040, '{eu}');
+-- never the searcher himself, nor an excluded player
+SELECT * FROM mm.find_opponent('arena', 1040, '{eu}', searcher => 103);
+SELECT * FROM mm.find_opponent('arena', 1040, '{eu}', exclude => '{103,104}');
+SELECT * FROM mm.find_opponent('arena', 1040, '{eu}', exclude => '{102,104}', searcher => 103);
+-- hard labels must match exactly (as a set)
+SELECT result, player_id FROM mm.find_opponent('arena', 1040, '{us}');
+SELECT result, player_id FROM mm.find_opponent('arena', 1040);
+SELECT result, player_id FROM mm.find_opponent('arena', 1040, '{eu,eu}');
+SELECT mm.put_entry('arena', 200, 1041, '{ranked,eu}') IS NOT NULL AS stored;
+SELECT result, player_id FROM mm.find_opponent('arena', 1040, '{eu,ranked}');
+SELECT result, player_id FROM mm.find_opponent('arena', 1040, '{eu}');
+
+-- Alternating between two adjacent buckets: bucket 3 is [900, 1200),
+-- bucket 4 [1200, 1500). A query in the upper half of bucket 3 sees bucket 4.
+SELECT mm.create_pool('edge', '{"player_remove_after_candidate_offer_threshold": null}');
+SELECT mm.put_entry('edge', 1, 1000), mm.put_entry('edge', 2, 1230), mm.put_entry('edge', 3, 1500);
+SELECT result, player_id, mmr, quality FROM mm.find_opponent('edge', 1190);
+-- the lower half of bucket 3 searches buckets 3 and 2: 1230 is out of reach
+SELECT result, player_id, mmr FROM mm.find_opponent('edge', 1010, exclude => '{1}');
+-- the middle of a bucket counts as its upper half
+SELECT result, player_id, mmr FROM mm.find_opponent('edge', 1050, exclude => '{1}');
+-- retries widen the search: bucket 4 is reached with one retry, bucket 5 with two
+SELECT r AS retries, f.result, f.player_id
+FROM generate_series(0, 2) r,
+     LATERAL mm.find_opponent('edge', 1010 + 0 * r, '{}', r, '{1,2}') f;
+-- ... and the nearest wins across the edge of bucket 3 and 4 even when the
+-- own bucket has an entry
+SELECT result, player_id FROM mm.find_opponent('edge', 1160, exclude => '{}');
+
+-- Remove after offer: threshold 0 removes every offered entry.
+SELECT mm.alter_pool('edge', '{"player_remove_after_candidate_offer_threshold": 0}') IS NOT NULL AS altered;
+SELECT result, player_id FROM mm.find_opponent('edge', 1190);
+SELECT result, player_id FROM mm.find_opponent('edge', 1190);
+SELECT result, player_id FROM mm.find_opponent('edge', 1190);
+SELECT player_id FROM mm.async_entries WHERE pool = 'edge' ORDER BY player_id;
+-- threshold 0.5 of capacity 4: entries are removed only while the bucket
+-- holds at least 2
+SELECT mm.create_pool('half', '{"bucket_initial_size": 4, "bucket_min_size": 1,
+                                "player_remove_after_candidate_offer_threshold": 0.5}');
+SELECT mm.put_entry('half', i, 1000 + i) IS NOT NULL FROM generate_series(1, 3) i;
+SELECT player_id FROM mm.find_opponent('half', 1000);
+SELECT count(*) AS left_after FROM mm.async_entries WHERE pool = 'half';
+SELECT player_id FROM mm.find_opponent('half', 1000);
+SELECT count(*) AS left_after FROM mm.async_entries WHERE pool = 'half';
+SELECT player_id FROM mm.find_opponent('half', 1000);
+SELECT count(*) AS left_after FROM mm.async_entries WHERE pool = 'half';
+SELECT player_id FROM mm.find_opponent('half', 1000);
+
+-- Fake opponents when nobody is found.
+SELECT mm.alter_pool('edge', '{"enable_fake_opponents": true}') IS NOT NULL AS altered;
+SELECT * FROM mm.find_opponent('edge', 1190);
+SELECT * FROM mm.find_opponent('edge', 1190, '{nobody}');
+
+-- min_quality: a candidate too far away is not offered.
+SELECT mm.create_pool('strict', '{"min_quality": 250, "player_remove_after_candidate_offer_threshold": null}');
+SELECT mm.put_entry('strict', 1, 1100);
+SELECT result, player_id, quality FROM mm.find_opponent('strict', 1060);
+SELECT result, player_id, quality FROM mm.find_opponent('strict', 1040);
+-- return_model_in_query_response false leaves the model out
+SELECT mm.put_entry('strict', 2, 1050, '{}', '{"deck": 7}') IS NOT NULL AS stored;
+SELECT result, player_id, model FROM mm.find_opponent('strict', 1040);
+SELECT mm.alter_pool('strict', '{"return_model_in_query_response": false}') IS NOT NULL AS altered;
+SELECT result, player_id, model FROM mm.find_opponent('strict', 1040);
+
+-- Multiple entries per player: at most one per bucket; off, an entry moves.
+SELECT mm.create_pool('multi', '{"allow_multiple_entries_per_player": true}');
+SELECT mm.put_entry('multi', 7, 1000, '{}', '{"team": "a"}') = mm.put_entry('multi', 7, 1100, '{}', '{"team": "b"}') AS same_bucket_same_entry;
+SELECT mm.put_entry('multi', 7, 2000, '{}', '{"team": "c"}') IS NOT NULL AS stored;
+SELECT mm.put_entry('multi', 7, 1000, '{pve}', '{"team": "d"}') IS NOT NULL AS stored;
+SELECT player_id, mmr, labels, model FROM mm.async_entries WHERE pool = 'multi' ORDER BY mmr, labels;
+SELECT mm.create_pool('single');
+SELECT mm.put_entry('single', 7, 1000) IS NOT NULL, mm.put_entry('single', 7, 2000) IS NOT NULL;
+SELECT player_id, mmr FROM mm.async_entries WHERE pool = 'single';
+SELECT labels, bucket, fill FROM mm.pool_buckets('single');
+SELECT mm.remove_player('multi', 7) AS removed, mm.remove_player('multi', 7) AS again;
+
+-- Ignore-update-insert threshold: a new player is not added to a bucket
+-- that is full to the threshold; a player already there is still updated.
+SELECT mm.create_pool('busy', '{"bucket_initial_size": 2, "bucket_min_size": 1,
+                                "player_ignore_update_insert_threshold": 1}');
+SELECT mm.put_entry('busy', 1, 1000) IS NOT NULL, mm.put_entry('busy', 2, 1001) IS NOT NULL;
+SELECT mm.put_entry('busy', 3, 1002) AS ignored;
+SELECT mm.put_entry('busy', 1, 1003) IS NOT NULL AS updated;
+SELECT player_id, mmr FROM mm.async_entries WHERE pool = 'busy' ORDER BY player_id;
+
+-- Candidates for the game's own quality (seed 004's CheckPossibleMatchForQuery):
+-- the caller ranks them with its own SQL and claims one with offer_entry.
+SELECT mm.create_pool('guilds');
+SELECT mm.put_entry('guilds', i, 1000 + 10 * i, '{}', jsonb_build_object('guild', i % 3))
+       IS NOT NULL FROM generate_series(1, 6) i;
+SELECT player_id, mmr, bucket, quality, model FROM mm.find_candidates('guilds', 1035, max_candidates => 4);
+SELECT player_id, quality + CASE WHEN model ->> 'guild' = '2' THEN 100 ELSE 0 END AS game_quality
+FROM mm.find_candidates('guilds', 1035)
+WHERE model ->> 'guild' <> '0'
+ORDER BY game_quality DESC, player_id LIMIT 1;
+SELECT mm.offer_entry(entry_id) AS offered FROM mm.async_entries WHERE pool = 'guilds' AND player_id = 5;
+SELECT count(*) AS left FROM mm.async_entries WHERE pool = 'guilds' AND player_id = 5;
+SELECT mm.offer_entry(-1) AS offered;
+SELECT count(*) FROM mm.find_candidates('guilds', 1035, max_candidates => 0);
+\echo :LAST_ERROR_SQLSTATE
+
+-- Dynamic bucket sizing: capacity = max(bucket_min_size, player_cache_size * share of inserts).
+SELECT mm.create_pool('dyn', '{"bucket_initial_size": 50, "bucket_min_size": 2, "player_cache_size": 20}');
+SELECT count(mm.put_entry('dyn', i, CASE WHEN i <= 30 THEN 100 ELSE 1000 END + i)) FROM generate_series(1, 40) i;
+SELECT * FROM mm.rebalance_pool('dyn');
+SELECT labels, bucket, fill, capacity, inserts FROM mm.pool_buckets('dyn');
+-- the newest entries stayed
+SELECT min(player_id) FROM mm.async_entries WHERE pool = 'dyn' AND mmr < 300;
+SELECT * FROM mm.rebalance_pool('arena');
+\echo :LAST_ERROR_SQLSTATE
+
+-- A new bucket layout re-buckets the entries.
+SELECT mm.alter_pool('dyn', '{"mmr_bucket_count": 2}') ->> 'mmr_bucket_count' AS buckets;
+SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('dyn');
+
+-- Fill counts follow direct changes to the entries table too.
+DELETE FROM mm.async_entries WHERE pool = 'dyn' AND mmr < 300;
+UPDATE mm.async_entries SET mmr = mmr + 2000 WHERE pool = 'dyn' AND player_id = 40;
+SELECT labels, bucket, fill FROM mm.pool_buckets('dyn');
+SELECT b.bucket, b.fill = (SELECT count(*) FROM mm.async_entries e
+                           WHERE e.pool = 'dyn' AND mm.async_bucket(p.config, e.mmr) = b.bucket) AS counted
+FROM mm.pool_buckets('dyn') b, mm.async_pools p WHERE p.pool = 'dyn';
+
+-- Error paths.
+SELECT * FROM mm.find_opponent('nope', 1000);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent(NULL, 1000);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', 'NaN');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', 'Infinity');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', 1000, '{eu}', -1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', 1000, '{eu}', 0, '{1,NULL}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', 1000, '{eu}', 0, NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.find_opponent('arena', 1000, '{eu,NULL}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.put_entry('arena', NULL, 1000);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.put_entry('arena', 1, '-Infinity');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.put_entry('nope', 1, 1000);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.alter_pool('arena', '{"max_mmr": -5}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.alter_pool('arena', '{"surprise": 1}');
+\echo :LAST_ERROR_SQLSTATE
+
+-- Pools are dumped with the extension's data; the fill counts are not (a
+-- restore counts them again).
+SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'mm' ORDER BY 1::text;
+
+-- Dropping a pool drops its entries and buckets.
+SELECT mm.drop_pool(pool) FROM mm.async_pools ORDER BY pool;
+SELECT mm.drop_pool('arena');
+SELECT (SELECT count(*) FROM mm.async_entries) AS entries, (SELECT count(*) FROM mm.async_buckets) AS buckets,
+       (SELECT count(*) FROM mm.async_bucket_sizes) AS sizes;
