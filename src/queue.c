@@ -203,14 +203,20 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 	Professions prof = {0, 0, NULL};
 	int			ret;
 	uint64		n;
+	SPIPlanPtr	plan;
 
-	ret = SPI_execute(query, false, 0);
-	if (ret != SPI_OK_SELECT && !(ret > 0 && SPI_tuptable != NULL))
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (!SPI_is_cursor_plan(plan))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("rosters query must return rows"),
-				 errdetail("The query gave SPI result %s.", SPI_result_code_string(ret)),
-				 errhint("Pass a SELECT (or VALUES) that returns one row per roster.")));
+				 errmsg("rosters query must be a single SELECT"),
+				 errdetail("The query is: %s", query),
+				 errhint("Pass a SELECT (or VALUES) that returns one row per roster, in queue order.")));
+	ret = SPI_execute_plan(plan, NULL, NULL, false, 0);
+	if (ret != SPI_OK_SELECT || SPI_tuptable == NULL)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
 	desc = SPI_tuptable->tupdesc;
 	n = SPI_processed;
 	if (n > INT_MAX / 4)
