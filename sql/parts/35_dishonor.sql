@@ -1,0 +1,194 @@
+
+-- GW2 dishonor (seed 003, "Dishonor"): penalties by reason, stacks that
+-- decay one per stack_duration, timeouts of roundInterval(stacks^exponent *
+-- timeout_duration, timeout_rounding) added to the player's timeout.
+
+-- The dishonor config: one row when set with mm.set_dishonor_config; no row
+-- means the seed's defaults. Dumped with the data (pg_dump keeps it).
+CREATE TABLE mm.dishonor_settings (
+    singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    config     jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE mm.dishonor_settings IS
+    'the dishonor config set with mm.set_dishonor_config (at most one row; none means the defaults)';
+SELECT pg_catalog.pg_extension_config_dump('mm.dishonor_settings', '');
+
+-- Each player's dishonor: "stacks" counted at "stacks_at" (they decay from
+-- there), and the end of the current timeout.
+CREATE TABLE mm.dishonor_players (
+    player_id     bigint PRIMARY KEY,
+    stacks        integer NOT NULL CHECK (stacks >= 0),
+    stacks_at     timestamptz NOT NULL,
+    timeout_until timestamptz,
+    reason        text NOT NULL,
+    updated_at    timestamptz NOT NULL
+);
+COMMENT ON TABLE mm.dishonor_players IS
+    'players'' dishonor: stacks as counted at stacks_at (decaying from there), end of the timeout, last reason';
+SELECT pg_catalog.pg_extension_config_dump('mm.dishonor_players', '');
+
+CREATE FUNCTION mm.dishonor_config_resolve(config jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_dishonor_config_resolve'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.dishonor_config_resolve(jsonb) IS
+    'check a dishonor config (overrides of the defaults) and return it complete';
+
+CREATE FUNCTION mm.dishonor_config_defaults()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN mm.dishonor_config_resolve('{}'::jsonb);
+COMMENT ON FUNCTION mm.dishonor_config_defaults() IS
+    'the seed''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
+
+CREATE FUNCTION mm.dishonor_config()
+RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT coalesce((SELECT s.config FROM mm.dishonor_settings s WHERE s.singleton),
+                    mm.dishonor_config_defaults());
+END;
+COMMENT ON FUNCTION mm.dishonor_config() IS
+    'the dishonor config in force: the one set with mm.set_dishonor_config, else the defaults';
+
+CREATE FUNCTION mm.set_dishonor_config(config jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    resolved jsonb;
+BEGIN
+    IF config IS NULL THEN
+        RAISE EXCEPTION 'dishonor config must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' for the defaults.';
+    END IF;
+    resolved := mm.dishonor_config_resolve(config);
+    INSERT INTO mm.dishonor_settings AS s (singleton, config, updated_at)
+    VALUES (true, resolved, pg_catalog.now())
+    ON CONFLICT (singleton) DO UPDATE
+        SET config = excluded.config, updated_at = excluded.updated_at;
+    RETURN resolved;
+END;
+$$;
+COMMENT ON FUNCTION mm.set_dishonor_config(jsonb) IS
+    'set the dishonor config (overrides of the defaults, which replace any earlier setting); returns it complete';
+
+CREATE FUNCTION mm.dishonor_timeout(stacks integer, config jsonb DEFAULT '{}')
+RETURNS interval
+AS 'MODULE_PATHNAME', 'mm_dishonor_timeout'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.dishonor_timeout(integer, jsonb) IS
+    'timeout earned by a player who now has this many stacks: roundInterval(stacks^timeout_exponent * timeout_duration, timeout_rounding)';
+
+CREATE FUNCTION mm.dishonor_decay(stacks integer, elapsed interval, config jsonb DEFAULT '{}')
+RETURNS integer
+AS 'MODULE_PATHNAME', 'mm_dishonor_decay'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.dishonor_decay(integer, interval, jsonb) IS
+    'stacks left after elapsed: one stack expires per full stack_duration';
+
+CREATE FUNCTION mm.dishonor_penalty(reason text, config jsonb DEFAULT '{}')
+RETURNS integer
+AS 'MODULE_PATHNAME', 'mm_dishonor_penalty'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.dishonor_penalty(text, jsonb) IS
+    'stacks of dishonor a reason adds (config "penalties"); unknown reasons are an error';
+
+CREATE FUNCTION mm.dishonor_apply(stacks integer, stacks_at timestamptz, timeout_until timestamptz,
+                                  reason text, at timestamptz, config jsonb DEFAULT '{}',
+                                  OUT new_stacks integer, OUT new_stacks_at timestamptz,
+                                  OUT new_timeout_until timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_dishonor_apply'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.dishonor_apply(integer, timestamptz, timestamptz, text, timestamptz, jsonb) IS
+    'applyDishonor on a player''s state (stacks counted at stacks_at, timeout end; NULLs for none): the state after the penalty at "at"';
+
+CREATE FUNCTION mm.dishonor_current(stacks integer, stacks_at timestamptz, at timestamptz,
+                                    config jsonb DEFAULT '{}')
+RETURNS integer
+AS 'MODULE_PATHNAME', 'mm_dishonor_current'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.dishonor_current(integer, timestamptz, timestamptz, jsonb) IS
+    'stacks left at "at" of stacks counted at stacks_at (no decay before stacks_at)';
+
+CREATE FUNCTION mm.dishonor(player_id bigint, reason text, at timestamptz DEFAULT now(),
+                            OUT stacks integer, OUT timeout_until timestamptz)
+RETURNS record
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg  jsonb := mm.dishonor_config();
+    cur  mm.dishonor_players;
+    next record;
+BEGIN
+    IF player_id IS NULL OR reason IS NULL OR at IS NULL THEN
+        RAISE EXCEPTION 'player_id, reason and at must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the player, a reason from the dishonor config and the time.';
+    END IF;
+    -- check the reason before taking any lock
+    PERFORM mm.dishonor_penalty(reason, cfg);
+    SELECT * INTO cur FROM mm.dishonor_players d WHERE d.player_id = dishonor.player_id FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO mm.dishonor_players AS d (player_id, stacks, stacks_at, timeout_until, reason, updated_at)
+        VALUES (dishonor.player_id, 0, at, NULL, dishonor.reason, at)
+        ON CONFLICT ON CONSTRAINT dishonor_players_pkey DO NOTHING;
+        SELECT * INTO cur FROM mm.dishonor_players d WHERE d.player_id = dishonor.player_id FOR UPDATE;
+    END IF;
+    next := mm.dishonor_apply(cur.stacks, cur.stacks_at, cur.timeout_until, reason, at, cfg);
+    UPDATE mm.dishonor_players d
+       SET stacks = next.new_stacks, stacks_at = next.new_stacks_at,
+           timeout_until = next.new_timeout_until, reason = dishonor.reason, updated_at = at
+     WHERE d.player_id = dishonor.player_id;
+    stacks := next.new_stacks;
+    timeout_until := next.new_timeout_until;
+END;
+$$;
+COMMENT ON FUNCTION mm.dishonor(bigint, text, timestamptz) IS
+    'give a player dishonor for a reason at a time: adds the reason''s stacks and a timeout; returns the stacks and the end of the timeout';
+
+CREATE FUNCTION mm.dishonor_status(player_id bigint, at timestamptz DEFAULT now())
+RETURNS TABLE (stacks integer, timeout_until timestamptz)
+LANGUAGE sql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT coalesce(mm.dishonor_current(d.stacks, d.stacks_at, dishonor_status.at, mm.dishonor_config()), 0),
+           CASE WHEN d.timeout_until > dishonor_status.at THEN d.timeout_until END
+    FROM (SELECT 1) AS one
+    LEFT JOIN mm.dishonor_players d ON d.player_id = dishonor_status.player_id;
+END;
+COMMENT ON FUNCTION mm.dishonor_status(bigint, timestamptz) IS
+    'a player''s dishonor at a time: current (decayed) stacks and the end of the timeout (NULL when none); always one row';
+
+CREATE FUNCTION mm.dishonor_statuses(player_ids bigint[], at timestamptz DEFAULT now())
+RETURNS TABLE (player_id bigint, stacks integer, timeout_until timestamptz)
+LANGUAGE sql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT p.id,
+           coalesce(mm.dishonor_current(d.stacks, d.stacks_at, dishonor_statuses.at, mm.dishonor_config()), 0),
+           CASE WHEN d.timeout_until > dishonor_statuses.at THEN d.timeout_until END
+    FROM unnest(dishonor_statuses.player_ids) WITH ORDINALITY AS p(id, ord)
+    LEFT JOIN mm.dishonor_players d ON d.player_id = p.id
+    ORDER BY p.ord;
+END;
+COMMENT ON FUNCTION mm.dishonor_statuses(bigint[], timestamptz) IS
+    'dishonor_status of several players: one row per element, in order';
+
+CREATE FUNCTION mm.dishonor_clear(player_id bigint)
+RETURNS boolean
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+BEGIN ATOMIC
+    WITH gone AS (DELETE FROM mm.dishonor_players d WHERE d.player_id = dishonor_clear.player_id RETURNING 1)
+    SELECT count(*) > 0 FROM gone;
+END;
+COMMENT ON FUNCTION mm.dishonor_clear(bigint) IS
+    'pardon a player: remove their stacks and timeout; true if they had any record';

@@ -1,0 +1,71 @@
+
+-- GW2 match prediction (seed 003, "Match Prediction") and ladder points
+-- (seed 003, "Ladder").
+
+CREATE FUNCTION mm.prediction_config_defaults()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN '{"rank":   {"method": "spread", "spread": 40,  "weight": 1, "enabled": true},
+         "rating": {"method": "spread", "spread": 200, "weight": 5, "enabled": true},
+         "roster": {"method": "spread", "spread": 4,   "weight": 2, "enabled": true}}'::jsonb;
+COMMENT ON FUNCTION mm.prediction_config_defaults() IS
+    'the seed''s <Prediction> config: rank spread 40 weight 1, rating spread 200 weight 5, roster spread 4 weight 2';
+
+CREATE FUNCTION mm.match_prediction_teams(red_rank float8, red_rating_low float8, red_max_roster_size float8,
+                                          blue_rank float8, blue_rating_low float8, blue_max_roster_size float8,
+                                          config jsonb DEFAULT '{}',
+                                          OUT prediction float8, OUT red_odds float8, OUT blue_odds float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_match_prediction_teams'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.match_prediction_teams(float8, float8, float8, float8, float8, float8, jsonb) IS
+    'predict a match from each team''s average rank, average effective rating and largest roster: prediction in [-1, 1] (-1 red dominates) and each team''s odds of victory';
+
+CREATE FUNCTION mm.match_prediction(team text[], rating float8[], deviation float8[], rank float8[],
+                                    players integer[], config jsonb DEFAULT '{}',
+                                    OUT prediction float8, OUT red_odds float8, OUT blue_odds float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_match_prediction'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[], jsonb) IS
+    'predict a match from its rosters (one element per roster: team red/blue, rating, deviation, average rank, players): prediction in [-1, 1] and each team''s odds of victory';
+
+CREATE FUNCTION mm.odds_of_victory(prediction float8, team text)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_odds_of_victory_sql'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.odds_of_victory(float8, text) IS
+    'a team''s odds of victory (0 to 1) from a match prediction: blue = prediction / 2 + 0.5, red = 1 - blue';
+
+CREATE FUNCTION mm.ladder_config_resolve(config jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ladder_config_resolve'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ladder_config_resolve(jsonb) IS
+    'check a ladder config (overrides of the defaults; NULL for none) and return it complete';
+
+CREATE FUNCTION mm.ladder_config_defaults()
+RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN mm.ladder_config_resolve(NULL);
+COMMENT ON FUNCTION mm.ladder_config_defaults() IS
+    'the seed''s <Ladder> config: default 0, min 0, max 1000000, leaderboard_points 1, its five odds matrices, no season bounds';
+
+CREATE FUNCTION mm.ladder_points(odds float8, final_score float8, result text,
+                                 config jsonb DEFAULT NULL, at timestamptz DEFAULT now())
+RETURNS integer
+AS 'MODULE_PATHNAME', 'mm_ladder_points'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ladder_points(float8, float8, text, jsonb, timestamptz) IS
+    'ladder points for a game (seed 003 getPoints/processGame): result victory, defeat or desertion; 0 outside the season; a victory earns at least 1';
+
+CREATE FUNCTION mm.ladder_apply(current integer, points integer, config jsonb DEFAULT NULL,
+                                OUT ladder_points integer, OUT on_leaderboard boolean,
+                                OUT leaderboard text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_ladder_apply'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ladder_apply(integer, integer, jsonb) IS
+    'add awarded points to a ladder total (NULL: the default) clamped to [min, max]; whether the player is on the leaderboard and the leaderboard action (update, remove or NULL)';
