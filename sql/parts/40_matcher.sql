@@ -282,8 +282,8 @@ DECLARE
     n int := cardinality(players);
     p bigint;
     other bigint;
-    s record;
-    stacks int := 0;
+    s timestamptz;
+    stacks int;
     id bigint;
 BEGIN
     IF players IS NULL OR n = 0 THEN
@@ -319,16 +319,16 @@ BEGIN
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
 
     -- dishonor: players in a timeout may not queue; stacks default the roster's dishonor
-    FOREACH p IN ARRAY players LOOP
-        SELECT * INTO s FROM mm.dishonor_status(p, joined_at);
-        IF s.timeout_until IS NOT NULL AND s.timeout_until > joined_at THEN
-            RAISE EXCEPTION 'player % is in a dishonor timeout', p
-                USING ERRCODE = 'object_not_in_prerequisite_state',
-                      DETAIL = format('The timeout lasts until %s.', s.timeout_until),
-                      HINT = format('The player can queue again at %s.', s.timeout_until);
-        END IF;
-        stacks := stacks + coalesce(s.stacks, 0);
-    END LOOP;
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, joined_at) d
+    WHERE d.timeout_until > joined_at ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, joined_at) d;
 
     SELECT qp.player_id, qp.roster_id INTO p, other
     FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
