@@ -1,0 +1,560 @@
+/*-------------------------------------------------------------------------
+ *
+ * matcher.c
+ *		The GW2 PvP roster matcher: seed 003 ("PvP Matchmaking Algorithm",
+ *		Guild Wars 2 wiki), its pseudo-code createMatches, withdrawRosters,
+ *		gatherPotentials, populateMatch, shouldPopulateRed, pickRoster and
+ *		scoreRoster, over an in-memory array of rosters in queue order.
+ *
+ * Readings of the pseudo-code's slips (DESIGN.md section 5 and README):
+ *	- a roster's rating range is [rating - deviation - pad, rating +
+ *	  deviation + pad], pad growing by "padding" per second waited after
+ *	  padding_start, up to padding_end; its effective rating (ratingLow in
+ *	  scoring) is rating - deviation;
+ *	- populateMatch adds the chosen roster to the team it was picked for and
+ *	  takes it out of the potentials;
+ *	- targets are tried in queue order (oldest first); a target already
+ *	  matched as another target's potential is skipped; a failed target is
+ *	  out of the queue for the rest of the run and goes to the back
+ *	  afterwards, the other rosters of a failed attempt keep their places;
+ *	- team averages (effective rating, rank) are over the team's players;
+ *	  an empty team uses the averages of all selected rosters; team
+ *	  dishonor is the team's total stacks; when blue is empty it is
+ *	  populated first (red holds the target).
+ *
+ * The seed scans the whole queue for every target. Here rosters are also
+ * sorted by the low end of their range, and the potentials of a target are
+ * found by binary search: every roster whose range overlaps the target's
+ * has lo in [target.lo - widest range, target.hi]. Those candidates are
+ * put back in queue order and cut at potentials_max, which gives exactly
+ * the list the seed's scan gives (naive_search keeps the scan, for tests).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "miscadmin.h"
+
+/* Fill a configuration with the seed's defaults. */
+void
+mm_matcher_defaults(MmMatcherConfig *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->team_size = 5;
+	cfg->rosters = 50;
+	cfg->limit_ms = 50;
+	cfg->potentials_min = 20;
+	cfg->potentials_max = 500;
+	cfg->padding = 10;
+	cfg->padding_start = 30;
+	cfg->padding_end = 240;
+	cfg->type = "team";
+	cfg->age = 15;
+	cfg->roster_size_distance = -500;
+	cfg->perfect_fit = 200;
+	cfg->rank_distance = -10;
+	cfg->rating_distance = -5;
+	cfg->ladder_distance = 0;
+	cfg->profession_max = 2;
+	cfg->profession_common = -500;
+	cfg->profession_unique = 500;
+	cfg->dishonor_distance = -100;
+	cfg->dishonor_stack = -50;
+	cfg->naive_search = false;
+	mm_prediction_defaults(&cfg->prediction);
+}
+
+#define BIG 1e15
+
+static MmConfigKey filter_keys[8];
+static MmConfigKey scoring_keys[13];
+static MmConfigKey matcher_keys[5];
+
+static MmConfigKey
+key(const char *name, MmConfigType type, void *target, double min, double max)
+{
+	MmConfigKey k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = name;
+	k.type = type;
+	k.target = target;
+	k.min = min;
+	k.max = max;
+	return k;
+}
+
+/* Describe the queue configuration's keys, with targets in cfg. */
+const MmConfigKey *
+mm_matcher_keys(MmMatcherConfig *cfg)
+{
+	int			i = 0;
+
+	filter_keys[i++] = key("rosters", MM_CONFIG_INT, &cfg->rosters, 1, 1000000);
+	filter_keys[i++] = key("limit", MM_CONFIG_FLOAT, &cfg->limit_ms, 0, 3600000);
+	filter_keys[i - 1].min_exclusive = true;
+	filter_keys[i++] = key("potentials_min", MM_CONFIG_INT, &cfg->potentials_min, 0, 1000000);
+	filter_keys[i++] = key("potentials_max", MM_CONFIG_INT, &cfg->potentials_max, 1, 1000000);
+	filter_keys[i++] = key("padding", MM_CONFIG_FLOAT, &cfg->padding, 0, BIG);
+	filter_keys[i++] = key("padding_start", MM_CONFIG_FLOAT, &cfg->padding_start, 0, BIG);
+	filter_keys[i++] = key("padding_end", MM_CONFIG_FLOAT, &cfg->padding_end, 0, BIG);
+	filter_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
+
+	i = 0;
+	scoring_keys[i++] = key("type", MM_CONFIG_TEXT, &cfg->type, 0, 0);
+	scoring_keys[i++] = key("age", MM_CONFIG_FLOAT, &cfg->age, -BIG, BIG);
+	scoring_keys[i++] = key("roster_size_distance", MM_CONFIG_FLOAT, &cfg->roster_size_distance, -BIG, BIG);
+	scoring_keys[i++] = key("perfect_fit", MM_CONFIG_FLOAT, &cfg->perfect_fit, -BIG, BIG);
+	scoring_keys[i++] = key("rank_distance", MM_CONFIG_FLOAT, &cfg->rank_distance, -BIG, BIG);
+	scoring_keys[i++] = key("rating_distance", MM_CONFIG_FLOAT, &cfg->rating_distance, -BIG, BIG);
+	scoring_keys[i++] = key("ladder_distance", MM_CONFIG_FLOAT, &cfg->ladder_distance, -BIG, BIG);
+	scoring_keys[i++] = key("profession_max", MM_CONFIG_INT, &cfg->profession_max, 1, 1000);
+	scoring_keys[i++] = key("profession_common", MM_CONFIG_FLOAT, &cfg->profession_common, -BIG, BIG);
+	scoring_keys[i++] = key("profession_unique", MM_CONFIG_FLOAT, &cfg->profession_unique, -BIG, BIG);
+	scoring_keys[i++] = key("dishonor_distance", MM_CONFIG_FLOAT, &cfg->dishonor_distance, -BIG, BIG);
+	scoring_keys[i++] = key("dishonor_stack", MM_CONFIG_FLOAT, &cfg->dishonor_stack, -BIG, BIG);
+	scoring_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
+
+	i = 0;
+	matcher_keys[i++] = key("team_size", MM_CONFIG_INT, &cfg->team_size, 1, 1000);
+	matcher_keys[i] = key("filter", MM_CONFIG_OBJECT, NULL, 0, 0);
+	matcher_keys[i++].keys = filter_keys;
+	matcher_keys[i] = key("scoring", MM_CONFIG_OBJECT, NULL, 0, 0);
+	matcher_keys[i++].keys = scoring_keys;
+	matcher_keys[i] = key("prediction", MM_CONFIG_OBJECT, NULL, 0, 0);
+	matcher_keys[i++].keys = mm_prediction_keys(&cfg->prediction);
+	matcher_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
+	return matcher_keys;
+}
+
+/* Check the relations between keys that one key's range cannot express. */
+void
+mm_matcher_check(MmMatcherConfig *cfg)
+{
+	mm_prediction_check(&cfg->prediction, "queue config");
+	if (strcmp(cfg->type, "team") == 0)
+		cfg->per_match = false;
+	else if (strcmp(cfg->type, "match") == 0)
+		cfg->per_match = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"scoring.type\" is invalid"),
+				 errdetail("The value is \"%s\".", cfg->type),
+				 errhint("Use \"team\" (professions counted per team) or \"match\" (over both teams).")));
+	if (cfg->padding_end < cfg->padding_start)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"filter.padding_end\" must not be less than \"filter.padding_start\""),
+				 errdetail("padding_start is %g s and padding_end is %g s.",
+						   cfg->padding_start, cfg->padding_end)));
+	if (cfg->potentials_max < cfg->potentials_min)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"filter.potentials_max\" must not be less than \"filter.potentials_min\""),
+				 errdetail("potentials_min is %d and potentials_max is %d.",
+						   cfg->potentials_min, cfg->potentials_max)));
+}
+
+/* Rating padding after waiting "age" seconds (Filter/Rating). */
+double
+mm_matcher_padding(const MmMatcherConfig *cfg, double age)
+{
+	double		t = Min(age, cfg->padding_end) - cfg->padding_start;
+
+	return t > 0 ? t * cfg->padding : 0.0;
+}
+
+/* A team being populated: its rosters and running sums. */
+typedef struct Team
+{
+	int			players;
+	double		sum_rating_low; /* over players */
+	double		sum_rank;		/* over players */
+	double		dishonor;		/* total stacks */
+	int			nrosters;
+	int		   *rosters;
+} Team;
+
+/* State of one run. */
+typedef struct Run
+{
+	MmRoster   *r;
+	int			n;
+	const MmMatcherConfig *cfg;
+	bool	   *in_queue;		/* in the queue now (not target, matched or failed) */
+	int		   *by_lo;			/* indexes sorted by lo */
+	double		widest;			/* largest hi - lo */
+	int		   *potentials;		/* of the current target, in queue order */
+	int			npotentials;
+	bool	   *chosen;			/* picked for the current match */
+	int		   *prof_count[2];	/* professions on each team */
+	int			nprofessions;
+	Team		team[2];
+} Run;
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+static const MmRoster *sort_rosters;
+
+static int
+cmp_lo(const void *a, const void *b)
+{
+	double		x = sort_rosters[*(const int *) a].lo;
+	double		y = sort_rosters[*(const int *) b].lo;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return cmp_int(a, b);
+}
+
+/* gatherPotentials: rosters in the queue whose ranges overlap the target's. */
+static void
+gather_potentials(Run *run, const MmRoster *target)
+{
+	int			max = run->cfg->potentials_max;
+
+	run->npotentials = 0;
+	if (run->cfg->naive_search)
+	{
+		for (int i = 0; i < run->n && run->npotentials < max; i++)
+		{
+			const MmRoster *p = &run->r[i];
+
+			if (!run->in_queue[i] || p->lo > target->hi || p->hi < target->lo)
+				continue;
+			run->potentials[run->npotentials++] = i;
+		}
+		return;
+	}
+
+	{
+		double		from = target->lo - run->widest;
+		int			a = 0,
+					b = run->n;
+
+		/* first position in by_lo with lo >= from */
+		while (a < b)
+		{
+			int			m = a + (b - a) / 2;
+
+			if (run->r[run->by_lo[m]].lo < from)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (int j = a; j < run->n; j++)
+		{
+			int			i = run->by_lo[j];
+			const MmRoster *p = &run->r[i];
+
+			if (p->lo > target->hi)
+				break;
+			if (!run->in_queue[i] || p->hi < target->lo)
+				continue;
+			run->potentials[run->npotentials++] = i;
+		}
+		qsort(run->potentials, run->npotentials, sizeof(int), cmp_int);
+		if (run->npotentials > max)
+			run->npotentials = max;
+	}
+}
+
+static void
+team_reset(Team *t)
+{
+	t->players = 0;
+	t->sum_rating_low = 0;
+	t->sum_rank = 0;
+	t->dishonor = 0;
+	t->nrosters = 0;
+}
+
+static void
+team_add(Run *run, int side, int i)
+{
+	Team	   *t = &run->team[side];
+	const MmRoster *r = &run->r[i];
+
+	t->players += r->players;
+	t->sum_rating_low += r->rating_low * r->players;
+	t->sum_rank += r->rank * r->players;
+	t->dishonor += r->dishonor;
+	t->rosters[t->nrosters++] = i;
+	for (int k = 0; k < r->nprof; k++)
+		run->prof_count[side][r->prof[k]] += r->prof_count[k];
+	run->chosen[i] = true;
+}
+
+/* Team average effective rating; an empty team uses the whole match's. */
+static double
+team_rating_low(const Run *run, int side)
+{
+	const Team *t = &run->team[side];
+
+	if (t->players > 0)
+		return t->sum_rating_low / t->players;
+	return (run->team[0].sum_rating_low + run->team[1].sum_rating_low) /
+		(run->team[0].players + run->team[1].players);
+}
+
+static double
+team_rank(const Run *run, int side)
+{
+	const Team *t = &run->team[side];
+
+	if (t->players > 0)
+		return t->sum_rank / t->players;
+	return (run->team[0].sum_rank + run->team[1].sum_rank) /
+		(run->team[0].players + run->team[1].players);
+}
+
+static double
+team_dishonor(const Run *run, int side)
+{
+	const Team *t = &run->team[side];
+
+	if (t->players > 0)
+		return t->dishonor;
+	return run->team[0].dishonor + run->team[1].dishonor;
+}
+
+/* shouldPopulateRed; an empty blue team is populated first. */
+static bool
+should_populate_red(const Run *run)
+{
+	int			size = run->cfg->team_size;
+
+	if (run->team[0].players >= size)
+		return false;
+	if (run->team[1].players >= size)
+		return true;
+	if (run->team[1].players == 0)
+		return false;
+	return team_rating_low(run, 0) < team_rating_low(run, 1);
+}
+
+/* scoreRoster: how well roster i fits team "side". */
+static double
+score_roster(const Run *run, int i, int side, double max_ladder,
+			 int max_roster_size)
+{
+	const MmMatcherConfig *c = run->cfg;
+	const MmRoster *r = &run->r[i];
+	double		score = 0;
+	int			pmax = c->profession_max;
+
+	score += r->age * c->age;
+	score += fabs(team_rating_low(run, side) - r->rating_low) * c->rating_distance;
+	score += fabs(team_rank(run, side) - r->rank) * c->rank_distance;
+	score += fabs(max_ladder - r->ladder) * c->ladder_distance;
+	score += abs(max_roster_size - r->players) * c->roster_size_distance;
+	if (r->players == max_roster_size)
+		score += c->perfect_fit;
+	score += fabs(team_dishonor(run, side) - r->dishonor) * c->dishonor_distance;
+	score += r->dishonor * c->dishonor_stack;
+	for (int k = 0; k < r->nprof; k++)
+	{
+		int			count = r->prof_count[k] + run->prof_count[side][r->prof[k]];
+
+		if (c->per_match)
+			count += run->prof_count[1 - side][r->prof[k]];
+		if (count >= pmax)
+			score += (count - (pmax - 1)) * c->profession_common;
+		else
+			score += (pmax - count) * c->profession_unique;
+	}
+	return score;
+}
+
+/* pickRoster: the best-scoring potential that fits; -1 if none. */
+static int
+pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
+{
+	int			needed = run->cfg->team_size - run->team[side].players;
+	int			best = -1;
+	double		best_score = 0;
+
+	for (int k = 0; k < run->npotentials; k++)
+	{
+		int			i = run->potentials[k];
+		double		score;
+
+		if (run->chosen[i] || run->r[i].players > needed)
+			continue;
+		score = score_roster(run, i, side, max_ladder, max_roster_size);
+		if (best < 0 || best_score < score)
+		{
+			best = i;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* populateMatch: fill red (holding the target) and blue. */
+static bool
+populate_match(Run *run, int target)
+{
+	int			size = run->cfg->team_size;
+	int			max_roster_size = run->r[target].players;
+	double		max_ladder = run->r[target].ladder;
+
+	team_reset(&run->team[0]);
+	team_reset(&run->team[1]);
+	memset(run->prof_count[0], 0, sizeof(int) * Max(run->nprofessions, 1));
+	memset(run->prof_count[1], 0, sizeof(int) * Max(run->nprofessions, 1));
+	team_add(run, 0, target);
+	while (run->team[0].players < size || run->team[1].players < size)
+	{
+		int			side = should_populate_red(run) ? 0 : 1;
+		int			chosen = pick_roster(run, side, max_ladder, max_roster_size);
+
+		if (chosen < 0)
+			break;
+		team_add(run, side, chosen);
+		max_ladder = Max(max_ladder, run->r[chosen].ladder);
+		max_roster_size = Max(max_roster_size, run->r[chosen].players);
+	}
+	return run->team[0].players == size && run->team[1].players == size;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Record a match made from the current teams. */
+static void
+record_match(Run *run, MmMatcherResult *res)
+{
+	MmMatch    *m = &res->matches[res->nmatches];
+	double		lo = 0,
+				hi = 0;
+
+	m->nmembers = run->team[0].nrosters + run->team[1].nrosters;
+	m->members = palloc(sizeof(int) * m->nmembers);
+	m->nmembers = 0;
+	for (int side = 0; side < 2; side++)
+	{
+		Team	   *t = &run->team[side];
+
+		m->avg_rank[side] = t->sum_rank / t->players;
+		m->avg_rating_low[side] = t->sum_rating_low / t->players;
+		m->max_roster_size[side] = 0;
+		for (int k = 0; k < t->nrosters; k++)
+		{
+			MmRoster   *r = &run->r[t->rosters[k]];
+
+			r->state = MM_ROSTER_MATCHED;
+			r->match = res->nmatches;
+			r->team = side;
+			run->in_queue[t->rosters[k]] = false;
+			m->max_roster_size[side] = Max(m->max_roster_size[side], r->players);
+			if (m->nmembers == 0 || r->rating_low < lo)
+				lo = r->rating_low;
+			if (m->nmembers == 0 || r->rating_low > hi)
+				hi = r->rating_low;
+			m->members[m->nmembers++] = t->rosters[k];
+		}
+	}
+	m->rating_spread = hi - lo;
+	res->nmatches++;
+}
+
+/*
+ * createMatches: try to make a match for each of the first "rosters"
+ * rosters of the queue. Fills the rosters' results and "res".
+ */
+void
+mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
+			   const MmMatcherConfig *cfg, MmMatcherResult *res)
+{
+	Run			run;
+	int			ntargets = Min(n, cfg->rosters);
+	double		start = now_ms();
+	int			size = cfg->team_size;
+
+	memset(res, 0, sizeof(*res));
+	memset(&run, 0, sizeof(run));
+	run.r = rosters;
+	run.n = n;
+	run.cfg = cfg;
+	run.nprofessions = nprofessions;
+	if (n == 0)
+		return;
+	run.in_queue = palloc(sizeof(bool) * n);
+	run.chosen = palloc0(sizeof(bool) * n);
+	run.by_lo = palloc(sizeof(int) * n);
+	run.potentials = palloc(sizeof(int) * n);
+	run.prof_count[0] = palloc0(sizeof(int) * Max(nprofessions, 1));
+	run.prof_count[1] = palloc0(sizeof(int) * Max(nprofessions, 1));
+	run.team[0].rosters = palloc(sizeof(int) * (size + 1));
+	run.team[1].rosters = palloc(sizeof(int) * (size + 1));
+	res->matches = palloc(sizeof(MmMatch) * (n / 2 + 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		MmRoster   *r = &rosters[i];
+		double		pad = mm_matcher_padding(cfg, r->age);
+
+		r->rating_low = r->rating - r->deviation;
+		r->lo = r->rating - r->deviation - pad;
+		r->hi = r->rating + r->deviation + pad;
+		r->state = MM_ROSTER_WAITING;
+		r->match = -1;
+		r->team = -1;
+		r->fail_order = -1;
+		run.in_queue[i] = true;
+		run.by_lo[i] = i;
+		run.widest = Max(run.widest, r->hi - r->lo);
+	}
+	if (!cfg->naive_search)
+	{
+		sort_rosters = rosters;
+		qsort(run.by_lo, n, sizeof(int), cmp_lo);
+	}
+
+	for (int target = 0; target < ntargets; target++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (res->targets_tried > 0 && now_ms() - start > cfg->limit_ms)
+		{
+			res->stopped_by_limit = true;
+			break;
+		}
+		if (!run.in_queue[target])
+			continue;			/* matched as an earlier target's potential */
+		res->targets_tried++;
+		run.in_queue[target] = false;
+		gather_potentials(&run, &rosters[target]);
+		if (rosters[target].players <= size &&
+			run.npotentials >= cfg->potentials_min &&
+			populate_match(&run, target))
+			record_match(&run, res);
+		else
+		{
+			/* the other picked rosters stay where they are in the queue */
+			rosters[target].state = MM_ROSTER_FAILED;
+			rosters[target].fail_order = res->nfailed++;
+		}
+		for (int side = 0; side < 2; side++)
+			for (int k = 0; k < run.team[side].nrosters; k++)
+				run.chosen[run.team[side].rosters[k]] = false;
+		run.team[0].nrosters = run.team[1].nrosters = 0;
+	}
+}

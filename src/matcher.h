@@ -1,0 +1,105 @@
+/*-------------------------------------------------------------------------
+ *
+ * matcher.h
+ *		The GW2 PvP roster matcher (seed 003) over an in-memory array of
+ *		rosters: plain C structs, no fmgr. queue.c reads rosters from SQL,
+ *		calls mm_matcher_run and writes the results back.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MM_MATCHER_H
+#define MM_MATCHER_H
+
+#include "mm.h"
+#include "gw2.h"
+
+/* Configuration of one queue: the seed's Filter and Scoring blocks. */
+typedef struct MmMatcherConfig
+{
+	int			team_size;		/* players per team */
+	/* filter */
+	int			rosters;		/* Iteration/@rosters: targets per tick */
+	double		limit_ms;		/* Iteration/@limit, milliseconds */
+	int			potentials_min; /* Potentials/@min */
+	int			potentials_max; /* Potentials/@max */
+	double		padding;		/* Rating/@padding, rating per second */
+	double		padding_start;	/* Rating/@start, seconds */
+	double		padding_end;	/* Rating/@end, seconds */
+	/* scoring */
+	char	   *type;			/* "team" or "match" */
+	bool		per_match;		/* type = "match" */
+	double		age;			/* Age/@seconds, per second waited */
+	double		roster_size_distance;
+	double		perfect_fit;
+	double		rank_distance;
+	double		rating_distance;
+	double		ladder_distance;
+	int			profession_max;
+	double		profession_common;
+	double		profession_unique;
+	double		dishonor_distance;
+	double		dishonor_stack;
+	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
+	/* not a config key: scan the whole queue for potentials (tests) */
+	bool		naive_search;
+} MmMatcherConfig;
+
+/* Roster states after a run. */
+#define MM_ROSTER_WAITING	0	/* not a target, not matched */
+#define MM_ROSTER_MATCHED	1	/* in match "match", team "team" */
+#define MM_ROSTER_FAILED	2	/* a target no match was found for */
+
+/* One roster (party) in queue order. */
+typedef struct MmRoster
+{
+	int64		id;
+	int			players;
+	double		rating;
+	double		deviation;
+	double		rank;			/* average rank of its players */
+	double		ladder;			/* average ladder points */
+	double		dishonor;		/* dishonor stacks of all its players */
+	double		age;			/* seconds waited */
+	int			nprof;			/* distinct professions */
+	int		   *prof;			/* profession ids */
+	int		   *prof_count;		/* players with each */
+	/* derived by mm_matcher_run */
+	double		rating_low;		/* effective rating: rating - deviation */
+	double		lo;				/* padded rating range */
+	double		hi;
+	/* results */
+	int			state;
+	int			match;			/* 0-based match number */
+	int			team;			/* 0 red, 1 blue */
+	int			fail_order;		/* 0-based order among failed targets */
+} MmRoster;
+
+/* One match made: its rosters and the teams' summaries. */
+typedef struct MmMatch
+{
+	int			nmembers;
+	int		   *members;		/* roster indexes */
+	double		avg_rank[2];	/* per team: players' average rank */
+	double		avg_rating_low[2];	/* players' average effective rating */
+	int			max_roster_size[2];
+	double		rating_spread;	/* max - min effective rating of rosters */
+} MmMatch;
+
+typedef struct MmMatcherResult
+{
+	int			nmatches;
+	MmMatch    *matches;
+	int			nfailed;
+	int			targets_tried;
+	bool		stopped_by_limit;
+} MmMatcherResult;
+
+extern void mm_matcher_defaults(MmMatcherConfig *cfg);
+extern const MmConfigKey *mm_matcher_keys(MmMatcherConfig *cfg);
+extern void mm_matcher_check(MmMatcherConfig *cfg);
+extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
+extern void mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
+						   const MmMatcherConfig *cfg,
+						   MmMatcherResult *result);
+
+#endif							/* MM_MATCHER_H */

@@ -1,0 +1,56 @@
+-- mm.match_rosters against seed 003's pseudo-code ported literally to
+-- PL/pgSQL (test/bench/matcher/port.sql, the benchmark's baseline): the
+-- same matches, the same teams, the same failed targets, on random queues
+-- under several configs.
+\set VERBOSITY default
+SET timezone = 'UTC';
+\set ECHO none
+\i test/bench/matcher/port.sql
+\set ECHO all
+
+CREATE TEMP TABLE r (pos int, roster_id bigint, players bigint[], rating float8, deviation float8,
+    rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz);
+
+-- A random queue of n rosters (parties of 1..max_party), seeded.
+CREATE FUNCTION fill(n int, max_party int, seed float8) RETURNS void LANGUAGE sql AS $$
+    SELECT setseed(seed);
+    TRUNCATE r;
+    INSERT INTO r
+    SELECT i, 1000 + i, array_fill(i::bigint, ARRAY[s]), round(1500 + 250 * (random() + random() + random() - 1.5)),
+           round(30 + 120 * random()), floor(random() * 40), floor(random() * 100),
+           CASE WHEN random() < 0.15 THEN floor(random() * 20)::int ELSE 0 END,
+           (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]) FROM generate_series(1, s)),
+           '2024-01-01 00:00:00+00'::timestamptz + floor(random() * 300) * interval '1 second'
+    FROM generate_series(1, n) i, LATERAL (SELECT i AS i2, 1 + floor(random() * max_party)::int AS s) s;
+$$;
+
+-- Compare the C matcher (search and scan) with the port under a config.
+CREATE FUNCTION compare(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
+RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
+LANGUAGE sql AS $$
+    WITH port AS (SELECT * FROM seed003.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
+         c AS (SELECT match_no, roster_id, team FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at) WHERE team <> 'seen'),
+         scan AS (SELECT match_no, roster_id, team FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at, true) WHERE team <> 'seen')
+    SELECT (SELECT count(DISTINCT match_no) FROM port WHERE team <> 'failed'),
+           (SELECT count(*) FROM port WHERE team = 'failed'),
+           NOT EXISTS (SELECT * FROM c EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM c),
+           NOT EXISTS (SELECT * FROM scan EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM scan)
+$$;
+
+-- 5v5, parties of 1..5, the seed's scoring
+SELECT fill(200, 5, 0.1);
+SELECT * FROM compare('{"filter": {"rosters": 200, "potentials_min": 10, "potentials_max": 60, "limit": 600000}}');
+-- another queue, later (more padding), seed's potentials_min 20
+SELECT fill(200, 5, 0.2);
+SELECT * FROM compare('{"filter": {"rosters": 200, "potentials_max": 60, "limit": 600000}}', '2024-01-01 00:06:00+00');
+-- 3v3, parties of 1..3, professions over the whole match, ladder scored
+SELECT fill(150, 3, 0.3);
+SELECT * FROM compare('{"team_size": 3, "filter": {"rosters": 150, "potentials_min": 5, "potentials_max": 40, "limit": 600000}, "scoring": {"type": "match", "ladder_distance": -1, "profession_max": 1}}');
+-- 2v2 solos and duos, narrow padding, strong dishonor weights
+SELECT fill(150, 2, 0.4);
+SELECT * FROM compare('{"team_size": 2, "filter": {"rosters": 100, "potentials_min": 3, "potentials_max": 30, "padding": 1, "limit": 600000}, "scoring": {"dishonor_distance": -1000, "age": 1}}');
+
+DROP FUNCTION compare(jsonb, timestamptz);
+DROP FUNCTION fill(int, int, float8);
+DROP TABLE r;
+DROP SCHEMA seed003 CASCADE;
