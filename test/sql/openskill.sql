@@ -78,6 +78,49 @@ GROUP BY m ORDER BY m;
 SELECT * FROM mm.openskill_rate('{1,1,2}', '{1,1,2}', '{25,25,25}', '{8,8,8}', balance => true, alpha => 0, target => -0.0001);
 \echo :LAST_ERROR_SQLSTATE
 
+-- 2000 random games with extreme inputs (mu up to 1e10, sigma from 1e-6 to
+-- 1e6, beta from 1e-3 to 1e3, all models and options): every result is
+-- finite with sigma > 0, or an error; never NaN or infinity
+CREATE FUNCTION os_fuzz(games int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  n int; k int; t int[]; r float8[]; mu float8[]; sg float8[]; w float8[];
+  ok int := 0; err int := 0; bad int := 0; rec record;
+  models text[] := ARRAY['plackett_luce', 'bradley_terry_full', 'bradley_terry_part',
+                         'thurstone_mosteller_full', 'thurstone_mosteller_part'];
+BEGIN
+  PERFORM setseed(0.1);
+  FOR i IN 1..games LOOP
+    n := 2 + floor(random() * 9)::int;
+    k := 2 + floor(random() * (n - 1))::int;
+    SELECT array_agg(1 + (j % k)), array_agg(((1 + (j % k)) * 7 % 5)::float8),
+           array_agg((random() - 0.5) * 10 ^ (random() * 12 - 2)), array_agg(10 ^ (random() * 12 - 6)),
+           array_agg(CASE WHEN random() < 0.5 THEN random() * 10 ELSE 0 END)
+      INTO t, r, mu, sg, w FROM generate_series(0, n - 1) j;
+    BEGIN
+      FOR rec IN SELECT * FROM mm.openskill_rate(t, r, mu, sg, model => models[1 + i % 5],
+            beta => 10 ^ (random() * 6 - 3), kappa => 10 ^ (random() * 6 - 8), tau => random(),
+            limit_sigma => random() < 0.5, balance => random() < 0.3, epsilon => 10 ^ (random() * 4 - 3),
+            weight => CASE WHEN random() < 0.5 THEN w END) LOOP
+        IF NOT (abs(rec.mu) < 'Infinity' AND rec.sigma > 0 AND rec.sigma < 'Infinity') THEN
+          bad := bad + 1;
+        END IF;
+      END LOOP;
+      FOR rec IN SELECT probability AS p FROM mm.openskill_predict_win(t, mu, sg, 10 ^ (random() * 6 - 3))
+                 UNION ALL SELECT mm.openskill_predict_draw(t, mu, sg, 10 ^ (random() * 6 - 3)) LOOP
+        IF NOT (rec.p >= 0 AND rec.p <= 1) THEN
+          bad := bad + 1;
+        END IF;
+      END LOOP;
+      ok := ok + 1;
+    EXCEPTION WHEN numeric_value_out_of_range THEN
+      err := err + 1;
+    END;
+  END LOOP;
+  RETURN format('%s games: %s rated, %s out-of-range errors, %s NaN/infinite/invalid results', games, ok, err, bad);
+END $$;
+SELECT os_fuzz(2000);
+DROP FUNCTION os_fuzz(int);
+
 -- the inverse normal CDF (Acklam + Halley): round trips and known quantiles
 SELECT round(mm.normal_quantile(0.975)::numeric, 12) AS q975,
        round(mm.normal_quantile(0.5)::numeric, 12) AS q50,
