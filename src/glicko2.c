@@ -365,14 +365,17 @@ parse_timestamptz(const char *text)
 												   Int32GetDatum(-1)));
 }
 
+/* Check that a policy block has min <= default <= max. */
 static void
-policy_error(const char *key, const char *detail_fmt, double a, double b)
+policy_check_range(const char *block, double min, double def, double max)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("policy key \"%s\" is inconsistent with the policy's other keys", key),
-			 errdetail(detail_fmt, a, b),
-			 errhint("Each range needs min <= default <= max.")));
+	if (min > max || def < min || def > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("policy keys \"%s.min\", \"%s.default\" and \"%s.max\" are inconsistent",
+						block, block, block),
+				 errdetail("min is %g, default %g, max %g.", min, def, max),
+				 errhint("Each range needs min <= default <= max.")));
 }
 
 /* Fill a policy from jsonb (NULL gives seed 003's defaults) and check it. */
@@ -441,24 +444,9 @@ glicko2_policy_parse(Jsonb *json, Glicko2Policy *pol)
 	if (!pol->period_set)
 		pol->period = pstrdup(GW2_PERIOD);
 
-	if (pol->rating_min > pol->rating_max)
-		policy_error("rating.min", "rating.min is %g, rating.max is %g.",
-					 pol->rating_min, pol->rating_max);
-	if (pol->rating_default < pol->rating_min || pol->rating_default > pol->rating_max)
-		policy_error("rating.default", "rating.default is %g, outside [rating.min, rating.max] starting at %g.",
-					 pol->rating_default, pol->rating_min);
-	if (pol->deviation_min > pol->deviation_max)
-		policy_error("deviation.min", "deviation.min is %g, deviation.max is %g.",
-					 pol->deviation_min, pol->deviation_max);
-	if (pol->deviation_default < pol->deviation_min || pol->deviation_default > pol->deviation_max)
-		policy_error("deviation.default", "deviation.default is %g, outside [deviation.min, deviation.max] starting at %g.",
-					 pol->deviation_default, pol->deviation_min);
-	if (pol->volatility_min > pol->volatility_max)
-		policy_error("volatility.min", "volatility.min is %g, volatility.max is %g.",
-					 pol->volatility_min, pol->volatility_max);
-	if (pol->volatility_default < pol->volatility_min || pol->volatility_default > pol->volatility_max)
-		policy_error("volatility.default", "volatility.default is %g, outside [volatility.min, volatility.max] starting at %g.",
-					 pol->volatility_default, pol->volatility_min);
+	policy_check_range("rating", pol->rating_min, pol->rating_default, pol->rating_max);
+	policy_check_range("deviation", pol->deviation_min, pol->deviation_default, pol->deviation_max);
+	policy_check_range("volatility", pol->volatility_min, pol->volatility_default, pol->volatility_max);
 
 	{
 		ErrorContextCallback cb;
