@@ -419,56 +419,32 @@ parse_place_config(Jsonb *config)
 	int			nall = 0;
 	int			cap = N_BUILTIN;
 	bool		include_defaults = true;
-	JsonbValue	buf;
 	JsonbValue *signals = NULL;
 
 	pc->voice_chat = true;
 	if (config != NULL)
 	{
-		JsonbIterator *it;
-		JsonbValue	v;
-		JsonbIteratorToken tok;
+		MmConfigKey keys[4];
+		MmConfigKey no_keys[1];
+		int			nkeys = 0;
+
+		/* "signals" maps names of our choosing: it is parsed below */
+		add_key(keys, &nkeys, "voice_chat", MM_CONFIG_BOOL, &pc->voice_chat, 0, 0, false);
+		add_key(keys, &nkeys, "include_defaults", MM_CONFIG_BOOL, &include_defaults,
+				0, 0, false);
+		add_key(keys, &nkeys, "signals", MM_CONFIG_OBJECT, NULL, 0, 0, false);
+		memset(no_keys, 0, sizeof(no_keys));
+		keys[nkeys - 1].keys = no_keys;
+		memset(&keys[nkeys], 0, sizeof(MmConfigKey));
 
 		if (JB_ROOT_IS_SCALAR(config) || !JB_ROOT_IS_OBJECT(config))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("place config must be a JSON object")));
-		it = JsonbIteratorInit(&config->root);
-		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-		{
-			if (tok != WJB_KEY)
-				continue;
-			if (strncmp(v.val.string.val, "signals", v.val.string.len) == 0 &&
-				v.val.string.len == 7)
-				continue;
-			if (!((v.val.string.len == 10 &&
-				   strncmp(v.val.string.val, "voice_chat", 10) == 0) ||
-				  (v.val.string.len == 16 &&
-				   strncmp(v.val.string.val, "include_defaults", 16) == 0)))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("unknown key \"%.*s\" in place config",
-								v.val.string.len, v.val.string.val),
-						 errhint("Valid keys are: voice_chat, include_defaults, signals.")));
-		}
-		{
-			JsonbValue *b;
-
-			b = json_get(&config->root, "voice_chat", &buf);
-			if (b != NULL && b->type != jbvBool)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("place config key \"voice_chat\" must be a boolean")));
-			if (b != NULL)
-				pc->voice_chat = b->val.boolean;
-			b = json_get(&config->root, "include_defaults", &buf);
-			if (b != NULL && b->type != jbvBool)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("place config key \"include_defaults\" must be a boolean")));
-			if (b != NULL)
-				include_defaults = b->val.boolean;
-		}
+		mm_config_parse(DatumGetJsonbP(DirectFunctionCall2(jsonb_delete,
+														   JsonbPGetDatum(config),
+														   CStringGetTextDatum("signals"))),
+						"place config", keys);
 		signals = json_get(&config->root, "signals", palloc(sizeof(JsonbValue)));
 		if (signals != NULL &&
 			(signals->type != jbvBinary ||
