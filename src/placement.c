@@ -841,7 +841,8 @@ load_config(text *place)
 	bool		isnull;
 	Datum		d;
 
-	rc = SPI_execute_with_args("SELECT config FROM mm.place_configs WHERE place = $1",
+	rc = SPI_execute_with_args("SELECT config FROM mm.place_configs"
+							   " WHERE place OPERATOR(pg_catalog.=) $1",
 							   1, argtypes, args, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
@@ -861,7 +862,7 @@ load_friend_servers(ArrayType *preferred, int64 **ids)
 	int			n;
 
 	rc = SPI_execute_with_args("SELECT DISTINCT p.server_id FROM mm.server_players p"
-							   " WHERE p.player_id = ANY ($1)",
+							   " WHERE p.player_id OPERATOR(pg_catalog.=) ANY ($1)",
 							   1, argtypes, args, NULL, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
@@ -963,7 +964,8 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 									   "SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
 									   " s.age_sum, s.play_history_n, s.play_history_sum,"
 									   " s.attributes, s.stats FROM mm.servers s"
-									   " WHERE s.place = $1 AND s.occupancy < s.capacity",
+									   " WHERE s.place OPERATOR(pg_catalog.=) $1"
+									   " AND s.occupancy OPERATOR(pg_catalog.<) s.capacity",
 									   1, argtypes, args, NULL, true, 0);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mm rank_servers row",
 								   ALLOCSET_DEFAULT_SIZES);
