@@ -811,16 +811,21 @@ typedef struct Ranked
 } Ranked;
 
 /* Best first; equal scores by server id. */
-static int
-ranked_cmp(const void *a, const void *b)
+static inline int
+ranked_cmp(const Ranked *x, const Ranked *y)
 {
-	const Ranked *x = a;
-	const Ranked *y = b;
-
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
 	return x->server_id < y->server_id ? -1 : (x->server_id > y->server_id);
 }
+
+/* sort_ranked(Ranked *, size_t): an inlined quicksort by ranked_cmp */
+#define ST_SORT sort_ranked
+#define ST_ELEMENT_TYPE Ranked
+#define ST_COMPARE(a, b) ranked_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 static int
 int64_cmp(const void *a, const void *b)
@@ -1028,7 +1033,7 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	SPI_finish();
 
 	if (nrows > 1)
-		qsort(ranked, nrows, sizeof(Ranked), ranked_cmp);
+		sort_ranked(ranked, nrows);
 
 	names = palloc(sizeof(Datum) * Max(pc->nsignals, 1));
 	for (int i = 0; i < pc->nsignals; i++)
