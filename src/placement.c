@@ -26,7 +26,8 @@
  * mm.server_players.
  *
  * The config parsing and scoring are plain C over the structs below; the
- * SPI reading and the SQL wrappers are at the bottom.
+ * SPI reading (a DestReceiver that scores each server row as the executor
+ * produces it) and the SQL wrappers are at the bottom.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +40,8 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/params.h"
+#include "tcop/dest.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
@@ -419,56 +422,32 @@ parse_place_config(Jsonb *config)
 	int			nall = 0;
 	int			cap = N_BUILTIN;
 	bool		include_defaults = true;
-	JsonbValue	buf;
 	JsonbValue *signals = NULL;
 
 	pc->voice_chat = true;
 	if (config != NULL)
 	{
-		JsonbIterator *it;
-		JsonbValue	v;
-		JsonbIteratorToken tok;
+		MmConfigKey keys[4];
+		MmConfigKey no_keys[1];
+		int			nkeys = 0;
+
+		/* "signals" maps names of our choosing: it is parsed below */
+		add_key(keys, &nkeys, "voice_chat", MM_CONFIG_BOOL, &pc->voice_chat, 0, 0, false);
+		add_key(keys, &nkeys, "include_defaults", MM_CONFIG_BOOL, &include_defaults,
+				0, 0, false);
+		add_key(keys, &nkeys, "signals", MM_CONFIG_OBJECT, NULL, 0, 0, false);
+		memset(no_keys, 0, sizeof(no_keys));
+		keys[nkeys - 1].keys = no_keys;
+		memset(&keys[nkeys], 0, sizeof(MmConfigKey));
 
 		if (JB_ROOT_IS_SCALAR(config) || !JB_ROOT_IS_OBJECT(config))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("place config must be a JSON object")));
-		it = JsonbIteratorInit(&config->root);
-		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-		{
-			if (tok != WJB_KEY)
-				continue;
-			if (strncmp(v.val.string.val, "signals", v.val.string.len) == 0 &&
-				v.val.string.len == 7)
-				continue;
-			if (!((v.val.string.len == 10 &&
-				   strncmp(v.val.string.val, "voice_chat", 10) == 0) ||
-				  (v.val.string.len == 16 &&
-				   strncmp(v.val.string.val, "include_defaults", 16) == 0)))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("unknown key \"%.*s\" in place config",
-								v.val.string.len, v.val.string.val),
-						 errhint("Valid keys are: voice_chat, include_defaults, signals.")));
-		}
-		{
-			JsonbValue *b;
-
-			b = json_get(&config->root, "voice_chat", &buf);
-			if (b != NULL && b->type != jbvBool)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("place config key \"voice_chat\" must be a boolean")));
-			if (b != NULL)
-				pc->voice_chat = b->val.boolean;
-			b = json_get(&config->root, "include_defaults", &buf);
-			if (b != NULL && b->type != jbvBool)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("place config key \"include_defaults\" must be a boolean")));
-			if (b != NULL)
-				include_defaults = b->val.boolean;
-		}
+		mm_config_parse(DatumGetJsonbP(DirectFunctionCall2(jsonb_delete,
+														   JsonbPGetDatum(config),
+														   CStringGetTextDatum("signals"))),
+						"place config", keys);
 		signals = json_get(&config->root, "signals", palloc(sizeof(JsonbValue)));
 		if (signals != NULL &&
 			(signals->type != jbvBinary ||
@@ -824,9 +803,6 @@ score_signal(const Signal *s, ServerRow *row)
 	return 0.0;
 }
 
-/* Servers read per cursor fetch. */
-#define RANK_BATCH 1000
-
 typedef struct Ranked
 {
 	int64		server_id;
@@ -835,16 +811,21 @@ typedef struct Ranked
 } Ranked;
 
 /* Best first; equal scores by server id. */
-static int
-ranked_cmp(const void *a, const void *b)
+static inline int
+ranked_cmp(const Ranked *x, const Ranked *y)
 {
-	const Ranked *x = a;
-	const Ranked *y = b;
-
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
 	return x->server_id < y->server_id ? -1 : (x->server_id > y->server_id);
 }
+
+/* sort_ranked(Ranked *, size_t): an inlined quicksort by ranked_cmp */
+#define ST_SORT sort_ranked
+#define ST_ELEMENT_TYPE Ranked
+#define ST_COMPARE(a, b) ranked_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 static int
 int64_cmp(const void *a, const void *b)
@@ -865,7 +846,8 @@ load_config(text *place)
 	bool		isnull;
 	Datum		d;
 
-	rc = SPI_execute_with_args("SELECT config FROM mm.place_configs WHERE place = $1",
+	rc = SPI_execute_with_args("SELECT config FROM mm.place_configs"
+							   " WHERE place OPERATOR(pg_catalog.=) $1",
 							   1, argtypes, args, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
@@ -885,7 +867,7 @@ load_friend_servers(ArrayType *preferred, int64 **ids)
 	int			n;
 
 	rc = SPI_execute_with_args("SELECT DISTINCT p.server_id FROM mm.server_players p"
-							   " WHERE p.player_id = ANY ($1)",
+							   " WHERE p.player_id OPERATOR(pg_catalog.=) ANY ($1)",
 							   1, argtypes, args, NULL, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
@@ -900,6 +882,150 @@ load_friend_servers(ArrayType *preferred, int64 **ids)
 	}
 	qsort(*ids, n, sizeof(int64), int64_cmp);
 	return n;
+}
+
+/*
+ * Ranking state: the config, the friend servers, and the scores of the
+ * servers seen so far (grown in the outer memory context).
+ */
+typedef struct RankState
+{
+	DestReceiver pub;			/* scores rows as the executor sends them */
+	PlaceConfig *pc;
+	int64	   *friends;		/* sorted ids of servers with a friend */
+	int			nfriends;
+	bool		need_stats;		/* some signal reads the stats jsonb */
+	int			nsig;			/* Max(signals, 1): stride of scores */
+	Ranked	   *ranked;
+	double	   *scores;			/* nsig per server, in arrival order */
+	int			nrows;
+	int			allocated;
+	MemoryContext outer;
+	MemoryContext rowcxt;		/* reset after each server */
+} RankState;
+
+/* Score one server row, as read by the query in scan_servers. */
+static bool
+rank_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	RankState  *st = (RankState *) self;
+	PlaceConfig *pc = st->pc;
+	Datum	   *values;
+	bool	   *isnull;
+	ServerRow	row;
+	MemoryContext old;
+	double		total = 0.0;
+	int			r;
+
+	CHECK_FOR_INTERRUPTS();
+	if (st->nrows >= st->allocated)
+	{
+		st->allocated = Max(st->allocated * 2, 1024);
+		st->ranked = repalloc_huge(st->ranked, sizeof(Ranked) * st->allocated);
+		st->scores = repalloc_huge(st->scores,
+								   sizeof(double) * st->allocated * st->nsig);
+	}
+	r = st->nrows++;
+
+	slot_getallattrs(slot);
+	values = slot->tts_values;
+	isnull = slot->tts_isnull;
+	for (int i = 0; i < 9; i++)
+		if (isnull[i])
+			elog(ERROR, "mm.servers row has a NULL in column %d", i + 1);
+
+	old = MemoryContextSwitchTo(st->rowcxt);
+	row.server_id = DatumGetInt64(values[0]);
+	row.capacity = DatumGetInt32(values[1]);
+	row.occupancy = DatumGetInt32(values[2]);
+	row.age_n = DatumGetInt32(values[3]);
+	row.age_sum = DatumGetFloat8(values[4]);
+	row.play_history_n = DatumGetInt32(values[5]);
+	row.play_history_sum = DatumGetFloat8(values[6]);
+	row.attributes = &DatumGetJsonbP(values[7])->root;
+	row.stats = st->need_stats ? &DatumGetJsonbP(values[8])->root : NULL;
+	row.has_friend = st->nfriends > 0 &&
+		bsearch(&row.server_id, st->friends, st->nfriends, sizeof(int64),
+				int64_cmp) != NULL;
+
+	for (int i = 0; i < pc->nsignals; i++)
+	{
+		double		sc = score_signal(&pc->signals[i], &row);
+
+		st->scores[(size_t) r * st->nsig + i] = sc;
+		total += pc->signals[i].weight * sc;
+	}
+	st->ranked[r].server_id = row.server_id;
+	st->ranked[r].score = total;
+	st->ranked[r].index = r;
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(st->rowcxt);
+	return true;
+}
+
+/* Nothing to set up or tear down: the state lives in RankState. */
+static void
+rank_startup(DestReceiver *self pg_attribute_unused(),
+			 int operation pg_attribute_unused(),
+			 TupleDesc typeinfo pg_attribute_unused())
+{
+}
+
+static void
+rank_noop(DestReceiver *self pg_attribute_unused())
+{
+}
+
+/*
+ * Score every non-full server of the place. The query's rows go straight
+ * to rank_receive (no copy into an SPI tuple table); fixed-width columns
+ * come first, so their offsets are cached.
+ */
+static void
+scan_servers(RankState *st, text *place)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			argtypes[1] = {TEXTOID};
+	ParamListInfo params;
+	SPIExecuteOptions options;
+	int			rc;
+
+	if (plan == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare("SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
+									" s.age_sum, s.play_history_n, s.play_history_sum,"
+									" s.attributes, s.stats FROM mm.servers s"
+									" WHERE s.place OPERATOR(pg_catalog.=) $1"
+									" AND s.occupancy OPERATOR(pg_catalog.<) s.capacity",
+									1, argtypes);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		plan = p;
+	}
+
+	params = makeParamList(1);
+	params->params[0].value = PointerGetDatum(place);
+	params->params[0].isnull = false;
+	params->params[0].pflags = PARAM_FLAG_CONST;
+	params->params[0].ptype = TEXTOID;
+
+	st->pub.receiveSlot = rank_receive;
+	st->pub.rStartup = rank_startup;
+	st->pub.rShutdown = rank_noop;
+	st->pub.rDestroy = rank_noop;
+	st->pub.mydest = DestNone;
+
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.read_only = true;
+	options.dest = &st->pub;
+	rc = SPI_execute_plan_extended(plan, &options);
+	/* a SELECT into a DestNone receiver reports SPI_OK_UTILITY */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "SPI_execute_plan_extended failed: %s", SPI_result_code_string(rc));
 }
 
 /* SQL wrappers */
@@ -927,28 +1053,19 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	Jsonb	   *player = PG_GETARG_JSONB_P(1);
 	ArrayType  *preferred = PG_GETARG_ARRAYTYPE_P(2);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext outer = CurrentMemoryContext;
-	MemoryContext rowcxt;
-	PlaceConfig *pc;
-	int64	   *friends = NULL;
-	int			nfriends = 0;
+	RankState	st;
 	int64	   *pref;
 	int			npref;
-	Ranked	   *ranked = NULL;
-	double	   *scores = NULL;
-	int			nrows = 0;
-	int			allocated = 0;
-	int			nsig;
-	Portal		portal;
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1] = {PointerGetDatum(place)};
 	Datum	   *names;
+	Datum	   *sd;
 	ArrayType  *names_array;
-	bool		need_stats = false;
-	int			friends_idx = -1;
+	bool		has_friends = false;
 
 	InitMaterializedSRF(fcinfo, 0);
 	npref = mm_int8_array(preferred, "preferred", &pref);
+
+	memset(&st, 0, sizeof(st));
+	st.outer = CurrentMemoryContext;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -956,125 +1073,65 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	/* the config and the player's values live in the outer context */
 	{
 		Jsonb	   *config = load_config(place);
-		MemoryContext spi = MemoryContextSwitchTo(outer);
+		MemoryContext spi = MemoryContextSwitchTo(st.outer);
 
 		if (config != NULL)
 			config = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(config));
-		pc = parse_place_config(config);
-		read_player(pc, player);
+		st.pc = parse_place_config(config);
+		read_player(st.pc, player);
+		st.nsig = Max(st.pc->nsignals, 1);
+		st.allocated = 1024;
+		st.ranked = palloc_extended(sizeof(Ranked) * st.allocated, MCXT_ALLOC_HUGE);
+		st.scores = palloc_extended(sizeof(double) * st.allocated * st.nsig,
+									MCXT_ALLOC_HUGE);
 		MemoryContextSwitchTo(spi);
 	}
-	for (int i = 0; i < pc->nsignals; i++)
+	for (int i = 0; i < st.pc->nsignals; i++)
 	{
-		if (pc->signals[i].kind == SIG_FRIENDS)
-			friends_idx = i;
-		else if (pc->signals[i].kind != SIG_OCCUPANCY &&
-				 pc->signals[i].kind != SIG_AGE &&
-				 pc->signals[i].kind != SIG_PLAY_HISTORY &&
-				 pc->signals[i].kind != SIG_LATENCY &&
-				 pc->signals[i].kind < SIG_SERVER_NUMERIC_JOINING)
-			need_stats = true;
+		SignalKind	k = st.pc->signals[i].kind;
+
+		if (k == SIG_FRIENDS)
+			has_friends = true;
+		else if (k == SIG_LANGUAGE || k == SIG_VOICE_CHAT || k == SIG_DEVICE_TYPE ||
+				 (k >= SIG_PLAYER_NUMERIC_JOINING &&
+				  k <= SIG_PLAYER_CATEGORICAL_DIVERSIFYING))
+			st.need_stats = true;
 	}
-	if (friends_idx >= 0 && npref > 0)
-		nfriends = load_friend_servers(preferred, &friends);
-	nsig = Max(pc->nsignals, 1);
+	if (has_friends && npref > 0)
+		st.nfriends = load_friend_servers(preferred, &st.friends);
 
-	/*
-	 * Read the servers in batches through a cursor, so memory stays flat;
-	 * fixed-width columns first, so their offsets are cached.
-	 */
-	portal = SPI_cursor_open_with_args(NULL,
-									   "SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
-									   " s.age_sum, s.play_history_n, s.play_history_sum,"
-									   " s.attributes, s.stats FROM mm.servers s"
-									   " WHERE s.place = $1 AND s.occupancy < s.capacity",
-									   1, argtypes, args, NULL, true, 0);
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mm rank_servers row",
-								   ALLOCSET_DEFAULT_SIZES);
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, RANK_BATCH);
-		if (SPI_processed == 0)
-			break;
-		if (nrows + (int) SPI_processed > allocated)
-		{
-			MemoryContext old = MemoryContextSwitchTo(outer);
-
-			allocated = Max(allocated * 2, nrows + (int) SPI_processed);
-			ranked = ranked ? repalloc_huge(ranked, sizeof(Ranked) * allocated)
-				: palloc_extended(sizeof(Ranked) * allocated, MCXT_ALLOC_HUGE);
-			scores = scores ? repalloc_huge(scores, sizeof(double) * allocated * nsig)
-				: palloc_extended(sizeof(double) * allocated * nsig, MCXT_ALLOC_HUGE);
-			MemoryContextSwitchTo(old);
-		}
-		for (uint64 b = 0; b < SPI_processed; b++)
-		{
-			Datum		values[9];
-			bool		isnull[9];
-			ServerRow	row;
-			MemoryContext old;
-			double		total = 0.0;
-			int			r = nrows++;
-
-			CHECK_FOR_INTERRUPTS();
-			old = MemoryContextSwitchTo(rowcxt);
-			heap_deform_tuple(SPI_tuptable->vals[b], SPI_tuptable->tupdesc, values, isnull);
-			row.server_id = DatumGetInt64(values[0]);
-			row.capacity = DatumGetInt32(values[1]);
-			row.occupancy = DatumGetInt32(values[2]);
-			row.age_n = DatumGetInt32(values[3]);
-			row.age_sum = DatumGetFloat8(values[4]);
-			row.play_history_n = DatumGetInt32(values[5]);
-			row.play_history_sum = DatumGetFloat8(values[6]);
-			row.attributes = &DatumGetJsonbP(values[7])->root;
-			row.stats = need_stats ? &DatumGetJsonbP(values[8])->root : NULL;
-			row.has_friend = nfriends > 0 &&
-				bsearch(&row.server_id, friends, nfriends, sizeof(int64), int64_cmp) != NULL;
-
-			for (int i = 0; i < pc->nsignals; i++)
-			{
-				double		sc = score_signal(&pc->signals[i], &row);
-
-				scores[(size_t) r * nsig + i] = sc;
-				total += pc->signals[i].weight * sc;
-			}
-			ranked[r].server_id = row.server_id;
-			ranked[r].score = total;
-			ranked[r].index = r;
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(rowcxt);
-		}
-		SPI_freetuptable(SPI_tuptable);
-	}
-	SPI_cursor_close(portal);
+	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mm rank_servers row",
+									  ALLOCSET_DEFAULT_SIZES);
+	scan_servers(&st, place);
 	SPI_finish();
 
-	if (nrows > 1)
-		qsort(ranked, nrows, sizeof(Ranked), ranked_cmp);
+	if (st.nrows > 1)
+		sort_ranked(st.ranked, st.nrows);
 
-	names = palloc(sizeof(Datum) * Max(pc->nsignals, 1));
-	for (int i = 0; i < pc->nsignals; i++)
-		names[i] = CStringGetTextDatum(pc->signals[i].name);
-	names_array = construct_array(names, pc->nsignals, TEXTOID, -1, false, TYPALIGN_INT);
+	names = palloc(sizeof(Datum) * st.nsig);
+	for (int i = 0; i < st.pc->nsignals; i++)
+		names[i] = CStringGetTextDatum(st.pc->signals[i].name);
+	names_array = construct_array(names, st.pc->nsignals, TEXTOID, -1, false,
+								  TYPALIGN_INT);
 
-	for (int r = 0; r < nrows; r++)
+	sd = palloc(sizeof(Datum) * st.nsig);
+	for (int r = 0; r < st.nrows; r++)
 	{
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
-		Datum	   *sd = palloc(sizeof(Datum) * Max(pc->nsignals, 1));
+		const double *sc = &st.scores[(size_t) st.ranked[r].index * st.nsig];
 		ArrayType  *sa;
 
-		for (int i = 0; i < pc->nsignals; i++)
-			sd[i] = Float8GetDatum(scores[(size_t) ranked[r].index * pc->nsignals + i]);
-		sa = construct_array(sd, pc->nsignals, FLOAT8OID, sizeof(float8),
+		for (int i = 0; i < st.pc->nsignals; i++)
+			sd[i] = Float8GetDatum(sc[i]);
+		sa = construct_array(sd, st.pc->nsignals, FLOAT8OID, sizeof(float8),
 							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-		values[0] = Int64GetDatum(ranked[r].server_id);
-		values[1] = Float8GetDatum(ranked[r].score);
+		values[0] = Int64GetDatum(st.ranked[r].server_id);
+		values[1] = Float8GetDatum(st.ranked[r].score);
 		values[2] = PointerGetDatum(names_array);
 		values[3] = PointerGetDatum(sa);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(sa);
-		pfree(sd);
 	}
 	return (Datum) 0;
 }

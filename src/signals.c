@@ -99,16 +99,26 @@ mm_ratio_signal(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(ratio_signal(part, whole));
 }
 
+/*
+ * A built-in numerical signal: arguments (server average, joining player,
+ * max_relevant_difference DEFAULT default_max).
+ */
+static Datum
+builtin_numeric_signal(FunctionCallInfo fcinfo, double default_max,
+					   const char *what_a, const char *what_b)
+{
+	double		max = PG_NARGS() > 2 ? PG_GETARG_FLOAT8(2) : default_max;
+
+	PG_RETURN_FLOAT8(numeric_signal_args(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1),
+										 max, what_a, what_b));
+}
+
 /* mm.age_signal(server_average_age, joining_player_age, max DEFAULT 25) */
 Datum
 mm_age_signal(PG_FUNCTION_ARGS)
 {
-	double		max = PG_NARGS() > 2 ? PG_GETARG_FLOAT8(2) : MM_AGE_MAX_DIFFERENCE;
-
-	PG_RETURN_FLOAT8(numeric_signal_args(PG_GETARG_FLOAT8(0),
-										 PG_GETARG_FLOAT8(1), max,
-										 "server_average_age",
-										 "joining_player_age"));
+	return builtin_numeric_signal(fcinfo, MM_AGE_MAX_DIFFERENCE,
+								  "server_average_age", "joining_player_age");
 }
 
 /* mm.latency_signal(estimated_ping_ms, max DEFAULT 250) */
@@ -148,12 +158,9 @@ mm_occupancy_signal(PG_FUNCTION_ARGS)
 Datum
 mm_play_history_signal(PG_FUNCTION_ARGS)
 {
-	double		max = PG_NARGS() > 2 ? PG_GETARG_FLOAT8(2) : MM_PLAY_HISTORY_MAX_DIFFERENCE;
-
-	PG_RETURN_FLOAT8(numeric_signal_args(PG_GETARG_FLOAT8(0),
-										 PG_GETARG_FLOAT8(1), max,
-										 "server_average_play_history",
-										 "joining_player_play_history"));
+	return builtin_numeric_signal(fcinfo, MM_PLAY_HISTORY_MAX_DIFFERENCE,
+								  "server_average_play_history",
+								  "joining_player_play_history");
 }
 
 /* mm.friends_signal(preferred_players_in_server): min(n, 1) / 1 */

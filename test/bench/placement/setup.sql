@@ -27,3 +27,4 @@ FROM generate_series(1, 20) j;
 VACUUM ANALYZE mm.servers;
 VACUUM ANALYZE mm.server_players;
 VACUUM ANALYZE bench_joiners;
+CHECKPOINT;
