@@ -340,6 +340,20 @@ label_cmp(const void *a, const void *b)
 	return (la > lb) - (la < lb);
 }
 
+/* Return a row of the function's OUT parameters; no value is NULL. */
+static Datum
+return_row(FunctionCallInfo fcinfo, Datum *values)
+{
+	TupleDesc	tupdesc;
+	bool		nulls[4] = {false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	Assert(tupdesc->natts <= 4);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+											 values, nulls));
+}
+
 /* SQL wrappers */
 
 PG_FUNCTION_INFO_V1(mm_async_config);
@@ -381,9 +395,7 @@ mm_async_bucket_bounds(PG_FUNCTION_ARGS)
 	const AsyncConfig *c = async_config_arg(fcinfo, 0);
 	int32		first = PG_GETARG_INT32(1);
 	int32		last = PG_GETARG_INT32(2);
-	TupleDesc	tupdesc;
 	Datum		values[2];
-	bool		nulls[2] = {false, false};
 
 	if (first < 0 || last >= c->mmr_bucket_count || first > last)
 		ereport(ERROR,
@@ -392,12 +404,9 @@ mm_async_bucket_bounds(PG_FUNCTION_ARGS)
 				 errdetail("The range is %d to %d.", first, last),
 				 errhint("Buckets are numbered 0 to %d, first <= last.",
 						 c->mmr_bucket_count - 1)));
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	values[0] = Float8GetDatum(async_bound(c, first));
 	values[1] = Float8GetDatum(async_bound(c, last + 1));
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
-													  values, nulls)));
+	PG_RETURN_DATUM(return_row(fcinfo, values));
 }
 
 /*
@@ -418,9 +427,7 @@ mm_async_search(PG_FUNCTION_ARGS)
 				lo,
 				hi;
 	Datum	   *elems;
-	TupleDesc	tupdesc;
 	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
 
 	check_mmr(mmr);
 	if (retries < 0)
@@ -439,15 +446,12 @@ mm_async_search(PG_FUNCTION_ARGS)
 		lo = Min(lo, order[i]);
 		hi = Max(hi, order[i]);
 	}
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	values[0] = Int32GetDatum(order[0]);
 	values[1] = PointerGetDatum(construct_array(elems, count, INT4OID,
 												sizeof(int32), true, TYPALIGN_INT));
 	values[2] = Float8GetDatum(async_bound(c, lo));
 	values[3] = Float8GetDatum(async_bound(c, hi + 1));
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
-													  values, nulls)));
+	PG_RETURN_DATUM(return_row(fcinfo, values));
 }
 
 /*

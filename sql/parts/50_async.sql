@@ -506,6 +506,28 @@ $$;
 COMMENT ON FUNCTION mm.offer_entry(bigint) IS
     'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
 
+CREATE FUNCTION mm.async_query(p_pool text, p_mmr float8, p_labels text[], p_retries int,
+                               p_exclude bigint[], p_searcher bigint,
+                               OUT cfg jsonb, OUT lab text[], OUT excl bigint[],
+                               OUT lower_mmr float8, OUT upper_mmr float8)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    cfg := mm.async_pool_config(p_pool);
+    PERFORM mm.async_check_query(p_mmr, p_labels, p_retries);
+    excl := mm.async_check_ids(p_exclude, 'exclude');
+    lab := mm.async_labels(p_labels);
+    SELECT s.lower_mmr, s.upper_mmr INTO lower_mmr, upper_mmr
+    FROM mm.async_search(cfg, p_mmr, p_retries) s;
+    IF p_searcher IS NOT NULL THEN
+        excl := excl || p_searcher;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
+    'check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval';
+
 CREATE FUNCTION mm.async_find(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                               p_exclude bigint[], p_searcher bigint,
                               OUT o_result text, OUT o_player_id bigint, OUT o_mmr float8,
@@ -514,35 +536,28 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    cfg jsonb := mm.async_pool_config(p_pool);
-    lab text[];
-    s record;
-    excl bigint[];
+    q record;
     skipped bigint[] := '{}';
     up record;
     dn record;
     c record;
-    maxd float8 := (cfg ->> 'max_difference')::float8;
-    minq float8 := (cfg ->> 'min_quality')::float8;
+    maxd float8;
+    minq float8;
 BEGIN
-    PERFORM mm.async_check_query(p_mmr, p_labels, p_retries);
-    excl := mm.async_check_ids(p_exclude, 'exclude');
-    lab := mm.async_labels(p_labels);
-    SELECT * INTO s FROM mm.async_search(cfg, p_mmr, p_retries);
-    IF p_searcher IS NOT NULL THEN
-        excl := excl || p_searcher;
-    END IF;
+    SELECT * INTO q FROM mm.async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
+    maxd := (q.cfg ->> 'max_difference')::float8;
+    minq := (q.cfg ->> 'min_quality')::float8;
     LOOP
         -- the nearest MMR at or above and below the query, inside the searched buckets
         SELECT e.entry_id, e.player_id, e.mmr, e.model INTO up
         FROM mm.async_entries e
-        WHERE e.pool = p_pool AND e.labels = lab AND e.mmr >= p_mmr AND e.mmr < s.upper_mmr
-          AND e.player_id <> ALL (excl) AND e.entry_id <> ALL (skipped)
+        WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr AND e.mmr < q.upper_mmr
+          AND e.player_id <> ALL (q.excl) AND e.entry_id <> ALL (skipped)
         ORDER BY e.mmr LIMIT 1;
         SELECT e.entry_id, e.player_id, e.mmr, e.model INTO dn
         FROM mm.async_entries e
-        WHERE e.pool = p_pool AND e.labels = lab AND e.mmr < p_mmr AND e.mmr >= s.lower_mmr
-          AND e.player_id <> ALL (excl) AND e.entry_id <> ALL (skipped)
+        WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr AND e.mmr >= q.lower_mmr
+          AND e.player_id <> ALL (q.excl) AND e.entry_id <> ALL (skipped)
         ORDER BY e.mmr DESC LIMIT 1;
         IF up.entry_id IS NULL AND dn.entry_id IS NULL THEN
             EXIT;
@@ -564,19 +579,19 @@ BEGIN
         END IF;
         -- the nearest has the best quality: if it is not good enough, nobody is
         EXIT WHEN minq IS NOT NULL AND maxd - abs(c.mmr - p_mmr) < minq;
-        IF mm.async_take(cfg, c.entry_id) THEN
+        IF mm.async_take(q.cfg, c.entry_id) THEN
             o_result := 'success';
             o_player_id := c.player_id;
             o_mmr := c.mmr;
             o_quality := maxd - abs(c.mmr - p_mmr);
-            IF (cfg ->> 'return_model_in_query_response')::boolean THEN
+            IF (q.cfg ->> 'return_model_in_query_response')::boolean THEN
                 o_model := c.model;
             END IF;
             RETURN;
         END IF;
         skipped := skipped || c.entry_id;
     END LOOP;
-    IF (cfg ->> 'enable_fake_opponents')::boolean THEN
+    IF (q.cfg ->> 'enable_fake_opponents')::boolean THEN
         o_result := 'fake_opponent';
         o_mmr := p_mmr;
     ELSE
@@ -608,37 +623,30 @@ LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    cfg jsonb := mm.async_pool_config(p_pool);
-    lab text[];
-    s record;
-    excl bigint[];
-    maxd float8 := (cfg ->> 'max_difference')::float8;
-    minq float8 := (cfg ->> 'min_quality')::float8;
+    q record;
+    maxd float8;
+    minq float8;
 BEGIN
-    PERFORM mm.async_check_query(p_mmr, p_labels, p_retries);
-    excl := mm.async_check_ids(p_exclude, 'exclude');
+    SELECT * INTO q FROM mm.async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
+    maxd := (q.cfg ->> 'max_difference')::float8;
+    minq := (q.cfg ->> 'min_quality')::float8;
     IF p_max IS NULL OR p_max < 1 THEN
         RAISE EXCEPTION 'max_candidates must be positive'
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = format('The value is %s.', coalesce(p_max::text, 'NULL')),
                   HINT = 'Ask for at least one candidate.';
     END IF;
-    lab := mm.async_labels(p_labels);
-    SELECT * INTO s FROM mm.async_search(cfg, p_mmr, p_retries);
-    IF p_searcher IS NOT NULL THEN
-        excl := excl || p_searcher;
-    END IF;
     RETURN QUERY
-    SELECT c.entry_id, c.player_id, c.mmr, c.labels, mm.async_bucket(cfg, c.mmr),
+    SELECT c.entry_id, c.player_id, c.mmr, c.labels, mm.async_bucket(q.cfg, c.mmr),
            maxd - abs(c.mmr - p_mmr), c.model, c.updated_at
     FROM ((SELECT e.* FROM mm.async_entries e
-           WHERE e.pool = p_pool AND e.labels = lab AND e.mmr >= p_mmr AND e.mmr < s.upper_mmr
-             AND e.player_id <> ALL (excl)
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr AND e.mmr < q.upper_mmr
+             AND e.player_id <> ALL (q.excl)
            ORDER BY e.mmr LIMIT p_max)
           UNION ALL
           (SELECT e.* FROM mm.async_entries e
-           WHERE e.pool = p_pool AND e.labels = lab AND e.mmr < p_mmr AND e.mmr >= s.lower_mmr
-             AND e.player_id <> ALL (excl)
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr AND e.mmr >= q.lower_mmr
+             AND e.player_id <> ALL (q.excl)
            ORDER BY e.mmr DESC LIMIT p_max)) c
     WHERE minq IS NULL OR maxd - abs(c.mmr - p_mmr) >= minq
     ORDER BY abs(c.mmr - p_mmr), c.entry_id
