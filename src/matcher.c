@@ -186,6 +186,10 @@ typedef struct Run
 	int			n;
 	const MmMatcherConfig *cfg;
 	bool	   *in_queue;		/* in the queue now (not target, matched or failed) */
+	int		   *next;			/* live queue as a list in queue order; n ends it */
+	int		   *prev;			/* -1 starts it */
+	int			head;
+	int			live;			/* rosters in the live queue */
 	int		   *by_lo;			/* indexes sorted by lo */
 	double		widest;			/* largest hi - lo */
 	int		   *potentials;		/* of the current target, in queue order */
@@ -218,11 +222,58 @@ cmp_lo(const void *a, const void *b)
 	return cmp_int(a, b);
 }
 
-/* gatherPotentials: rosters in the queue whose ranges overlap the target's. */
+/* Take roster i out of the live queue list. */
+static void
+queue_remove(Run *run, int i)
+{
+	if (!run->in_queue[i])
+		return;
+	run->in_queue[i] = false;
+	if (run->prev[i] >= 0)
+		run->next[run->prev[i]] = run->next[i];
+	else
+		run->head = run->next[i];
+	if (run->next[i] < run->n)
+		run->prev[run->next[i]] = run->prev[i];
+	run->live--;
+}
+
+/* First position in by_lo whose lo is >= value. */
+static int
+lower_bound(const Run *run, double value)
+{
+	int			a = 0,
+				b = run->n;
+
+	while (a < b)
+	{
+		int			m = a + (b - a) / 2;
+
+		if (run->r[run->by_lo[m]].lo < value)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/*
+ * gatherPotentials: the first potentials_max rosters, in queue order, of
+ * the queue whose ranges overlap the target's.
+ *
+ * The seed scans the queue (naive_search). Here the live queue is a linked
+ * list, so rosters already matched or tried cost nothing; and when the
+ * rosters whose lo could overlap (lo in [target.lo - widest, target.hi],
+ * found by binary search over by_lo) are few compared with the queue, only
+ * those are looked at and put back in queue order. All three ways give the
+ * same list.
+ */
 static void
 gather_potentials(Run *run, const MmRoster *target)
 {
 	int			max = run->cfg->potentials_max;
+	int			a,
+				b;
 
 	run->npotentials = 0;
 	if (run->cfg->naive_search)
@@ -238,35 +289,49 @@ gather_potentials(Run *run, const MmRoster *target)
 		return;
 	}
 
+	a = lower_bound(run, target->lo - run->widest);
+	b = a;
+	/* first position with lo > target->hi */
 	{
-		double		from = target->lo - run->widest;
-		int			a = 0,
-					b = run->n;
+		int			lo = a,
+					hi = run->n;
 
-		/* first position in by_lo with lo >= from */
-		while (a < b)
+		while (lo < hi)
 		{
-			int			m = a + (b - a) / 2;
+			int			m = lo + (hi - lo) / 2;
 
-			if (run->r[run->by_lo[m]].lo < from)
-				a = m + 1;
+			if (run->r[run->by_lo[m]].lo <= target->hi)
+				lo = m + 1;
 			else
-				b = m;
+				hi = m;
 		}
-		for (int j = a; j < run->n; j++)
+		b = lo;
+	}
+
+	if ((int64) (b - a) * 4 < run->live)
+	{
+		/* a narrow band: look at it only, then restore queue order */
+		for (int j = a; j < b; j++)
 		{
 			int			i = run->by_lo[j];
-			const MmRoster *p = &run->r[i];
 
-			if (p->lo > target->hi)
-				break;
-			if (!run->in_queue[i] || p->hi < target->lo)
-				continue;
-			run->potentials[run->npotentials++] = i;
+			if (run->in_queue[i] && run->r[i].hi >= target->lo)
+				run->potentials[run->npotentials++] = i;
 		}
 		qsort(run->potentials, run->npotentials, sizeof(int), cmp_int);
 		if (run->npotentials > max)
 			run->npotentials = max;
+		return;
+	}
+
+	/* a wide band: walk the live queue until enough overlap */
+	for (int i = run->head; i < run->n && run->npotentials < max; i = run->next[i])
+	{
+		const MmRoster *p = &run->r[i];
+
+		if (p->lo > target->hi || p->hi < target->lo)
+			continue;
+		run->potentials[run->npotentials++] = i;
 	}
 }
 
@@ -463,7 +528,7 @@ record_match(Run *run, MmMatcherResult *res)
 			r->state = MM_ROSTER_MATCHED;
 			r->match = res->nmatches;
 			r->team = side;
-			run->in_queue[t->rosters[k]] = false;
+			queue_remove(run, t->rosters[k]);
 			m->max_roster_size[side] = Max(m->max_roster_size[side], r->players);
 			if (m->nmembers == 0 || r->rating_low < lo)
 				lo = r->rating_low;
@@ -498,6 +563,10 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	if (n == 0)
 		return;
 	run.in_queue = palloc(sizeof(bool) * n);
+	run.next = palloc(sizeof(int) * n);
+	run.prev = palloc(sizeof(int) * n);
+	run.head = 0;
+	run.live = n;
 	run.chosen = palloc0(sizeof(bool) * n);
 	run.by_lo = palloc(sizeof(int) * n);
 	run.potentials = palloc(sizeof(int) * n);
@@ -520,14 +589,13 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		r->team = -1;
 		r->fail_order = -1;
 		run.in_queue[i] = true;
+		run.next[i] = i + 1;
+		run.prev[i] = i - 1;
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
-	if (!cfg->naive_search)
-	{
-		sort_rosters = rosters;
-		qsort(run.by_lo, n, sizeof(int), cmp_lo);
-	}
+	sort_rosters = rosters;
+	qsort(run.by_lo, n, sizeof(int), cmp_lo);
 
 	for (int target = 0; target < ntargets; target++)
 	{
@@ -540,7 +608,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		if (!run.in_queue[target])
 			continue;			/* matched as an earlier target's potential */
 		res->targets_tried++;
-		run.in_queue[target] = false;
+		queue_remove(&run, target);
 		gather_potentials(&run, &rosters[target]);
 		if (rosters[target].players <= size &&
 			run.npotentials >= cfg->potentials_min &&
