@@ -22,12 +22,16 @@
  *	  dishonor is the team's total stacks; when blue is empty it is
  *	  populated first (red holds the target).
  *
- * The seed scans the whole queue for every target. Here rosters are also
- * sorted by the low end of their range, and the potentials of a target are
- * found by binary search: every roster whose range overlaps the target's
- * has lo in [target.lo - widest range, target.hi]. Those candidates are
- * put back in queue order and cut at potentials_max, which gives exactly
- * the list the seed's scan gives (naive_search keeps the scan, for tests).
+ * The seed scans the whole queue for every target. Here the live queue
+ * (rosters not yet matched or tried) is a linked list in queue order, so
+ * the scan never walks over rosters already taken out; and the rosters are
+ * also sorted by the low end of their range: every roster whose range
+ * overlaps the target's has lo in [target.lo - widest range, target.hi]
+ * (two binary searches). When that band is narrow compared with the queue,
+ * only the band is looked at and its overlapping rosters are put back in
+ * queue order and cut at potentials_max. Either way the potentials are
+ * exactly the list the seed's scan gives (naive_search keeps the scan; the
+ * tests compare all three with a literal PL/pgSQL port of the seed).
  *
  *-------------------------------------------------------------------------
  */
