@@ -54,7 +54,9 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
-    DELETE FROM mm.queued_player qp USING deleted d WHERE qp.roster_id = d.roster_id;
+    -- IN, not a join: the planner then sorts or hashes the deleted rosters
+    -- (few), not the players of every queue (many)
+    DELETE FROM mm.queued_player qp WHERE qp.roster_id IN (SELECT d.roster_id FROM deleted d);
     RETURN NULL;
 END
 $$;
@@ -106,7 +108,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
-    DELETE FROM mm.match_roster mr USING deleted d WHERE mr.match_id = d.match_id;
+    DELETE FROM mm.match_roster mr WHERE mr.match_id IN (SELECT d.match_id FROM deleted d);
     RETURN NULL;
 END
 $$;
