@@ -413,10 +413,18 @@ should_populate_red(const Run *run)
 	return team_rating_low(run, 0) < team_rating_low(run, 1);
 }
 
+/* The team's figures scoreRoster compares a roster with. */
+typedef struct TeamFigures
+{
+	double		rating_low;
+	double		rank;
+	double		dishonor;
+} TeamFigures;
+
 /* scoreRoster: how well roster i fits team "side". */
 static double
-score_roster(const Run *run, int i, int side, double max_ladder,
-			 int max_roster_size)
+score_roster(const Run *run, int i, int side, const TeamFigures *team,
+			 double max_ladder, int max_roster_size)
 {
 	const MmMatcherConfig *c = run->cfg;
 	const MmRoster *r = &run->r[i];
@@ -424,13 +432,13 @@ score_roster(const Run *run, int i, int side, double max_ladder,
 	int			pmax = c->profession_max;
 
 	score += r->age * c->age;
-	score += fabs(team_rating_low(run, side) - r->rating_low) * c->rating_distance;
-	score += fabs(team_rank(run, side) - r->rank) * c->rank_distance;
+	score += fabs(team->rating_low - r->rating_low) * c->rating_distance;
+	score += fabs(team->rank - r->rank) * c->rank_distance;
 	score += fabs(max_ladder - r->ladder) * c->ladder_distance;
 	score += abs(max_roster_size - r->players) * c->roster_size_distance;
 	if (r->players == max_roster_size)
 		score += c->perfect_fit;
-	score += fabs(team_dishonor(run, side) - r->dishonor) * c->dishonor_distance;
+	score += fabs(team->dishonor - r->dishonor) * c->dishonor_distance;
 	score += r->dishonor * c->dishonor_stack;
 	for (int k = 0; k < r->nprof; k++)
 	{
@@ -453,7 +461,11 @@ pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
 	int			needed = run->cfg->team_size - run->team[side].players;
 	int			best = -1;
 	double		best_score = 0;
+	TeamFigures team;
 
+	team.rating_low = team_rating_low(run, side);
+	team.rank = team_rank(run, side);
+	team.dishonor = team_dishonor(run, side);
 	for (int k = 0; k < run->npotentials; k++)
 	{
 		int			i = run->potentials[k];
@@ -461,7 +473,7 @@ pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
 
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
-		score = score_roster(run, i, side, max_ladder, max_roster_size);
+		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
 		if (best < 0 || best_score < score)
 		{
 			best = i;
