@@ -365,27 +365,22 @@ team_add(Run *run, int side, int i)
 	run->chosen[i] = true;
 }
 
-/* Team average effective rating; an empty team uses the whole match's. */
+/*
+ * A team's average effective rating (or rank) over its players; an empty
+ * team uses the average over all selected rosters.
+ */
 static double
-team_rating_low(const Run *run, int side)
+team_average(const Run *run, int side, bool rank)
 {
 	const Team *t = &run->team[side];
+	const Team *red = &run->team[0];
+	const Team *blue = &run->team[1];
 
 	if (t->players > 0)
-		return t->sum_rating_low / t->players;
-	return (run->team[0].sum_rating_low + run->team[1].sum_rating_low) /
-		(run->team[0].players + run->team[1].players);
-}
-
-static double
-team_rank(const Run *run, int side)
-{
-	const Team *t = &run->team[side];
-
-	if (t->players > 0)
-		return t->sum_rank / t->players;
-	return (run->team[0].sum_rank + run->team[1].sum_rank) /
-		(run->team[0].players + run->team[1].players);
+		return (rank ? t->sum_rank : t->sum_rating_low) / t->players;
+	return ((rank ? red->sum_rank : red->sum_rating_low) +
+			(rank ? blue->sum_rank : blue->sum_rating_low)) /
+		(red->players + blue->players);
 }
 
 static double
@@ -410,7 +405,7 @@ should_populate_red(const Run *run)
 		return true;
 	if (run->team[1].players == 0)
 		return false;
-	return team_rating_low(run, 0) < team_rating_low(run, 1);
+	return team_average(run, 0, false) < team_average(run, 1, false);
 }
 
 /* The team's figures scoreRoster compares a roster with. */
@@ -463,8 +458,8 @@ pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
 	double		best_score = 0;
 	TeamFigures team;
 
-	team.rating_low = team_rating_low(run, side);
-	team.rank = team_rank(run, side);
+	team.rating_low = team_average(run, side, false);
+	team.rank = team_average(run, side, true);
 	team.dishonor = team_dishonor(run, side);
 	for (int k = 0; k < run->npotentials; k++)
 	{
