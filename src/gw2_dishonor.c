@@ -82,30 +82,22 @@ dishonor_defaults(MmDishonorConfig *cfg)
 	cfg->stacks[2] = 1000000;
 }
 
-/* Error context while a duration key's text is read as an interval. */
-static void
-duration_context(void *arg)
-{
-	errcontext("dishonor config key \"%s\"", (const char *) arg);
-}
-
-/* Read a duration key's text as a positive number of seconds. */
+/*
+ * Read a duration key's text as a positive number of seconds.
+ *
+ * interval_in is STABLE only because IntervalStyle sql_standard reads a
+ * leading minus sign differently; every such reading is not positive in
+ * either style and is refused here, so the functions that take a config
+ * stay IMMUTABLE.
+ */
 static double
 duration_seconds(const char *text, const char *key)
 {
-	ErrorContextCallback ctx;
 	Interval   *iv;
 	double		seconds;
 
-	ctx.callback = duration_context;
-	ctx.arg = (void *) key;
-	ctx.previous = error_context_stack;
-	error_context_stack = &ctx;
-	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in,
-											   CStringGetDatum(text),
-											   ObjectIdGetDatum(InvalidOid),
-											   Int32GetDatum(-1)));
-	error_context_stack = ctx.previous;
+	iv = DatumGetIntervalP(mm_gw2_text_setting(interval_in, text,
+											   "dishonor config", key));
 
 	/* A month counts 30 days, as in PostgreSQL's interval arithmetic. */
 	seconds = iv->time / (double) USECS_PER_SEC +
@@ -120,27 +112,10 @@ duration_seconds(const char *text, const char *key)
 	return seconds;
 }
 
-/* Set (or with stacks < 0, remove) one penalty. */
+/* Add one penalty (jsonb keeps one value per key). */
 static void
-penalty_set(MmDishonorConfig *cfg, const char *reason, int stacks)
+penalty_add(MmDishonorConfig *cfg, const char *reason, int stacks)
 {
-	for (int i = 0; i < cfg->npenalties; i++)
-	{
-		if (strcmp(cfg->reasons[i], reason) == 0)
-		{
-			if (stacks >= 0)
-				cfg->stacks[i] = stacks;
-			else
-			{
-				cfg->npenalties--;
-				cfg->reasons[i] = cfg->reasons[cfg->npenalties];
-				cfg->stacks[i] = cfg->stacks[cfg->npenalties];
-			}
-			return;
-		}
-	}
-	if (stacks < 0)
-		return;
 	cfg->reasons = repalloc(cfg->reasons, sizeof(char *) * (cfg->npenalties + 1));
 	cfg->stacks = repalloc(cfg->stacks, sizeof(int) * (cfg->npenalties + 1));
 	cfg->reasons[cfg->npenalties] = pstrdup(reason);
@@ -149,8 +124,10 @@ penalty_set(MmDishonorConfig *cfg, const char *reason, int stacks)
 }
 
 /*
- * Read the "penalties" object: reason -> stacks (a non-negative integer),
- * merged over the defaults; null removes a reason.
+ * Read the "penalties" object: reason -> stacks (a non-negative integer).
+ * When given, it is the complete list of reasons (it replaces the default
+ * list, as "matrix" does in the ladder config), so that a resolved config
+ * reads back the same.
  */
 static void
 penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
@@ -165,6 +142,7 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("dishonor config key \"penalties\" must be an object"),
 				 errhint("Map each reason to its stacks, e.g. {\"abandon\": 10}.")));
+	cfg->npenalties = 0;
 	it = JsonbIteratorInit(pv->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
@@ -181,16 +159,11 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 		{
 			double		d;
 
-			if (v.type == jbvNull)
-			{
-				penalty_set(cfg, reason, -1);
-				continue;
-			}
 			if (v.type != jbvNumeric)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("dishonor config key \"penalties.%s\" must be an integer", reason),
-						 errhint("Give the stacks the reason adds, or null to remove the reason.")));
+						 errhint("Give the stacks the reason adds.")));
 			d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
 												   NumericGetDatum(v.val.numeric)));
 			if (d != floor(d) || d < 0 || d > INT_MAX)
@@ -199,7 +172,7 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 						 errmsg("dishonor config key \"penalties.%s\" is out of range", reason),
 						 errdetail("The value is %g.", d),
 						 errhint("Stacks must be an integer from 0 to %d.", INT_MAX)));
-			penalty_set(cfg, reason, (int) d);
+			penalty_add(cfg, reason, (int) d);
 		}
 	}
 }
@@ -216,26 +189,17 @@ dishonor_config(Jsonb *config, MmDishonorConfig *cfg)
 		{"penalties", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, NULL},
 		{NULL, 0, NULL, 0, 0, false, NULL, NULL}
 	};
-	JsonbValue *pv = NULL;
-	JsonbValue	key;
+	JsonbValue *pv;
 
 	dishonor_defaults(cfg);
 	if (config == NULL)
 		return;
-	if (JB_ROOT_IS_OBJECT(config))
-	{
-		key.type = jbvString;
-		key.val.string.val = "penalties";
-		key.val.string.len = strlen("penalties");
-		pv = findJsonbValueFromContainer(&config->root, JB_FOBJECT, &key);
-	}
+	pv = mm_gw2_object_get(&config->root, "penalties");
 	if (pv != NULL)
 	{
 		/* the reasons are free-form: read them here, the rest below */
 		penalties_parse(pv, cfg);
-		config = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete,
-													JsonbPGetDatum(config),
-													CStringGetTextDatum("penalties")));
+		config = mm_gw2_jsonb_without(config, "penalties");
 	}
 	mm_config_parse(config, "dishonor config", keys);
 	cfg->stack_duration = duration_seconds(cfg->stack_duration_text, "stack_duration");
@@ -281,6 +245,11 @@ dishonor_penalty(const char *reason, const MmDishonorConfig *cfg)
 	for (int i = 0; i < cfg->npenalties; i++)
 		if (strcmp(cfg->reasons[i], reason) == 0)
 			return cfg->stacks[i];
+	if (cfg->npenalties == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown dishonor reason \"%s\"", reason),
+				 errhint("The dishonor config has no reasons: add them under \"penalties\".")));
 	initStringInfo(&buf);
 	for (int i = 0; i < cfg->npenalties; i++)
 		appendStringInfo(&buf, "%s%s", i ? ", " : "", cfg->reasons[i]);
@@ -314,14 +283,22 @@ static void
 dishonor_apply(MmDishonorState *s, int penalty, TimestampTz at,
 			   const MmDishonorConfig *cfg)
 {
-	int			current = 0;
+	int			current;
 	double		timeout;
 	TimestampTz base;
 
-	if (s->has_stacks_at && !TIMESTAMP_NOT_FINITE(s->stacks_at))
+	/* stacks counted at no time, or at +infinity, have not decayed yet */
+	if (!s->has_stacks_at || TIMESTAMP_IS_NOEND(s->stacks_at))
+	{
+		current = s->stacks;
+		s->has_stacks_at = false;
+	}
+	else if (TIMESTAMP_IS_NOBEGIN(s->stacks_at))
+		current = 0;
+	else
 		current = dishonor_decay(s->stacks,
 								 seconds_between(s->stacks_at, at), cfg);
-	if (current > 0)
+	if (current > 0 && s->has_stacks_at)
 	{
 		double		gone = s->stacks - current;
 
@@ -483,7 +460,6 @@ mm_dishonor_apply(PG_FUNCTION_ARGS)
 	MmDishonorState s;
 	MmDishonorConfig cfg;
 	TimestampTz at;
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
@@ -504,15 +480,10 @@ mm_dishonor_apply(PG_FUNCTION_ARGS)
 	dishonor_apply(&s, dishonor_penalty(text_to_cstring(PG_GETARG_TEXT_PP(3)), &cfg),
 				   at, &cfg);
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning record called in context that cannot accept type record")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Int32GetDatum(s.stacks);
 	values[1] = TimestampTzGetDatum(s.stacks_at);
 	values[2] = TimestampTzGetDatum(s.timeout_until);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(mm_gw2_result_row(fcinfo, values, nulls));
 }
 
 PG_FUNCTION_INFO_V1(mm_dishonor_current);

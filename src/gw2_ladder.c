@@ -110,18 +110,6 @@ ladder_defaults(LadderConfig *cfg)
 	}
 }
 
-/* Find key "name" of an object container; NULL if absent. */
-static JsonbValue *
-object_get(JsonbContainer *container, const char *name)
-{
-	JsonbValue	key;
-
-	key.type = jbvString;
-	key.val.string.val = (char *) name;
-	key.val.string.len = strlen(name);
-	return findJsonbValueFromContainer(container, JB_FOBJECT, &key);
-}
-
 /* The elements of an array value; "what" names it in messages. */
 static JsonbValue *
 array_elements(JsonbValue *v, const char *what, int *n)
@@ -166,8 +154,7 @@ element_parse(JsonbValue *e, const char *path, const MmConfigKey *keys,
 				 errhint("See mm.ladder_config_defaults() for the layout.")));
 	obj = JsonbValueToJsonb(e);
 	if (array_key != NULL)
-		obj = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(obj),
-												 CStringGetTextDatum(array_key)));
+		obj = mm_gw2_jsonb_without(obj, array_key);
 	mm_config_parse(obj, psprintf("ladder config %s", path), keys);
 }
 
@@ -214,7 +201,7 @@ matrix_parse(JsonbValue *v, LadderConfig *cfg)
 		if (m > 0 && mx->odds <= cfg->matrix[m - 1].odds)
 			matrix_error(psprintf("%s.odds", path), "must be greater than the previous matrix's odds",
 						 mx->odds, "List the matrices by ascending odds, each odds once.");
-		sv = object_get(rows[m].val.binary.data, "scores");
+		sv = mm_gw2_object_get(rows[m].val.binary.data, "scores");
 		if (sv == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -250,32 +237,6 @@ matrix_parse(JsonbValue *v, LadderConfig *cfg)
 	}
 }
 
-/* Error context while a timestamp key is read. */
-static void
-timestamp_context(void *arg)
-{
-	errcontext("ladder config key \"%s\"", (const char *) arg);
-}
-
-/* Read a timestamp key's text. */
-static TimestampTz
-timestamp_value(const char *text, const char *key)
-{
-	ErrorContextCallback ctx;
-	TimestampTz t;
-
-	ctx.callback = timestamp_context;
-	ctx.arg = (void *) key;
-	ctx.previous = error_context_stack;
-	error_context_stack = &ctx;
-	t = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
-												CStringGetDatum(text),
-												ObjectIdGetDatum(InvalidOid),
-												Int32GetDatum(-1)));
-	error_context_stack = ctx.previous;
-	return t;
-}
-
 /* Parse a ladder config (overrides of the defaults; NULL: defaults). */
 static void
 ladder_config(Jsonb *config, LadderConfig *cfg)
@@ -290,20 +251,17 @@ ladder_config(Jsonb *config, LadderConfig *cfg)
 		{"matrix", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, NULL},
 		{NULL, 0, NULL, 0, 0, false, NULL, NULL}
 	};
-	JsonbValue *mv = NULL;
+	JsonbValue *mv;
 
 	ladder_defaults(cfg);
 	if (config == NULL)
 		return;
-	if (JB_ROOT_IS_OBJECT(config))
-		mv = object_get(&config->root, "matrix");
+	mv = mm_gw2_object_get(&config->root, "matrix");
 	if (mv != NULL)
 	{
 		/* an array: read it here, the plain keys below */
 		matrix_parse(mv, cfg);
-		config = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete,
-													JsonbPGetDatum(config),
-													CStringGetTextDatum("matrix")));
+		config = mm_gw2_jsonb_without(config, "matrix");
 	}
 	mm_config_parse(config, "ladder config", keys);
 	if (cfg->min > cfg->max)
@@ -320,9 +278,11 @@ ladder_config(Jsonb *config, LadderConfig *cfg)
 						   cfg->default_points, cfg->min, cfg->max),
 				 errhint("Set min <= default <= max.")));
 	if (!cfg->start_null)
-		cfg->start = timestamp_value(cfg->start_text, "start");
+		cfg->start = DatumGetTimestampTz(mm_gw2_text_setting(timestamptz_in, cfg->start_text,
+															 "ladder config", "start"));
 	if (!cfg->end_null)
-		cfg->end = timestamp_value(cfg->end_text, "end");
+		cfg->end = DatumGetTimestampTz(mm_gw2_text_setting(timestamptz_in, cfg->end_text,
+														   "ladder config", "end"));
 	if (!cfg->start_null && !cfg->end_null && cfg->start >= cfg->end)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -500,7 +460,6 @@ mm_ladder_apply(PG_FUNCTION_ARGS)
 	LadderConfig cfg;
 	int64		prev;
 	int64		next;
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
@@ -517,11 +476,6 @@ mm_ladder_apply(PG_FUNCTION_ARGS)
 	if (next > cfg.max)
 		next = cfg.max;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning record called in context that cannot accept type record")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Int32GetDatum((int32) next);
 	values[1] = BoolGetDatum(next >= cfg.leaderboard_points);
 	if (next >= cfg.leaderboard_points)
@@ -530,5 +484,5 @@ mm_ladder_apply(PG_FUNCTION_ARGS)
 		values[2] = CStringGetTextDatum("remove");
 	else
 		nulls[2] = true;
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(mm_gw2_result_row(fcinfo, values, nulls));
 }

@@ -50,30 +50,29 @@ mm_prediction_defaults(MmPredictionConfig *cfg)
 	metric_defaults(&cfg->roster, 4.0, 2.0);
 }
 
+/* Describe one key (the array is zeroed: isnull NULL, min inclusive). */
+static void
+set_key(MmConfigKey *key, const char *name, MmConfigType type, void *target,
+		double min, double max, bool min_exclusive, const MmConfigKey *keys)
+{
+	key->name = name;
+	key->type = type;
+	key->target = target;
+	key->min = min;
+	key->max = max;
+	key->min_exclusive = min_exclusive;
+	key->keys = keys;
+}
+
 /* Fill keys[0..MM_METRIC_KEYS) with the keys of one metric object. */
 static void
 metric_keys(MmConfigKey *keys, MmPredictionMetric *m)
 {
-	keys[0] = (MmConfigKey)
-	{
-		"method", MM_CONFIG_TEXT, &m->method, 0, 0, false, NULL, NULL
-	};
-	keys[1] = (MmConfigKey)
-	{
-		"spread", MM_CONFIG_FLOAT, &m->spread, 0, MM_PREDICTION_MAX, true, NULL, NULL
-	};
-	keys[2] = (MmConfigKey)
-	{
-		"weight", MM_CONFIG_FLOAT, &m->weight, 0, MM_PREDICTION_MAX, false, NULL, NULL
-	};
-	keys[3] = (MmConfigKey)
-	{
-		"enabled", MM_CONFIG_BOOL, &m->enabled, 0, 0, false, NULL, NULL
-	};
-	keys[4] = (MmConfigKey)
-	{
-		NULL, 0, NULL, 0, 0, false, NULL, NULL
-	};
+	set_key(&keys[0], "method", MM_CONFIG_TEXT, &m->method, 0, 0, false, NULL);
+	set_key(&keys[1], "spread", MM_CONFIG_FLOAT, &m->spread, 0, MM_PREDICTION_MAX, true, NULL);
+	set_key(&keys[2], "weight", MM_CONFIG_FLOAT, &m->weight, 0, MM_PREDICTION_MAX, false, NULL);
+	set_key(&keys[3], "enabled", MM_CONFIG_BOOL, &m->enabled, 0, 0, false, NULL);
+	/* keys[4] is the terminator (zeroed) */
 }
 
 const MmConfigKey *
@@ -85,18 +84,9 @@ mm_prediction_keys(MmPredictionConfig *cfg)
 	metric_keys(nested, &cfg->rank);
 	metric_keys(nested + MM_METRIC_KEYS, &cfg->rating);
 	metric_keys(nested + 2 * MM_METRIC_KEYS, &cfg->roster);
-	keys[0] = (MmConfigKey)
-	{
-		"rank", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, nested
-	};
-	keys[1] = (MmConfigKey)
-	{
-		"rating", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, nested + MM_METRIC_KEYS
-	};
-	keys[2] = (MmConfigKey)
-	{
-		"roster", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, nested + 2 * MM_METRIC_KEYS
-	};
+	set_key(&keys[0], "rank", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested);
+	set_key(&keys[1], "rating", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested + MM_METRIC_KEYS);
+	set_key(&keys[2], "roster", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested + 2 * MM_METRIC_KEYS);
 	/* keys[3] is the terminator (zeroed) */
 	return keys;
 }
@@ -210,19 +200,13 @@ team_is_red(const char *team)
 static Datum
 prediction_row(FunctionCallInfo fcinfo, double prediction)
 {
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning record called in context that cannot accept type record")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Float8GetDatum(prediction);
 	values[1] = Float8GetDatum(mm_odds_of_victory(prediction, true));
 	values[2] = Float8GetDatum(mm_odds_of_victory(prediction, false));
-	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+	return mm_gw2_result_row(fcinfo, values, nulls);
 }
 
 PG_FUNCTION_INFO_V1(mm_match_prediction_teams);
@@ -278,6 +262,9 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	bool	   *team_nulls;
 	int			n_team;
 	int			n;
+	int			n_dev;
+	int			n_rank;
+	int			n_players;
 	MmPredictionConfig cfg;
 	MmTeamSummary sum[2];
 	double		count[2] = {0.0, 0.0};
@@ -290,14 +277,15 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	deconstruct_array(team_array, TEXTOID, -1, false, TYPALIGN_INT,
 					  &teams, &team_nulls, &n_team);
 	n = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "rating", &rating);
-	if (mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation) != n ||
-		mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank) != n ||
-		mm_int4_array(PG_GETARG_ARRAYTYPE_P(4), "players", &players) != n ||
-		n_team != n)
+	n_dev = mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation);
+	n_rank = mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank);
+	n_players = mm_int4_array(PG_GETARG_ARRAYTYPE_P(4), "players", &players);
+	if (n_team != n || n_dev != n || n_rank != n || n_players != n)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("team, rating, deviation, rank and players must have the same length"),
-				 errdetail("team has %d elements, rating %d.", n_team, n),
+				 errdetail("The lengths are %d, %d, %d, %d and %d.",
+						   n_team, n, n_dev, n_rank, n_players),
 				 errhint("Pass one element per roster in every array.")));
 	prediction_config(PG_GETARG_JSONB_P(5), &cfg);
 

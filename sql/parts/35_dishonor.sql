@@ -107,7 +107,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'mm_dishonor_apply'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.dishonor_apply(integer, timestamptz, timestamptz, text, timestamptz, jsonb) IS
-    'applyDishonor on a player''s state (stacks counted at stacks_at, timeout end; NULLs for none): the state after the penalty at "at"';
+    'applyDishonor on a player''s state (stacks counted at stacks_at, NULL: at "at"; end of the timeout, NULL: none): the state after the penalty at "at"';
 
 CREATE FUNCTION mm.dishonor_current(stacks integer, stacks_at timestamptz, at timestamptz,
                                     config jsonb DEFAULT '{}')
@@ -154,19 +154,6 @@ $$;
 COMMENT ON FUNCTION mm.dishonor(bigint, text, timestamptz) IS
     'give a player dishonor for a reason at a time: adds the reason''s stacks and a timeout; returns the stacks and the end of the timeout';
 
-CREATE FUNCTION mm.dishonor_status(player_id bigint, at timestamptz DEFAULT now())
-RETURNS TABLE (stacks integer, timeout_until timestamptz)
-LANGUAGE sql STABLE
-SET search_path = mm, pg_catalog, pg_temp
-BEGIN ATOMIC
-    SELECT coalesce(mm.dishonor_current(d.stacks, d.stacks_at, dishonor_status.at, mm.dishonor_config()), 0),
-           CASE WHEN d.timeout_until > dishonor_status.at THEN d.timeout_until END
-    FROM (SELECT 1) AS one
-    LEFT JOIN mm.dishonor_players d ON d.player_id = dishonor_status.player_id;
-END;
-COMMENT ON FUNCTION mm.dishonor_status(bigint, timestamptz) IS
-    'a player''s dishonor at a time: current (decayed) stacks and the end of the timeout (NULL when none); always one row';
-
 CREATE FUNCTION mm.dishonor_statuses(player_ids bigint[], at timestamptz DEFAULT now())
 RETURNS TABLE (player_id bigint, stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
@@ -180,7 +167,18 @@ BEGIN ATOMIC
     ORDER BY p.ord;
 END;
 COMMENT ON FUNCTION mm.dishonor_statuses(bigint[], timestamptz) IS
-    'dishonor_status of several players: one row per element, in order';
+    'several players'' dishonor at a time: current (decayed) stacks and the end of the timeout (NULL when none); one row per element, in order';
+
+CREATE FUNCTION mm.dishonor_status(player_id bigint, at timestamptz DEFAULT now())
+RETURNS TABLE (stacks integer, timeout_until timestamptz)
+LANGUAGE sql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT s.stacks, s.timeout_until
+    FROM mm.dishonor_statuses(ARRAY[dishonor_status.player_id], dishonor_status.at) s;
+END;
+COMMENT ON FUNCTION mm.dishonor_status(bigint, timestamptz) IS
+    'a player''s dishonor at a time: current (decayed) stacks and the end of the timeout (NULL when none); always one row';
 
 CREATE FUNCTION mm.dishonor_clear(player_id bigint)
 RETURNS boolean
