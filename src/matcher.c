@@ -22,12 +22,16 @@
  *	  dishonor is the team's total stacks; when blue is empty it is
  *	  populated first (red holds the target).
  *
- * The seed scans the whole queue for every target. Here rosters are also
- * sorted by the low end of their range, and the potentials of a target are
- * found by binary search: every roster whose range overlaps the target's
- * has lo in [target.lo - widest range, target.hi]. Those candidates are
- * put back in queue order and cut at potentials_max, which gives exactly
- * the list the seed's scan gives (naive_search keeps the scan, for tests).
+ * The seed scans the whole queue for every target. Here the live queue
+ * (rosters not yet matched or tried) is a linked list in queue order, so
+ * the scan never walks over rosters already taken out; and the rosters are
+ * also sorted by the low end of their range: every roster whose range
+ * overlaps the target's has lo in [target.lo - widest range, target.hi]
+ * (two binary searches). When that band is narrow compared with the queue,
+ * only the band is looked at and its overlapping rosters are put back in
+ * queue order and cut at potentials_max. Either way the potentials are
+ * exactly the list the seed's scan gives (naive_search keeps the scan; the
+ * tests compare all three with a literal PL/pgSQL port of the seed).
  *
  *-------------------------------------------------------------------------
  */
@@ -186,6 +190,10 @@ typedef struct Run
 	int			n;
 	const MmMatcherConfig *cfg;
 	bool	   *in_queue;		/* in the queue now (not target, matched or failed) */
+	int		   *next;			/* live queue as a list in queue order; n ends it */
+	int		   *prev;			/* -1 starts it */
+	int			head;
+	int			live;			/* rosters in the live queue */
 	int		   *by_lo;			/* indexes sorted by lo */
 	double		widest;			/* largest hi - lo */
 	int		   *potentials;		/* of the current target, in queue order */
@@ -218,11 +226,58 @@ cmp_lo(const void *a, const void *b)
 	return cmp_int(a, b);
 }
 
-/* gatherPotentials: rosters in the queue whose ranges overlap the target's. */
+/* Take roster i out of the live queue list. */
+static void
+queue_remove(Run *run, int i)
+{
+	if (!run->in_queue[i])
+		return;
+	run->in_queue[i] = false;
+	if (run->prev[i] >= 0)
+		run->next[run->prev[i]] = run->next[i];
+	else
+		run->head = run->next[i];
+	if (run->next[i] < run->n)
+		run->prev[run->next[i]] = run->prev[i];
+	run->live--;
+}
+
+/* First position in by_lo whose lo is >= value. */
+static int
+lower_bound(const Run *run, double value)
+{
+	int			a = 0,
+				b = run->n;
+
+	while (a < b)
+	{
+		int			m = a + (b - a) / 2;
+
+		if (run->r[run->by_lo[m]].lo < value)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/*
+ * gatherPotentials: the first potentials_max rosters, in queue order, of
+ * the queue whose ranges overlap the target's.
+ *
+ * The seed scans the queue (naive_search). Here the live queue is a linked
+ * list, so rosters already matched or tried cost nothing; and when the
+ * rosters whose lo could overlap (lo in [target.lo - widest, target.hi],
+ * found by binary search over by_lo) are few compared with the queue, only
+ * those are looked at and put back in queue order. All three ways give the
+ * same list.
+ */
 static void
 gather_potentials(Run *run, const MmRoster *target)
 {
 	int			max = run->cfg->potentials_max;
+	int			a,
+				b;
 
 	run->npotentials = 0;
 	if (run->cfg->naive_search)
@@ -238,35 +293,49 @@ gather_potentials(Run *run, const MmRoster *target)
 		return;
 	}
 
+	a = lower_bound(run, target->lo - run->widest);
+	b = a;
+	/* first position with lo > target->hi */
 	{
-		double		from = target->lo - run->widest;
-		int			a = 0,
-					b = run->n;
+		int			lo = a,
+					hi = run->n;
 
-		/* first position in by_lo with lo >= from */
-		while (a < b)
+		while (lo < hi)
 		{
-			int			m = a + (b - a) / 2;
+			int			m = lo + (hi - lo) / 2;
 
-			if (run->r[run->by_lo[m]].lo < from)
-				a = m + 1;
+			if (run->r[run->by_lo[m]].lo <= target->hi)
+				lo = m + 1;
 			else
-				b = m;
+				hi = m;
 		}
-		for (int j = a; j < run->n; j++)
+		b = lo;
+	}
+
+	if ((int64) (b - a) * 4 < run->live)
+	{
+		/* a narrow band: look at it only, then restore queue order */
+		for (int j = a; j < b; j++)
 		{
 			int			i = run->by_lo[j];
-			const MmRoster *p = &run->r[i];
 
-			if (p->lo > target->hi)
-				break;
-			if (!run->in_queue[i] || p->hi < target->lo)
-				continue;
-			run->potentials[run->npotentials++] = i;
+			if (run->in_queue[i] && run->r[i].hi >= target->lo)
+				run->potentials[run->npotentials++] = i;
 		}
 		qsort(run->potentials, run->npotentials, sizeof(int), cmp_int);
 		if (run->npotentials > max)
 			run->npotentials = max;
+		return;
+	}
+
+	/* a wide band: walk the live queue until enough overlap */
+	for (int i = run->head; i < run->n && run->npotentials < max; i = run->next[i])
+	{
+		const MmRoster *p = &run->r[i];
+
+		if (p->lo > target->hi || p->hi < target->lo)
+			continue;
+		run->potentials[run->npotentials++] = i;
 	}
 }
 
@@ -296,27 +365,22 @@ team_add(Run *run, int side, int i)
 	run->chosen[i] = true;
 }
 
-/* Team average effective rating; an empty team uses the whole match's. */
+/*
+ * A team's average effective rating (or rank) over its players; an empty
+ * team uses the average over all selected rosters.
+ */
 static double
-team_rating_low(const Run *run, int side)
+team_average(const Run *run, int side, bool rank)
 {
 	const Team *t = &run->team[side];
+	const Team *red = &run->team[0];
+	const Team *blue = &run->team[1];
 
 	if (t->players > 0)
-		return t->sum_rating_low / t->players;
-	return (run->team[0].sum_rating_low + run->team[1].sum_rating_low) /
-		(run->team[0].players + run->team[1].players);
-}
-
-static double
-team_rank(const Run *run, int side)
-{
-	const Team *t = &run->team[side];
-
-	if (t->players > 0)
-		return t->sum_rank / t->players;
-	return (run->team[0].sum_rank + run->team[1].sum_rank) /
-		(run->team[0].players + run->team[1].players);
+		return (rank ? t->sum_rank : t->sum_rating_low) / t->players;
+	return ((rank ? red->sum_rank : red->sum_rating_low) +
+			(rank ? blue->sum_rank : blue->sum_rating_low)) /
+		(red->players + blue->players);
 }
 
 static double
@@ -341,13 +405,21 @@ should_populate_red(const Run *run)
 		return true;
 	if (run->team[1].players == 0)
 		return false;
-	return team_rating_low(run, 0) < team_rating_low(run, 1);
+	return team_average(run, 0, false) < team_average(run, 1, false);
 }
+
+/* The team's figures scoreRoster compares a roster with. */
+typedef struct TeamFigures
+{
+	double		rating_low;
+	double		rank;
+	double		dishonor;
+} TeamFigures;
 
 /* scoreRoster: how well roster i fits team "side". */
 static double
-score_roster(const Run *run, int i, int side, double max_ladder,
-			 int max_roster_size)
+score_roster(const Run *run, int i, int side, const TeamFigures *team,
+			 double max_ladder, int max_roster_size)
 {
 	const MmMatcherConfig *c = run->cfg;
 	const MmRoster *r = &run->r[i];
@@ -355,13 +427,13 @@ score_roster(const Run *run, int i, int side, double max_ladder,
 	int			pmax = c->profession_max;
 
 	score += r->age * c->age;
-	score += fabs(team_rating_low(run, side) - r->rating_low) * c->rating_distance;
-	score += fabs(team_rank(run, side) - r->rank) * c->rank_distance;
+	score += fabs(team->rating_low - r->rating_low) * c->rating_distance;
+	score += fabs(team->rank - r->rank) * c->rank_distance;
 	score += fabs(max_ladder - r->ladder) * c->ladder_distance;
 	score += abs(max_roster_size - r->players) * c->roster_size_distance;
 	if (r->players == max_roster_size)
 		score += c->perfect_fit;
-	score += fabs(team_dishonor(run, side) - r->dishonor) * c->dishonor_distance;
+	score += fabs(team->dishonor - r->dishonor) * c->dishonor_distance;
 	score += r->dishonor * c->dishonor_stack;
 	for (int k = 0; k < r->nprof; k++)
 	{
@@ -384,7 +456,11 @@ pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
 	int			needed = run->cfg->team_size - run->team[side].players;
 	int			best = -1;
 	double		best_score = 0;
+	TeamFigures team;
 
+	team.rating_low = team_average(run, side, false);
+	team.rank = team_average(run, side, true);
+	team.dishonor = team_dishonor(run, side);
 	for (int k = 0; k < run->npotentials; k++)
 	{
 		int			i = run->potentials[k];
@@ -392,7 +468,7 @@ pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
 
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
-		score = score_roster(run, i, side, max_ladder, max_roster_size);
+		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
 		if (best < 0 || best_score < score)
 		{
 			best = i;
@@ -463,7 +539,7 @@ record_match(Run *run, MmMatcherResult *res)
 			r->state = MM_ROSTER_MATCHED;
 			r->match = res->nmatches;
 			r->team = side;
-			run->in_queue[t->rosters[k]] = false;
+			queue_remove(run, t->rosters[k]);
 			m->max_roster_size[side] = Max(m->max_roster_size[side], r->players);
 			if (m->nmembers == 0 || r->rating_low < lo)
 				lo = r->rating_low;
@@ -498,6 +574,10 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	if (n == 0)
 		return;
 	run.in_queue = palloc(sizeof(bool) * n);
+	run.next = palloc(sizeof(int) * n);
+	run.prev = palloc(sizeof(int) * n);
+	run.head = 0;
+	run.live = n;
 	run.chosen = palloc0(sizeof(bool) * n);
 	run.by_lo = palloc(sizeof(int) * n);
 	run.potentials = palloc(sizeof(int) * n);
@@ -520,14 +600,13 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		r->team = -1;
 		r->fail_order = -1;
 		run.in_queue[i] = true;
+		run.next[i] = i + 1;
+		run.prev[i] = i - 1;
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
-	if (!cfg->naive_search)
-	{
-		sort_rosters = rosters;
-		qsort(run.by_lo, n, sizeof(int), cmp_lo);
-	}
+	sort_rosters = rosters;
+	qsort(run.by_lo, n, sizeof(int), cmp_lo);
 
 	for (int target = 0; target < ntargets; target++)
 	{
@@ -540,7 +619,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		if (!run.in_queue[target])
 			continue;			/* matched as an earlier target's potential */
 		res->targets_tried++;
-		run.in_queue[target] = false;
+		queue_remove(&run, target);
 		gather_potentials(&run, &rosters[target]);
 		if (rosters[target].players <= size &&
 			run.npotentials >= cfg->potentials_min &&

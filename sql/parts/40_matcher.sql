@@ -38,11 +38,31 @@ COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
 
 CREATE TABLE mm.queued_player (
     player_id bigint PRIMARY KEY,
-    roster_id bigint NOT NULL REFERENCES mm.roster ON DELETE CASCADE
+    roster_id bigint NOT NULL
 );
 CREATE INDEX queued_player_roster_idx ON mm.queued_player (roster_id);
-COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters: a player is in at most one waiting roster across all queues';
+COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters: a player is in at most one waiting roster across all queues (its primary key)';
 COMMENT ON INDEX mm.queued_player_roster_idx IS 'players of a roster';
+
+-- Deleting rosters (leave, tick, drop_queue, or by hand) frees their
+-- players. One statement-level trigger rather than a cascading foreign key:
+-- a tick deletes thousands of rosters at once, and per-row cascades cost
+-- more than the matching.
+CREATE FUNCTION mm._roster_deleted()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- IN, not a join: the planner then sorts or hashes the deleted rosters
+    -- (few), not the players of every queue (many)
+    DELETE FROM mm.queued_player qp WHERE qp.roster_id IN (SELECT d.roster_id FROM deleted d);
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mm._roster_deleted() IS 'internal trigger: free the players of deleted rosters';
+CREATE TRIGGER roster_deleted AFTER DELETE ON mm.roster
+    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION mm._roster_deleted();
 
 CREATE SEQUENCE mm.match_id_seq;
 COMMENT ON SEQUENCE mm.match_id_seq IS 'ids of mm.match';
@@ -64,7 +84,7 @@ COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 r
 COMMENT ON INDEX mm.match_queue_idx IS 'matches of a queue by time';
 
 CREATE TABLE mm.match_roster (
-    match_id      bigint NOT NULL REFERENCES mm.match ON DELETE CASCADE,
+    match_id      bigint NOT NULL,
     roster_id     bigint NOT NULL UNIQUE,
     team          text NOT NULL CHECK (team IN ('red', 'blue')),
     players       bigint[] NOT NULL,
@@ -79,6 +99,22 @@ CREATE TABLE mm.match_roster (
     PRIMARY KEY (match_id, roster_id)
 );
 COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is matched at most once';
+
+-- Deleting matches (drop_queue, or by hand) deletes their rosters; a
+-- statement-level trigger for the same reason as above.
+CREATE FUNCTION mm._match_deleted()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM mm.match_roster mr WHERE mr.match_id IN (SELECT d.match_id FROM deleted d);
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mm._match_deleted() IS 'internal trigger: delete the rosters of deleted matches';
+CREATE TRIGGER match_deleted AFTER DELETE ON mm.match
+    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION mm._match_deleted();
 
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,

@@ -149,6 +149,13 @@ SELECT count(DISTINCT match_no) > 20 AS many_matches,
 FROM (SELECT match_no, sum(n) FILTER (WHERE team = 'red') AS red, sum(n) FILTER (WHERE team = 'blue') AS blue
       FROM m GROUP BY match_no) t;
 SELECT count(*) = count(DISTINCT roster_id) AS each_roster_once FROM m;
+-- filter.limit: a tick stops trying new targets once the limit has passed
+-- (checked before each target after the first). With a limit of 1 ns only
+-- the first target is tried; with 60 s, many.
+SELECT count(DISTINCT match_no) FILTER (WHERE team IN ('red', 'blue')) + count(*) FILTER (WHERE team = 'failed') AS targets_tried
+FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 400, "limit": 0.000001}}', '2024-01-01 00:06:00+00');
+SELECT count(DISTINCT match_no) FILTER (WHERE team IN ('red', 'blue')) + count(*) FILTER (WHERE team = 'failed') > 20 AS many_tried
+FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 400, "limit": 60000}}', '2024-01-01 00:06:00+00');
 
 -- 8. The binary search finds the potentials the seed's scan finds: the
 -- same matches over 3000 rosters with the search and with the scan.

@@ -31,13 +31,13 @@ fi
 
 # 20 solo rosters that all overlap: teams of 1, so 10 matches to make.
 psql_q >/dev/null <<'SQL' || notok "queue set up"
-SELECT mm.create_queue('cron', '{"team_size": 1, "filter": {"potentials_min": 1, "rosters": 4}}');
+SELECT mm.create_queue('cron', '{"team_size": 1, "filter": {"potentials_min": 1, "rosters": 8}}');
 SELECT count(mm.enqueue('cron', ARRAY[p::bigint], 1500, 100)) FROM generate_series(1, 20) p;
 SQL
 
-# Every minute: ticks every 2 seconds for 10 seconds (rosters 4: 2 matches
+# Every minute: ticks every 2 seconds for 6 seconds (rosters 8: 4 matches
 # per tick at most, so the job needs several committed ticks).
-jobid=$(psql_q -c "SELECT cron.schedule('mm-cron-test', '* * * * *', \$\$CALL mm.run_ticks('cron', '2 seconds', '10 seconds')\$\$)")
+jobid=$(psql_q -c "SELECT cron.schedule('mm-cron-test', '* * * * *', \$\$CALL mm.run_ticks('cron', '2 seconds', '6 seconds')\$\$)")
 psql_q -c "UPDATE cron.job SET nodename = current_setting('unix_socket_directories') WHERE jobid = $jobid" >/dev/null
 if [ -n "$jobid" ]; then ok "mm.run_ticks scheduled with cron.schedule (job $jobid)"; else notok "mm.run_ticks scheduled"; fi
 

@@ -9,8 +9,8 @@ SELECT setseed(0.42);
 SELECT mm.create_queue('q10k', '{"filter": {"rosters": 10000, "limit": 600000}}');
 SELECT mm.create_queue('q100k', '{"filter": {"rosters": 100000, "limit": 600000}}');
 
-CREATE FUNCTION fill_queue(queue text, n int, first_player bigint) RETURNS void LANGUAGE sql AS $$
-    WITH q AS (SELECT queue_id FROM mm.queue WHERE name = queue),
+CREATE FUNCTION fill_queue(qname text, n int, first_player bigint) RETURNS void LANGUAGE sql AS $$
+    WITH q AS (SELECT queue_id FROM mm.queue WHERE name = qname),
     r AS (
         SELECT i, CASE WHEN u < 0.50 THEN 1 WHEN u < 0.70 THEN 2 WHEN u < 0.82 THEN 3 WHEN u < 0.90 THEN 4 ELSE 5 END AS size,
                least(3000, greatest(100, 1500 + 250 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))) AS rating,
