@@ -246,7 +246,10 @@ SELECT mm.alter_pool('arena', '{"surprise": 1}');
 
 -- Pools are dumped with the extension's data; the fill counts are not (a
 -- restore counts them again).
-SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'mm' ORDER BY 1::text;
+SELECT c::regclass AS dumped
+FROM pg_extension, unnest(extconfig) c
+WHERE extname = 'mm' AND c::regclass::text LIKE 'mm.async%'
+ORDER BY c::regclass::text;
 
 -- Dropping a pool drops its entries and buckets.
 SELECT mm.drop_pool(pool) FROM mm.async_pools ORDER BY pool;

@@ -124,7 +124,7 @@ SELECT mm.weighted_score(s, w) AS no_signals FROM (VALUES (0.5::float8, 2::float
 SELECT p.oid::regprocedure AS fn, provolatile, proparallel, proisstrict
 FROM pg_proc p
 WHERE pronamespace = 'mm'::regnamespace AND proname LIKE '%signal'
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 
 -- errors
 SELECT mm.numeric_signal(1, 2, 0);
