@@ -174,7 +174,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_pool_config(text) IS
-    'the config of a pool; an error if the pool does not exist';
+    'internal: the config of a pool; an error if the pool does not exist';
 
 CREATE FUNCTION mm.async_capacity(pool text, labels text[], bucket int, config jsonb)
 RETURNS int
@@ -186,7 +186,7 @@ AS $$
                     ($4 ->> 'bucket_initial_size')::int)
 $$;
 COMMENT ON FUNCTION mm.async_capacity(text, text[], int, jsonb) IS
-    'capacity of a bucket: its rebalanced size, else bucket_initial_size';
+    'internal: capacity of a bucket: its rebalanced size, else bucket_initial_size';
 
 CREATE FUNCTION mm.async_fill(pool text, labels text[], bucket int)
 RETURNS int
@@ -197,7 +197,7 @@ AS $$
                      WHERE b.pool = $1 AND b.labels = $2 AND b.bucket = $3), 0)
 $$;
 COMMENT ON FUNCTION mm.async_fill(text, text[], int) IS
-    'number of entries a bucket holds';
+    'internal: number of entries a bucket holds';
 
 CREATE FUNCTION mm.async_check_ids(ids bigint[], what text)
 RETURNS bigint[]
@@ -220,7 +220,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_check_ids(bigint[], text) IS
-    'refuse a NULL id array or NULL elements';
+    'internal: refuse a NULL id array or NULL elements';
 
 CREATE FUNCTION mm.async_check_query(mmr float8, labels text[], retries int)
 RETURNS void
@@ -237,7 +237,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_check_query(float8, text[], int) IS
-    'refuse NULL query arguments';
+    'internal: refuse NULL query arguments';
 
 -- Pools
 
@@ -484,7 +484,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_take(jsonb, bigint) IS
-    'claim an offered entry and remove it if its bucket is filled to player_remove_after_candidate_offer_threshold';
+    'internal: claim an offered entry and remove it if its bucket is filled to player_remove_after_candidate_offer_threshold';
 
 CREATE FUNCTION mm.offer_entry(entry_id bigint)
 RETURNS boolean
@@ -526,7 +526,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
-    'check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval';
+    'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval';
 
 CREATE FUNCTION mm.async_find(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                               p_exclude bigint[], p_searcher bigint,
@@ -600,7 +600,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint) IS
-    'the body of mm.find_opponent';
+    'internal: the body of mm.find_opponent';
 
 CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
                                  retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
@@ -654,7 +654,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
-    'the body of mm.find_candidates';
+    'internal: the body of mm.find_candidates';
 
 CREATE FUNCTION mm.find_candidates(pool text, mmr float8, labels text[] DEFAULT '{}',
                                    retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
