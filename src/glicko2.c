@@ -1158,14 +1158,8 @@ replay_read_games(const char *query, int64 *ngames)
 	games = MemoryContextAllocHuge(outer, sizeof(ReplayGame) * max);
 	if ((rc = SPI_connect()) != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed: %s", SPI_result_code_string(rc));
-	plan = SPI_prepare(query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	if (!SPI_is_cursor_plan(plan))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("games must be a query that returns rows"),
-				 errhint("Give a SELECT returning player_id bigint, opponent_id bigint, score float8, played_at timestamptz.")));
+	plan = mm_prepare_rows_query(query, "games",
+								 "Give a SELECT returning player_id bigint, opponent_id bigint, score float8, played_at timestamptz.");
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
 	for (;;)
 	{

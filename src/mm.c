@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
@@ -338,4 +339,20 @@ mm_config_parse(Jsonb *config, const char *what, const MmConfigKey *keys)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a JSON object", what)));
 	config_parse_object(&config->root, what, NULL, keys);
+}
+
+SPIPlanPtr
+mm_prepare_rows_query(const char *query, const char *what, const char *hint)
+{
+	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (!SPI_is_cursor_plan(plan))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a query that returns rows", what),
+				 errdetail("The query is: %s", query),
+				 errhint("%s", hint)));
+	return plan;
 }

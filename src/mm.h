@@ -94,4 +94,13 @@ typedef struct MmConfigKey
 extern void mm_config_parse(Jsonb *config, const char *what,
 							const MmConfigKey *keys);
 
+/*
+ * Prepare a query a user passed as text (a history to replay, rosters to
+ * match), which must return rows; "what" names it in the error, "hint" says
+ * what it should return. Call inside SPI_connect.
+ */
+extern struct _SPI_plan *mm_prepare_rows_query(const char *query,
+											   const char *what,
+											   const char *hint);
+
 #endif							/* MM_H */

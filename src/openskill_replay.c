@@ -299,14 +299,8 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		replay_initial(text_to_cstring(PG_GETARG_TEXT_PP(1)), players);
 
-	plan = SPI_prepare(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	if (!SPI_is_cursor_plan(plan))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("history must be a query returning rows"),
-				 errhint("Pass e.g. 'SELECT match_id, player_id, team, rank FROM results ORDER BY match_id'.")));
+	plan = mm_prepare_rows_query(text_to_cstring(PG_GETARG_TEXT_PP(0)), "history",
+								 "Pass e.g. 'SELECT match_id, player_id, team, rank FROM results ORDER BY match_id'.");
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
 	for (;;)
 	{

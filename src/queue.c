@@ -205,15 +205,8 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 	uint64		n;
 	SPIPlanPtr	plan;
 
-	plan = SPI_prepare(query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	if (!SPI_is_cursor_plan(plan))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("rosters query must be a single SELECT"),
-				 errdetail("The query is: %s", query),
-				 errhint("Pass a SELECT (or VALUES) that returns one row per roster, in queue order.")));
+	plan = mm_prepare_rows_query(query, "rosters",
+								 "Pass a SELECT (or VALUES) that returns one row per roster, in queue order.");
 	ret = SPI_execute_plan(plan, NULL, NULL, false, 0);
 	if (ret != SPI_OK_SELECT || SPI_tuptable == NULL)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
