@@ -463,25 +463,12 @@ mm_async_labels(PG_FUNCTION_ARGS)
 {
 	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(0);
 	Datum	   *elems;
-	bool	   *nulls;
 	int			n,
 				kept = 0;
 
-	if (ARR_NDIM(array) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("labels must be a one-dimensional array"),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(array)),
-				 errhint("Pass hard labels as a flat text[], such as '{arena:3,eu}'.")));
-	deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	n = mm_text_array(array, "labels", &elems);
 	for (int i = 0; i < n; i++)
 	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("labels must not contain NULL elements"),
-					 errdetail("Element %d is NULL.", i + 1),
-					 errhint("Leave a label out instead of passing NULL.")));
 		if (VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[i])) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -259,7 +259,6 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	double	   *rank;
 	int32	   *players;
 	Datum	   *teams;
-	bool	   *team_nulls;
 	int			n_team;
 	int			n;
 	int			n_dev;
@@ -269,13 +268,7 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	MmTeamSummary sum[2];
 	double		count[2] = {0.0, 0.0};
 
-	if (ARR_NDIM(team_array) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("team must be a one-dimensional array"),
-				 errhint("Pass one team name per roster.")));
-	deconstruct_array(team_array, TEXTOID, -1, false, TYPALIGN_INT,
-					  &teams, &team_nulls, &n_team);
+	n_team = mm_text_array(team_array, "team", &teams);
 	n = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "rating", &rating);
 	n_dev = mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation);
 	n_rank = mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank);
@@ -294,12 +287,6 @@ mm_match_prediction(PG_FUNCTION_ARGS)
 	{
 		int			t;
 
-		if (team_nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("team must not contain NULL elements"),
-					 errdetail("Element %d is NULL.", i + 1),
-					 errhint("Pass 'red' or 'blue' for every roster.")));
 		t = team_is_red(TextDatumGetCString(teams[i])) ? 0 : 1;
 		mm_check_finite(rating[i], "rating");
 		mm_check_nonnegative(deviation[i], "deviation");

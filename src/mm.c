@@ -172,6 +172,12 @@ mm_int8_array(ArrayType *array, const char *what, int64 **values)
 	return n;
 }
 
+int
+mm_text_array(ArrayType *array, const char *what, Datum **values)
+{
+	return deconstruct_strict(array, TEXTOID, what, values);
+}
+
 /* Find a key in a key array; NULL if unknown. */
 static const MmConfigKey *
 config_find(const MmConfigKey *keys, const char *name, int len)

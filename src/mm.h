@@ -55,6 +55,9 @@ extern int	mm_float8_array(ArrayType *array, const char *what, double **values);
 extern int	mm_int4_array(ArrayType *array, const char *what, int32 **values);
 extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
 
+/* Same for text[]: the elements as text Datums (not detoasted). */
+extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
+
 /*
  * jsonb configurations (DESIGN.md section 3): keys mirror the source
  * documents in snake_case, every key has a default, unknown keys and values

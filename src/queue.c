@@ -154,14 +154,8 @@ static void
 read_professions(MmRoster *r, ArrayType *arr, Professions *p)
 {
 	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
+	int			n = mm_text_array(arr, "professions", &elems);
 
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("professions must be a one-dimensional array")));
-	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	r->nprof = 0;
 	r->prof = palloc(sizeof(int) * Max(n, 1));
 	r->prof_count = palloc(sizeof(int) * Max(n, 1));
@@ -170,11 +164,6 @@ read_professions(MmRoster *r, ArrayType *arr, Professions *p)
 		int			id;
 		int			k;
 
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("professions must not contain nulls"),
-					 errdetail("Roster %lld has a null profession.", (long long) r->id)));
 		id = profession_id(p, TextDatumGetCString(elems[i]));
 		for (k = 0; k < r->nprof; k++)
 			if (r->prof[k] == id)
