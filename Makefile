@@ -8,7 +8,10 @@ OBJS        = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 SQL_PARTS   = $(sort $(wildcard sql/parts/*.sql))
 DATA_built  = sql/mm--$(EXTVERSION).sql
-DATA        = $(wildcard sql/mm--*--*.sql)
+# Released install scripts are frozen as they shipped; upgrade scripts carry
+# every later change (sql/mm--A--B.sql).
+RELEASED    = sql/mm--0.1.0.sql
+DATA        = $(RELEASED) $(wildcard sql/mm--*--*.sql)
 
 # pg_regress: every test/sql/*.sql, expected output in expected/.
 REGRESS      = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Upgrade path: install the released 0.1.0, fill it with data, run
+# ALTER EXTENSION mm UPDATE, and prove that
+#   - the upgraded catalog equals a fresh install of the current version
+#     (every mm object: columns, constraints, indexes, functions with their
+#     signatures, volatility, strictness, security, config, bodies, comments,
+#     grants; see test/upgrade/catalog.sql);
+#   - the data of 0.1.0 is still there and still works (test/upgrade/after.sql).
+# TAP lines "ok - ..." / "not ok - ...".
+set -uo pipefail
+cd "${MM_ROOT:?}"
+fail=0
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1"; fail=1; }
+q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+current=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.control)
+work=$(mktemp -d)
+
+q -d postgres -c "DROP DATABASE IF EXISTS mm_up_fresh" -c "DROP DATABASE IF EXISTS mm_up_old" 2>/dev/null
+q -d postgres -c "CREATE DATABASE mm_up_fresh" -c "CREATE DATABASE mm_up_old"
+
+if q -d mm_up_fresh -c "CREATE EXTENSION mm" && q -d mm_up_fresh -f test/upgrade/catalog.sql >"$work/fresh.txt"; then
+	ok "fresh install of $current"
+else
+	notok "fresh install of $current"
+fi
+
+if q -d mm_up_old -c "CREATE EXTENSION mm VERSION '0.1.0'" &&
+	q -d mm_up_old -f test/upgrade/fill-0.1.0.sql >/dev/null; then
+	ok "0.1.0 installs and takes data"
+else
+	notok "0.1.0 installs and takes data"
+fi
+
+if out=$(q -d mm_up_old -c "ALTER EXTENSION mm UPDATE" -c "SELECT extversion FROM pg_extension WHERE extname = 'mm'" 2>&1) &&
+	[ "$out" = "$current" ]; then
+	ok "ALTER EXTENSION mm UPDATE goes from 0.1.0 to $current"
+else
+	notok "ALTER EXTENSION mm UPDATE goes from 0.1.0 to $current ($out)"
+fi
+
+q -d mm_up_old -f test/upgrade/catalog.sql >"$work/upgraded.txt"
+if [ -s "$work/fresh.txt" ] && diff -u "$work/fresh.txt" "$work/upgraded.txt" >"$work/catalog.diff"; then
+	ok "upgraded catalog equals a fresh $current install ($(wc -l <"$work/fresh.txt") lines compared)"
+else
+	notok "upgraded catalog equals a fresh $current install"
+	sed 's/^/#   /' "$work/catalog.diff" | head -60
+fi
+
+if out=$(q -d mm_up_old -f test/upgrade/after.sql 2>&1); then
+	ok "0.1.0 data carried over and works after the upgrade"
+else
+	notok "0.1.0 data carried over and works after the upgrade"
+	echo "$out" | sed 's/^/#   /' | head -20
+fi
+
+q -d postgres -c "DROP DATABASE mm_up_fresh" -c "DROP DATABASE mm_up_old"
+rm -rf "$work"
+exit $fail

@@ -1,0 +1,23 @@
+-- Data a 0.1.0 database holds before ALTER EXTENSION mm UPDATE: queues with
+-- waiting rosters, matches and a tick log; an async pool with entries;
+-- placement servers with players and a place config; dishonor settings and
+-- players. Written against the 0.1.0 API only.
+\set ON_ERROR_STOP 1
+SELECT mm.create_queue('ranked', '{"team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('duel', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT mm.enqueue('duel', ARRAY[p::bigint], 1500 + p, 40, joined_at => '2026-01-01 12:00+00')
+FROM generate_series(1, 6) p;
+SELECT count(*) FROM mm.tick('duel', '2026-01-01 12:05+00');
+SELECT mm.enqueue('ranked', ARRAY[100 + p, 200 + p]::bigint[], 1600 + p, 30, joined_at => '2026-01-01 12:00+00')
+FROM generate_series(1, 3) p;
+SELECT mm.enqueue('duel', ARRAY[50::bigint], 1400, 10, joined_at => '2026-01-01 12:01+00');
+
+SELECT mm.create_pool('arena', '{"mmr_bucket_count": 10, "enable_fake_opponents": true}');
+SELECT mm.put_entry('arena', p, 1000 + 10 * p, '{eu}', jsonb_build_object('defence', p)) FROM generate_series(1, 30) p;
+
+SELECT mm.set_place_config('obby', '{"voice_chat": false}');
+SELECT mm.add_server('obby', 8, '{"region": "eu"}');
+SELECT mm.place_player((SELECT min(server_id) FROM mm.servers), 7, '{"age": 20, "language": "en"}');
+
+SELECT mm.set_dishonor_config('{"stack_duration": "10m"}');
+SELECT mm.dishonor(42, 'abandon', '2026-01-01 12:00+00');
