@@ -363,6 +363,22 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 	g->weight = weight;
 }
 
+/*
+ * A denominator, checked: sigmas, beta or ordinals so small or so placed
+ * that a division would be by zero are an error, not Infinity or NaN.
+ */
+static double
+os_nonzero(double d, const char *why)
+{
+	if (d == 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("openskill computation is out of range"),
+				 errdetail("%s.", why),
+				 errhint("Check the ratings: sigmas and beta this close to 0, or a best ordinal of exactly -kappa, leave the update undefined.")));
+	return d;
+}
+
 /* Order team indexes by rank, then by index (a stable sort, qsort_arg). */
 static int
 cmp_rank_index(const void *a, const void *b, void *arg)
@@ -578,9 +594,17 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 
 		if (o->balance)
 			f = 1.0 + (maxord[j] - (o->target + o->alpha * (g->mu[p] - o->z * sig[p]))) /
-				(maxord[j] + o->kappa);
+				os_nonzero(maxord[j] + o->kappa,
+						   "The balance factor divides by the best ordinal plus kappa, which is 0");
 		mu_t[j] += g->mu[p] * f;
 		s2_t[j] += (sig[p] * f) * (sig[p] * f);
+	}
+	/* every model divides by team variances (and by sums of them) */
+	for (int j = 0; j < k; j++)
+	{
+		mm_check_result(mu_t[j], "team mu");
+		mm_check_result(s2_t[j], "team variance");
+		os_nonzero(s2_t[j], "A team's variance is 0");
 	}
 
 	os_model(o, k, mu_t, s2_t, pos, omega, delta);
@@ -716,7 +740,8 @@ os_predict_win(const MmOsGame *g, double beta, double *prob)
 		for (int j = i + 1; j < k; j++)
 		{
 			double		p = mm_os_phi((mu_t[i] - mu_t[j]) /
-									  sqrt(k * beta * beta + s2_t[i] + s2_t[j]));
+									  os_nonzero(sqrt(k * beta * beta + s2_t[i] + s2_t[j]),
+												 "A pair of teams has no variance"));
 
 			prob[i] += p;
 			prob[j] += 1.0 - p;
@@ -749,7 +774,8 @@ os_predict_draw(const MmOsGame *g, double beta)
 		CHECK_FOR_INTERRUPTS();
 		for (int j = i + 1; j < k; j++)
 		{
-			double		d = sqrt(n * beta * beta + s2_t[i] + s2_t[j]);
+			double		d = os_nonzero(sqrt(n * beta * beta + s2_t[i] + s2_t[j]),
+									   "A pair of teams has no variance");
 
 			total += mm_os_phi((margin - mu_t[i] + mu_t[j]) / d) -
 				mm_os_phi((mu_t[j] - mu_t[i] - margin) / d);

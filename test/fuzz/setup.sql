@@ -41,3 +41,10 @@ BEGIN
     END;
 END
 $$;
+
+-- For the harness's self-test: a NaN result and an internal error, which it
+-- must report (with a lost connection) when MM_FUZZ_SELFTEST is set.
+CREATE FUNCTION fuzz.selftest_nan() RETURNS float8
+LANGUAGE sql AS $$ SELECT 'NaN'::float8 $$;
+CREATE FUNCTION fuzz.selftest_xx000() RETURNS void
+LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected' USING ERRCODE = 'XX000'; END $$;

@@ -24,3 +24,15 @@ SELECT s.score, s.score = 1e12 AS finite_and_exact, mm.server_breakdown(s.signal
 FROM mm.rank_servers('big', '{}') s;
 DELETE FROM mm.servers WHERE place = 'big';
 DELETE FROM mm.place_configs WHERE place = 'big';
+
+-- divisions that UBSan caught dividing by zero are explicit checks (22003)
+-- the balance factor divides by the best ordinal plus kappa (-0.5 + 0.5)
+SELECT * FROM mm.openskill_rate('{1,2}', '{1,2}', '{1,25}', '{0.5,8}', kappa => 0.5, tau => 0, balance => true);
+\echo :LAST_ERROR_SQLSTATE
+-- sigmas whose squares underflow: a team without variance
+SELECT * FROM mm.openskill_rate('{1,2}', '{1,2}', '{25,25}', '{1e-200,1e-200}', tau => 0);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.openskill_predict_win('{1,2}', '{25,20}', '{1e-200,1e-200}', beta => 1e-200);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.openskill_predict_draw('{1,2}', '{25,20}', '{1e-200,1e-200}', beta => 1e-200);
+\echo :LAST_ERROR_SQLSTATE
