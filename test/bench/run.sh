@@ -74,6 +74,8 @@ export PGHOST PGPORT PGUSER MM_ROOT=$here
 
 out=test/bench/out
 mkdir -p "$out"
+# run_file: run a case or setup file, failing loudly.
+. test/bench/lib.sh
 results=test/bench/results.md
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
@@ -86,24 +88,6 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "| benchmark | case | median ms | min ms | ratio vs baseline |"
 	echo "|---|---|---:|---:|---:|"
 } >"$results.tmp"
-
-# What a failing case prints: psql's and PostgreSQL's errors, node's.
-error_pattern='(^|[^[:alnum:]_])(ERROR|FATAL|PANIC)([^[:alnum:]_]|$)|Error( \[|:)|ERR_[A-Z_]+'
-
-# Run a case or setup file against a database; fail loudly (its output, a
-# non-zero exit) when it exits non-zero or prints an error.
-run_file() {
-	local file=$1 db=$2 err=$out/last.err status=0
-	case "$file" in
-		*.sql) psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f "$file" >/dev/null 2>"$err" || status=$? ;;
-		*.sh) PGDATABASE=$db bash "$file" >/dev/null 2>"$err" || status=$? ;;
-	esac
-	if [ "$status" != 0 ] || grep -qE "$error_pattern" "$err"; then
-		echo "bench: $file failed (exit status $status):" >&2
-		cat "$err" >&2
-		return 1
-	fi
-}
 
 # Time one run of a case file; print microseconds.
 time_case() {
