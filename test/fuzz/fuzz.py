@@ -32,11 +32,9 @@ LATE_MS = 5000
 KNOWN_ELSEWHERE = {
     ('match_rosters', 'internal error'): 'matcher: SPI_OK_UTILITY on show/explain',
     ('_match_rosters', 'internal error'): 'matcher: SPI_OK_UTILITY on show/explain',
-    ('match_rosters', 'non-finite result'): 'matcher: rating_spread of +-1e308 ratings',
-    ('_match_rosters', 'non-finite result'): 'matcher: rating_spread of +-1e308 ratings',
-    ('async_search', 'non-finite result'): 'async pool: unbounded end buckets',
-    ('async_bucket_bounds', 'non-finite result'): 'async pool: unbounded end buckets',
-    ('async_query', 'non-finite result'): 'async pool: unbounded end buckets',
+    ('async_search', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
+    ('async_bucket_bounds', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
+    ('async_query', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
 }
 
 GOOD = {
