@@ -95,6 +95,12 @@ SELECT mm.party_rating_agg(20 + (i * 7919) % 13, 1 + (i % 5)) =
 FROM generate_series(1, 20000) i;
 RESET statement_timeout;
 
+-- as a window aggregate the final function runs again and again on the
+-- growing state: it must not change it
+SELECT i, mm.party_rating_agg(mu, 1) OVER (ORDER BY i) AS running,
+       mm.party_rating(array_agg(mu) OVER (ORDER BY i), array_agg(1::float8) OVER (ORDER BY i)) AS by_array
+FROM (VALUES (1, 30.0::float8), (2, 20), (3, 25), (4, 40)) v(i, mu);
+
 -- Parallel plans equal serial plans (partial aggregation, combine and, for
 -- party_rating_agg, serialize/deserialize).
 CREATE TABLE agg_rows (g int, v int, score float8, weight float8,
