@@ -42,6 +42,7 @@ CREATE ROLE smith LOGIN;
 GRANT USAGE ON SCHEMA mm TO smith;
 GRANT SELECT ON ALL TABLES IN SCHEMA mm TO smith;
 ALTER DATABASE mm_smith SET statement_timeout = '1s';
+ALTER DATABASE mm_smith SET track_functions = 'all';
 SQL
 echo "# sqlsmith seed $seed (replay with MM_SQLSMITH_SEED=$seed), $queries queries"
 
@@ -53,6 +54,8 @@ echo "# sqlsmith exited with status $status after $(($(date +%s) - start)) s; la
 tail -3 /tmp/mm-sqlsmith.$$.log | sed 's/^/# /'
 rm -f /tmp/mm-sqlsmith.$$.log
 
+called=$(psql -X -At -d mm_smith -c "SELECT count(*) FROM pg_catalog.pg_stat_user_functions WHERE schemaname = 'mm'")
+echo "# sqlsmith's queries called ${called:-?} distinct functions of schema mm"
 crashes=$(grep -cE 'terminated by signal|was terminated by exception' "$serverlog" || true)
 if [ "$crashes" = 0 ]; then
 	echo "ok - sqlsmith ($queries queries, seed $seed): no backend crashed"
