@@ -393,6 +393,90 @@ cmp_rank_index(const void *a, const void *b, void *arg)
 }
 
 /*
+ * Plackett-Luce (Weng & Lin 2011, Algorithm 4): omega and delta of every
+ * team (in sorted order) in O(k), in log-sum-exp form.
+ */
+static void
+os_plackett_luce(int k, const double *mu_t, const double *s2_t, double betasq,
+				 const int *pos, double *omega, double *delta)
+{
+	double		csq = 0.0,
+				c;
+	double	   *lse = palloc(sizeof(double) * k);
+	int		   *a = palloc(sizeof(int) * k);
+	double		m = -HUGE_VAL,
+				sum = 0.0,
+				r1 = 0.0,
+				r2 = 0.0;
+
+	for (int i = 0; i < k; i++)
+		csq += s2_t[i] + betasq;
+	c = sqrt(csq);
+
+	/*
+	 * The teams are in rank order, so pos is non-decreasing and "ranked
+	 * at or below q" is the suffix from q's tie group on. lse[q], the log
+	 * of the sum of exp(mu / c) over that suffix, is one running
+	 * log-sum-exp from the last team up; a[q] is the size of q's group.
+	 */
+	for (int q = k - 1; q >= 0; q--)
+	{
+		double		x = mu_t[q] / c;
+
+		CHECK_FOR_INTERRUPTS();
+		if (x > m)
+		{
+			sum = sum * exp(m - x) + 1.0;
+			m = x;
+		}
+		else
+			sum += exp(x - m);
+		lse[q] = m + log(sum);
+		a[q] = (q + 1 < k && pos[q + 1] == pos[q]) ? a[q + 1] + 1 : 1;
+	}
+	/* give every team of a tie group the whole group's values */
+	for (int q = 1; q < k; q++)
+		if (pos[q] == pos[q - 1])
+		{
+			lse[q] = lse[q - 1];
+			a[q] = a[q - 1];
+		}
+
+	/*
+	 * Team i sums over the teams q ranked at or above it (q up to the
+	 * end g of its tie group) quot_q = exp(mu_i / c - lse_q):
+	 * omega_i = 1/a_i - sum quot_q / a_q, delta_i = sum quot_q (1 -
+	 * quot_q) / a_q. With r1_g = sum_{q<=g} exp(lse_g - lse_q) / a_q and
+	 * r2_g likewise with the squares (each term at most 1, as lse only
+	 * falls with q), the sums are exp(mu_i / c - lse_g) r1_g and its
+	 * square times r2_g: one pass over the teams.
+	 */
+	for (int g = 0, i0 = 0; g < k; g++)
+	{
+		double		step = (g > 0) ? exp(lse[g] - lse[g - 1]) : 0.0;
+
+		CHECK_FOR_INTERRUPTS();
+		r1 = r1 * step + 1.0 / a[g];
+		r2 = r2 * step * step + 1.0 / a[g];
+		if (g + 1 < k && pos[g + 1] == pos[g])
+			continue;
+		/* g ends a tie group that started at i0 */
+		for (int i = i0; i <= g; i++)
+		{
+			double		quot = exp(mu_t[i] / c - lse[g]);
+			double		s1 = quot * r1;
+			double		s2 = quot * quot * r2;
+
+			omega[i] = (1.0 / a[i] - s1) * (s2_t[i] / c);
+			delta[i] = (s1 - s2) * (s2_t[i] / (c * c)) * (sqrt(s2_t[i]) / c);
+		}
+		i0 = g + 1;
+	}
+	pfree(lse);
+	pfree(a);
+}
+
+/*
  * Compute omega and delta of every team (in sorted order) for the model.
  * mu_t and s2_t are the teams' sums, pos their rank positions.
  */
@@ -404,80 +488,7 @@ os_model(const MmOsOptions *o, int k, const double *mu_t, const double *s2_t,
 
 	if (o->model == MM_OS_PLACKETT_LUCE)
 	{
-		double		csq = 0.0,
-					c;
-		double	   *lse = palloc(sizeof(double) * k);
-		int		   *a = palloc(sizeof(int) * k);
-		double		m = -HUGE_VAL,
-					sum = 0.0,
-					r1 = 0.0,
-					r2 = 0.0;
-
-		for (int i = 0; i < k; i++)
-			csq += s2_t[i] + betasq;
-		c = sqrt(csq);
-
-		/*
-		 * The teams are in rank order, so pos is non-decreasing and "ranked
-		 * at or below q" is the suffix from q's tie group on. lse[q], the log
-		 * of the sum of exp(mu / c) over that suffix, is one running
-		 * log-sum-exp from the last team up; a[q] is the size of q's group.
-		 */
-		for (int q = k - 1; q >= 0; q--)
-		{
-			double		x = mu_t[q] / c;
-
-			CHECK_FOR_INTERRUPTS();
-			if (x > m)
-			{
-				sum = sum * exp(m - x) + 1.0;
-				m = x;
-			}
-			else
-				sum += exp(x - m);
-			lse[q] = m + log(sum);
-			a[q] = (q + 1 < k && pos[q + 1] == pos[q]) ? a[q + 1] + 1 : 1;
-		}
-		/* give every team of a tie group the whole group's values */
-		for (int q = 1; q < k; q++)
-			if (pos[q] == pos[q - 1])
-			{
-				lse[q] = lse[q - 1];
-				a[q] = a[q - 1];
-			}
-
-		/*
-		 * Team i sums over the teams q ranked at or above it (q up to the
-		 * end g of its tie group) quot_q = exp(mu_i / c - lse_q):
-		 * omega_i = 1/a_i - sum quot_q / a_q, delta_i = sum quot_q (1 -
-		 * quot_q) / a_q. With r1_g = sum_{q<=g} exp(lse_g - lse_q) / a_q and
-		 * r2_g likewise with the squares (each term at most 1, as lse only
-		 * falls with q), the sums are exp(mu_i / c - lse_g) r1_g and its
-		 * square times r2_g: one pass over the teams.
-		 */
-		for (int g = 0, i0 = 0; g < k; g++)
-		{
-			double		step = (g > 0) ? exp(lse[g] - lse[g - 1]) : 0.0;
-
-			CHECK_FOR_INTERRUPTS();
-			r1 = r1 * step + 1.0 / a[g];
-			r2 = r2 * step * step + 1.0 / a[g];
-			if (g + 1 < k && pos[g + 1] == pos[g])
-				continue;
-			/* g ends a tie group that started at i0 */
-			for (int i = i0; i <= g; i++)
-			{
-				double		quot = exp(mu_t[i] / c - lse[g]);
-				double		s1 = quot * r1;
-				double		s2 = quot * quot * r2;
-
-				omega[i] = (1.0 / a[i] - s1) * (s2_t[i] / c);
-				delta[i] = (s1 - s2) * (s2_t[i] / (c * c)) * (sqrt(s2_t[i]) / c);
-			}
-			i0 = g + 1;
-		}
-		pfree(lse);
-		pfree(a);
+		os_plackett_luce(k, mu_t, s2_t, betasq, pos, omega, delta);
 		return;
 	}
 
