@@ -21,10 +21,10 @@ REGRESS_OPTS = --inputdir=test --load-extension=mm
 ISOLATION      = $(basename $(notdir $(sort $(wildcard test/isolation/specs/*.spec))))
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=output_iso --load-extension=mm
 
-PG_CFLAGS   = -Wall -Wextra -Werror
+PG_CFLAGS   = -Wall -Wextra -Werror $(MM_EXTRA_CFLAGS)
 # Server headers as system headers: their unused parameters are not ours.
 PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server)
-SHLIB_LINK  = -lm
+SHLIB_LINK  = -lm $(MM_EXTRA_LDFLAGS)
 
 EXTRA_CLEAN = results output_iso regression.diffs regression.out test/bench/out
 
@@ -35,12 +35,18 @@ include $(PGXS)
 sql/mm--$(EXTVERSION).sql: sql/mm.sql $(SQL_PARTS)
 	cat $^ > $@
 
-.PHONY: test demo bench stop
+.PHONY: test test-long demo bench stop
 
 # The README's test command: installs what is missing, builds, installs,
 # runs every suite on a throwaway cluster, prints "N passed, N failed".
 test:
 	PG_CONFIG=$(PG_CONFIG) bash test/run.sh
+
+# Suites too slow for make test (CI runs them after it): mm built with
+# UBSan into a private copy of PostgreSQL under the regression and fuzz
+# suites, and a bounded sqlsmith run. Prints "N passed, N failed".
+test-long:
+	PG_CONFIG=$(PG_CONFIG) bash test/long/run.sh
 
 # Set up a cluster, show what mm does, leave the cluster running.
 demo:

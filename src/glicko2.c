@@ -140,8 +140,17 @@ glicko2_f(double x, double delta2, double phi2, double v, double a,
 {
 	double		ex = exp(x);
 	double		d = phi2 + v + ex;
+	double		dd = 2.0 * d * d;
 
-	return ex * (delta2 - phi2 - v - ex) / (2.0 * d * d) - (x - a) / tau2;
+	/* Deviations and tau so small that their squares underflow. */
+	if (dd == 0.0 || tau2 == 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("volatility is out of range"),
+				 errdetail("The volatility iteration divides by zero (phi^2 + v + e^x = %g, tau^2 = %g).",
+						   d, tau2),
+				 errhint("Deviations, volatilities and tau this small are not meaningful.")));
+	return ex * (delta2 - phi2 - v - ex) / dd - (x - a) / tau2;
 }
 
 /* Find the new volatility sigma' by the Illinois method (step 5). */
@@ -228,6 +237,13 @@ glicko2_finish(Glicko2Player p, const Glicko2Sums *sums, double tau)
 	}
 
 	/* Steps 3 and 4 */
+	if (!(sums->v_inv > 0.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rating difference is too large for glicko-2"),
+				 errdetail("The estimated variance of the rating is infinite (v^-1 = %g).",
+						   sums->v_inv),
+				 errhint("Ratings far apart (tens of thousands of points) make every outcome certain; check the ratings.")));
 	v = 1.0 / sums->v_inv;
 	delta = v * sums->delta_sum;
 	if (!isfinite(v) || !isfinite(delta))
@@ -822,18 +838,53 @@ mm_glicko2_blend(PG_FUNCTION_ARGS)
 /* State: [rating, rd, vol, tau, sum g^2 E (1-E), sum g (s - E), n] */
 #define G2S_LEN 7
 
+/* The largest game count a float8 holds exactly. */
+#define G2S_MAX_GAMES 9007199254740992.0
+/* Rounding slack of the bounds below. */
+#define G2S_SLACK	(1.0 + 1e-9)
+
+static void
+glicko2_bad_state(const char *what, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s is not a glicko2_period state", what),
+			 errdetail("%s.", why),
+			 errhint("Pass only states made by mm.glicko2_period's own functions.")));
+}
+
+/*
+ * Check a state in full and return its values (NULL for the empty state).
+ * The functions are callable from SQL, so every invariant is checked: the
+ * player's rating is finite, rd, vol and tau are positive, the game count n
+ * is a whole number, and the sums are what n games can give: each game adds
+ * g^2 E (1 - E) in [0, 1/4] to v^-1 and g (s - E) in [-1, 1] to the other.
+ */
 static double *
 glicko2_state_values(ArrayType *a, const char *what)
 {
+	double	   *s;
+
 	if (ARR_NDIM(a) == 0 && ARR_ELEMTYPE(a) == FLOAT8OID)
 		return NULL;
 	if (ARR_NDIM(a) != 1 || ARR_HASNULL(a) || ARR_ELEMTYPE(a) != FLOAT8OID ||
-		ARR_DIMS(a)[0] != G2S_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s is not a glicko2_period state", what),
-				 errdetail("A state is a float8[] of %d elements without NULLs, or empty.", G2S_LEN)));
-	return (double *) ARR_DATA_PTR(a);
+		ARR_DIMS(a)[0] != G2S_LEN || ARR_LBOUND(a)[0] != 1)
+		glicko2_bad_state(what, psprintf("A state is a float8[] of %d elements without NULLs, or empty",
+										 G2S_LEN));
+	s = (double *) ARR_DATA_PTR(a);
+	for (int i = 0; i < G2S_LEN; i++)
+		if (!isfinite(s[i]))
+			glicko2_bad_state(what, "Its values must be finite");
+	if (s[1] <= 0.0 || s[2] <= 0.0 || s[3] <= 0.0)
+		glicko2_bad_state(what, psprintf("Its rd, vol and tau must be positive (they are %g, %g, %g)",
+										 s[1], s[2], s[3]));
+	if (s[6] < 0.0 || s[6] != floor(s[6]) || s[6] > G2S_MAX_GAMES)
+		glicko2_bad_state(what, psprintf("Its game count must be a whole number (it is %g)", s[6]));
+	if (s[4] < 0.0 || s[4] > 0.25 * s[6] * G2S_SLACK ||
+		fabs(s[5]) > s[6] * G2S_SLACK)
+		glicko2_bad_state(what, psprintf("Its sums %g and %g cannot come from %g games",
+										 s[4], s[5], s[6]));
+	return s;
 }
 
 static inline bool
@@ -967,7 +1018,9 @@ mm_glicko2_period_combine(PG_FUNCTION_ARGS)
 	r[4] += sb[4];
 	r[5] += sb[5];
 	r[6] += sb[6];
-	PG_RETURN_ARRAYTYPE_P(glicko2_state_make(r));
+	a = glicko2_state_make(r);
+	glicko2_state_values(a, "the combined state");
+	PG_RETURN_ARRAYTYPE_P(a);
 }
 
 PG_FUNCTION_INFO_V1(mm_glicko2_period_final);
@@ -986,15 +1039,6 @@ mm_glicko2_period_final(PG_FUNCTION_ARGS)
 	p.rating = s[0];
 	p.rd = s[1];
 	p.vol = s[2];
-	mm_check_finite(p.rating, "state rating");
-	mm_check_positive(p.rd, "state rd");
-	mm_check_positive(p.vol, "state vol");
-	mm_check_positive(s[3], "state tau");
-	if (!isfinite(s[4]) || !isfinite(s[5]) || s[4] < 0 || s[6] < 0 || s[6] != floor(s[6]))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("state is not a glicko2_period state"),
-				 errdetail("Its sums are %g, %g over %g games.", s[4], s[5], s[6])));
 	sums.v_inv = s[4];
 	sums.delta_sum = s[5];
 	sums.n = s[6];

@@ -39,6 +39,7 @@
 #include <math.h>
 
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #define OS_SQRT2	1.41421356237309504880
@@ -242,26 +243,79 @@ mm_os_check_options(const MmOsOptions *o)
 	mm_check_nonnegative(o->margin, "margin");
 }
 
+/* Order player indexes by team label, then by position (qsort_arg). */
+static int
+cmp_label_index(const void *a, const void *b, void *arg)
+{
+	const int64 *label = (const int64 *) arg;
+	int			x = *(const int *) a,
+				y = *(const int *) b;
+
+	if (label[x] != label[y])
+		return label[x] < label[y] ? -1 : 1;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * Number the teams in order of first appearance: team_of[p] for every
+ * player, returns the team count. Sorting the players by label (O(n log n))
+ * finds each team's first player without comparing every player with every
+ * team seen so far.
+ */
+static int
+os_number_teams(int n, const int64 *label, int *team_of)
+{
+	int		   *by_label = palloc(sizeof(int) * n);
+	int		   *first = palloc(sizeof(int) * n);	/* player -> team's first player */
+	int			k = 0;
+
+	for (int p = 0; p < n; p++)
+		by_label[p] = p;
+	qsort_arg(by_label, n, sizeof(int), cmp_label_index, (void *) label);
+	for (int i = 0; i < n; i++)
+	{
+		int			p = by_label[i];
+
+		first[p] = (i > 0 && label[by_label[i - 1]] == label[p]) ?
+			first[by_label[i - 1]] : p;
+	}
+	/* in input order, a player that is its team's first opens a new team */
+	for (int p = 0; p < n; p++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		team_of[p] = (first[p] == p) ? k++ : team_of[first[p]];
+	}
+	pfree(by_label);
+	pfree(first);
+	return k;
+}
+
 void
 mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 				 const double *score, const double *mu, const double *sigma,
 				 const double *weight)
 {
-	int64	   *labels = palloc(sizeof(int64) * n);
-	int		   *team_of = palloc(sizeof(int) * n);
-	double	   *trank = palloc(sizeof(double) * n);
-	double	   *tscore = score ? palloc(sizeof(double) * n) : NULL;
-	int			k = 0;
+	int		   *team_of;
+	double	   *trank;
+	double	   *tscore;
+	bool	   *seen;
+	int			k;
 
 	if (n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a game needs players"),
 				 errhint("Pass one array element per player.")));
+	team_of = palloc(sizeof(int) * n);
+	k = os_number_teams(n, label, team_of);
+	trank = palloc(sizeof(double) * k);
+	tscore = score ? palloc(sizeof(double) * k) : NULL;
+	seen = palloc0(sizeof(bool) * k);
 	for (int p = 0; p < n; p++)
 	{
-		int			t;
+		int			t = team_of[p];
 
+		CHECK_FOR_INTERRUPTS();
 		mm_check_finite(mu[p], "mu");
 		mm_check_positive(sigma[p], "sigma");
 		if (rank)
@@ -270,16 +324,12 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 			mm_check_finite(score[p], "score");
 		if (weight)
 			mm_check_nonnegative(weight[p], "weight");
-		for (t = 0; t < k; t++)
-			if (labels[t] == label[p])
-				break;
-		if (t == k)
+		if (!seen[t])
 		{
-			labels[k] = label[p];
-			trank[k] = rank ? rank[p] : (score ? -score[p] : 0.0);
+			seen[t] = true;
+			trank[t] = rank ? rank[p] : (score ? -score[p] : 0.0);
 			if (score)
-				tscore[k] = score[p];
-			k++;
+				tscore[t] = score[p];
 		}
 		else if (rank && trank[t] != rank[p])
 			ereport(ERROR,
@@ -295,13 +345,13 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 					 errdetail("Player %d has score %g, an earlier player of the team has %g.",
 							   p + 1, score[p], tscore[t]),
 					 errhint("A score belongs to a team: give every player of a team the same score.")));
-		team_of[p] = t;
 	}
+	pfree(seen);
 	if (k < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a game needs at least two teams"),
-				 errdetail("All %d players are in team " INT64_FORMAT ".", n, labels[0]),
+				 errdetail("All %d players are in team " INT64_FORMAT ".", n, label[0]),
 				 errhint("Label each player's team in the team array.")));
 	g->nplayers = n;
 	g->nteams = k;
@@ -311,6 +361,119 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 	g->mu = mu;
 	g->sigma = sigma;
 	g->weight = weight;
+}
+
+/*
+ * A denominator, checked: sigmas, beta or ordinals so small or so placed
+ * that a division would be by zero are an error, not Infinity or NaN.
+ */
+static double
+os_nonzero(double d, const char *why)
+{
+	if (d == 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("openskill computation is out of range"),
+				 errdetail("%s.", why),
+				 errhint("Check the ratings: sigmas and beta this close to 0, or a best ordinal of exactly -kappa, leave the update undefined.")));
+	return d;
+}
+
+/* Order team indexes by rank, then by index (a stable sort, qsort_arg). */
+static int
+cmp_rank_index(const void *a, const void *b, void *arg)
+{
+	const double *rank = (const double *) arg;
+	int			x = *(const int *) a,
+				y = *(const int *) b;
+
+	if (rank[x] != rank[y])
+		return rank[x] < rank[y] ? -1 : 1;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * Plackett-Luce (Weng & Lin 2011, Algorithm 4): omega and delta of every
+ * team (in sorted order) in O(k), in log-sum-exp form.
+ */
+static void
+os_plackett_luce(int k, const double *mu_t, const double *s2_t, double betasq,
+				 const int *pos, double *omega, double *delta)
+{
+	double		csq = 0.0,
+				c;
+	double	   *lse = palloc(sizeof(double) * k);
+	int		   *a = palloc(sizeof(int) * k);
+	double		m = -HUGE_VAL,
+				sum = 0.0,
+				r1 = 0.0,
+				r2 = 0.0;
+
+	for (int i = 0; i < k; i++)
+		csq += s2_t[i] + betasq;
+	c = sqrt(csq);
+
+	/*
+	 * The teams are in rank order, so pos is non-decreasing and "ranked
+	 * at or below q" is the suffix from q's tie group on. lse[q], the log
+	 * of the sum of exp(mu / c) over that suffix, is one running
+	 * log-sum-exp from the last team up; a[q] is the size of q's group.
+	 */
+	for (int q = k - 1; q >= 0; q--)
+	{
+		double		x = mu_t[q] / c;
+
+		CHECK_FOR_INTERRUPTS();
+		if (x > m)
+		{
+			sum = sum * exp(m - x) + 1.0;
+			m = x;
+		}
+		else
+			sum += exp(x - m);
+		lse[q] = m + log(sum);
+		a[q] = (q + 1 < k && pos[q + 1] == pos[q]) ? a[q + 1] + 1 : 1;
+	}
+	/* give every team of a tie group the whole group's values */
+	for (int q = 1; q < k; q++)
+		if (pos[q] == pos[q - 1])
+		{
+			lse[q] = lse[q - 1];
+			a[q] = a[q - 1];
+		}
+
+	/*
+	 * Team i sums over the teams q ranked at or above it (q up to the
+	 * end g of its tie group) quot_q = exp(mu_i / c - lse_q):
+	 * omega_i = 1/a_i - sum quot_q / a_q, delta_i = sum quot_q (1 -
+	 * quot_q) / a_q. With r1_g = sum_{q<=g} exp(lse_g - lse_q) / a_q and
+	 * r2_g likewise with the squares (each term at most 1, as lse only
+	 * falls with q), the sums are exp(mu_i / c - lse_g) r1_g and its
+	 * square times r2_g: one pass over the teams.
+	 */
+	for (int g = 0, i0 = 0; g < k; g++)
+	{
+		double		step = (g > 0) ? exp(lse[g] - lse[g - 1]) : 0.0;
+
+		CHECK_FOR_INTERRUPTS();
+		r1 = r1 * step + 1.0 / a[g];
+		r2 = r2 * step * step + 1.0 / a[g];
+		if (g + 1 < k && pos[g + 1] == pos[g])
+			continue;
+		/* g ends a tie group that started at i0 */
+		for (int i = i0; i <= g; i++)
+		{
+			double		quot = exp(mu_t[i] / c - lse[g]);
+			double		s1 = quot * r1;
+			double		s2 = quot * quot * r2;
+
+			omega[i] = (1.0 / a[i] - s1) * (s2_t[i] / c);
+			delta[i] = (s1 - s2) * (s2_t[i] / (c * c)) * (sqrt(s2_t[i]) / c);
+		}
+		i0 = g + 1;
+	}
+	pfree(lse);
+	pfree(a);
 }
 
 /*
@@ -325,53 +488,7 @@ os_model(const MmOsOptions *o, int k, const double *mu_t, const double *s2_t,
 
 	if (o->model == MM_OS_PLACKETT_LUCE)
 	{
-		double		csq = 0.0,
-					c;
-		double	   *lse = palloc(sizeof(double) * k);
-		int		   *a = palloc(sizeof(int) * k);
-
-		for (int i = 0; i < k; i++)
-			csq += s2_t[i] + betasq;
-		c = sqrt(csq);
-		/* log of sum over teams ranked at or below q of exp(mu / c) */
-		for (int q = 0; q < k; q++)
-		{
-			double		m = -HUGE_VAL,
-						s = 0.0;
-
-			a[q] = 0;
-			for (int i = 0; i < k; i++)
-			{
-				if (pos[i] == pos[q])
-					a[q]++;
-				if (pos[i] >= pos[q] && mu_t[i] / c > m)
-					m = mu_t[i] / c;
-			}
-			for (int i = 0; i < k; i++)
-				if (pos[i] >= pos[q])
-					s += exp(mu_t[i] / c - m);
-			lse[q] = m + log(s);
-		}
-		for (int i = 0; i < k; i++)
-		{
-			double		om = 0.0,
-						de = 0.0;
-
-			for (int q = 0; q < k; q++)
-			{
-				double		quot;
-
-				if (pos[q] > pos[i])
-					continue;
-				quot = exp(mu_t[i] / c - lse[q]);
-				om += (i == q ? 1.0 - quot : -quot) / a[q];
-				de += quot * (1.0 - quot) / a[q];
-			}
-			omega[i] = om * (s2_t[i] / c);
-			delta[i] = de * (s2_t[i] / (c * c)) * (sqrt(s2_t[i]) / c);
-		}
-		pfree(lse);
-		pfree(a);
+		os_plackett_luce(k, mu_t, s2_t, betasq, pos, omega, delta);
 		return;
 	}
 
@@ -384,7 +501,9 @@ os_model(const MmOsOptions *o, int k, const double *mu_t, const double *s2_t,
 		double		om = 0.0,
 					de = 0.0;
 
-		for (int q = 0; q < k; q++)
+		/* full pairing is O(k^2): stay cancellable */
+		CHECK_FOR_INTERRUPTS();
+		for (int q = part ? Max(i - 1, 0) : 0; q < (part ? Min(i + 2, k) : k); q++)
 		{
 			double		ciq,
 						eta,
@@ -453,18 +572,10 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 	for (int p = 0; p < n; p++)
 		sig[p] = sqrt(g->sigma[p] * g->sigma[p] + tausq);
 
-	/* stable insertion sort of the teams by rank */
+	/* sort the teams by rank, stably (ties keep their order) */
 	for (int t = 0; t < k; t++)
-	{
-		int			j = t;
-
-		while (j > 0 && g->rank[ord[j - 1]] > g->rank[t])
-		{
-			ord[j] = ord[j - 1];
-			j--;
-		}
-		ord[j] = t;
-	}
+		ord[t] = t;
+	qsort_arg(ord, k, sizeof(int), cmp_rank_index, (void *) g->rank);
 	for (int j = 0; j < k; j++)
 	{
 		where[ord[j]] = j;
@@ -494,9 +605,17 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 
 		if (o->balance)
 			f = 1.0 + (maxord[j] - (o->target + o->alpha * (g->mu[p] - o->z * sig[p]))) /
-				(maxord[j] + o->kappa);
+				os_nonzero(maxord[j] + o->kappa,
+						   "The balance factor divides by the best ordinal plus kappa, which is 0");
 		mu_t[j] += g->mu[p] * f;
 		s2_t[j] += (sig[p] * f) * (sig[p] * f);
+	}
+	/* every model divides by team variances (and by sums of them) */
+	for (int j = 0; j < k; j++)
+	{
+		mm_check_result(mu_t[j], "team mu");
+		mm_check_result(s2_t[j], "team variance");
+		os_nonzero(s2_t[j], "A team's variance is 0");
 	}
 
 	os_model(o, k, mu_t, s2_t, pos, omega, delta);
@@ -551,16 +670,22 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 
 	if (g->score && o->margin != 0.0)
 	{
-		for (int p = 0; p < n; p++)
+		/* each team's factor once (O(k^2)), then each player's */
+		double	   *factor = palloc(sizeof(double) * k);
+
+		for (int t = 0; t < k; t++)
 		{
-			int			t = g->team_of[p];
 			double		sum = 0.0;
 
+			CHECK_FOR_INTERRUPTS();
 			for (int u = 0; u < k; u++)
 				if (u != t)
 					sum += log1p(Max(0.0, fabs(g->score[t] - g->score[u]) - o->margin));
-			mu_out[p] = g->mu[p] + (1.0 + sum / (k - 1)) * (mu_out[p] - g->mu[p]);
+			factor[t] = 1.0 + sum / (k - 1);
 		}
+		for (int p = 0; p < n; p++)
+			mu_out[p] = g->mu[p] + factor[g->team_of[p]] * (mu_out[p] - g->mu[p]);
+		pfree(factor);
 	}
 
 	if (o->tau != 0.0 && o->limit_sigma)
@@ -620,14 +745,19 @@ os_predict_win(const MmOsGame *g, double beta, double *prob)
 	for (int i = 0; i < k; i++)
 		prob[i] = 0.0;
 	for (int i = 0; i < k; i++)
+	{
+		/* O(k^2) pairs: stay cancellable */
+		CHECK_FOR_INTERRUPTS();
 		for (int j = i + 1; j < k; j++)
 		{
 			double		p = mm_os_phi((mu_t[i] - mu_t[j]) /
-									  sqrt(k * beta * beta + s2_t[i] + s2_t[j]));
+									  os_nonzero(sqrt(k * beta * beta + s2_t[i] + s2_t[j]),
+												 "A pair of teams has no variance"));
 
 			prob[i] += p;
 			prob[j] += 1.0 - p;
 		}
+	}
 	for (int i = 0; i < k; i++)
 		prob[i] /= denom;
 }
@@ -651,14 +781,18 @@ os_predict_draw(const MmOsGame *g, double beta)
 
 	os_team_sums(g, mu_t, s2_t, size);
 	for (int i = 0; i < k; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		for (int j = i + 1; j < k; j++)
 		{
-			double		d = sqrt(n * beta * beta + s2_t[i] + s2_t[j]);
+			double		d = os_nonzero(sqrt(n * beta * beta + s2_t[i] + s2_t[j]),
+									   "A pair of teams has no variance");
 
 			total += mm_os_phi((margin - mu_t[i] + mu_t[j]) / d) -
 				mm_os_phi((mu_t[j] - mu_t[i] - margin) / d);
 			count++;
 		}
+	}
 	return total / count;
 }
 
@@ -829,6 +963,7 @@ os_predict_rows(FunctionCallInfo fcinfo, bool with_rank)
 		int			rank = 1;
 		int			col = 0;
 
+		CHECK_FOR_INTERRUPTS();
 		for (int u = 0; u < g.nteams; u++)
 			if (prob[u] > prob[t])
 				rank++;

@@ -32,6 +32,7 @@
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "libpq/pqformat.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -59,18 +60,27 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-/* Rate a party of n players (mu is sorted in place). */
+/*
+ * Rate a party of n players (mu is sorted in place). The sigmas are summed
+ * in sorted order, so that the result does not depend on the order of the
+ * members: the aggregate gives the same bits in a parallel plan as in a
+ * serial one, and as the function over array_agg.
+ */
 static double
 party_rating(int n, double *mu, const double *sigma, double max_w,
 			 double med_w, double dev)
 {
 	double		med,
 				sig = 0.0;
+	double	   *sorted = palloc(sizeof(double) * n);
 
 	qsort(mu, n, sizeof(double), cmp_double);
 	med = (n % 2) ? mu[n / 2] : (mu[n / 2 - 1] + mu[n / 2]) / 2.0;
+	memcpy(sorted, sigma, sizeof(double) * n);
+	qsort(sorted, n, sizeof(double), cmp_double);
 	for (int i = 0; i < n; i++)
-		sig += sigma[i];
+		sig += sorted[i];
+	pfree(sorted);
 	return (max_w * mu[n - 1] + med_w * med) / (max_w + med_w) - dev * (sig / n);
 }
 
@@ -110,43 +120,97 @@ mm_party_rating(PG_FUNCTION_ARGS)
 }
 
 /*
- * Aggregate state: float8[] {max_w, med_w, dev, mu1, sigma1, mu2, ...}.
+ * The aggregate mm.party_rating_agg keeps its members in an internal state
+ * that grows by doubling, so that n rows cost O(n) (plus the final sort),
+ * not O(n^2). Its support functions take internal, so no state can be
+ * forged from SQL; the serialized form (bytea, for parallel and partial
+ * aggregation) is checked in full when read back.
  */
-#define PARTY_HEAD 3
-
-static ArrayType *
-party_state(int n, const double *v)
+typedef struct PartyState
 {
-	Datum	   *d = palloc(sizeof(Datum) * n);
+	double		max_w;			/* the settings, the same on every row */
+	double		med_w;
+	double		dev;
+	int			n;				/* members so far */
+	int			cap;			/* room in mu and sigma */
+	double	   *mu;
+	double	   *sigma;
+} PartyState;
 
-	for (int i = 0; i < n; i++)
-		d[i] = Float8GetDatum(v[i]);
-	return construct_array(d, n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+/* Members in one party: far past any game, and a bytea stays below 1 GB. */
+#define PARTY_MAX_MEMBERS (16 * 1024 * 1024)
+
+/* The memory context of the aggregate, or an error outside one. */
+static MemoryContext
+party_agg_context(FunctionCallInfo fcinfo, const char *fn)
+{
+	MemoryContext aggcontext;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called by the aggregate mm.party_rating_agg", fn)));
+	return aggcontext;
 }
 
-/* Read a state array, checking its shape. */
-static int
-party_read(ArrayType *a, double **v)
+/* A new, empty state in the aggregate's context. */
+static PartyState *
+party_state_new(MemoryContext cxt, double max_w, double med_w, double dev,
+				int cap)
 {
-	int			n = mm_float8_array(a, "party_rating_agg state", v);
+	PartyState *st = MemoryContextAlloc(cxt, sizeof(PartyState));
 
-	if (n < PARTY_HEAD || (n - PARTY_HEAD) % 2 != 0)
+	st->max_w = max_w;
+	st->med_w = med_w;
+	st->dev = dev;
+	st->n = 0;
+	st->cap = Max(cap, 8);
+	st->mu = MemoryContextAlloc(cxt, sizeof(double) * st->cap);
+	st->sigma = MemoryContextAlloc(cxt, sizeof(double) * st->cap);
+	return st;
+}
+
+/* Refuse rows or states whose settings differ. */
+static void
+party_same_settings(const PartyState *st, double max_w, double med_w, double dev)
+{
+	if (st->max_w != max_w || st->med_w != med_w || st->dev != dev)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid party_rating_agg aggregate state"),
-				 errdetail("The state has %d elements.", n)));
-	return n;
+				 errmsg("party_rating_agg settings must be the same for every row of a party"),
+				 errdetail("The party has settings (%g, %g, %g) and also (%g, %g, %g).",
+						   st->max_w, st->med_w, st->dev, max_w, med_w, dev),
+				 errhint("Pass constants for max_mu_weight, med_mu_weight and ordinal_deviations.")));
+}
+
+/* Make room for "more" members (the arrays live in the state's context). */
+static void
+party_reserve(PartyState *st, int more)
+{
+	int			cap = st->cap;
+
+	if (more > PARTY_MAX_MEMBERS - st->n)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a party can have at most %d members", PARTY_MAX_MEMBERS)));
+	while (cap < st->n + more)
+		cap *= 2;
+	if (cap != st->cap)
+	{
+		st->mu = repalloc(st->mu, sizeof(double) * cap);
+		st->sigma = repalloc(st->sigma, sizeof(double) * cap);
+		st->cap = cap;
+	}
 }
 
 PG_FUNCTION_INFO_V1(mm_party_rating_accum);
 
-/* Transition: append one member's (mu, sigma); the settings must not vary. */
+/* Transition: add one member's (mu, sigma); the settings must not vary. */
 Datum
 mm_party_rating_accum(PG_FUNCTION_ARGS)
 {
-	double	   *old = NULL,
-			   *v;
-	int			n = 0;
+	MemoryContext cxt = party_agg_context(fcinfo, "party_rating_accum");
+	PartyState *st = PG_ARGISNULL(0) ? NULL : (PartyState *) PG_GETARG_POINTER(0);
 	double		mu,
 				sigma,
 				max_w,
@@ -168,92 +232,135 @@ mm_party_rating_accum(PG_FUNCTION_ARGS)
 	dev = PG_NARGS() > 3 ? PG_GETARG_FLOAT8(5) : 3.0;
 	mm_check_finite(mu, "mu");
 	mm_check_positive(sigma, "sigma");
-	party_check(max_w, med_w, dev);
-	if (!PG_ARGISNULL(0))
+	if (st == NULL)
 	{
-		n = party_read(PG_GETARG_ARRAYTYPE_P(0), &old);
-		if (old[0] != max_w || old[1] != med_w || old[2] != dev)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("party_rating_agg settings must be the same for every row of a party"),
-					 errhint("Pass constants for max_mu_weight, med_mu_weight and ordinal_deviations.")));
-	}
-	v = palloc(sizeof(double) * (Max(n, PARTY_HEAD) + 2));
-	if (n == 0)
-	{
-		v[0] = max_w;
-		v[1] = med_w;
-		v[2] = dev;
-		n = PARTY_HEAD;
+		party_check(max_w, med_w, dev);
+		st = party_state_new(cxt, max_w, med_w, dev, 8);
 	}
 	else
-		memcpy(v, old, sizeof(double) * n);
-	v[n] = mu;
-	v[n + 1] = sigma;
-	PG_RETURN_ARRAYTYPE_P(party_state(n + 2, v));
+		party_same_settings(st, max_w, med_w, dev);
+	party_reserve(st, 1);
+	st->mu[st->n] = mu;
+	st->sigma[st->n] = sigma;
+	st->n++;
+	PG_RETURN_POINTER(st);
 }
 
 PG_FUNCTION_INFO_V1(mm_party_rating_combine);
 
-/* Combine two partial states (parallel aggregation). */
+/* Combine two partial states (parallel aggregation) into the first. */
 Datum
 mm_party_rating_combine(PG_FUNCTION_ARGS)
 {
-	double	   *a,
-			   *b,
-			   *v;
-	int			na,
-				nb;
+	MemoryContext cxt = party_agg_context(fcinfo, "party_rating_combine");
+	PartyState *a = PG_ARGISNULL(0) ? NULL : (PartyState *) PG_GETARG_POINTER(0);
+	PartyState *b = PG_ARGISNULL(1) ? NULL : (PartyState *) PG_GETARG_POINTER(1);
 
-	if (PG_ARGISNULL(0))
+	if (b == NULL)
 	{
-		if (PG_ARGISNULL(1))
+		if (a == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_DATUM(PG_GETARG_DATUM(1));
+		PG_RETURN_POINTER(a);
 	}
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	na = party_read(PG_GETARG_ARRAYTYPE_P(0), &a);
-	nb = party_read(PG_GETARG_ARRAYTYPE_P(1), &b);
-	if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2])
+	if (a == NULL)
+		a = party_state_new(cxt, b->max_w, b->med_w, b->dev, b->n);
+	party_same_settings(a, b->max_w, b->med_w, b->dev);
+	party_reserve(a, b->n);
+	memcpy(a->mu + a->n, b->mu, sizeof(double) * b->n);
+	memcpy(a->sigma + a->n, b->sigma, sizeof(double) * b->n);
+	a->n += b->n;
+	PG_RETURN_POINTER(a);
+}
+
+/* Serialized state: max_w, med_w, dev, n, then n (mu, sigma) pairs. */
+PG_FUNCTION_INFO_V1(mm_party_rating_serialize);
+
+Datum
+mm_party_rating_serialize(PG_FUNCTION_ARGS)
+{
+	PartyState *st;
+	StringInfoData buf;
+
+	party_agg_context(fcinfo, "party_rating_serialize");
+	st = (PartyState *) PG_GETARG_POINTER(0);
+	pq_begintypsend(&buf);
+	pq_sendfloat8(&buf, st->max_w);
+	pq_sendfloat8(&buf, st->med_w);
+	pq_sendfloat8(&buf, st->dev);
+	pq_sendint32(&buf, st->n);
+	for (int i = 0; i < st->n; i++)
+	{
+		pq_sendfloat8(&buf, st->mu[i]);
+		pq_sendfloat8(&buf, st->sigma[i]);
+	}
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+PG_FUNCTION_INFO_V1(mm_party_rating_deserialize);
+
+/* Read a serialized state back, checking every value as the transition does. */
+Datum
+mm_party_rating_deserialize(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = party_agg_context(fcinfo, "party_rating_deserialize");
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	StringInfoData buf;
+	PartyState *st;
+	double		max_w,
+				med_w,
+				dev;
+	int			n;
+
+	buf.data = VARDATA_ANY(b);
+	buf.len = VARSIZE_ANY_EXHDR(b);
+	buf.maxlen = buf.len;
+	buf.cursor = 0;
+	if (buf.len < 3 * 8 + 4)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("party_rating_agg settings must be the same for every row of a party")));
-	v = palloc(sizeof(double) * (na + nb - PARTY_HEAD));
-	memcpy(v, a, sizeof(double) * na);
-	memcpy(v + na, b + PARTY_HEAD, sizeof(double) * (nb - PARTY_HEAD));
-	PG_RETURN_ARRAYTYPE_P(party_state(na + nb - PARTY_HEAD, v));
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid party_rating_agg state")));
+	max_w = pq_getmsgfloat8(&buf);
+	med_w = pq_getmsgfloat8(&buf);
+	dev = pq_getmsgfloat8(&buf);
+	n = pq_getmsgint(&buf, 4);
+	if (n < 0 || n > PARTY_MAX_MEMBERS || buf.len - buf.cursor != n * 16)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid party_rating_agg state"),
+				 errdetail("It claims %d members in %d bytes.", n, buf.len)));
+	party_check(max_w, med_w, dev);
+	st = party_state_new(cxt, max_w, med_w, dev, n);
+	for (int i = 0; i < n; i++)
+	{
+		st->mu[i] = pq_getmsgfloat8(&buf);
+		st->sigma[i] = pq_getmsgfloat8(&buf);
+		mm_check_finite(st->mu[i], "mu");
+		mm_check_positive(st->sigma[i], "sigma");
+	}
+	st->n = n;
+	PG_RETURN_POINTER(st);
 }
 
 PG_FUNCTION_INFO_V1(mm_party_rating_final);
 
-/* Final: the party rating of the accumulated members. */
+/* Final: the party rating of the accumulated members; NULL over no rows. */
 Datum
 mm_party_rating_final(PG_FUNCTION_ARGS)
 {
-	double	   *v,
-			   *mu,
-			   *sigma;
-	int			n,
-				k;
+	PartyState *st;
+	double	   *mu;
 
+	party_agg_context(fcinfo, "party_rating_final");
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	n = party_read(PG_GETARG_ARRAYTYPE_P(0), &v);
-	k = (n - PARTY_HEAD) / 2;
-	if (k == 0)
+	st = (PartyState *) PG_GETARG_POINTER(0);
+	if (st->n == 0)
 		PG_RETURN_NULL();
-	mu = palloc(sizeof(double) * k);
-	sigma = palloc(sizeof(double) * k);
-	for (int i = 0; i < k; i++)
-	{
-		mu[i] = v[PARTY_HEAD + 2 * i];
-		sigma[i] = v[PARTY_HEAD + 2 * i + 1];
-		mm_check_finite(mu[i], "mu");
-		mm_check_positive(sigma[i], "sigma");
-	}
-	party_check(v[0], v[1], v[2]);
-	PG_RETURN_FLOAT8(mm_check_result(party_rating(k, mu, sigma, v[0], v[1], v[2]),
+	/* party_rating sorts mu: work on a copy, a final function may run again */
+	mu = palloc(sizeof(double) * st->n);
+	memcpy(mu, st->mu, sizeof(double) * st->n);
+	PG_RETURN_FLOAT8(mm_check_result(party_rating(st->n, mu, st->sigma,
+												  st->max_w, st->med_w, st->dev),
 									 "party rating"));
 }
 
@@ -266,6 +373,33 @@ interval_seconds(const Interval *iv)
 		(double) (iv->month % MONTHS_PER_YEAR) * DAYS_PER_MONTH * SECS_PER_DAY;
 }
 
+/*
+ * Beta after waiting "waited" seconds: the bucket i is the largest in
+ * [1, buckets] whose start d * (i - 1)^2 is at most waited, computed
+ * directly (i - 1 = floor(sqrt(waited / d)), corrected for rounding) rather
+ * than by counting up to it.
+ */
+static double
+musigma_beta(double waited, double max_beta, int32 buckets, double d)
+{
+	double		root = sqrt(waited / d);
+	double		j = (root < (double) buckets) ? floor(root) : (double) (buckets - 1);
+	double		beta;
+
+	if (j > buckets - 1)
+		j = buckets - 1;
+	/* sqrt and the division round: move j to the exact boundary */
+	while (j > 0 && d * j * j > waited)
+		j--;
+	while (j < buckets - 1 && d * (j + 1) * (j + 1) <= waited)
+		j++;
+	/* max_beta * i / buckets, without overflowing when max_beta is huge */
+	beta = max_beta * (j + 1) / buckets;
+	if (!isfinite(beta))
+		beta = max_beta / buckets * (j + 1);
+	return mm_check_result(beta, "beta");
+}
+
 PG_FUNCTION_INFO_V1(mm_musigma_beta);
 
 /* mm.musigma_beta(waited interval, max_beta float8, buckets int, bucket_duration interval) */
@@ -276,7 +410,6 @@ mm_musigma_beta(PG_FUNCTION_ARGS)
 	double		max_beta = PG_GETARG_FLOAT8(1);
 	int32		buckets = PG_GETARG_INT32(2);
 	double		d = interval_seconds(PG_GETARG_INTERVAL_P(3));
-	int32		i = 1;
 
 	mm_check_positive(max_beta, "max_beta");
 	if (buckets < 1)
@@ -297,10 +430,7 @@ mm_musigma_beta(PG_FUNCTION_ARGS)
 				 errmsg("waited must not be negative"),
 				 errdetail("The value is %g seconds.", waited),
 				 errhint("Pass the time spent in the queue so far.")));
-	/* bucket i + 1 starts at d * i^2 */
-	while (i < buckets && d * (double) i * (double) i <= waited)
-		i++;
-	PG_RETURN_FLOAT8(max_beta * i / buckets);
+	PG_RETURN_FLOAT8(musigma_beta(waited, max_beta, buckets, d));
 }
 
 PG_FUNCTION_INFO_V1(mm_musigma_data_point);

@@ -70,6 +70,13 @@ typedef enum SignalKind
 	SIG_SERVER_CATEGORICAL_CONSTANT
 } SignalKind;
 
+/*
+ * The largest signal weight. Only the ratios of weights matter (Roblox's
+ * matchmaking documentation, "Weight magnitudes"); the cap keeps every
+ * server score, a sum of weight * score with scores in [0, 1], finite.
+ */
+#define MM_PLACE_MAX_WEIGHT 1e12
+
 #define N_BUILTIN 8
 
 typedef enum Aggregation
@@ -337,7 +344,8 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 
 	add_key(keys, &nkeys, "kind", MM_CONFIG_TEXT, &kind_name, 0, 0, false);
 	if (info->keys & K_WEIGHT)
-		add_key(keys, &nkeys, "weight", MM_CONFIG_FLOAT, &sig->weight, 0, DBL_MAX, false);
+		add_key(keys, &nkeys, "weight", MM_CONFIG_FLOAT, &sig->weight, 0,
+				MM_PLACE_MAX_WEIGHT, false);
 	if (info->keys & K_ATTR)
 		add_key(keys, &nkeys, "attribute", MM_CONFIG_TEXT, &sig->attribute, 0, 0, false);
 	if (info->keys & K_PATTR)

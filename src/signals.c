@@ -178,27 +178,87 @@ mm_friends_signal(PG_FUNCTION_ARGS)
 }
 
 /*
- * Check a float8[] aggregate state of the expected length; states come from
- * our own transition functions but can be fed to the final function by hand.
+ * The float8[] states of mm.share and mm.weighted_score are two counters
+ * {part, count}. Their functions are callable from SQL, so every state is
+ * checked in full before it is used: its shape, and that count is a whole
+ * number >= 0 and part is finite with 0 <= part (<= count for mm.share, and
+ * 0 when count is 0 for mm.weighted_score). A forged state is refused, never
+ * passed on or turned into NaN.
  */
-static float8 *
-check_state(ArrayType *state, int n, const char *what)
+typedef enum CountingState
 {
-	if (ARR_NDIM(state) != 1 || ARR_DIMS(state)[0] != n ||
-		ARR_HASNULL(state) || ARR_ELEMTYPE(state) != FLOAT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s state must be a float8[] of %d elements", what, n)));
-	return (float8 *) ARR_DATA_PTR(state);
+	SHARE_STATE,
+	WEIGHTED_SCORE_STATE
+} CountingState;
+
+/* The largest count a float8 holds exactly. */
+#define MM_MAX_EXACT_COUNT 9007199254740992.0
+
+static const char *
+state_name(CountingState kind)
+{
+	return kind == SHARE_STATE ? "mm.share" : "mm.weighted_score";
 }
 
-/* Make a writable copy of a state unless we run as an aggregate. */
-static ArrayType *
-writable_state(FunctionCallInfo fcinfo, int argno)
+/* Refuse a state that breaks one of the invariants above. */
+static void
+bad_state(CountingState kind, const char *why, const float8 *s)
 {
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s state is invalid", state_name(kind)),
+			 s ? errdetail("The state is {%g,%g}: %s.", s[0], s[1], why) :
+			 errdetail("%s.", why),
+			 errhint("Pass only states made by the aggregate's own functions.")));
+}
+
+/* Check a state in full; returns its two values. */
+static float8 *
+check_state(ArrayType *state, CountingState kind)
+{
+	float8	   *s;
+
+	if (ARR_NDIM(state) != 1 || ARR_DIMS(state)[0] != 2 ||
+		ARR_LBOUND(state)[0] != 1 || ARR_HASNULL(state) ||
+		ARR_ELEMTYPE(state) != FLOAT8OID)
+		bad_state(kind, "A state is a float8[] of 2 elements without NULLs", NULL);
+	s = (float8 *) ARR_DATA_PTR(state);
+	if (!isfinite(s[0]) || !isfinite(s[1]))
+		bad_state(kind, "its values must be finite", s);
+	if (s[1] < 0.0 || s[1] != floor(s[1]) || s[1] > MM_MAX_EXACT_COUNT)
+		bad_state(kind, "the count must be a whole number of rows", s);
+	if (s[0] < 0.0)
+		bad_state(kind, "the first value must not be negative", s);
+	if (kind == SHARE_STATE && (s[0] > s[1] || s[0] != floor(s[0])))
+		bad_state(kind, "the matching rows must be a whole number no larger than the count", s);
+	if (kind == WEIGHTED_SCORE_STATE && s[1] == 0.0 && s[0] != 0.0)
+		bad_state(kind, "a state without signals must have a sum of 0", s);
+	return s;
+}
+
+/*
+ * The state argument of a transition or combine function, checked, and
+ * writable: updated in place when we run as an aggregate (the state is then
+ * ours), copied otherwise. A NULL state is refused: the aggregates start
+ * from {0,0}, so only a direct call can pass one.
+ */
+static ArrayType *
+writable_state(FunctionCallInfo fcinfo, int argno, CountingState kind)
+{
+	ArrayType  *state;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s state must not be NULL", state_name(kind)),
+				 errhint("Use the aggregate %s, or start from the state {0,0}.",
+						 state_name(kind))));
 	if (AggCheckCallContext(fcinfo, NULL))
-		return PG_GETARG_ARRAYTYPE_P(argno);
-	return PG_GETARG_ARRAYTYPE_P_COPY(argno);
+		state = PG_GETARG_ARRAYTYPE_P(argno);
+	else
+		state = PG_GETARG_ARRAYTYPE_P_COPY(argno);
+	check_state(state, kind);
+	return state;
 }
 
 /* Equality of the aggregated type, looked up once per call site. */
@@ -237,9 +297,13 @@ share_equal(FunctionCallInfo fcinfo, Datum a, Datum b)
 Datum
 mm_share_accum(PG_FUNCTION_ARGS)
 {
-	ArrayType  *state = writable_state(fcinfo, 0);
-	float8	   *s = check_state(state, 2, "mm.share");
+	ArrayType  *state = writable_state(fcinfo, 0, SHARE_STATE);
+	float8	   *s = (float8 *) ARR_DATA_PTR(state);
 
+	if (s[1] >= MM_MAX_EXACT_COUNT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("mm.share counts at most %.0f rows", MM_MAX_EXACT_COUNT)));
 	s[1] += 1.0;
 	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2) &&
 		share_equal(fcinfo, PG_GETARG_DATUM(1), PG_GETARG_DATUM(2)))
@@ -247,36 +311,36 @@ mm_share_accum(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(state);
 }
 
-/* Add two float8[] states of n elements. */
+/*
+ * Add two checked states; the sum is checked again (two valid states can
+ * add up to a count past what a float8 holds exactly, or to an infinite
+ * weighted sum).
+ */
 static Datum
-combine_states(FunctionCallInfo fcinfo, int n, const char *what)
+combine_states(FunctionCallInfo fcinfo, CountingState kind)
 {
-	ArrayType  *a = writable_state(fcinfo, 0);
-	float8	   *x = check_state(a, n, what);
-	float8	   *y = check_state(PG_GETARG_ARRAYTYPE_P(1), n, what);
+	ArrayType  *a = writable_state(fcinfo, 0, kind);
+	float8	   *x = (float8 *) ARR_DATA_PTR(a);
+	float8	   *y = check_state(PG_GETARG_ARRAYTYPE_P(1), kind);
 
-	for (int i = 0; i < n; i++)
-		x[i] += y[i];
+	x[0] = mm_check_result(x[0] + y[0], kind == SHARE_STATE ? "mm.share count" : "server score");
+	x[1] += y[1];
+	check_state(a, kind);
 	PG_RETURN_ARRAYTYPE_P(a);
 }
 
 Datum
 mm_share_combine(PG_FUNCTION_ARGS)
 {
-	return combine_states(fcinfo, 2, "mm.share");
+	return combine_states(fcinfo, SHARE_STATE);
 }
 
 /* mm.share final: same / total, 0 over no rows. */
 Datum
 mm_share_final(PG_FUNCTION_ARGS)
 {
-	float8	   *s = check_state(PG_GETARG_ARRAYTYPE_P(0), 2, "mm.share");
+	float8	   *s = check_state(PG_GETARG_ARRAYTYPE_P(0), SHARE_STATE);
 
-	if (s[0] < 0.0 || s[1] < s[0])
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("mm.share state is inconsistent"),
-				 errdetail("The state is {%g,%g}.", s[0], s[1])));
 	PG_RETURN_FLOAT8(ratio_signal(s[0], s[1]));
 }
 
@@ -288,8 +352,8 @@ mm_share_final(PG_FUNCTION_ARGS)
 Datum
 mm_weighted_score_accum(PG_FUNCTION_ARGS)
 {
-	ArrayType  *state = writable_state(fcinfo, 0);
-	float8	   *s = check_state(state, 2, "mm.weighted_score");
+	ArrayType  *state = writable_state(fcinfo, 0, WEIGHTED_SCORE_STATE);
+	float8	   *s = (float8 *) ARR_DATA_PTR(state);
 	double		weight;
 	double		score;
 
@@ -324,14 +388,14 @@ mm_weighted_score_accum(PG_FUNCTION_ARGS)
 Datum
 mm_weighted_score_combine(PG_FUNCTION_ARGS)
 {
-	return combine_states(fcinfo, 2, "mm.weighted_score");
+	return combine_states(fcinfo, WEIGHTED_SCORE_STATE);
 }
 
 /* mm.weighted_score final: the server score (0 when every weight is 0). */
 Datum
 mm_weighted_score_final(PG_FUNCTION_ARGS)
 {
-	float8	   *s = check_state(PG_GETARG_ARRAYTYPE_P(0), 2, "mm.weighted_score");
+	float8	   *s = check_state(PG_GETARG_ARRAYTYPE_P(0), WEIGHTED_SCORE_STATE);
 
-	PG_RETURN_FLOAT8(mm_check_result(s[0], "server score"));
+	PG_RETURN_FLOAT8(s[0]);
 }

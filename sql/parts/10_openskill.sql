@@ -89,51 +89,73 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.party_rating(float8[], float8[], float8, float8, float8) IS
     'IMS party rating: weighted max and median mu minus ordinal_deviations times the mean sigma';
 
-CREATE FUNCTION mm.party_rating_accum(state float8[], mu float8, sigma float8,
+-- party_rating_agg keeps its members in an internal state (support
+-- functions that SQL cannot feed a forged state), serialized to bytea for
+-- parallel and partial aggregation.
+
+CREATE FUNCTION mm.party_rating_accum(state internal, mu float8, sigma float8,
     max_mu_weight float8, med_mu_weight float8, ordinal_deviations float8)
-RETURNS float8[]
+RETURNS internal
 AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.party_rating_accum(float8[], float8, float8, float8, float8, float8) IS
+COMMENT ON FUNCTION mm.party_rating_accum(internal, float8, float8, float8, float8, float8) IS
     'transition function of the party_rating_agg aggregate';
 
-CREATE FUNCTION mm.party_rating_combine(a float8[], b float8[])
-RETURNS float8[]
+CREATE FUNCTION mm.party_rating_accum(state internal, mu float8, sigma float8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_accum(internal, float8, float8) IS
+    'transition function of the party_rating_agg aggregate with the IMS defaults (2, 1, 3)';
+
+CREATE FUNCTION mm.party_rating_combine(a internal, b internal)
+RETURNS internal
 AS 'MODULE_PATHNAME', 'mm_party_rating_combine'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.party_rating_combine(float8[], float8[]) IS
+COMMENT ON FUNCTION mm.party_rating_combine(internal, internal) IS
     'combine function of the party_rating_agg aggregate';
 
-CREATE FUNCTION mm.party_rating_final(state float8[])
+CREATE FUNCTION mm.party_rating_serialize(state internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'mm_party_rating_serialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_serialize(internal) IS
+    'serialization function of the party_rating_agg aggregate';
+
+CREATE FUNCTION mm.party_rating_deserialize(state bytea, dummy internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'mm_party_rating_deserialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.party_rating_deserialize(bytea, internal) IS
+    'deserialization function of the party_rating_agg aggregate (checks every value)';
+
+CREATE FUNCTION mm.party_rating_final(state internal)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_party_rating_final'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.party_rating_final(float8[]) IS
+COMMENT ON FUNCTION mm.party_rating_final(internal) IS
     'final function of the party_rating_agg aggregate';
 
 CREATE AGGREGATE mm.party_rating_agg(mu float8, sigma float8,
     max_mu_weight float8, med_mu_weight float8, ordinal_deviations float8) (
     SFUNC = mm.party_rating_accum,
-    STYPE = float8[],
+    STYPE = internal,
     FINALFUNC = mm.party_rating_final,
     COMBINEFUNC = mm.party_rating_combine,
+    SERIALFUNC = mm.party_rating_serialize,
+    DESERIALFUNC = mm.party_rating_deserialize,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE mm.party_rating_agg(float8, float8, float8, float8, float8) IS
     'IMS party rating over a party''s rows (mu, sigma, max_mu_weight, med_mu_weight, ordinal_deviations)';
 
-CREATE FUNCTION mm.party_rating_accum(state float8[], mu float8, sigma float8)
-RETURNS float8[]
-AS 'MODULE_PATHNAME', 'mm_party_rating_accum'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.party_rating_accum(float8[], float8, float8) IS
-    'transition function of the party_rating_agg aggregate with the seed''s defaults (2, 1, 3)';
-
 CREATE AGGREGATE mm.party_rating_agg(mu float8, sigma float8) (
     SFUNC = mm.party_rating_accum,
-    STYPE = float8[],
+    STYPE = internal,
     FINALFUNC = mm.party_rating_final,
     COMBINEFUNC = mm.party_rating_combine,
+    SERIALFUNC = mm.party_rating_serialize,
+    DESERIALFUNC = mm.party_rating_deserialize,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE mm.party_rating_agg(float8, float8) IS

@@ -289,11 +289,28 @@ COMMENT ON FUNCTION mm.rank_servers(text, jsonb, bigint[]) IS
 
 CREATE FUNCTION mm.server_breakdown(signals text[], signal_scores float8[])
 RETURNS jsonb
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-SELECT COALESCE(pg_catalog.jsonb_object_agg(n, s), '{}')
-FROM unnest(signals, signal_scores) AS u(n, s)
+BEGIN
+    IF pg_catalog.cardinality(signals) <> pg_catalog.cardinality(signal_scores) THEN
+        RAISE EXCEPTION 'signals and signal_scores must have the same length'
+            USING ERRCODE = 'array_subscript_error',
+                  DETAIL = pg_catalog.format('signals has %s elements, signal_scores has %s.',
+                                             pg_catalog.cardinality(signals),
+                                             pg_catalog.cardinality(signal_scores)),
+                  HINT = 'Pass the signals and signal_scores of one mm.rank_servers row.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.unnest(signal_scores) AS u(s)
+               WHERE u.s IS NULL OR u.s IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) THEN
+        RAISE EXCEPTION 'signal scores must be finite and not NULL'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The scores are %s.', signal_scores),
+                  HINT = 'Pass the signals and signal_scores of one mm.rank_servers row.';
+    END IF;
+    RETURN (SELECT COALESCE(pg_catalog.jsonb_object_agg(u.n, u.s), '{}')
+            FROM unnest(signals, signal_scores) AS u(n, s));  -- ROWS FROM form: not qualifiable
+END
 $$;
 COMMENT ON FUNCTION mm.server_breakdown(text[], float8[]) IS
     'the per-signal breakdown of a rank_servers row as a jsonb object {signal: score}';

@@ -12,6 +12,12 @@
 #                    compared with (ratio = baseline median / case median).
 # MM_BENCH=NAME[,NAME] runs only those. Results go to test/bench/out/ (raw)
 # and test/bench/results.md (the table, with the machine noted).
+#
+# The node baselines import their packages from test/node/node_modules; when
+# it is missing or older than the lockfile, "npm ci" installs exactly what
+# test/node/package-lock.json pins. Any case, setup or baseline that exits
+# non-zero or prints an error stops the run with its output: a failing
+# baseline never becomes a ratio.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,6 +25,44 @@ cd "$here"
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 runs=${MM_BENCH_RUNS:-5}
 
+# Selected benchmark folders.
+selected() {
+	local dir name
+	for dir in test/bench/*/; do
+		name=$(basename "$dir")
+		[ "$name" = out ] && continue
+		if [ -n "${MM_BENCH:-}" ] && [[ ",$MM_BENCH," != *",$name,"* ]]; then
+			continue
+		fi
+		echo "$dir"
+	done
+}
+
+# Install the node baselines' packages from the lockfile when a selected
+# benchmark has a node case and they are missing or stale.
+node_packages() {
+	local dir need=0 stamp=test/node/node_modules/.package-lock.json
+	for dir in $(selected); do
+		if ls "$dir"*.mjs >/dev/null 2>&1; then
+			need=1
+		fi
+	done
+	[ "$need" = 1 ] || return 0
+	if [ -f "$stamp" ] && [ ! test/node/package-lock.json -nt "$stamp" ]; then
+		return 0
+	fi
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		echo "bench: the node baselines need node and npm (apt-get install nodejs npm)" >&2
+		exit 1
+	fi
+	echo "== npm ci in test/node (the baselines' packages, from the lockfile)"
+	if ! (cd test/node && npm ci --no-audit --no-fund); then
+		echo "bench: npm ci in test/node failed; the node baselines cannot run" >&2
+		exit 1
+	fi
+}
+
+node_packages
 bash test/cluster.sh deps
 echo "== build and install"
 bash test/cluster.sh build
@@ -30,6 +74,8 @@ export PGHOST PGPORT PGUSER MM_ROOT=$here
 
 out=test/bench/out
 mkdir -p "$out"
+# run_file: run a case or setup file, failing loudly.
+. test/bench/lib.sh
 results=test/bench/results.md
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
@@ -43,34 +89,26 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "|---|---|---:|---:|---:|"
 } >"$results.tmp"
 
-# Time one run of a case file; print milliseconds.
+# Time one run of a case file; print microseconds.
 time_case() {
 	local file=$1 db=$2 t0 t1
 	t0=$(date +%s%N)
-	case "$file" in
-		*.sql) psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f "$file" >/dev/null ;;
-		*.sh) PGDATABASE=$db bash "$file" >/dev/null ;;
-	esac
+	run_file "$file" "$db" || return 1
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000))
 }
 
-for dir in test/bench/*/; do
+for dir in $(selected); do
 	name=$(basename "$dir")
-	[ "$name" = out ] && continue
-	if [ -n "${MM_BENCH:-}" ] && [[ ",$MM_BENCH," != *",$name,"* ]]; then
-		continue
-	fi
 	db=bench_$name
 	echo "== benchmark $name"
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 	psql -X -q -d "$db" -c "CREATE EXTENSION mm"
-	if [ -f "$dir/setup.sql" ]; then
-		psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f "$dir/setup.sql" >/dev/null
-	fi
-	if [ -f "$dir/setup.sh" ]; then
-		PGDATABASE=$db bash "$dir/setup.sh" >/dev/null
-	fi
+	for setup in "$dir/setup.sql" "$dir/setup.sh"; do
+		if [ -f "$setup" ]; then
+			run_file "$setup" "$db" || exit 1
+		fi
+	done
 	baseline=$(cat "$dir/baseline" 2>/dev/null || true)
 	declare -A median=()
 	declare -A minimum=()
@@ -81,7 +119,8 @@ for dir in test/bench/*/; do
 		cases+=("$case_name")
 		samples=()
 		for _ in $(seq "$runs"); do
-			samples+=("$(time_case "$file" "$db")")
+			sample=$(time_case "$file" "$db") || exit 1
+			samples+=("$sample")
 		done
 		sorted=$(printf '%s\n' "${samples[@]}" | sort -n)
 		median[$case_name]=$(echo "$sorted" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}')

@@ -85,10 +85,6 @@ SELECT mm.party_rating_agg(mu, sigma) FROM (VALUES (1.0::float8, 1.0::float8), (
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.party_rating_agg(mu, sigma, w, 1, 3) FROM (VALUES (1.0::float8, 1.0::float8, 2.0::float8), (2, 1, 3)) v(mu, sigma, w);
 \echo :LAST_ERROR_SQLSTATE
-SELECT mm.party_rating_final('{2,1}');
-\echo :LAST_ERROR_SQLSTATE
-SELECT mm.party_rating_final('{2,1,3,25,-1}');
-\echo :LAST_ERROR_SQLSTATE
 SELECT mm.musigma_beta('-1 s', 20, 5, '10 s');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.musigma_beta('1 s', 20, 0, '10 s');
