@@ -188,6 +188,7 @@ for item in "${writes[@]}"; do
 	err=$(on_standby -v VERBOSITY=verbose -c "$sql" 2>&1 >/dev/null)
 	if [[ "$err" == *"ERROR:  25006: cannot execute "*" in a read-only transaction"* ]]; then
 		ok "on the standby: $name is refused (25006 read-only transaction)"
+		echo "#   $(echo "$err" | head -1)"
 	else
 		notok "on the standby: $name is refused (25006 read-only transaction)"
 		echo "$err" | sed 's/^/#   /' | head -5
