@@ -9,6 +9,7 @@
 #   test/citus/cluster.sh start         (re)create and start the three nodes,
 #                                       join the workers to the coordinator
 #   test/citus/cluster.sh stop          stop the three nodes (no error if down)
+#   test/citus/cluster.sh clean         stop them and remove their data
 #   test/citus/cluster.sh env           print the PG* variables of the coordinator
 #
 # Ports: MM_CITUS_PORT (default 55450) is the coordinator, the next two are the
@@ -162,6 +163,7 @@ case "${1:-}" in
 	build) cmd_build ;;
 	start) cmd_start ;;
 	stop) cmd_stop ;;
+	clean) cmd_stop; for port in "${ports[@]}"; do rm -rf "/tmp/mm-citus-$port"; done ;;
 	env) cmd_env ;;
-	*) echo "usage: test/citus/cluster.sh available|build|start|stop|env" >&2; exit 2 ;;
+	*) echo "usage: test/citus/cluster.sh available|build|start|stop|clean|env" >&2; exit 2 ;;
 esac
