@@ -145,7 +145,7 @@ check "the rating functions a distributed UPDATE calls are IMMUTABLE" \
 	   'party_rating_combine', 'party_rating_final', 'rate')"
 err=$(q -c "UPDATE players SET rd = (mm.glicko2_rating_at((rating, rd, vol), '2026-01-01', '2026-02-01')).rd WHERE player_id = 7" 2>&1 >/dev/null)
 if [[ "$err" == *"STABLE functions used in UPDATE queries cannot be called with column references"* ]]; then
-	ok "a STABLE function on columns in a distributed UPDATE is refused (glicko2_rating_at: compute it in a subquery)"
+	ok "a STABLE function on columns in a distributed UPDATE is refused (glicko2_rating_at: compute it in a MATERIALIZED CTE)"
 else
 	notok "a STABLE function on columns in a distributed UPDATE is refused (got: $err)"
 fi
@@ -286,4 +286,6 @@ for block in "$work"/*.sql; do
 done
 rm -rf "$work"
 
+# Keep the nodes' logs and data for a look when something failed.
+[ "$fail" = 0 ] && bash "$cluster" clean
 exit $fail
