@@ -154,6 +154,7 @@ reads=(
 	"rank_servers|SELECT server_id, score FROM mm.rank_servers('obby', '{\"age\": 13, \"language\": \"en\", \"voice_chat\": true, \"play_history\": 2.4, \"latency\": {\"eu\": 30, \"us\": 140}}')"
 	"find_candidates|SELECT player_id, mmr FROM mm.find_candidates('arena', 1020, '{eu}')"
 	"dishonor_status|SELECT * FROM mm.dishonor_status(42, '2026-01-01 12:30+00')"
+	"configs in force and pool buckets|SELECT mm.glicko2_policy(), mm.ladder_config_defaults(), mm.dishonor_config(), mm.prediction_config_defaults(), (SELECT array_agg(fill) FROM mm.pool_buckets('arena'))"
 )
 for item in "${reads[@]}"; do
 	name=${item%%|*}
