@@ -189,6 +189,57 @@ check "ordinals into a column by a distributed UPDATE (mm.ordinal is IMMUTABLE) 
 	"WITH u AS (UPDATE players SET rating = mm.ordinal(mu, sigma) WHERE player_id <= 10 RETURNING player_id, rating)
 	 SELECT bool_and(u.rating = mm.ordinal(l.mu, l.sigma)) AND count(*) = 10 FROM u JOIN players_local l USING (player_id)"
 
+# Two matches with a common player rated at the same time: each statement
+# reads the player's rating from its snapshot, so without a lock the second
+# UPDATE (blocked on the row until the first commits) writes a rating computed
+# from the old one and the first match is lost. Taking the match's players'
+# advisory locks on the coordinator, in player order, first serializes them.
+q >/dev/null <<'SQL'
+CREATE TABLE cc_players (player_id bigint PRIMARY KEY, mu float8 NOT NULL DEFAULT 25, sigma float8 NOT NULL DEFAULT 25.0 / 3);
+CREATE TABLE cc_results (match_id bigint NOT NULL, player_id bigint NOT NULL, team int NOT NULL, rank int NOT NULL);
+SELECT create_distributed_table('cc_players', 'player_id');
+SELECT create_distributed_table('cc_results', 'player_id', colocate_with => 'cc_players');
+INSERT INTO cc_results VALUES (1, 1, 1, 1), (1, 2, 2, 2), (2, 1, 1, 1), (2, 3, 2, 2);
+SQL
+# rate_concurrently LOCK: match 1 in a transaction that holds on for 3 s,
+# match 2 started 0.7 s later; prints player 1's mu afterwards.
+rate_concurrently() {
+	local lock=$1 m
+	q -c "TRUNCATE cc_players" -c "INSERT INTO cc_players (player_id) SELECT generate_series(1, 4)" >/dev/null
+	for m in 1 2; do
+		{
+			echo "BEGIN;"
+			[ "$lock" = lock ] && echo "SELECT count(pg_advisory_xact_lock(player_id)) FROM (SELECT player_id FROM cc_results WHERE match_id = $m ORDER BY player_id) l;"
+			rate_match cc_players cc_results "$m"
+			[ "$m" = 1 ] && echo "SELECT pg_sleep(3);"
+			echo "COMMIT;"
+		} | q >/dev/null &
+		sleep 0.7
+	done
+	wait
+	q -c "SELECT mu FROM cc_players WHERE player_id = 1"
+}
+# The two serial orders; concurrent runs must give one of them.
+serial() {
+	q -c "TRUNCATE cc_players" -c "INSERT INTO cc_players (player_id) SELECT generate_series(1, 4)" \
+		-c "$(rate_match cc_players cc_results "$1")" -c "$(rate_match cc_players cc_results "$2")" \
+		-c "SELECT mu FROM cc_players WHERE player_id = 1"
+}
+first=$(serial 1 2)
+second=$(serial 2 1)
+unlocked=$(rate_concurrently none)
+locked=$(rate_concurrently lock)
+if [ -n "$first" ] && [ -n "$unlocked" ] && [ "$unlocked" != "$first" ] && [ "$unlocked" != "$second" ]; then
+	ok "two matches of one player rated concurrently without a lock lose one match's update"
+else
+	notok "two matches of one player rated concurrently without a lock lose one match's update (serial $first or $second, got $unlocked)"
+fi
+if [ -n "$first" ] && { [ "$locked" = "$first" ] || [ "$locked" = "$second" ]; }; then
+	ok "with the players' advisory locks taken first, concurrent ratings equal a serial order's"
+else
+	notok "with the players' advisory locks taken first, concurrent ratings equal a serial order's (serial $first or $second, got $locked)"
+fi
+
 # ---- party ratings: parties are not the distribution column, so the
 # aggregate is partial; the function over array_agg gets rows in any order.
 check "party ratings over distributed players equal the single node's (within 1e-12)" \
