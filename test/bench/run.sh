@@ -9,7 +9,11 @@
 #   NN_case.sh       likewise, for a baseline outside the database (node...);
 #                    it gets PGHOST/PGPORT/PGUSER/PGDATABASE and MM_ROOT;
 #   baseline         optional: the file name of the case the others are
-#                    compared with (ratio = baseline median / case median).
+#                    compared with (ratio = baseline median / case median);
+#   requires.sh      optional, run first: when it fails, the benchmark is
+#                    skipped and its output says why (e.g. no Citus);
+#   teardown.sh      optional, run after the cases (e.g. to stop servers
+#                    that setup.sh started).
 # MM_BENCH=NAME[,NAME] runs only those. Results go to test/bench/out/ (raw)
 # and test/bench/results.md (the table, with the machine noted).
 #
@@ -102,6 +106,11 @@ for dir in $(selected); do
 	name=$(basename "$dir")
 	db=bench_$name
 	echo "== benchmark $name"
+	if [ -f "$dir/requires.sh" ] && ! why=$(bash "$dir/requires.sh" 2>&1); then
+		echo "   SKIP: $why"
+		echo "| $name | skipped: $why | | | |" >>"$results.tmp"
+		continue
+	fi
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 	psql -X -q -d "$db" -c "CREATE EXTENSION mm"
 	for setup in "$dir/setup.sql" "$dir/setup.sh"; do
@@ -139,6 +148,9 @@ for dir in $(selected); do
 			"$(awk "BEGIN {print ${minimum[$case_name]} / 1000}")" "$ratio" >>"$results.tmp"
 	done
 	unset median minimum
+	if [ -f "$dir/teardown.sh" ]; then
+		bash "$dir/teardown.sh" >/dev/null
+	fi
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 done
 mv "$results.tmp" "$results"
