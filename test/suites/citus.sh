@@ -240,8 +240,11 @@ else
 	notok "with the players' advisory locks taken first, concurrent ratings equal a serial order's (serial $first or $second, got $locked)"
 fi
 
-# ---- party ratings: parties are not the distribution column, so the
-# aggregate is partial; the function over array_agg gets rows in any order.
+# ---- party ratings: parties are not the distribution column. The
+# aggregate's state is internal (every mu is kept for the median), which
+# Citus does not ship between nodes, so it pulls the rows to the coordinator
+# instead of aggregating partially; the function over array_agg gets rows in
+# any order.
 check "party ratings over distributed players equal the single node's (within 1e-12)" \
 	"WITH d AS (SELECT party, mm.party_rating_agg(mu, sigma) AS a, mm.party_rating(array_agg(mu), array_agg(sigma)) AS f
 	            FROM players GROUP BY party),
@@ -250,10 +253,11 @@ check "party ratings over distributed players equal the single node's (within 1e
 	 SELECT count(*) = 401 AND bool_and(abs(d.a - l.a) <= 1e-12 AND abs(d.f - l.f) <= 1e-12 AND abs(d.a - d.f) <= 1e-12)
 	 FROM d FULL JOIN l USING (party)"
 plan=$(q -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT party, mm.party_rating_agg(mu, sigma) FROM players GROUP BY party")
-if [[ "$plan" == *"worker_partial_agg('mm.party_rating_agg("* ]]; then
-	ok "party_rating_agg grouped by party aggregates partially on the workers"
+if [[ "$plan" != *"worker_partial_agg"* ]] && [[ "$plan" == *"mm.party_rating_agg"* ]]; then
+	ok "party_rating_agg grouped by a column that is not the distribution column runs on the coordinator (internal state)"
 else
-	notok "party_rating_agg grouped by party aggregates partially on the workers"
+	notok "party_rating_agg grouped by a column that is not the distribution column runs on the coordinator (internal state)"
+	echo "$plan" | sed 's/^/#   /' | head -30
 fi
 
 # ---- replays of a distributed history
