@@ -54,13 +54,19 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.friends_signal(bigint) IS
     'Roblox Friends signal: min(preferred players in server, 1) / 1';
 
+-- Inlined by the planner into the calling query, so it costs what the same
+-- expression written inline costs. An inlinable SQL function may not pin its
+-- search_path (a SET clause stops inlining) and, being polymorphic, cannot
+-- have a BEGIN ATOMIC body; it stays schema-safe because every name in the
+-- body is qualified (the operator and both types), so the caller's
+-- search_path never changes what it means. The body is strict (an operator
+-- and two casts), which a STRICT function needs to be inlined.
 CREATE FUNCTION mm.categorical_signal(a anyelement, b anyelement)
 RETURNS float8
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$ SELECT CASE WHEN a = b THEN 1.0::float8 ELSE 0.0::float8 END $$;
+AS $$ SELECT (a OPERATOR(pg_catalog.=) b)::pg_catalog.int4::pg_catalog.float8 $$;
 COMMENT ON FUNCTION mm.categorical_signal(anyelement, anyelement) IS
-    'categorical equality signal: 1 when the values are equal, else 0 (server categorical custom signals)';
+    'categorical equality signal: 1 when the values are equal, else 0 (server categorical custom signals); inlined by the planner';
 
 -- Aggregates over a server's players.
 
