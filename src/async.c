@@ -26,8 +26,11 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/pg_prng.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -290,11 +293,10 @@ typedef struct AsyncConfigCache
 	AsyncConfig config;
 } AsyncConfigCache;
 
-/* Parse the config argument, reusing the call site's last parse. */
+/* Parse a config, reusing the call site's last parse of the same bytes. */
 static const AsyncConfig *
-async_config_arg(FunctionCallInfo fcinfo, int argno)
+async_config_cached(FunctionCallInfo fcinfo, Jsonb *config)
 {
-	Jsonb	   *config = PG_GETARG_JSONB_P(argno);
 	Size		len = VARSIZE(config);
 	AsyncConfigCache *cache = fcinfo->flinfo->fn_extra;
 
@@ -316,6 +318,13 @@ async_config_arg(FunctionCallInfo fcinfo, int argno)
 	memcpy(cache->bytes, config, len);
 	cache->len = len;
 	return &cache->config;
+}
+
+/* Parse the config argument, reusing the call site's last parse. */
+static const AsyncConfig *
+async_config_arg(FunctionCallInfo fcinfo, int argno)
+{
+	return async_config_cached(fcinfo, PG_GETARG_JSONB_P(argno));
 }
 
 /* Check an MMR argument. */
@@ -340,6 +349,38 @@ label_cmp(const void *a, const void *b)
 	return (la > lb) - (la < lb);
 }
 
+/*
+ * Hard labels as a set: refuse NULL and empty labels, sort bytewise, drop
+ * duplicates.
+ */
+static ArrayType *
+async_label_set(ArrayType *array)
+{
+	Datum	   *elems;
+	int			n,
+				kept = 0;
+
+	n = mm_text_array(array, "labels", &elems);
+	for (int i = 0; i < n; i++)
+	{
+		if (VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[i])) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("labels must not be empty strings"),
+					 errdetail("Element %d is an empty string.", i + 1),
+					 errhint("Leave a label out instead of passing an empty string.")));
+	}
+	if (n > 1)
+		qsort(elems, n, sizeof(Datum), label_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		if (kept > 0 && label_cmp(&elems[kept - 1], &elems[i]) == 0)
+			continue;
+		elems[kept++] = elems[i];
+	}
+	return construct_array(elems, kept, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
 /* Return a row of the function's OUT parameters; no value is NULL. */
 static Datum
 return_row(FunctionCallInfo fcinfo, Datum *values)
@@ -354,6 +395,314 @@ return_row(FunctionCallInfo fcinfo, Datum *values)
 											 values, nulls));
 }
 
+/*
+ * Pool access over SPI: mm.find_opponent and mm.offer_entry.
+ *
+ * Every statement is prepared once per backend and kept. Tables are
+ * schema-qualified and operators spelled OPERATOR(pg_catalog.x), so the
+ * caller's search_path cannot change what they mean.
+ *
+ * No row counts a bucket's fill: it is counted when a decision needs it,
+ * from the (pool, labels, mmr) index, and only up to the level the decision
+ * is about. Lock order, the same wherever a pool is written: a player's
+ * advisory lock (mm.put_entry), then entry rows, then a bucket's advisory
+ * lock (mm.put_entry, taken last; while holding it, rows are only locked
+ * with SKIP LOCKED). An offer locks the offered entry with SKIP LOCKED and
+ * nothing else, so it never waits and never holds a lock a put waits for
+ * while waiting itself.
+ */
+typedef enum AsyncPlan
+{
+	PLAN_CONFIG,				/* a pool's config */
+	PLAN_ENTRY,					/* an entry's pool config, pool, labels */
+	PLAN_NEAREST,				/* nearest entry above and below the query */
+	PLAN_LOCK,					/* claim an entry still in the searched range */
+	PLAN_LOCK_ID,				/* claim an entry by id */
+	PLAN_CAPACITY,				/* a bucket's rebalanced capacity */
+	PLAN_FILL,					/* a bucket's fill, counted up to a limit */
+	PLAN_DELETE,				/* remove an entry */
+	N_PLANS
+} AsyncPlan;
+
+#define EQ " OPERATOR(pg_catalog.=) "
+#define MATCH_ENTRY " FROM mm.async_entries e WHERE e.pool" EQ "$1 AND e.labels" EQ "$2"
+
+static const struct
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[7];
+}			plan_defs[N_PLANS] =
+{
+	[PLAN_CONFIG] = {
+		"SELECT p.config FROM mm.async_pools p WHERE p.pool" EQ "$1",
+		1, {TEXTOID}
+	},
+	[PLAN_ENTRY] = {
+		"SELECT p.config, e.pool, e.labels FROM mm.async_entries e"
+		" JOIN mm.async_pools p ON p.pool" EQ "e.pool WHERE e.entry_id" EQ "$1",
+		1, {INT8OID}
+	},
+	[PLAN_NEAREST] = {
+		"(SELECT e.entry_id, e.player_id, e.mmr, e.model" MATCH_ENTRY
+		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $5"
+		" AND e.player_id OPERATOR(pg_catalog.<>) ALL ($6)"
+		" AND e.entry_id OPERATOR(pg_catalog.<>) ALL ($7)"
+		" ORDER BY e.mmr LIMIT 1)"
+		" UNION ALL "
+		"(SELECT e.entry_id, e.player_id, e.mmr, e.model" MATCH_ENTRY
+		" AND e.mmr OPERATOR(pg_catalog.<) $3 AND e.mmr OPERATOR(pg_catalog.>=) $4"
+		" AND e.player_id OPERATOR(pg_catalog.<>) ALL ($6)"
+		" AND e.entry_id OPERATOR(pg_catalog.<>) ALL ($7)"
+		" ORDER BY e.mmr DESC LIMIT 1)",
+		7, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8ARRAYOID, INT8ARRAYOID}
+	},
+	[PLAN_LOCK] = {
+		"SELECT e.player_id, e.mmr, e.model" MATCH_ENTRY
+		" AND e.entry_id" EQ "$3"
+		" AND e.mmr OPERATOR(pg_catalog.>=) $4 AND e.mmr OPERATOR(pg_catalog.<) $5"
+		" FOR UPDATE OF e SKIP LOCKED",
+		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
+	},
+	[PLAN_LOCK_ID] = {
+		"SELECT e.mmr FROM mm.async_entries e WHERE e.entry_id" EQ "$1"
+		" FOR UPDATE OF e SKIP LOCKED",
+		1, {INT8OID}
+	},
+	[PLAN_CAPACITY] = {
+		"SELECT s.capacity FROM mm.async_bucket_sizes s WHERE s.pool" EQ "$1"
+		" AND s.labels" EQ "$2 AND s.bucket" EQ "$3",
+		3, {TEXTOID, TEXTARRAYOID, INT4OID}
+	},
+	[PLAN_FILL] = {
+		"SELECT pg_catalog.count(*) FROM (SELECT 1" MATCH_ENTRY
+		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $4"
+		" LIMIT $5) f",
+		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
+	},
+	[PLAN_DELETE] = {
+		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
+		1, {INT8OID}
+	},
+};
+
+static SPIPlanPtr plans[N_PLANS];
+
+/* Run one of the pool statements (inside SPI); returns the rows it gave. */
+static uint64
+async_exec(AsyncPlan which, Datum *values)
+{
+	int			rc;
+
+	if (plans[which] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(plan_defs[which].sql, plan_defs[which].nargs,
+									(Oid *) plan_defs[which].types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		plans[which] = p;
+	}
+	rc = SPI_execute_plan(plans[which], values, NULL, false, 0);
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+/* Column col (1-based) of row row of the last statement's result. */
+static Datum
+async_value(uint64 row, int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
+}
+
+/* Capacity of a bucket: its rebalanced size, else bucket_initial_size. */
+static int
+async_capacity(const AsyncConfig *c, Datum pool, Datum labels, int bucket)
+{
+	Datum		values[3] = {pool, labels, Int32GetDatum(bucket)};
+	bool		isnull;
+
+	if (async_exec(PLAN_CAPACITY, values) == 0)
+		return c->bucket_initial_size;
+	return DatumGetInt32(async_value(0, 1, &isnull));
+}
+
+/*
+ * Whether an offered entry at mmr is removed: its bucket holds at least
+ * threshold * capacity entries. The fill is counted only up to that level.
+ */
+static bool
+async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double mmr)
+{
+	int			b;
+	double		need;
+	Datum		values[5];
+	bool		isnull;
+
+	if (c->remove_threshold_null)
+		return false;
+	if (c->remove_threshold <= 0)
+		return true;
+	b = async_bucket(c, mmr);
+	/* fill >= t * capacity, for an integer fill */
+	need = ceil(c->remove_threshold * async_capacity(c, pool, labels, b));
+	values[0] = pool;
+	values[1] = labels;
+	values[2] = Float8GetDatum(async_bound(c, b));
+	values[3] = Float8GetDatum(async_bound(c, b + 1));
+	values[4] = Int64GetDatum((int64) need);
+	async_exec(PLAN_FILL, values);
+	return DatumGetInt64(async_value(0, 1, &isnull)) >= need;
+}
+
+/* Remove an entry this transaction holds locked. */
+static void
+async_delete(int64 entry_id)
+{
+	Datum		values[1] = {Int64GetDatum(entry_id)};
+
+	async_exec(PLAN_DELETE, values);
+}
+
+/* The config of a pool; an error if there is no such pool. */
+static const AsyncConfig *
+async_pool_config(FunctionCallInfo fcinfo, text *pool)
+{
+	Datum		values[1] = {PointerGetDatum(pool)};
+	bool		isnull;
+
+	if (async_exec(PLAN_CONFIG, values) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pool \"%s\" does not exist", text_to_cstring(pool)),
+				 errdetail("No row of mm.async_pools is named %s.",
+						   quote_literal_cstr(text_to_cstring(pool))),
+				 errhint("Create it with mm.create_pool(name, config).")));
+	return async_config_cached(fcinfo, DatumGetJsonbP(async_value(0, 1, &isnull)));
+}
+
+/* A find query, resolved. */
+typedef struct AsyncQuery
+{
+	Datum		pool;			/* text */
+	Datum		labels;			/* text[], as a set */
+	double		mmr;
+	double		lower;			/* searched MMR interval [lower, upper) */
+	double		upper;
+	Datum		excluded;		/* int8[]: never offered */
+} AsyncQuery;
+
+/* The opponent a query found. */
+typedef struct AsyncFound
+{
+	int64		player_id;
+	double		mmr;
+	Datum		model;
+	bool		model_null;
+} AsyncFound;
+
+/*
+ * Pick the nearer of the (at most two) rows PLAN_NEAREST returned; a tie
+ * goes either way at random (the seed iterates candidates in random order).
+ */
+static uint64
+async_pick(uint64 n, double mmr)
+{
+	bool		isnull;
+	double		d0,
+				d1;
+
+	if (n == 1)
+		return 0;
+	d0 = fabs(DatumGetFloat8(async_value(0, 3, &isnull)) - mmr);
+	d1 = fabs(DatumGetFloat8(async_value(1, 3, &isnull)) - mmr);
+	if (d0 != d1)
+		return d0 < d1 ? 0 : 1;
+	return pg_prng_double(&pg_global_prng_state) < 0.5 ? 0 : 1;
+}
+
+/*
+ * Find the best opponent: the nearest MMR in the searched interval, above
+ * or below, that no concurrent query holds; claim it and remove it per the
+ * pool's threshold. Each round is one statement reading one index range per
+ * side; an entry held by a concurrent query is skipped, never waited for.
+ */
+static bool
+async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
+{
+	int64	   *skipped = palloc(sizeof(int64) * 8);
+	int			nskipped = 0,
+				maxskipped = 8;
+
+	for (;;)
+	{
+		Datum		values[7];
+		Datum	   *sk;
+		uint64		n,
+					r;
+		int64		candidate;
+		bool		claimed;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		sk = palloc(sizeof(Datum) * (nskipped + 1));
+		for (int i = 0; i < nskipped; i++)
+			sk[i] = Int64GetDatum(skipped[i]);
+		values[0] = q->pool;
+		values[1] = q->labels;
+		values[2] = Float8GetDatum(q->mmr);
+		values[3] = Float8GetDatum(q->lower);
+		values[4] = Float8GetDatum(q->upper);
+		values[5] = q->excluded;
+		values[6] = PointerGetDatum(construct_array(sk, nskipped, INT8OID, sizeof(int64),
+													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		n = async_exec(PLAN_NEAREST, values);
+		if (n == 0)
+			return false;
+		r = async_pick(n, q->mmr);
+		candidate = DatumGetInt64(async_value(r, 1, &isnull));
+		found->player_id = DatumGetInt64(async_value(r, 2, &isnull));
+		found->mmr = DatumGetFloat8(async_value(r, 3, &isnull));
+		found->model = async_value(r, 4, &found->model_null);
+		claimed = true;
+
+		if (!c->remove_threshold_null)
+		{
+			/* claim it; it may have moved inside the range meanwhile */
+			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(candidate),
+			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
+
+			claimed = async_exec(PLAN_LOCK, lock) == 1;
+			if (claimed)
+			{
+				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
+				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
+				found->model = async_value(0, 3, &found->model_null);
+			}
+		}
+		if (claimed)
+		{
+			/* the nearest has the best quality: if it is not good enough, nobody is */
+			if (!c->min_quality_null &&
+				c->max_difference - fabs(found->mmr - q->mmr) < c->min_quality)
+				return false;
+			if (async_remove_after_offer(c, q->pool, q->labels, found->mmr))
+				async_delete(candidate);
+			return true;
+		}
+		/* held by a concurrent query (or moved out): try the next nearest */
+		if (nskipped == maxskipped)
+		{
+			maxskipped *= 2;
+			skipped = repalloc(skipped, sizeof(int64) * maxskipped);
+		}
+		skipped[nskipped++] = candidate;
+	}
+}
+
 /* SQL wrappers */
 
 PG_FUNCTION_INFO_V1(mm_async_config);
@@ -361,6 +710,8 @@ PG_FUNCTION_INFO_V1(mm_async_bucket);
 PG_FUNCTION_INFO_V1(mm_async_bucket_bounds);
 PG_FUNCTION_INFO_V1(mm_async_search);
 PG_FUNCTION_INFO_V1(mm_async_labels);
+PG_FUNCTION_INFO_V1(mm_find_opponent);
+PG_FUNCTION_INFO_V1(mm_offer_entry);
 
 /* mm.async_config(config jsonb) → jsonb: checked, with every default */
 Datum
@@ -461,29 +812,153 @@ mm_async_search(PG_FUNCTION_ARGS)
 Datum
 mm_async_labels(PG_FUNCTION_ARGS)
 {
-	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(0);
-	Datum	   *elems;
-	int			n,
-				kept = 0;
+	PG_RETURN_ARRAYTYPE_P(async_label_set(PG_GETARG_ARRAYTYPE_P(0)));
+}
 
-	n = mm_text_array(array, "labels", &elems);
+/* Refuse a NULL argument of a find query. */
+static void
+check_not_null(FunctionCallInfo fcinfo, int argno, const char *name, const char *hint)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", name),
+				 errhint("%s", hint)));
+}
+
+/* The ids never offered: exclude, plus the searcher when given. */
+static Datum
+excluded_ids(ArrayType *exclude, bool has_searcher, int64 searcher)
+{
+	int64	   *ids;
+	int			n = mm_int8_array(exclude, "exclude", &ids);
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+
 	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(ids[i]);
+	if (has_searcher)
+		d[n++] = Int64GetDatum(searcher);
+	return PointerGetDatum(construct_array(d, n, INT8OID, sizeof(int64),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * mm.find_opponent(pool text, mmr float8, labels text[], retries int,
+ *                  exclude bigint[], searcher bigint)
+ *	 RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8,
+ *				   model jsonb)
+ * Exactly one row: success, none_found or fake_opponent.
+ */
+Datum
+mm_find_opponent(PG_FUNCTION_ARGS)
+{
+	const char *null_hint = "Pass a value (labels: '{}' for none, retries: 0 for a first attempt).";
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const AsyncConfig *c;
+	AsyncQuery	q;
+	AsyncFound	found;
+	int32		retries;
+	int		   *order;
+	int			count,
+				lo,
+				hi;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	check_not_null(fcinfo, 0, "pool", "Pass the name of a pool made with mm.create_pool.");
+	check_not_null(fcinfo, 1, "mmr", null_hint);
+	check_not_null(fcinfo, 2, "labels", null_hint);
+	check_not_null(fcinfo, 3, "retries", null_hint);
+	check_not_null(fcinfo, 4, "exclude", "Pass an empty array to exclude nobody.");
+	q.mmr = PG_GETARG_FLOAT8(1);
+	retries = PG_GETARG_INT32(3);
+	check_mmr(q.mmr);
+	if (retries < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retries must not be negative"),
+				 errdetail("The value is %d.", retries),
+				 errhint("Pass 0 for a first attempt and count up on each retry.")));
+	q.pool = PG_GETARG_DATUM(0);
+	q.labels = PointerGetDatum(async_label_set(PG_GETARG_ARRAYTYPE_P(2)));
+	q.excluded = excluded_ids(PG_GETARG_ARRAYTYPE_P(4), !PG_ARGISNULL(5),
+							  PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5));
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	c = async_pool_config(fcinfo, DatumGetTextPP(q.pool));
+
+	/* the searched interval: the buckets async_search_order visits */
+	order = palloc(sizeof(int) * c->mmr_bucket_count);
+	count = async_search_order(c, q.mmr, retries, order);
+	lo = hi = order[0];
+	for (int i = 1; i < count; i++)
 	{
-		if (VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[i])) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("labels must not be empty strings"),
-					 errdetail("Element %d is an empty string.", i + 1),
-					 errhint("Leave a label out instead of passing an empty string.")));
+		lo = Min(lo, order[i]);
+		hi = Max(hi, order[i]);
 	}
-	if (n > 1)
-		qsort(elems, n, sizeof(Datum), label_cmp);
-	for (int i = 0; i < n; i++)
+	q.lower = async_bound(c, lo);
+	q.upper = async_bound(c, hi + 1);
+
+	if (async_find(c, &q, &found))
 	{
-		if (kept > 0 && label_cmp(&elems[kept - 1], &elems[i]) == 0)
-			continue;
-		elems[kept++] = elems[i];
+		values[0] = CStringGetTextDatum("success");
+		values[1] = Int64GetDatum(found.player_id);
+		values[2] = Float8GetDatum(found.mmr);
+		values[3] = Float8GetDatum(c->max_difference - fabs(found.mmr - q.mmr));
+		values[4] = found.model;
+		nulls[4] = found.model_null || !c->return_model;
 	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(elems, kept, TEXTOID, -1, false,
-										  TYPALIGN_INT));
+	else
+	{
+		values[0] = CStringGetTextDatum(c->enable_fake_opponents ?
+										"fake_opponent" : "none_found");
+		nulls[1] = nulls[3] = nulls[4] = true;
+		values[2] = Float8GetDatum(q.mmr);
+		nulls[2] = !c->enable_fake_opponents;
+	}
+	/* the tuplestore copies the row out of SPI's memory */
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/*
+ * mm.offer_entry(entry_id bigint) → boolean: claim an entry picked from
+ * mm.find_candidates; false if it is gone or a concurrent query holds it.
+ */
+Datum
+mm_offer_entry(PG_FUNCTION_ARGS)
+{
+	const AsyncConfig *c;
+	Datum		values[1];
+	Datum		pool,
+				labels;
+	bool		isnull;
+	bool		ok = false;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BOOL(false);
+	values[0] = PG_GETARG_DATUM(0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (async_exec(PLAN_ENTRY, values) == 1)
+	{
+		c = async_config_cached(fcinfo, DatumGetJsonbP(async_value(0, 1, &isnull)));
+		pool = async_value(0, 2, &isnull);
+		labels = async_value(0, 3, &isnull);
+		if (c->remove_threshold_null)
+			ok = true;
+		else if (async_exec(PLAN_LOCK_ID, values) == 1)
+		{
+			double		mmr = DatumGetFloat8(async_value(0, 1, &isnull));
+
+			ok = true;
+			if (async_remove_after_offer(c, pool, labels, mmr))
+				async_delete(DatumGetInt64(values[0]));
+		}
+	}
+	SPI_finish();
+	PG_RETURN_BOOL(ok);
 }

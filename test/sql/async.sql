@@ -206,7 +206,7 @@ SELECT * FROM mm.rebalance_pool('arena');
 SELECT mm.alter_pool('dyn', '{"mmr_bucket_count": 2}') ->> 'mmr_bucket_count' AS buckets;
 SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('dyn');
 
--- Fill counts follow direct changes to the entries table too.
+-- Fill is counted from the entries, so it follows direct changes too.
 DELETE FROM mm.async_entries WHERE pool = 'dyn' AND mmr < 300;
 UPDATE mm.async_entries SET mmr = mmr + 2000 WHERE pool = 'dyn' AND player_id = 40;
 SELECT labels, bucket, fill FROM mm.pool_buckets('dyn');
@@ -244,8 +244,22 @@ SELECT mm.alter_pool('arena', '{"max_mmr": -5}');
 SELECT mm.alter_pool('arena', '{"surprise": 1}');
 \echo :LAST_ERROR_SQLSTATE
 
--- Pools are dumped with the extension's data; the fill counts are not (a
--- restore counts them again).
+-- Fill is counted from the entries when a decision needs it, so nothing
+-- leaves it stale: not TRUNCATE, not rows written with triggers off. A full
+-- bucket (capacity 1) ignores a new player; after TRUNCATE it takes him.
+SELECT mm.create_pool('tiny', '{"bucket_initial_size": 1, "bucket_min_size": 1, "player_ignore_update_insert_threshold": 1}');
+SELECT mm.put_entry('tiny', 1, 100) IS NOT NULL AS stored,
+       mm.put_entry('tiny', 2, 110) IS NOT NULL AS second_stored;
+TRUNCATE mm.async_entries;
+SELECT mm.put_entry('tiny', 2, 110) IS NOT NULL AS stored_after_truncate;
+SET session_replication_role = replica;
+INSERT INTO mm.async_entries (pool, player_id, mmr) VALUES ('tiny', 3, 120);
+RESET session_replication_role;
+SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('tiny');
+SELECT mm.put_entry('tiny', 4, 130) IS NOT NULL AS stored_when_full;
+
+-- Pools, entries, sizing model and sample are dumped with the extension's
+-- data.
 SELECT c::regclass AS dumped
 FROM pg_extension, unnest(extconfig) c
 WHERE extname = 'mm' AND c::regclass::text LIKE 'mm.async%'
@@ -254,5 +268,5 @@ ORDER BY c::regclass::text;
 -- Dropping a pool drops its entries and buckets.
 SELECT mm.drop_pool(pool) FROM mm.async_pools ORDER BY pool;
 SELECT mm.drop_pool('arena');
-SELECT (SELECT count(*) FROM mm.async_entries) AS entries, (SELECT count(*) FROM mm.async_buckets) AS buckets,
+SELECT (SELECT count(*) FROM mm.async_entries) AS entries, (SELECT count(*) FROM mm.async_samples) AS samples,
        (SELECT count(*) FROM mm.async_bucket_sizes) AS sizes;
