@@ -417,6 +417,7 @@ typedef enum AsyncPlan
 	PLAN_ENTRY,					/* an entry's pool config, pool, labels */
 	PLAN_NEAREST,				/* nearest entry above and below the query */
 	PLAN_LOCK,					/* claim an entry still in the searched range */
+	PLAN_TAKE,					/* claim and remove an entry in one statement */
 	PLAN_LOCK_ID,				/* claim an entry by id */
 	PLAN_CAPACITY,				/* a bucket's rebalanced capacity */
 	PLAN_FILL,					/* a bucket's fill, counted up to a limit */
@@ -431,7 +432,7 @@ static const struct
 {
 	const char *sql;
 	int			nargs;
-	Oid			types[7];
+	Oid			types[8];
 }			plan_defs[N_PLANS] =
 {
 	[PLAN_CONFIG] = {
@@ -444,6 +445,9 @@ static const struct
 		1, {INT8OID}
 	},
 	[PLAN_NEAREST] = {
+		/* first column: is $8 still the pool's config (NULL: no such pool) */
+		"SELECT (SELECT p.config FROM mm.async_pools p WHERE p.pool" EQ "$1)" EQ "$8,"
+		" n.entry_id, n.player_id, n.mmr, n.model FROM (VALUES (1)) v(x) LEFT JOIN ("
 		"(SELECT e.entry_id, e.player_id, e.mmr, e.model" MATCH_ENTRY
 		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $5"
 		" AND e.player_id OPERATOR(pg_catalog.<>) ALL ($6)"
@@ -454,14 +458,24 @@ static const struct
 		" AND e.mmr OPERATOR(pg_catalog.<) $3 AND e.mmr OPERATOR(pg_catalog.>=) $4"
 		" AND e.player_id OPERATOR(pg_catalog.<>) ALL ($6)"
 		" AND e.entry_id OPERATOR(pg_catalog.<>) ALL ($7)"
-		" ORDER BY e.mmr DESC LIMIT 1)",
-		7, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8ARRAYOID, INT8ARRAYOID}
+		" ORDER BY e.mmr DESC LIMIT 1)) n ON true",
+		8, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8ARRAYOID, INT8ARRAYOID,
+		JSONBOID}
 	},
 	[PLAN_LOCK] = {
 		"SELECT e.player_id, e.mmr, e.model" MATCH_ENTRY
 		" AND e.entry_id" EQ "$3"
 		" AND e.mmr OPERATOR(pg_catalog.>=) $4 AND e.mmr OPERATOR(pg_catalog.<) $5"
 		" FOR UPDATE OF e SKIP LOCKED",
+		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
+	},
+	[PLAN_TAKE] = {
+		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ
+		"(SELECT x.entry_id FROM mm.async_entries x WHERE x.entry_id" EQ "$3"
+		" AND x.pool" EQ "$1 AND x.labels" EQ "$2"
+		" AND x.mmr OPERATOR(pg_catalog.>=) $4 AND x.mmr OPERATOR(pg_catalog.<) $5"
+		" FOR UPDATE OF x SKIP LOCKED)"
+		" RETURNING e.player_id, e.mmr, e.model",
 		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
 	},
 	[PLAN_LOCK_ID] = {
@@ -475,9 +489,9 @@ static const struct
 		3, {TEXTOID, TEXTARRAYOID, INT4OID}
 	},
 	[PLAN_FILL] = {
-		"SELECT pg_catalog.count(*) FROM (SELECT 1" MATCH_ENTRY
+		"SELECT pg_catalog.count(*) FROM (SELECT e.mmr" MATCH_ENTRY
 		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $4"
-		" LIMIT $5) f",
+		" ORDER BY e.mmr LIMIT $5) f",
 		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
 	},
 	[PLAN_DELETE] = {
@@ -506,7 +520,7 @@ async_exec(AsyncPlan which, Datum *values)
 		plans[which] = p;
 	}
 	rc = SPI_execute_plan(plans[which], values, NULL, false, 0);
-	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE)
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE && rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	return SPI_processed;
 }
@@ -567,12 +581,37 @@ async_delete(int64 entry_id)
 	async_exec(PLAN_DELETE, values);
 }
 
-/* The config of a pool; an error if there is no such pool. */
-static const AsyncConfig *
-async_pool_config(FunctionCallInfo fcinfo, text *pool)
+/*
+ * A pool's config as find_opponent last read it, kept across calls of one
+ * call site. Each search statement checks that it is still the pool's
+ * config (PLAN_NEAREST's first column), so a call costs one statement, and
+ * a changed or dropped pool is read again.
+ */
+typedef struct AsyncPoolCache
 {
+	text	   *pool;			/* NULL: nothing cached */
+	Jsonb	   *config;
+	AsyncConfig parsed;
+} AsyncPoolCache;
+
+/* Read a pool's config into the cache; an error if there is no such pool. */
+static const AsyncConfig *
+async_pool_load(FunctionCallInfo fcinfo, text *pool)
+{
+	AsyncPoolCache *cache = fcinfo->flinfo->fn_extra;
 	Datum		values[1] = {PointerGetDatum(pool)};
 	bool		isnull;
+	Jsonb	   *config;
+
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AsyncPoolCache));
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	if (cache->pool != NULL && cache->config != NULL &&
+		VARSIZE_ANY_EXHDR(cache->pool) == VARSIZE_ANY_EXHDR(pool) &&
+		memcmp(VARDATA_ANY(cache->pool), VARDATA_ANY(pool), VARSIZE_ANY_EXHDR(pool)) == 0)
+		return &cache->parsed;
 
 	if (async_exec(PLAN_CONFIG, values) == 0)
 		ereport(ERROR,
@@ -581,7 +620,33 @@ async_pool_config(FunctionCallInfo fcinfo, text *pool)
 				 errdetail("No row of mm.async_pools is named %s.",
 						   quote_literal_cstr(text_to_cstring(pool))),
 				 errhint("Create it with mm.create_pool(name, config).")));
-	return async_config_cached(fcinfo, DatumGetJsonbP(async_value(0, 1, &isnull)));
+	config = DatumGetJsonbP(async_value(0, 1, &isnull));
+	/* parse first: an error must not leave a half-filled cache */
+	if (cache->pool != NULL)
+		pfree(cache->pool);
+	if (cache->config != NULL)
+		pfree(cache->config);
+	cache->pool = NULL;
+	cache->config = NULL;
+	async_config_parse(config, &cache->parsed);
+	cache->config = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(config));
+	memcpy(cache->config, config, VARSIZE(config));
+	cache->pool = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE_ANY(pool));
+	memcpy(cache->pool, pool, VARSIZE_ANY(pool));
+	return &cache->parsed;
+}
+
+/* Forget the cached config (the pool changed). */
+static void
+async_pool_forget(FunctionCallInfo fcinfo)
+{
+	AsyncPoolCache *cache = fcinfo->flinfo->fn_extra;
+
+	if (cache != NULL && cache->config != NULL)
+	{
+		pfree(cache->config);
+		cache->config = NULL;
+	}
 }
 
 /* A find query, resolved. */
@@ -593,6 +658,7 @@ typedef struct AsyncQuery
 	double		lower;			/* searched MMR interval [lower, upper) */
 	double		upper;
 	Datum		excluded;		/* int8[]: never offered */
+	Datum		config;			/* jsonb: the config the bounds come from */
 } AsyncQuery;
 
 /* The opponent a query found. */
@@ -617,12 +683,19 @@ async_pick(uint64 n, double mmr)
 
 	if (n == 1)
 		return 0;
-	d0 = fabs(DatumGetFloat8(async_value(0, 3, &isnull)) - mmr);
-	d1 = fabs(DatumGetFloat8(async_value(1, 3, &isnull)) - mmr);
+	d0 = fabs(DatumGetFloat8(async_value(0, 4, &isnull)) - mmr);
+	d1 = fabs(DatumGetFloat8(async_value(1, 4, &isnull)) - mmr);
 	if (d0 != d1)
 		return d0 < d1 ? 0 : 1;
 	return pg_prng_double(&pg_global_prng_state) < 0.5 ? 0 : 1;
 }
+
+typedef enum AsyncFindResult
+{
+	FIND_NONE,					/* nobody eligible */
+	FIND_FOUND,					/* *found claimed */
+	FIND_STALE					/* the pool's config changed: read it again */
+} AsyncFindResult;
 
 /*
  * Find the best opponent: the nearest MMR in the searched interval, above
@@ -630,7 +703,7 @@ async_pick(uint64 n, double mmr)
  * pool's threshold. Each round is one statement reading one index range per
  * side; an entry held by a concurrent query is skipped, never waited for.
  */
-static bool
+static AsyncFindResult
 async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 {
 	int64	   *skipped = palloc(sizeof(int64) * 8);
@@ -639,13 +712,14 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 
 	for (;;)
 	{
-		Datum		values[7];
+		Datum		values[8];
 		Datum	   *sk;
 		uint64		n,
 					r;
 		int64		candidate;
 		bool		claimed;
 		bool		isnull;
+		Datum		current;
 
 		CHECK_FOR_INTERRUPTS();
 		sk = palloc(sizeof(Datum) * (nskipped + 1));
@@ -659,23 +733,40 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 		values[5] = q->excluded;
 		values[6] = PointerGetDatum(construct_array(sk, nskipped, INT8OID, sizeof(int64),
 													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[7] = q->config;
 		n = async_exec(PLAN_NEAREST, values);
-		if (n == 0)
-			return false;
+		current = async_value(0, 1, &isnull);
+		if (isnull || !DatumGetBool(current))
+			return FIND_STALE;
+		(void) async_value(0, 2, &isnull);
+		if (isnull)
+			return FIND_NONE;
 		r = async_pick(n, q->mmr);
-		candidate = DatumGetInt64(async_value(r, 1, &isnull));
-		found->player_id = DatumGetInt64(async_value(r, 2, &isnull));
-		found->mmr = DatumGetFloat8(async_value(r, 3, &isnull));
-		found->model = async_value(r, 4, &found->model_null);
+		candidate = DatumGetInt64(async_value(r, 2, &isnull));
+		found->player_id = DatumGetInt64(async_value(r, 3, &isnull));
+		found->mmr = DatumGetFloat8(async_value(r, 4, &isnull));
+		found->model = async_value(r, 5, &found->model_null);
 		claimed = true;
 
 		if (!c->remove_threshold_null)
 		{
-			/* claim it; it may have moved inside the range meanwhile */
+			/*
+			 * Claim it; it may have moved inside the range meanwhile. Removed
+			 * whatever the fill (threshold 0) and no minimum quality to check
+			 * on its latest MMR: claim and remove it in one statement.
+			 */
 			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(candidate),
 			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
+			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
 
-			claimed = async_exec(PLAN_LOCK, lock) == 1;
+			claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
+			if (claimed && take)
+			{
+				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
+				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
+				found->model = async_value(0, 3, &found->model_null);
+				return FIND_FOUND;
+			}
 			if (claimed)
 			{
 				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
@@ -688,10 +779,10 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 			/* the nearest has the best quality: if it is not good enough, nobody is */
 			if (!c->min_quality_null &&
 				c->max_difference - fabs(found->mmr - q->mmr) < c->min_quality)
-				return false;
+				return FIND_NONE;
 			if (async_remove_after_offer(c, q->pool, q->labels, found->mmr))
 				async_delete(candidate);
-			return true;
+			return FIND_FOUND;
 		}
 		/* held by a concurrent query (or moved out): try the next nearest */
 		if (nskipped == maxskipped)
@@ -857,6 +948,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	const AsyncConfig *c;
 	AsyncQuery	q;
 	AsyncFound	found;
+	AsyncFindResult result;
 	int32		retries;
 	int		   *order;
 	int			count,
@@ -887,21 +979,30 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	c = async_pool_config(fcinfo, DatumGetTextPP(q.pool));
-
-	/* the searched interval: the buckets async_search_order visits */
-	order = palloc(sizeof(int) * c->mmr_bucket_count);
-	count = async_search_order(c, q.mmr, retries, order);
-	lo = hi = order[0];
-	for (int i = 1; i < count; i++)
+	for (;;)
 	{
-		lo = Min(lo, order[i]);
-		hi = Max(hi, order[i]);
-	}
-	q.lower = async_bound(c, lo);
-	q.upper = async_bound(c, hi + 1);
+		c = async_pool_load(fcinfo, DatumGetTextPP(q.pool));
+		q.config = PointerGetDatum(((AsyncPoolCache *) fcinfo->flinfo->fn_extra)->config);
+		order = palloc(sizeof(int) * c->mmr_bucket_count);
 
-	if (async_find(c, &q, &found))
+		/* the searched interval: the buckets async_search_order visits */
+		count = async_search_order(c, q.mmr, retries, order);
+		lo = hi = order[0];
+		for (int i = 1; i < count; i++)
+		{
+			lo = Min(lo, order[i]);
+			hi = Max(hi, order[i]);
+		}
+		q.lower = async_bound(c, lo);
+		q.upper = async_bound(c, hi + 1);
+
+		result = async_find(c, &q, &found);
+		if (result != FIND_STALE)
+			break;
+		async_pool_forget(fcinfo);
+	}
+
+	if (result == FIND_FOUND)
 	{
 		values[0] = CStringGetTextDatum("success");
 		values[1] = Int64GetDatum(found.player_id);

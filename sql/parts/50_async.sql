@@ -158,9 +158,11 @@ RETURNS int
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT count(*)::int FROM (SELECT 1 FROM mm.async_entries e
+    -- ordered by the index, so that it is read alone (an index-only scan)
+    SELECT count(*)::int FROM (SELECT e.mmr FROM mm.async_entries e
                                WHERE e.pool = $1 AND e.labels = $2
                                  AND e.mmr >= $3 AND e.mmr < $4
+                               ORDER BY e.mmr
                                LIMIT $5) f
 $$;
 COMMENT ON FUNCTION mm.async_fill(text, text[], float8, float8, int) IS

@@ -71,3 +71,34 @@ BEGIN
     END IF;
 END
 $$;
+
+-- placement on 0.1.0's servers: a player without attributes is placed, a
+-- seated player's attributes change, a party joins, a server is removed
+DO $$
+DECLARE
+    sid bigint := (SELECT min(server_id) FROM mm.servers WHERE place = 'obby');
+BEGIN
+    IF mm.join_server('obby', 8, '{}') IS DISTINCT FROM sid THEN
+        RAISE EXCEPTION 'join_server with no attributes after the upgrade';
+    END IF;
+    -- (each check reads in its own statement, after the call's changes)
+    IF NOT mm.set_player_attributes(7, '{"age": 21}') THEN
+        RAISE EXCEPTION 'set_player_attributes after the upgrade: player 7 not seated';
+    END IF;
+    IF (SELECT age_sum FROM mm.servers WHERE server_id = sid) <> 21 THEN
+        RAISE EXCEPTION 'set_player_attributes after the upgrade: aggregates not refreshed';
+    END IF;
+    IF mm.join_party('obby', '{9, 10}') IS DISTINCT FROM sid THEN
+        RAISE EXCEPTION 'join_party after the upgrade';
+    END IF;
+    IF (SELECT occupancy FROM mm.servers WHERE server_id = sid) <> 4 THEN
+        RAISE EXCEPTION 'join_party after the upgrade: occupancy';
+    END IF;
+    IF NOT mm.remove_server(sid) THEN
+        RAISE EXCEPTION 'remove_server after the upgrade';
+    END IF;
+    IF EXISTS (SELECT 1 FROM mm.server_players WHERE player_id = 7) THEN
+        RAISE EXCEPTION 'remove_server after the upgrade: players left';
+    END IF;
+END
+$$;
