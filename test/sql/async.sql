@@ -258,6 +258,20 @@ RESET session_replication_role;
 SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('tiny');
 SELECT mm.put_entry('tiny', 4, 130) IS NOT NULL AS stored_when_full;
 
+-- find_opponent keeps a pool's config between its calls in one statement
+-- and reads it again when it changed: each call sees the max_difference the
+-- previous row set; a pool dropped meanwhile is an error.
+SELECT mm.create_pool('stale', '{"player_remove_after_candidate_offer_threshold": null}');
+SELECT mm.put_entry('stale', 1, 1000) IS NOT NULL AS stored;
+SELECT g, (SELECT f.quality FROM mm.find_opponent('stale', 1010 + 0 * g) f) AS quality,
+       mm.alter_pool('stale', jsonb_build_object('max_difference', 100 * g)) ->> 'max_difference' AS set_to
+FROM generate_series(1, 3) g;
+SELECT g, (SELECT f.result FROM mm.find_opponent('stale', 1010 + 0 * g) f) AS result,
+       CASE WHEN g = 1 THEN mm.drop_pool('stale') END AS dropped
+FROM generate_series(1, 2) g;
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.drop_pool('stale');
+
 -- Pools, entries, sizing model and sample are dumped with the extension's
 -- data.
 SELECT c::regclass AS dumped
