@@ -386,19 +386,21 @@ BEGIN
 
     -- Puts that add to a bucket take turns on its advisory lock until
     -- commit, so a full bucket never overflows; the fill is counted after
-    -- the lock is granted (a new statement, a new snapshot) and only up to
-    -- the capacity. Nothing below waits for a row lock.
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
     PERFORM pg_catalog.pg_advisory_xact_lock(
         pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
     cap := mm.async_capacity(pool, lab, b, cfg);
-    f := mm.async_fill(pool, lab, lo, hi, cap);
+    -- counted up to a little past the capacity: exact unless the bucket is
+    -- far over it (a lowered capacity, rows written directly), which then
+    -- shrinks by 17 entries a put
+    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
     -- a new player is not added to a bucket filled to the threshold
     IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
         RETURN NULL;
     END IF;
     IF f >= cap THEN
         -- a full bucket replaces its oldest entries
-        f := mm.async_fill(pool, lab, lo, hi, NULL);
         DELETE FROM mm.async_entries e
         WHERE e.entry_id IN (
             SELECT o.entry_id FROM mm.async_entries o
