@@ -25,14 +25,24 @@
 
 #include <math.h>
 
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "common/pg_prng.h"
+#include "executor/tuptable.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /* A pool's configuration (seed 004's matchmaker options). */
 typedef struct AsyncConfig
@@ -396,9 +406,14 @@ return_row(FunctionCallInfo fcinfo, Datum *values)
 }
 
 /*
- * Pool access over SPI: mm.find_opponent and mm.offer_entry.
+ * Pool access: mm.find_opponent and mm.offer_entry.
  *
- * Every statement is prepared once per backend and kept. Tables are
+ * find_opponent reads the pool's row and the nearest entries through their
+ * indexes directly (one scan per side of the (pool, labels, mmr) index), so
+ * a search plans and starts no statement. What writes (claiming an entry
+ * with SKIP LOCKED, removing it, counting a bucket) is a statement run over
+ * SPI, through the executor's row locking, triggers and constraints. Every
+ * statement is prepared once per backend and kept; tables are
  * schema-qualified and operators spelled OPERATOR(pg_catalog.x), so the
  * caller's search_path cannot change what they mean.
  *
@@ -413,9 +428,7 @@ return_row(FunctionCallInfo fcinfo, Datum *values)
  */
 typedef enum AsyncPlan
 {
-	PLAN_CONFIG,				/* a pool's config */
 	PLAN_ENTRY,					/* an entry's pool config, pool, labels */
-	PLAN_NEAREST,				/* nearest entry above and below the query */
 	PLAN_LOCK,					/* claim an entry still in the searched range */
 	PLAN_TAKE,					/* claim and remove an entry in one statement */
 	PLAN_LOCK_ID,				/* claim an entry by id */
@@ -432,35 +445,13 @@ static const struct
 {
 	const char *sql;
 	int			nargs;
-	Oid			types[8];
+	Oid			types[5];
 }			plan_defs[N_PLANS] =
 {
-	[PLAN_CONFIG] = {
-		"SELECT p.config FROM mm.async_pools p WHERE p.pool" EQ "$1",
-		1, {TEXTOID}
-	},
 	[PLAN_ENTRY] = {
 		"SELECT p.config, e.pool, e.labels FROM mm.async_entries e"
 		" JOIN mm.async_pools p ON p.pool" EQ "e.pool WHERE e.entry_id" EQ "$1",
 		1, {INT8OID}
-	},
-	[PLAN_NEAREST] = {
-		/* first column: is $8 still the pool's config (NULL: no such pool) */
-		"SELECT (SELECT p.config FROM mm.async_pools p WHERE p.pool" EQ "$1)" EQ "$8,"
-		" n.entry_id, n.player_id, n.mmr, n.model FROM (VALUES (1)) v(x) LEFT JOIN ("
-		"(SELECT e.entry_id, e.player_id, e.mmr, e.model" MATCH_ENTRY
-		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $5"
-		" AND e.player_id OPERATOR(pg_catalog.<>) ALL ($6)"
-		" AND e.entry_id OPERATOR(pg_catalog.<>) ALL ($7)"
-		" ORDER BY e.mmr LIMIT 1)"
-		" UNION ALL "
-		"(SELECT e.entry_id, e.player_id, e.mmr, e.model" MATCH_ENTRY
-		" AND e.mmr OPERATOR(pg_catalog.<) $3 AND e.mmr OPERATOR(pg_catalog.>=) $4"
-		" AND e.player_id OPERATOR(pg_catalog.<>) ALL ($6)"
-		" AND e.entry_id OPERATOR(pg_catalog.<>) ALL ($7)"
-		" ORDER BY e.mmr DESC LIMIT 1)) n ON true",
-		8, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8ARRAYOID, INT8ARRAYOID,
-		JSONBOID}
 	},
 	[PLAN_LOCK] = {
 		"SELECT e.player_id, e.mmr, e.model" MATCH_ENTRY
@@ -581,72 +572,126 @@ async_delete(int64 entry_id)
 	async_exec(PLAN_DELETE, values);
 }
 
-/*
- * A pool's config as find_opponent last read it, kept across calls of one
- * call site. Each search statement checks that it is still the pool's
- * config (PLAN_NEAREST's first column), so a call costs one statement, and
- * a changed or dropped pool is read again.
- */
-typedef struct AsyncPoolCache
+/* The relations find_opponent reads, open for one call. */
+typedef struct AsyncRels
 {
-	text	   *pool;			/* NULL: nothing cached */
-	Jsonb	   *config;
-	AsyncConfig parsed;
-} AsyncPoolCache;
+	Relation	pools;
+	Relation	pools_key;		/* mm.async_pools_pkey */
+	Relation	entries;
+	Relation	search;			/* mm.async_entries_search */
+	TupleTableSlot *pool_slot;
+	TupleTableSlot *entry_slot;
+	AttrNumber	att_config;
+	AttrNumber	att_entry_id;
+	AttrNumber	att_player_id;
+	AttrNumber	att_mmr;
+	AttrNumber	att_model;
+} AsyncRels;
 
-/* Read a pool's config into the cache; an error if there is no such pool. */
-static const AsyncConfig *
-async_pool_load(FunctionCallInfo fcinfo, text *pool)
+/* The OID of one of mm's relations. */
+static Oid
+async_relid(const char *name)
 {
-	AsyncPoolCache *cache = fcinfo->flinfo->fn_extra;
-	Datum		values[1] = {PointerGetDatum(pool)};
-	bool		isnull;
-	Jsonb	   *config;
+	Oid			relid = get_relname_relid(name, get_namespace_oid("mm", false));
 
-	if (cache == NULL)
-	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AsyncPoolCache));
-		fcinfo->flinfo->fn_extra = cache;
-	}
-	if (cache->pool != NULL && cache->config != NULL &&
-		VARSIZE_ANY_EXHDR(cache->pool) == VARSIZE_ANY_EXHDR(pool) &&
-		memcmp(VARDATA_ANY(cache->pool), VARDATA_ANY(pool), VARSIZE_ANY_EXHDR(pool)) == 0)
-		return &cache->parsed;
-
-	if (async_exec(PLAN_CONFIG, values) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("pool \"%s\" does not exist", text_to_cstring(pool)),
-				 errdetail("No row of mm.async_pools is named %s.",
-						   quote_literal_cstr(text_to_cstring(pool))),
-				 errhint("Create it with mm.create_pool(name, config).")));
-	config = DatumGetJsonbP(async_value(0, 1, &isnull));
-	/* parse first: an error must not leave a half-filled cache */
-	if (cache->pool != NULL)
-		pfree(cache->pool);
-	if (cache->config != NULL)
-		pfree(cache->config);
-	cache->pool = NULL;
-	cache->config = NULL;
-	async_config_parse(config, &cache->parsed);
-	cache->config = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(config));
-	memcpy(cache->config, config, VARSIZE(config));
-	cache->pool = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE_ANY(pool));
-	memcpy(cache->pool, pool, VARSIZE_ANY(pool));
-	return &cache->parsed;
+	if (!OidIsValid(relid))
+		elog(ERROR, "relation mm.%s does not exist", name);
+	return relid;
 }
 
-/* Forget the cached config (the pool changed). */
-static void
-async_pool_forget(FunctionCallInfo fcinfo)
+/* The number of a column, by name. */
+static AttrNumber
+async_column(Relation rel, const char *name)
 {
-	AsyncPoolCache *cache = fcinfo->flinfo->fn_extra;
+	AttrNumber	att = get_attnum(RelationGetRelid(rel), name);
 
-	if (cache != NULL && cache->config != NULL)
+	if (att == InvalidAttrNumber)
+		elog(ERROR, "column \"%s\" of relation \"%s\" does not exist",
+			 name, RelationGetRelationName(rel));
+	return att;
+}
+
+/* Open the pool tables and their indexes (locks are kept to commit). */
+static void
+async_rels_open(AsyncRels *r)
+{
+	r->pools = table_open(async_relid("async_pools"), AccessShareLock);
+	r->pools_key = index_open(async_relid("async_pools_pkey"), AccessShareLock);
+	r->entries = table_open(async_relid("async_entries"), AccessShareLock);
+	r->search = index_open(async_relid("async_entries_search"), AccessShareLock);
+	r->pool_slot = table_slot_create(r->pools, NULL);
+	r->entry_slot = table_slot_create(r->entries, NULL);
+	r->att_config = async_column(r->pools, "config");
+	r->att_entry_id = async_column(r->entries, "entry_id");
+	r->att_player_id = async_column(r->entries, "player_id");
+	r->att_mmr = async_column(r->entries, "mmr");
+	r->att_model = async_column(r->entries, "model");
+}
+
+static void
+async_rels_close(AsyncRels *r)
+{
+	ExecDropSingleTupleTableSlot(r->pool_slot);
+	ExecDropSingleTupleTableSlot(r->entry_slot);
+	index_close(r->search, NoLock);
+	table_close(r->entries, NoLock);
+	index_close(r->pools_key, NoLock);
+	table_close(r->pools, NoLock);
+}
+
+/*
+ * Make a new snapshot active, as SPI does before a statement that may
+ * write: it sees what committed meanwhile and this transaction's earlier
+ * changes (claims of earlier calls, an alter_pool earlier in the statement).
+ */
+static void
+async_push_snapshot(void)
+{
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+}
+
+/* A scan key on column att of an index, in the index's collation. */
+static void
+async_scan_key(ScanKey key, Relation index, AttrNumber att, StrategyNumber strategy,
+			   RegProcedure proc, Datum arg)
+{
+	ScanKeyEntryInitialize(key, 0, att, strategy, InvalidOid,
+						   index->rd_indcollation[att - 1], proc, arg);
+}
+
+/* The config of a pool, read by its key; an error if there is no such pool. */
+static Jsonb *
+async_read_config(AsyncRels *r, Datum pool)
+{
+	ScanKeyData key;
+	IndexScanDesc scan;
+	Jsonb	   *config = NULL;
+
+	async_scan_key(&key, r->pools_key, 1, BTEqualStrategyNumber, F_TEXTEQ, pool);
+	scan = index_beginscan(r->pools, r->pools_key, GetActiveSnapshot(), 1, 0);
+	index_rescan(scan, &key, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, r->pool_slot))
 	{
-		pfree(cache->config);
-		cache->config = NULL;
+		bool		isnull;
+		Datum		d = slot_getattr(r->pool_slot, r->att_config, &isnull);
+
+		if (!isnull)
+			config = DatumGetJsonbPCopy(d);
 	}
+	index_endscan(scan);
+	if (config == NULL)
+	{
+		char	   *name = TextDatumGetCString(pool);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pool \"%s\" does not exist", name),
+				 errdetail("No row of mm.async_pools is named %s.", quote_literal_cstr(name)),
+				 errhint("Create it with mm.create_pool(name, config).")));
+	}
+	return config;
 }
 
 /* A find query, resolved. */
@@ -657,54 +702,88 @@ typedef struct AsyncQuery
 	double		mmr;
 	double		lower;			/* searched MMR interval [lower, upper) */
 	double		upper;
-	Datum		excluded;		/* int8[]: never offered */
-	Datum		config;			/* jsonb: the config the bounds come from */
+	int64	   *excluded;		/* player ids never offered */
+	int			nexcluded;
 } AsyncQuery;
 
-/* The opponent a query found. */
-typedef struct AsyncFound
+
+/* An entry a search saw. */
+typedef struct AsyncCandidate
 {
+	bool		found;
+	int64		entry_id;
 	int64		player_id;
 	double		mmr;
 	Datum		model;
 	bool		model_null;
-} AsyncFound;
+} AsyncCandidate;
+
+static bool
+int64_member(int64 x, const int64 *set, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == x)
+			return true;
+	return false;
+}
 
 /*
- * Pick the nearer of the (at most two) rows PLAN_NEAREST returned; a tie
- * goes either way at random (the seed iterates candidates in random order).
+ * The nearest entry on one side of the query (above: mmr in [query, upper),
+ * first in index order; below: [lower, query), last), skipping excluded
+ * players and skipped entries; one scan of the (pool, labels, mmr) index.
  */
-static uint64
-async_pick(uint64 n, double mmr)
+static void
+async_nearest(AsyncRels *r, const AsyncQuery *q, bool above,
+			  const int64 *skipped, int nskipped, AsyncCandidate *c)
 {
-	bool		isnull;
-	double		d0,
-				d1;
+	ScanKeyData keys[4];
+	IndexScanDesc scan;
+	TupleTableSlot *slot = r->entry_slot;
 
-	if (n == 1)
-		return 0;
-	d0 = fabs(DatumGetFloat8(async_value(0, 4, &isnull)) - mmr);
-	d1 = fabs(DatumGetFloat8(async_value(1, 4, &isnull)) - mmr);
-	if (d0 != d1)
-		return d0 < d1 ? 0 : 1;
-	return pg_prng_double(&pg_global_prng_state) < 0.5 ? 0 : 1;
+	async_scan_key(&keys[0], r->search, 1, BTEqualStrategyNumber, F_TEXTEQ, q->pool);
+	async_scan_key(&keys[1], r->search, 2, BTEqualStrategyNumber, F_ARRAY_EQ, q->labels);
+	async_scan_key(&keys[2], r->search, 3, BTGreaterEqualStrategyNumber, F_FLOAT8GE,
+				   Float8GetDatum(above ? q->mmr : q->lower));
+	async_scan_key(&keys[3], r->search, 3, BTLessStrategyNumber, F_FLOAT8LT,
+				   Float8GetDatum(above ? q->upper : q->mmr));
+	c->found = false;
+	scan = index_beginscan(r->entries, r->search, GetActiveSnapshot(), 4, 0);
+	index_rescan(scan, keys, 4, NULL, 0);
+	while (index_getnext_slot(scan, above ? ForwardScanDirection : BackwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		model;
+
+		CHECK_FOR_INTERRUPTS();
+		c->entry_id = DatumGetInt64(slot_getattr(slot, r->att_entry_id, &isnull));
+		c->player_id = DatumGetInt64(slot_getattr(slot, r->att_player_id, &isnull));
+		if (int64_member(c->player_id, q->excluded, q->nexcluded) ||
+			int64_member(c->entry_id, skipped, nskipped))
+			continue;
+		c->mmr = DatumGetFloat8(slot_getattr(slot, r->att_mmr, &isnull));
+		model = slot_getattr(slot, r->att_model, &c->model_null);
+		c->model = c->model_null ? (Datum) 0 : PointerGetDatum(DatumGetJsonbPCopy(model));
+		c->found = true;
+		break;
+	}
+	index_endscan(scan);
 }
 
 typedef enum AsyncFindResult
 {
 	FIND_NONE,					/* nobody eligible */
-	FIND_FOUND,					/* *found claimed */
-	FIND_STALE					/* the pool's config changed: read it again */
+	FIND_FOUND					/* *found claimed */
 } AsyncFindResult;
 
 /*
  * Find the best opponent: the nearest MMR in the searched interval, above
- * or below, that no concurrent query holds; claim it and remove it per the
- * pool's threshold. Each round is one statement reading one index range per
- * side; an entry held by a concurrent query is skipped, never waited for.
+ * or below (a tie either way at random: the seed iterates candidates in
+ * random order), that no concurrent query holds; claim it and remove it per
+ * the pool's threshold. An entry held by a concurrent query is skipped,
+ * never waited for.
  */
 static AsyncFindResult
-async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
+async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCandidate *found)
 {
 	int64	   *skipped = palloc(sizeof(int64) * 8);
 	int			nskipped = 0,
@@ -712,41 +791,25 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 
 	for (;;)
 	{
-		Datum		values[8];
-		Datum	   *sk;
-		uint64		n,
-					r;
-		int64		candidate;
-		bool		claimed;
+		AsyncCandidate up,
+					down;
+		bool		claimed = true;
 		bool		isnull;
-		Datum		current;
 
 		CHECK_FOR_INTERRUPTS();
-		sk = palloc(sizeof(Datum) * (nskipped + 1));
-		for (int i = 0; i < nskipped; i++)
-			sk[i] = Int64GetDatum(skipped[i]);
-		values[0] = q->pool;
-		values[1] = q->labels;
-		values[2] = Float8GetDatum(q->mmr);
-		values[3] = Float8GetDatum(q->lower);
-		values[4] = Float8GetDatum(q->upper);
-		values[5] = q->excluded;
-		values[6] = PointerGetDatum(construct_array(sk, nskipped, INT8OID, sizeof(int64),
-													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		values[7] = q->config;
-		n = async_exec(PLAN_NEAREST, values);
-		current = async_value(0, 1, &isnull);
-		if (isnull || !DatumGetBool(current))
-			return FIND_STALE;
-		(void) async_value(0, 2, &isnull);
-		if (isnull)
+		async_push_snapshot();
+		async_nearest(rels, q, true, skipped, nskipped, &up);
+		async_nearest(rels, q, false, skipped, nskipped, &down);
+		PopActiveSnapshot();
+		if (!up.found && !down.found)
 			return FIND_NONE;
-		r = async_pick(n, q->mmr);
-		candidate = DatumGetInt64(async_value(r, 2, &isnull));
-		found->player_id = DatumGetInt64(async_value(r, 3, &isnull));
-		found->mmr = DatumGetFloat8(async_value(r, 4, &isnull));
-		found->model = async_value(r, 5, &found->model_null);
-		claimed = true;
+		if (!down.found ||
+			(up.found && (up.mmr - q->mmr < q->mmr - down.mmr ||
+						  (up.mmr - q->mmr == q->mmr - down.mmr &&
+						   pg_prng_double(&pg_global_prng_state) < 0.5))))
+			*found = up;
+		else
+			*found = down;
 
 		if (!c->remove_threshold_null)
 		{
@@ -755,23 +818,18 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 			 * whatever the fill (threshold 0) and no minimum quality to check
 			 * on its latest MMR: claim and remove it in one statement.
 			 */
-			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(candidate),
+			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(found->entry_id),
 			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
 			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
 
 			claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
-			if (claimed && take)
-			{
-				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
-				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
-				found->model = async_value(0, 3, &found->model_null);
-				return FIND_FOUND;
-			}
 			if (claimed)
 			{
 				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
 				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
 				found->model = async_value(0, 3, &found->model_null);
+				if (take)
+					return FIND_FOUND;
 			}
 		}
 		if (claimed)
@@ -781,7 +839,7 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 				c->max_difference - fabs(found->mmr - q->mmr) < c->min_quality)
 				return FIND_NONE;
 			if (async_remove_after_offer(c, q->pool, q->labels, found->mmr))
-				async_delete(candidate);
+				async_delete(found->entry_id);
 			return FIND_FOUND;
 		}
 		/* held by a concurrent query (or moved out): try the next nearest */
@@ -790,7 +848,7 @@ async_find(const AsyncConfig *c, const AsyncQuery *q, AsyncFound *found)
 			maxskipped *= 2;
 			skipped = repalloc(skipped, sizeof(int64) * maxskipped);
 		}
-		skipped[nskipped++] = candidate;
+		skipped[nskipped++] = found->entry_id;
 	}
 }
 
@@ -918,19 +976,18 @@ check_not_null(FunctionCallInfo fcinfo, int argno, const char *name, const char 
 }
 
 /* The ids never offered: exclude, plus the searcher when given. */
-static Datum
-excluded_ids(ArrayType *exclude, bool has_searcher, int64 searcher)
+static int
+excluded_ids(ArrayType *exclude, bool has_searcher, int64 searcher, int64 **ids)
 {
-	int64	   *ids;
-	int			n = mm_int8_array(exclude, "exclude", &ids);
-	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+	int64	   *given;
+	int			n = mm_int8_array(exclude, "exclude", &given);
 
+	*ids = palloc(sizeof(int64) * (n + 1));
 	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(ids[i]);
+		(*ids)[i] = given[i];
 	if (has_searcher)
-		d[n++] = Int64GetDatum(searcher);
-	return PointerGetDatum(construct_array(d, n, INT8OID, sizeof(int64),
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		(*ids)[n++] = searcher;
+	return n;
 }
 
 /*
@@ -947,7 +1004,8 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const AsyncConfig *c;
 	AsyncQuery	q;
-	AsyncFound	found;
+	AsyncCandidate found;
+	AsyncRels	rels;
 	AsyncFindResult result;
 	int32		retries;
 	int		   *order;
@@ -973,34 +1031,31 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 				 errhint("Pass 0 for a first attempt and count up on each retry.")));
 	q.pool = PG_GETARG_DATUM(0);
 	q.labels = PointerGetDatum(async_label_set(PG_GETARG_ARRAYTYPE_P(2)));
-	q.excluded = excluded_ids(PG_GETARG_ARRAYTYPE_P(4), !PG_ARGISNULL(5),
-							  PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5));
+	q.nexcluded = excluded_ids(PG_GETARG_ARRAYTYPE_P(4), !PG_ARGISNULL(5),
+							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5), &q.excluded);
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	for (;;)
+	async_rels_open(&rels);
+	async_push_snapshot();
+	c = async_config_cached(fcinfo, async_read_config(&rels, q.pool));
+	PopActiveSnapshot();
+
+	/* the searched interval: the buckets async_search_order visits */
+	order = palloc(sizeof(int) * c->mmr_bucket_count);
+	count = async_search_order(c, q.mmr, retries, order);
+	lo = hi = order[0];
+	for (int i = 1; i < count; i++)
 	{
-		c = async_pool_load(fcinfo, DatumGetTextPP(q.pool));
-		q.config = PointerGetDatum(((AsyncPoolCache *) fcinfo->flinfo->fn_extra)->config);
-		order = palloc(sizeof(int) * c->mmr_bucket_count);
-
-		/* the searched interval: the buckets async_search_order visits */
-		count = async_search_order(c, q.mmr, retries, order);
-		lo = hi = order[0];
-		for (int i = 1; i < count; i++)
-		{
-			lo = Min(lo, order[i]);
-			hi = Max(hi, order[i]);
-		}
-		q.lower = async_bound(c, lo);
-		q.upper = async_bound(c, hi + 1);
-
-		result = async_find(c, &q, &found);
-		if (result != FIND_STALE)
-			break;
-		async_pool_forget(fcinfo);
+		lo = Min(lo, order[i]);
+		hi = Max(hi, order[i]);
 	}
+	q.lower = async_bound(c, lo);
+	q.upper = async_bound(c, hi + 1);
+
+	result = async_find(&rels, c, &q, &found);
+	async_rels_close(&rels);
 
 	if (result == FIND_FOUND)
 	{
