@@ -14,10 +14,11 @@
  * the search by buckets_per_retry buckets on each side ("find players
  * outside the normal MMR range if the matchmaker doesn't see any").
  *
- * This file holds that arithmetic as plain C over a plain struct, and the
- * pool configuration (its keys mirror the seed's options in snake_case).
- * The pool tables and the SQL functions that read and write them are in
- * sql/parts/50_async.sql.
+ * This file holds that arithmetic as plain C over a plain struct, the
+ * pool configuration (its keys mirror the seed's options in snake_case),
+ * and mm.find_opponent and mm.offer_entry, which search and claim entries.
+ * The pool tables and the SQL functions that put and rebalance entries are
+ * in sql/parts/50_async.sql.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,7 +42,9 @@
 #include "utils/fmgroids.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/acl.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 /* A pool's configuration (seed 004's matchmaker options). */
@@ -611,13 +614,34 @@ async_column(Relation rel, const char *name)
 	return att;
 }
 
+/*
+ * Open a pool table to read it directly, with the checks a SELECT would
+ * make: the caller's SELECT privilege, and no row level security (whose
+ * policies only the executor applies).
+ */
+static Relation
+async_table_open(const char *name)
+{
+	Relation	rel = table_open(async_relid(name), AccessShareLock);
+	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mm.find_opponent does not support row level security on mm.%s", name),
+				 errhint("Disable row level security on the table, or give the role BYPASSRLS.")));
+	return rel;
+}
+
 /* Open the pool tables and their indexes (locks are kept to commit). */
 static void
 async_rels_open(AsyncRels *r)
 {
-	r->pools = table_open(async_relid("async_pools"), AccessShareLock);
+	r->pools = async_table_open("async_pools");
 	r->pools_key = index_open(async_relid("async_pools_pkey"), AccessShareLock);
-	r->entries = table_open(async_relid("async_entries"), AccessShareLock);
+	r->entries = async_table_open("async_entries");
 	r->search = index_open(async_relid("async_entries_search"), AccessShareLock);
 	r->pool_slot = table_slot_create(r->pools, NULL);
 	r->entry_slot = table_slot_create(r->entries, NULL);

@@ -272,6 +272,25 @@ FROM generate_series(1, 2) g;
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.drop_pool('stale');
 
+-- find_opponent reads the pool tables directly, with the checks a SELECT
+-- makes: the caller's SELECT privilege, and no row level security.
+CREATE ROLE regress_mm_async;
+GRANT USAGE ON SCHEMA mm TO regress_mm_async;
+SET ROLE regress_mm_async;
+SELECT * FROM mm.find_opponent('arena', 1000);
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+GRANT SELECT ON mm.async_pools, mm.async_entries TO regress_mm_async;
+ALTER TABLE mm.async_entries ENABLE ROW LEVEL SECURITY;
+SET ROLE regress_mm_async;
+SELECT * FROM mm.find_opponent('arena', 1000);
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+ALTER TABLE mm.async_entries DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON mm.async_pools, mm.async_entries FROM regress_mm_async;
+REVOKE USAGE ON SCHEMA mm FROM regress_mm_async;
+DROP ROLE regress_mm_async;
+
 -- Pools, entries, sizing model and sample are dumped with the extension's
 -- data.
 SELECT c::regclass AS dumped
