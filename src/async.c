@@ -296,8 +296,8 @@ async_config_text(const AsyncConfig *c)
 }
 
 /*
- * A parsed config cached across calls of one call site: the trigger that
- * counts bucket fill calls mm.async_bucket once per row.
+ * A parsed config cached across calls of one call site (mm.async_bucket is
+ * called once per entry by mm.pool_buckets and mm.rebalance_pool).
  */
 typedef struct AsyncConfigCache
 {
@@ -575,6 +575,26 @@ async_delete(int64 entry_id)
 	async_exec(PLAN_DELETE, values);
 }
 
+/*
+ * What find_opponent keeps across its calls in one statement: the parsed
+ * config (first, so that async_config_cached finds it in fn_extra), and the
+ * OIDs and column numbers of the pool tables.
+ */
+typedef struct AsyncFindCache
+{
+	AsyncConfigCache config;
+	bool		known;			/* the fields below are filled */
+	Oid			pools;
+	Oid			pools_key;
+	Oid			entries;
+	Oid			search;
+	AttrNumber	att_config;
+	AttrNumber	att_entry_id;
+	AttrNumber	att_player_id;
+	AttrNumber	att_mmr;
+	AttrNumber	att_model;
+} AsyncFindCache;
+
 /* The relations find_opponent reads, open for one call. */
 typedef struct AsyncRels
 {
@@ -589,6 +609,7 @@ typedef struct AsyncRels
 	AttrNumber	att_player_id;
 	AttrNumber	att_mmr;
 	AttrNumber	att_model;
+	bool		spi;			/* connected to SPI (to claim an entry) */
 } AsyncRels;
 
 /* The OID of one of mm's relations. */
@@ -604,14 +625,41 @@ async_relid(const char *name)
 
 /* The number of a column, by name. */
 static AttrNumber
-async_column(Relation rel, const char *name)
+async_column(Oid relid, const char *name)
 {
-	AttrNumber	att = get_attnum(RelationGetRelid(rel), name);
+	AttrNumber	att = get_attnum(relid, name);
 
 	if (att == InvalidAttrNumber)
-		elog(ERROR, "column \"%s\" of relation \"%s\" does not exist",
-			 name, RelationGetRelationName(rel));
+		elog(ERROR, "column \"%s\" of relation mm.%s does not exist",
+			 name, get_rel_name(relid));
 	return att;
+}
+
+/* Look up the pool tables' OIDs and columns once per call site. */
+static AsyncFindCache *
+async_find_cache(FunctionCallInfo fcinfo)
+{
+	AsyncFindCache *cache = fcinfo->flinfo->fn_extra;
+
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AsyncFindCache));
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	if (!cache->known)
+	{
+		cache->pools = async_relid("async_pools");
+		cache->pools_key = async_relid("async_pools_pkey");
+		cache->entries = async_relid("async_entries");
+		cache->search = async_relid("async_entries_search");
+		cache->att_config = async_column(cache->pools, "config");
+		cache->att_entry_id = async_column(cache->entries, "entry_id");
+		cache->att_player_id = async_column(cache->entries, "player_id");
+		cache->att_mmr = async_column(cache->entries, "mmr");
+		cache->att_model = async_column(cache->entries, "model");
+		cache->known = true;
+	}
+	return cache;
 }
 
 /*
@@ -620,36 +668,37 @@ async_column(Relation rel, const char *name)
  * policies only the executor applies).
  */
 static Relation
-async_table_open(const char *name)
+async_table_open(Oid relid)
 {
-	Relation	rel = table_open(async_relid(name), AccessShareLock);
-	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
+	Relation	rel = table_open(relid, AccessShareLock);
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
 
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED)
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("mm.find_opponent does not support row level security on mm.%s", name),
+				 errmsg("mm.find_opponent does not support row level security on mm.%s",
+						RelationGetRelationName(rel)),
 				 errhint("Disable row level security on the table, or give the role BYPASSRLS.")));
 	return rel;
 }
 
 /* Open the pool tables and their indexes (locks are kept to commit). */
 static void
-async_rels_open(AsyncRels *r)
+async_rels_open(AsyncRels *r, const AsyncFindCache *cache)
 {
-	r->pools = async_table_open("async_pools");
-	r->pools_key = index_open(async_relid("async_pools_pkey"), AccessShareLock);
-	r->entries = async_table_open("async_entries");
-	r->search = index_open(async_relid("async_entries_search"), AccessShareLock);
+	r->pools = async_table_open(cache->pools);
+	r->pools_key = index_open(cache->pools_key, AccessShareLock);
+	r->entries = async_table_open(cache->entries);
+	r->search = index_open(cache->search, AccessShareLock);
 	r->pool_slot = table_slot_create(r->pools, NULL);
 	r->entry_slot = table_slot_create(r->entries, NULL);
-	r->att_config = async_column(r->pools, "config");
-	r->att_entry_id = async_column(r->entries, "entry_id");
-	r->att_player_id = async_column(r->entries, "player_id");
-	r->att_mmr = async_column(r->entries, "mmr");
-	r->att_model = async_column(r->entries, "model");
+	r->att_config = cache->att_config;
+	r->att_entry_id = cache->att_entry_id;
+	r->att_player_id = cache->att_player_id;
+	r->att_mmr = cache->att_mmr;
+	r->att_model = cache->att_model;
 }
 
 static void
@@ -821,10 +870,14 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
-		async_push_snapshot();
+		/* the caller's snapshot for the first round, a new one after a claim failed */
+		if (nskipped > 0)
+		{
+			PopActiveSnapshot();
+			async_push_snapshot();
+		}
 		async_nearest(rels, q, true, skipped, nskipped, &up);
 		async_nearest(rels, q, false, skipped, nskipped, &down);
-		PopActiveSnapshot();
 		if (!up.found && !down.found)
 			return FIND_NONE;
 		if (!down.found ||
@@ -846,6 +899,12 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
 			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
 
+			if (!rels->spi)
+			{
+				if (SPI_connect() != SPI_OK_CONNECT)
+					elog(ERROR, "SPI_connect failed");
+				rels->spi = true;
+			}
 			claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
 			if (claimed)
 			{
@@ -1029,6 +1088,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	const AsyncConfig *c;
 	AsyncQuery	q;
 	AsyncCandidate found;
+	AsyncFindCache *cache;
 	AsyncRels	rels;
 	AsyncFindResult result;
 	int32		retries;
@@ -1059,12 +1119,12 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5), &q.excluded);
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	async_rels_open(&rels);
+	cache = async_find_cache(fcinfo);
+	memset(&rels, 0, sizeof(rels));
+	async_rels_open(&rels, cache);
+	/* one snapshot for the config and the first search */
 	async_push_snapshot();
 	c = async_config_cached(fcinfo, async_read_config(&rels, q.pool));
-	PopActiveSnapshot();
 
 	/* the searched interval: the buckets async_search_order visits */
 	order = palloc(sizeof(int) * c->mmr_bucket_count);
@@ -1079,6 +1139,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	q.upper = async_bound(c, hi + 1);
 
 	result = async_find(&rels, c, &q, &found);
+	PopActiveSnapshot();
 	async_rels_close(&rels);
 
 	if (result == FIND_FOUND)
@@ -1100,7 +1161,8 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	}
 	/* the tuplestore copies the row out of SPI's memory */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	SPI_finish();
+	if (rels.spi)
+		SPI_finish();
 	return (Datum) 0;
 }
 
