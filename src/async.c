@@ -850,8 +850,8 @@ typedef enum AsyncFindResult
 
 /*
  * Find the best opponent: the nearest MMR in the searched interval, above
- * or below (a tie either way at random: the seed iterates candidates in
- * random order), that no concurrent query holds; claim it and remove it per
+ * or below (a tie either way at random: Metaplay's matchmaker iterates
+ * candidates in random order), that no concurrent query holds; claim it and remove it per
  * the pool's threshold. An entry held by a concurrent query is skipped,
  * never waited for.
  */

@@ -72,7 +72,7 @@ CREATE INDEX async_entries_player ON mm.async_entries (pool, player_id);
 COMMENT ON INDEX mm.async_entries_player IS
     'a player''s entries in a pool';
 
--- The rebalancing sample (the seed's collected labels of every player added
+-- The rebalancing sample (Metaplay's collected labels of every player added
 -- to the cache): one row per added entry, written by mm.put_entry while the
 -- pool has a player_cache_size, summed per bucket by mm.rebalance_pool. Rows
 -- are only ever added (and merged by mm.rebalance_pool), so concurrent puts
