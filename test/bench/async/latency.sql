@@ -2,7 +2,8 @@
 -- mm.find_opponent (removing the offered entry, as the pool says) and the
 -- two-sided nearest query on the same index, interleaved query by query so
 -- that load on the machine falls on both alike; then the plain
--- ORDER BY abs(mmr - x). Not a timed case itself: run it on the bench
+-- ORDER BY abs(mmr - x); and, for scale, the call of a C function that
+-- returns one row and reads nothing. Not a timed case itself: run it on the bench
 -- database, or let 05_latency.sh do it (see docs/async.md).
 CREATE TEMP TABLE lat (what text, ms float8);
 DO $$
@@ -10,6 +11,7 @@ DECLARE
     t0 timestamptz;
     x float8;
     r record;
+    cfg jsonb := mm.async_config('{}');
 BEGIN
     FOR g IN 1..2000 LOOP
         x := (g * 613 % 3000)::float8;
@@ -29,6 +31,10 @@ BEGIN
              ORDER BY e.mmr DESC LIMIT 1)) s
         ORDER BY s.d LIMIT 1;
         INSERT INTO lat VALUES ('two-sided index query', extract(epoch FROM clock_timestamp() - t0) * 1000);
+        -- what any call of a C function returning a row costs here, for scale
+        t0 := clock_timestamp();
+        SELECT * INTO r FROM mm.async_search(cfg, x, 0);
+        INSERT INTO lat VALUES ('a C function call (async_search)', extract(epoch FROM clock_timestamp() - t0) * 1000);
     END LOOP;
     FOR g IN 1..10 LOOP
         x := (g * 613 % 3000)::float8;
