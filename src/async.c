@@ -14,10 +14,11 @@
  * the search by buckets_per_retry buckets on each side ("find players
  * outside the normal MMR range if the matchmaker doesn't see any").
  *
- * This file holds that arithmetic as plain C over a plain struct, and the
- * pool configuration (its keys mirror the seed's options in snake_case).
- * The pool tables and the SQL functions that read and write them are in
- * sql/parts/50_async.sql.
+ * This file holds that arithmetic as plain C over a plain struct, the
+ * pool configuration (its keys mirror the seed's options in snake_case),
+ * and mm.find_opponent and mm.offer_entry, which search and claim entries.
+ * The pool tables and the SQL functions that put and rebalance entries are
+ * in sql/parts/50_async.sql.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,11 +26,26 @@
 
 #include <math.h>
 
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "common/pg_prng.h"
+#include "executor/tuptable.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/acl.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
 
 /* A pool's configuration (seed 004's matchmaker options). */
 typedef struct AsyncConfig
@@ -280,8 +296,8 @@ async_config_text(const AsyncConfig *c)
 }
 
 /*
- * A parsed config cached across calls of one call site: the trigger that
- * counts bucket fill calls mm.async_bucket once per row.
+ * A parsed config cached across calls of one call site (mm.async_bucket is
+ * called once per entry by mm.pool_buckets and mm.rebalance_pool).
  */
 typedef struct AsyncConfigCache
 {
@@ -290,11 +306,10 @@ typedef struct AsyncConfigCache
 	AsyncConfig config;
 } AsyncConfigCache;
 
-/* Parse the config argument, reusing the call site's last parse. */
+/* Parse a config, reusing the call site's last parse of the same bytes. */
 static const AsyncConfig *
-async_config_arg(FunctionCallInfo fcinfo, int argno)
+async_config_cached(FunctionCallInfo fcinfo, Jsonb *config)
 {
-	Jsonb	   *config = PG_GETARG_JSONB_P(argno);
 	Size		len = VARSIZE(config);
 	AsyncConfigCache *cache = fcinfo->flinfo->fn_extra;
 
@@ -316,6 +331,13 @@ async_config_arg(FunctionCallInfo fcinfo, int argno)
 	memcpy(cache->bytes, config, len);
 	cache->len = len;
 	return &cache->config;
+}
+
+/* Parse the config argument, reusing the call site's last parse. */
+static const AsyncConfig *
+async_config_arg(FunctionCallInfo fcinfo, int argno)
+{
+	return async_config_cached(fcinfo, PG_GETARG_JSONB_P(argno));
 }
 
 /* Check an MMR argument. */
@@ -340,6 +362,38 @@ label_cmp(const void *a, const void *b)
 	return (la > lb) - (la < lb);
 }
 
+/*
+ * Hard labels as a set: refuse NULL and empty labels, sort bytewise, drop
+ * duplicates.
+ */
+static ArrayType *
+async_label_set(ArrayType *array)
+{
+	Datum	   *elems;
+	int			n,
+				kept = 0;
+
+	n = mm_text_array(array, "labels", &elems);
+	for (int i = 0; i < n; i++)
+	{
+		if (VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[i])) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("labels must not be empty strings"),
+					 errdetail("Element %d is an empty string.", i + 1),
+					 errhint("Leave a label out instead of passing an empty string.")));
+	}
+	if (n > 1)
+		qsort(elems, n, sizeof(Datum), label_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		if (kept > 0 && label_cmp(&elems[kept - 1], &elems[i]) == 0)
+			continue;
+		elems[kept++] = elems[i];
+	}
+	return construct_array(elems, kept, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
 /* Return a row of the function's OUT parameters; no value is NULL. */
 static Datum
 return_row(FunctionCallInfo fcinfo, Datum *values)
@@ -354,6 +408,533 @@ return_row(FunctionCallInfo fcinfo, Datum *values)
 											 values, nulls));
 }
 
+/*
+ * Pool access: mm.find_opponent and mm.offer_entry.
+ *
+ * find_opponent reads the pool's row and the nearest entries through their
+ * indexes directly (one scan per side of the (pool, labels, mmr) index), so
+ * a search plans and starts no statement. What writes (claiming an entry
+ * with SKIP LOCKED, removing it, counting a bucket) is a statement run over
+ * SPI, through the executor's row locking, triggers and constraints. Every
+ * statement is prepared once per backend and kept; tables are
+ * schema-qualified and operators spelled OPERATOR(pg_catalog.x), so the
+ * caller's search_path cannot change what they mean.
+ *
+ * No row counts a bucket's fill: it is counted when a decision needs it,
+ * from the (pool, labels, mmr) index, and only up to the level the decision
+ * is about. Lock order, the same wherever a pool is written: a player's
+ * advisory lock (mm.put_entry), then entry rows, then a bucket's advisory
+ * lock (mm.put_entry, taken last; while holding it, rows are only locked
+ * with SKIP LOCKED). An offer locks the offered entry with SKIP LOCKED and
+ * nothing else, so it never waits and never holds a lock a put waits for
+ * while waiting itself.
+ */
+typedef enum AsyncPlan
+{
+	PLAN_ENTRY,					/* an entry's pool config, pool, labels */
+	PLAN_LOCK,					/* claim an entry still in the searched range */
+	PLAN_TAKE,					/* claim and remove an entry in one statement */
+	PLAN_LOCK_ID,				/* claim an entry by id */
+	PLAN_CAPACITY,				/* a bucket's rebalanced capacity */
+	PLAN_FILL,					/* a bucket's fill, counted up to a limit */
+	PLAN_DELETE,				/* remove an entry */
+	N_PLANS
+} AsyncPlan;
+
+#define EQ " OPERATOR(pg_catalog.=) "
+#define MATCH_ENTRY " FROM mm.async_entries e WHERE e.pool" EQ "$1 AND e.labels" EQ "$2"
+
+static const struct
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[5];
+}			plan_defs[N_PLANS] =
+{
+	[PLAN_ENTRY] = {
+		"SELECT p.config, e.pool, e.labels FROM mm.async_entries e"
+		" JOIN mm.async_pools p ON p.pool" EQ "e.pool WHERE e.entry_id" EQ "$1",
+		1, {INT8OID}
+	},
+	[PLAN_LOCK] = {
+		"SELECT e.player_id, e.mmr, e.model" MATCH_ENTRY
+		" AND e.entry_id" EQ "$3"
+		" AND e.mmr OPERATOR(pg_catalog.>=) $4 AND e.mmr OPERATOR(pg_catalog.<) $5"
+		" FOR UPDATE OF e SKIP LOCKED",
+		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
+	},
+	[PLAN_TAKE] = {
+		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ
+		"(SELECT x.entry_id FROM mm.async_entries x WHERE x.entry_id" EQ "$3"
+		" AND x.pool" EQ "$1 AND x.labels" EQ "$2"
+		" AND x.mmr OPERATOR(pg_catalog.>=) $4 AND x.mmr OPERATOR(pg_catalog.<) $5"
+		" FOR UPDATE OF x SKIP LOCKED)"
+		" RETURNING e.player_id, e.mmr, e.model",
+		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
+	},
+	[PLAN_LOCK_ID] = {
+		"SELECT e.mmr FROM mm.async_entries e WHERE e.entry_id" EQ "$1"
+		" FOR UPDATE OF e SKIP LOCKED",
+		1, {INT8OID}
+	},
+	[PLAN_CAPACITY] = {
+		"SELECT s.capacity FROM mm.async_bucket_sizes s WHERE s.pool" EQ "$1"
+		" AND s.labels" EQ "$2 AND s.bucket" EQ "$3",
+		3, {TEXTOID, TEXTARRAYOID, INT4OID}
+	},
+	[PLAN_FILL] = {
+		"SELECT pg_catalog.count(*) FROM (SELECT e.mmr" MATCH_ENTRY
+		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $4"
+		" ORDER BY e.mmr LIMIT $5) f",
+		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
+	},
+	[PLAN_DELETE] = {
+		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
+		1, {INT8OID}
+	},
+};
+
+static SPIPlanPtr plans[N_PLANS];
+
+/* Run one of the pool statements (inside SPI); returns the rows it gave. */
+static uint64
+async_exec(AsyncPlan which, Datum *values)
+{
+	int			rc;
+
+	if (plans[which] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(plan_defs[which].sql, plan_defs[which].nargs,
+									(Oid *) plan_defs[which].types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		plans[which] = p;
+	}
+	rc = SPI_execute_plan(plans[which], values, NULL, false, 0);
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE && rc != SPI_OK_DELETE_RETURNING)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+/* Column col (1-based) of row row of the last statement's result. */
+static Datum
+async_value(uint64 row, int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
+}
+
+/* Capacity of a bucket: its rebalanced size, else bucket_initial_size. */
+static int
+async_capacity(const AsyncConfig *c, Datum pool, Datum labels, int bucket)
+{
+	Datum		values[3] = {pool, labels, Int32GetDatum(bucket)};
+	bool		isnull;
+
+	if (async_exec(PLAN_CAPACITY, values) == 0)
+		return c->bucket_initial_size;
+	return DatumGetInt32(async_value(0, 1, &isnull));
+}
+
+/*
+ * Whether an offered entry at mmr is removed: its bucket holds at least
+ * threshold * capacity entries. The fill is counted only up to that level.
+ */
+static bool
+async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double mmr)
+{
+	int			b;
+	double		need;
+	Datum		values[5];
+	bool		isnull;
+
+	if (c->remove_threshold_null)
+		return false;
+	if (c->remove_threshold <= 0)
+		return true;
+	b = async_bucket(c, mmr);
+	/* fill >= t * capacity, for an integer fill */
+	need = ceil(c->remove_threshold * async_capacity(c, pool, labels, b));
+	values[0] = pool;
+	values[1] = labels;
+	values[2] = Float8GetDatum(async_bound(c, b));
+	values[3] = Float8GetDatum(async_bound(c, b + 1));
+	values[4] = Int64GetDatum((int64) need);
+	async_exec(PLAN_FILL, values);
+	return DatumGetInt64(async_value(0, 1, &isnull)) >= need;
+}
+
+/* Remove an entry this transaction holds locked. */
+static void
+async_delete(int64 entry_id)
+{
+	Datum		values[1] = {Int64GetDatum(entry_id)};
+
+	async_exec(PLAN_DELETE, values);
+}
+
+/*
+ * What find_opponent keeps across its calls in one statement: the parsed
+ * config (first, so that async_config_cached finds it in fn_extra), and the
+ * OIDs and column numbers of the pool tables.
+ */
+typedef struct AsyncFindCache
+{
+	AsyncConfigCache config;
+	bool		known;			/* the fields below are filled */
+	Oid			pools;
+	Oid			pools_key;
+	Oid			entries;
+	Oid			search;
+	AttrNumber	att_config;
+	AttrNumber	att_entry_id;
+	AttrNumber	att_player_id;
+	AttrNumber	att_mmr;
+	AttrNumber	att_model;
+} AsyncFindCache;
+
+/* The relations find_opponent reads, open for one call. */
+typedef struct AsyncRels
+{
+	Relation	pools;
+	Relation	pools_key;		/* mm.async_pools_pkey */
+	Relation	entries;
+	Relation	search;			/* mm.async_entries_search */
+	TupleTableSlot *pool_slot;
+	TupleTableSlot *entry_slot;
+	AttrNumber	att_config;
+	AttrNumber	att_entry_id;
+	AttrNumber	att_player_id;
+	AttrNumber	att_mmr;
+	AttrNumber	att_model;
+	bool		spi;			/* connected to SPI (to claim an entry) */
+} AsyncRels;
+
+/* The OID of one of mm's relations. */
+static Oid
+async_relid(const char *name)
+{
+	Oid			relid = get_relname_relid(name, get_namespace_oid("mm", false));
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "relation mm.%s does not exist", name);
+	return relid;
+}
+
+/* The number of a column, by name. */
+static AttrNumber
+async_column(Oid relid, const char *name)
+{
+	AttrNumber	att = get_attnum(relid, name);
+
+	if (att == InvalidAttrNumber)
+		elog(ERROR, "column \"%s\" of relation mm.%s does not exist",
+			 name, get_rel_name(relid));
+	return att;
+}
+
+/* Look up the pool tables' OIDs and columns once per call site. */
+static AsyncFindCache *
+async_find_cache(FunctionCallInfo fcinfo)
+{
+	AsyncFindCache *cache = fcinfo->flinfo->fn_extra;
+
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AsyncFindCache));
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	if (!cache->known)
+	{
+		cache->pools = async_relid("async_pools");
+		cache->pools_key = async_relid("async_pools_pkey");
+		cache->entries = async_relid("async_entries");
+		cache->search = async_relid("async_entries_search");
+		cache->att_config = async_column(cache->pools, "config");
+		cache->att_entry_id = async_column(cache->entries, "entry_id");
+		cache->att_player_id = async_column(cache->entries, "player_id");
+		cache->att_mmr = async_column(cache->entries, "mmr");
+		cache->att_model = async_column(cache->entries, "model");
+		cache->known = true;
+	}
+	return cache;
+}
+
+/*
+ * Open a pool table to read it directly, with the checks a SELECT would
+ * make: the caller's SELECT privilege, and no row level security (whose
+ * policies only the executor applies).
+ */
+static Relation
+async_table_open(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mm.find_opponent does not support row level security on mm.%s",
+						RelationGetRelationName(rel)),
+				 errhint("Disable row level security on the table, or give the role BYPASSRLS.")));
+	return rel;
+}
+
+/* Open the pool tables and their indexes (locks are kept to commit). */
+static void
+async_rels_open(AsyncRels *r, const AsyncFindCache *cache)
+{
+	r->pools = async_table_open(cache->pools);
+	r->pools_key = index_open(cache->pools_key, AccessShareLock);
+	r->entries = async_table_open(cache->entries);
+	r->search = index_open(cache->search, AccessShareLock);
+	r->pool_slot = table_slot_create(r->pools, NULL);
+	r->entry_slot = table_slot_create(r->entries, NULL);
+	r->att_config = cache->att_config;
+	r->att_entry_id = cache->att_entry_id;
+	r->att_player_id = cache->att_player_id;
+	r->att_mmr = cache->att_mmr;
+	r->att_model = cache->att_model;
+}
+
+static void
+async_rels_close(AsyncRels *r)
+{
+	ExecDropSingleTupleTableSlot(r->pool_slot);
+	ExecDropSingleTupleTableSlot(r->entry_slot);
+	index_close(r->search, NoLock);
+	table_close(r->entries, NoLock);
+	index_close(r->pools_key, NoLock);
+	table_close(r->pools, NoLock);
+}
+
+/*
+ * Make a new snapshot active, as SPI does before a statement that may
+ * write: it sees what committed meanwhile and this transaction's earlier
+ * changes (claims of earlier calls, an alter_pool earlier in the statement).
+ */
+static void
+async_push_snapshot(void)
+{
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+}
+
+/* A scan key on column att of an index, in the index's collation. */
+static void
+async_scan_key(ScanKey key, Relation index, AttrNumber att, StrategyNumber strategy,
+			   RegProcedure proc, Datum arg)
+{
+	ScanKeyEntryInitialize(key, 0, att, strategy, InvalidOid,
+						   index->rd_indcollation[att - 1], proc, arg);
+}
+
+/* The config of a pool, read by its key; an error if there is no such pool. */
+static Jsonb *
+async_read_config(AsyncRels *r, Datum pool)
+{
+	ScanKeyData key;
+	IndexScanDesc scan;
+	Jsonb	   *config = NULL;
+
+	async_scan_key(&key, r->pools_key, 1, BTEqualStrategyNumber, F_TEXTEQ, pool);
+	scan = index_beginscan(r->pools, r->pools_key, GetActiveSnapshot(), 1, 0);
+	index_rescan(scan, &key, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, r->pool_slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(r->pool_slot, r->att_config, &isnull);
+
+		if (!isnull)
+			config = DatumGetJsonbPCopy(d);
+	}
+	index_endscan(scan);
+	if (config == NULL)
+	{
+		char	   *name = TextDatumGetCString(pool);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pool \"%s\" does not exist", name),
+				 errdetail("No row of mm.async_pools is named %s.", quote_literal_cstr(name)),
+				 errhint("Create it with mm.create_pool(name, config).")));
+	}
+	return config;
+}
+
+/* A find query, resolved. */
+typedef struct AsyncQuery
+{
+	Datum		pool;			/* text */
+	Datum		labels;			/* text[], as a set */
+	double		mmr;
+	double		lower;			/* searched MMR interval [lower, upper) */
+	double		upper;
+	int64	   *excluded;		/* player ids never offered */
+	int			nexcluded;
+} AsyncQuery;
+
+
+/* An entry a search saw. */
+typedef struct AsyncCandidate
+{
+	bool		found;
+	int64		entry_id;
+	int64		player_id;
+	double		mmr;
+	Datum		model;
+	bool		model_null;
+} AsyncCandidate;
+
+static bool
+int64_member(int64 x, const int64 *set, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == x)
+			return true;
+	return false;
+}
+
+/*
+ * The nearest entry on one side of the query (above: mmr in [query, upper),
+ * first in index order; below: [lower, query), last), skipping excluded
+ * players and skipped entries; one scan of the (pool, labels, mmr) index.
+ */
+static void
+async_nearest(AsyncRels *r, const AsyncQuery *q, bool above,
+			  const int64 *skipped, int nskipped, AsyncCandidate *c)
+{
+	ScanKeyData keys[4];
+	IndexScanDesc scan;
+	TupleTableSlot *slot = r->entry_slot;
+
+	async_scan_key(&keys[0], r->search, 1, BTEqualStrategyNumber, F_TEXTEQ, q->pool);
+	async_scan_key(&keys[1], r->search, 2, BTEqualStrategyNumber, F_ARRAY_EQ, q->labels);
+	async_scan_key(&keys[2], r->search, 3, BTGreaterEqualStrategyNumber, F_FLOAT8GE,
+				   Float8GetDatum(above ? q->mmr : q->lower));
+	async_scan_key(&keys[3], r->search, 3, BTLessStrategyNumber, F_FLOAT8LT,
+				   Float8GetDatum(above ? q->upper : q->mmr));
+	c->found = false;
+	scan = index_beginscan(r->entries, r->search, GetActiveSnapshot(), 4, 0);
+	index_rescan(scan, keys, 4, NULL, 0);
+	while (index_getnext_slot(scan, above ? ForwardScanDirection : BackwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		model;
+
+		CHECK_FOR_INTERRUPTS();
+		c->entry_id = DatumGetInt64(slot_getattr(slot, r->att_entry_id, &isnull));
+		c->player_id = DatumGetInt64(slot_getattr(slot, r->att_player_id, &isnull));
+		if (int64_member(c->player_id, q->excluded, q->nexcluded) ||
+			int64_member(c->entry_id, skipped, nskipped))
+			continue;
+		c->mmr = DatumGetFloat8(slot_getattr(slot, r->att_mmr, &isnull));
+		model = slot_getattr(slot, r->att_model, &c->model_null);
+		c->model = c->model_null ? (Datum) 0 : PointerGetDatum(DatumGetJsonbPCopy(model));
+		c->found = true;
+		break;
+	}
+	index_endscan(scan);
+}
+
+typedef enum AsyncFindResult
+{
+	FIND_NONE,					/* nobody eligible */
+	FIND_FOUND					/* *found claimed */
+} AsyncFindResult;
+
+/*
+ * Find the best opponent: the nearest MMR in the searched interval, above
+ * or below (a tie either way at random: Metaplay's matchmaker iterates
+ * candidates in random order), that no concurrent query holds; claim it and remove it per
+ * the pool's threshold. An entry held by a concurrent query is skipped,
+ * never waited for.
+ */
+static AsyncFindResult
+async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCandidate *found)
+{
+	int64	   *skipped = palloc(sizeof(int64) * 8);
+	int			nskipped = 0,
+				maxskipped = 8;
+
+	for (;;)
+	{
+		AsyncCandidate up,
+					down;
+		bool		claimed = true;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		/* the caller's snapshot for the first round, a new one after a claim failed */
+		if (nskipped > 0)
+		{
+			PopActiveSnapshot();
+			async_push_snapshot();
+		}
+		async_nearest(rels, q, true, skipped, nskipped, &up);
+		async_nearest(rels, q, false, skipped, nskipped, &down);
+		if (!up.found && !down.found)
+			return FIND_NONE;
+		if (!down.found ||
+			(up.found && (up.mmr - q->mmr < q->mmr - down.mmr ||
+						  (up.mmr - q->mmr == q->mmr - down.mmr &&
+						   pg_prng_double(&pg_global_prng_state) < 0.5))))
+			*found = up;
+		else
+			*found = down;
+
+		if (!c->remove_threshold_null)
+		{
+			/*
+			 * Claim it; it may have moved inside the range meanwhile. Removed
+			 * whatever the fill (threshold 0) and no minimum quality to check
+			 * on its latest MMR: claim and remove it in one statement.
+			 */
+			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(found->entry_id),
+			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
+			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
+
+			if (!rels->spi)
+			{
+				if (SPI_connect() != SPI_OK_CONNECT)
+					elog(ERROR, "SPI_connect failed");
+				rels->spi = true;
+			}
+			claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
+			if (claimed)
+			{
+				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
+				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
+				found->model = async_value(0, 3, &found->model_null);
+				if (take)
+					return FIND_FOUND;
+			}
+		}
+		if (claimed)
+		{
+			/* the nearest has the best quality: if it is not good enough, nobody is */
+			if (!c->min_quality_null &&
+				c->max_difference - fabs(found->mmr - q->mmr) < c->min_quality)
+				return FIND_NONE;
+			if (async_remove_after_offer(c, q->pool, q->labels, found->mmr))
+				async_delete(found->entry_id);
+			return FIND_FOUND;
+		}
+		/* held by a concurrent query (or moved out): try the next nearest */
+		if (nskipped == maxskipped)
+		{
+			maxskipped *= 2;
+			skipped = repalloc(skipped, sizeof(int64) * maxskipped);
+		}
+		skipped[nskipped++] = found->entry_id;
+	}
+}
+
 /* SQL wrappers */
 
 PG_FUNCTION_INFO_V1(mm_async_config);
@@ -361,6 +942,8 @@ PG_FUNCTION_INFO_V1(mm_async_bucket);
 PG_FUNCTION_INFO_V1(mm_async_bucket_bounds);
 PG_FUNCTION_INFO_V1(mm_async_search);
 PG_FUNCTION_INFO_V1(mm_async_labels);
+PG_FUNCTION_INFO_V1(mm_find_opponent);
+PG_FUNCTION_INFO_V1(mm_offer_entry);
 
 /* mm.async_config(config jsonb) → jsonb: checked, with every default */
 Datum
@@ -461,29 +1044,163 @@ mm_async_search(PG_FUNCTION_ARGS)
 Datum
 mm_async_labels(PG_FUNCTION_ARGS)
 {
-	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(0);
-	Datum	   *elems;
-	int			n,
-				kept = 0;
+	PG_RETURN_ARRAYTYPE_P(async_label_set(PG_GETARG_ARRAYTYPE_P(0)));
+}
 
-	n = mm_text_array(array, "labels", &elems);
+/* Refuse a NULL argument of a find query. */
+static void
+check_not_null(FunctionCallInfo fcinfo, int argno, const char *name, const char *hint)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", name),
+				 errhint("%s", hint)));
+}
+
+/* The ids never offered: exclude, plus the searcher when given. */
+static int
+excluded_ids(ArrayType *exclude, bool has_searcher, int64 searcher, int64 **ids)
+{
+	int64	   *given;
+	int			n = mm_int8_array(exclude, "exclude", &given);
+
+	*ids = palloc(sizeof(int64) * (n + 1));
 	for (int i = 0; i < n; i++)
+		(*ids)[i] = given[i];
+	if (has_searcher)
+		(*ids)[n++] = searcher;
+	return n;
+}
+
+/*
+ * mm.find_opponent(pool text, mmr float8, labels text[], retries int,
+ *                  exclude bigint[], searcher bigint)
+ *	 RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8,
+ *				   model jsonb)
+ * Exactly one row: success, none_found or fake_opponent.
+ */
+Datum
+mm_find_opponent(PG_FUNCTION_ARGS)
+{
+	const char *null_hint = "Pass a value (labels: '{}' for none, retries: 0 for a first attempt).";
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const AsyncConfig *c;
+	AsyncQuery	q;
+	AsyncCandidate found;
+	AsyncFindCache *cache;
+	AsyncRels	rels;
+	AsyncFindResult result;
+	int32		retries;
+	int		   *order;
+	int			count,
+				lo,
+				hi;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	check_not_null(fcinfo, 0, "pool", "Pass the name of a pool made with mm.create_pool.");
+	check_not_null(fcinfo, 1, "mmr", null_hint);
+	check_not_null(fcinfo, 2, "labels", null_hint);
+	check_not_null(fcinfo, 3, "retries", null_hint);
+	check_not_null(fcinfo, 4, "exclude", "Pass an empty array to exclude nobody.");
+	q.mmr = PG_GETARG_FLOAT8(1);
+	retries = PG_GETARG_INT32(3);
+	check_mmr(q.mmr);
+	if (retries < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retries must not be negative"),
+				 errdetail("The value is %d.", retries),
+				 errhint("Pass 0 for a first attempt and count up on each retry.")));
+	q.pool = PG_GETARG_DATUM(0);
+	q.labels = PointerGetDatum(async_label_set(PG_GETARG_ARRAYTYPE_P(2)));
+	q.nexcluded = excluded_ids(PG_GETARG_ARRAYTYPE_P(4), !PG_ARGISNULL(5),
+							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5), &q.excluded);
+
+	InitMaterializedSRF(fcinfo, 0);
+	cache = async_find_cache(fcinfo);
+	memset(&rels, 0, sizeof(rels));
+	async_rels_open(&rels, cache);
+	/* one snapshot for the config and the first search */
+	async_push_snapshot();
+	c = async_config_cached(fcinfo, async_read_config(&rels, q.pool));
+
+	/* the searched interval: the buckets async_search_order visits */
+	order = palloc(sizeof(int) * c->mmr_bucket_count);
+	count = async_search_order(c, q.mmr, retries, order);
+	lo = hi = order[0];
+	for (int i = 1; i < count; i++)
 	{
-		if (VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[i])) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("labels must not be empty strings"),
-					 errdetail("Element %d is an empty string.", i + 1),
-					 errhint("Leave a label out instead of passing an empty string.")));
+		lo = Min(lo, order[i]);
+		hi = Max(hi, order[i]);
 	}
-	if (n > 1)
-		qsort(elems, n, sizeof(Datum), label_cmp);
-	for (int i = 0; i < n; i++)
+	q.lower = async_bound(c, lo);
+	q.upper = async_bound(c, hi + 1);
+
+	result = async_find(&rels, c, &q, &found);
+	PopActiveSnapshot();
+	async_rels_close(&rels);
+
+	if (result == FIND_FOUND)
 	{
-		if (kept > 0 && label_cmp(&elems[kept - 1], &elems[i]) == 0)
-			continue;
-		elems[kept++] = elems[i];
+		values[0] = CStringGetTextDatum("success");
+		values[1] = Int64GetDatum(found.player_id);
+		values[2] = Float8GetDatum(found.mmr);
+		values[3] = Float8GetDatum(c->max_difference - fabs(found.mmr - q.mmr));
+		values[4] = found.model;
+		nulls[4] = found.model_null || !c->return_model;
 	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(elems, kept, TEXTOID, -1, false,
-										  TYPALIGN_INT));
+	else
+	{
+		values[0] = CStringGetTextDatum(c->enable_fake_opponents ?
+										"fake_opponent" : "none_found");
+		nulls[1] = nulls[3] = nulls[4] = true;
+		values[2] = Float8GetDatum(q.mmr);
+		nulls[2] = !c->enable_fake_opponents;
+	}
+	/* the tuplestore copies the row out of SPI's memory */
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	if (rels.spi)
+		SPI_finish();
+	return (Datum) 0;
+}
+
+/*
+ * mm.offer_entry(entry_id bigint) → boolean: claim an entry picked from
+ * mm.find_candidates; false if it is gone or a concurrent query holds it.
+ */
+Datum
+mm_offer_entry(PG_FUNCTION_ARGS)
+{
+	const AsyncConfig *c;
+	Datum		values[1];
+	Datum		pool,
+				labels;
+	bool		isnull;
+	bool		ok = false;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BOOL(false);
+	values[0] = PG_GETARG_DATUM(0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (async_exec(PLAN_ENTRY, values) == 1)
+	{
+		c = async_config_cached(fcinfo, DatumGetJsonbP(async_value(0, 1, &isnull)));
+		pool = async_value(0, 2, &isnull);
+		labels = async_value(0, 3, &isnull);
+		if (c->remove_threshold_null)
+			ok = true;
+		else if (async_exec(PLAN_LOCK_ID, values) == 1)
+		{
+			double		mmr = DatumGetFloat8(async_value(0, 1, &isnull));
+
+			ok = true;
+			if (async_remove_after_offer(c, pool, labels, mmr))
+				async_delete(DatumGetInt64(values[0]));
+		}
+	}
+	SPI_finish();
+	PG_RETURN_BOOL(ok);
 }

@@ -158,6 +158,7 @@ typedef struct Signal
 	bool		has_cat_constant;
 	/* the joining player's value, filled per ranking */
 	double		player_num;
+	bool		player_missing; /* built-in: the joining player lacks it */
 	char	   *player_text;	/* player categorical: string or boolean */
 	CatValue	player_cat;		/* server categorical vs the joining player */
 	/* latency: the player's estimates per region, read once */
@@ -555,7 +556,10 @@ read_latency(Signal *s, JsonbContainer *map)
 	s->nregions = k;
 }
 
-/* Fill each signal's joining-player value; refuse missing attributes. */
+/*
+ * Fill each signal's joining-player value. A missing attribute of a
+ * built-in signal makes it score 0; one of a custom signal is refused.
+ */
 static void
 read_player(PlaceConfig *pc, Jsonb *player)
 {
@@ -572,6 +576,17 @@ read_player(PlaceConfig *pc, Jsonb *player)
 		if (s->player_attribute == NULL)
 			continue;
 		v = json_get(&player->root, s->player_attribute, palloc(sizeof(JsonbValue)));
+		/*
+		 * A built-in attribute the player has no value for (no latency
+		 * estimate, age not shared) scores 0 on every server, as a server
+		 * without an attribute does; a custom signal's attribute is the
+		 * game's own, and a missing one is more likely a typo.
+		 */
+		if (v == NULL && s->kind < N_BUILTIN)
+		{
+			s->player_missing = true;
+			continue;
+		}
 		if (v == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -707,6 +722,8 @@ score_signal(const Signal *s, ServerRow *row)
 	JsonbContainer *st;
 	double		x;
 
+	if (s->player_missing)
+		return 0.0;
 	switch (s->kind)
 	{
 		case SIG_FRIENDS:
@@ -1140,6 +1157,52 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 		values[3] = PointerGetDatum(sa);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(sa);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_place_signals);
+
+/*
+ * mm.place_signals(place text)
+ *	 RETURNS TABLE(signal text, kind text, weight float8)
+ * The signals a place scores servers with (its config, or the Roblox
+ * default configuration), defaults filled in, weight-0 signals left out, in
+ * the order rank_servers reports them.
+ */
+Datum
+mm_place_signals(PG_FUNCTION_ARGS)
+{
+	text	   *place = PG_GETARG_TEXT_PP(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext outer;
+	PlaceConfig *pc;
+	Jsonb	   *config;
+
+	InitMaterializedSRF(fcinfo, 0);
+	outer = CurrentMemoryContext;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	config = load_config(place);
+	{
+		MemoryContext spi = MemoryContextSwitchTo(outer);
+
+		if (config != NULL)
+			config = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(config));
+		pc = parse_place_config(config);
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+
+	for (int i = 0; i < pc->nsignals; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = CStringGetTextDatum(pc->signals[i].name);
+		values[1] = CStringGetTextDatum(kinds[pc->signals[i].kind].name);
+		values[2] = Float8GetDatum(pc->signals[i].weight);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }

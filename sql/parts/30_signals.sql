@@ -54,13 +54,19 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.friends_signal(bigint) IS
     'Roblox Friends signal: min(preferred players in server, 1) / 1';
 
+-- Inlined by the planner into the calling query, so it costs what the same
+-- expression written inline costs. An inlinable SQL function may not pin its
+-- search_path (a SET clause stops inlining) and, being polymorphic, cannot
+-- have a BEGIN ATOMIC body; it stays schema-safe because every name in the
+-- body is qualified (the operator and both types), so the caller's
+-- search_path never changes what it means. The body is strict (an operator
+-- and two casts), which a STRICT function needs to be inlined.
 CREATE FUNCTION mm.categorical_signal(a anyelement, b anyelement)
 RETURNS float8
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$ SELECT CASE WHEN a = b THEN 1.0::float8 ELSE 0.0::float8 END $$;
+AS $$ SELECT (a OPERATOR(pg_catalog.=) b)::pg_catalog.int4::pg_catalog.float8 $$;
 COMMENT ON FUNCTION mm.categorical_signal(anyelement, anyelement) IS
-    'categorical equality signal: 1 when the values are equal, else 0 (server categorical custom signals)';
+    'categorical equality signal: 1 when the values are equal, else 0 (server categorical custom signals); inlined by the planner';
 
 -- Aggregates over a server's players.
 
@@ -461,3 +467,191 @@ END
 $$;
 COMMENT ON FUNCTION mm.set_server_attribute(bigint, text, jsonb) IS
     'set a server attribute (MatchmakingService:SetServerAttribute): a string, number or boolean';
+
+-- Placement, finished: remove a server, update a seated player, join a
+-- party, the weights of a place's signals and a weighted breakdown.
+
+CREATE FUNCTION mm.remove_server(server_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- Takes the server row's lock, as joins do: a joiner waiting on it then
+    -- finds the server gone and moves on to the next one. Its players go
+    -- with it (mm.server_players references it ON DELETE CASCADE).
+    DELETE FROM mm.servers s WHERE s.server_id = remove_server.server_id;
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION mm.remove_server(bigint) IS
+    'shut a server down: remove it and its players; false when there was none';
+
+CREATE FUNCTION mm.set_player_attributes(player_id bigint, attributes jsonb)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    sid bigint;
+BEGIN
+    IF pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'player attributes must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', attributes),
+                  HINT = 'For example {"age": 13, "language": "en"}; null removes an attribute.';
+    END IF;
+    SELECT p.server_id INTO sid FROM mm.server_players p
+    WHERE p.player_id = set_player_attributes.player_id;
+    IF sid IS NULL THEN
+        RETURN false;
+    END IF;
+    -- Lock the server row first (as joins and leaves do), so the refresh
+    -- below sees every committed player of the server.
+    PERFORM 1 FROM mm.servers s WHERE s.server_id = sid FOR UPDATE;
+    UPDATE mm.server_players p
+    SET attributes = (p.attributes || set_player_attributes.attributes)
+                     - ARRAY(SELECT a.key FROM pg_catalog.jsonb_each(set_player_attributes.attributes) a
+                             WHERE a.value = 'null'::jsonb)
+    WHERE p.player_id = set_player_attributes.player_id AND p.server_id = sid;
+    IF NOT FOUND THEN
+        -- left (or was moved) meanwhile
+        RETURN false;
+    END IF;
+    PERFORM mm.refresh_servers(ARRAY[sid]);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.set_player_attributes(bigint, jsonb) IS
+    'update a seated player''s attributes: the given keys replace theirs, null removes one; the server''s aggregates follow; false when the player is on no server';
+
+CREATE FUNCTION mm.join_party(place text, player_ids bigint[], players jsonb[] DEFAULT NULL,
+                              preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n int := coalesce(pg_catalog.cardinality(player_ids), 0);
+    attrs jsonb[] := coalesce(players, pg_catalog.array_fill('{}'::jsonb, ARRAY[n]));
+    seated text;
+    candidate bigint;
+    taken bigint;
+BEGIN
+    IF place IS NULL OR player_ids IS NULL OR preferred IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL',
+            CASE WHEN place IS NULL THEN 'place' WHEN player_ids IS NULL THEN 'player_ids' ELSE 'preferred' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the place, the party''s player ids and ''{}'' for no preferred players.';
+    END IF;
+    IF n = 0 THEN
+        RAISE EXCEPTION 'a party must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass the party''s player ids, such as ''{7, 8}''.';
+    END IF;
+    IF pg_catalog.array_position(player_ids, NULL) IS NOT NULL
+       OR pg_catalog.array_position(attrs, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION '% must not contain NULL elements',
+            CASE WHEN pg_catalog.array_position(player_ids, NULL) IS NOT NULL THEN 'player_ids' ELSE 'players' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Give every player an id, and ''{}'' for a player without attributes.';
+    END IF;
+    IF pg_catalog.cardinality(attrs) <> n THEN
+        RAISE EXCEPTION 'players must have one element per player id'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('There are %s player ids and %s attribute objects.', n, pg_catalog.cardinality(attrs)),
+                  HINT = 'players[i] holds the attributes of player_ids[i]; pass NULL for none.';
+    END IF;
+    IF (SELECT count(DISTINCT i) FROM pg_catalog.unnest(player_ids) i) <> n THEN
+        RAISE EXCEPTION 'player_ids must not repeat a player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The ids are %s.', player_ids);
+    END IF;
+    SELECT string_agg(format('%s (server %s)', p.player_id, p.server_id), ', ' ORDER BY p.player_id)
+    INTO seated FROM mm.server_players p WHERE p.player_id = ANY (player_ids);
+    IF seated IS NOT NULL THEN
+        RAISE EXCEPTION 'players of the party are already on a server'
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Seated: %s.', seated),
+                  HINT = 'Call mm.leave_server for them first.';
+    END IF;
+    -- ranked for the party's first player (its leader)
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_party.place, attrs[1], join_party.preferred) r
+    LOOP
+        -- the best server with a slot for everyone, once we hold its row lock
+        UPDATE mm.servers s SET occupancy = s.occupancy + n
+        WHERE s.server_id = candidate AND s.occupancy + n <= s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            BEGIN
+                INSERT INTO mm.server_players (player_id, server_id, attributes)
+                SELECT u.id, taken, u.a FROM unnest(player_ids, attrs) AS u(id, a);
+            EXCEPTION WHEN unique_violation THEN
+                RAISE EXCEPTION 'players of the party joined a server meanwhile'
+                    USING ERRCODE = 'unique_violation',
+                          HINT = 'Nothing was changed; call mm.join_party again.';
+            END;
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mm.join_party(text, bigint[], jsonb[], bigint[]) IS
+    'put a party on the best server (ranked for its first player) with a free slot for every member, all or none; NULL when no server has room';
+
+CREATE FUNCTION mm.place_signals(place text)
+RETURNS TABLE(signal text, kind text, weight float8)
+AS 'MODULE_PATHNAME', 'mm_place_signals'
+LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION mm.place_signals(text) IS
+    'the signals a place scores servers with (its config or the Roblox default), weight-0 signals left out, in rank_servers'' order';
+
+CREATE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    result jsonb;
+    unknown text;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
+        RAISE EXCEPTION 'signals and signal_scores must have the same length'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('There are %s signals and %s scores.',
+                                  pg_catalog.cardinality(signals), pg_catalog.cardinality(signal_scores)),
+                  HINT = 'Pass the signals and signal_scores columns of one mm.rank_servers row.';
+    END IF;
+    IF pg_catalog.array_position(signals, NULL) IS NOT NULL
+       OR pg_catalog.array_position(signal_scores, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'signals and signal_scores must not contain NULL elements'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.unnest(signal_scores) x
+               WHERE NOT (x >= 0 AND x <= 1)) THEN
+        RAISE EXCEPTION 'signal scores must be between 0 and 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The scores are %s.', signal_scores),
+                  HINT = 'Pass the signal_scores column of one mm.rank_servers row.';
+    END IF;
+    SELECT string_agg(u.n, ', ') INTO unknown
+    FROM pg_catalog.unnest(signals) u(n)
+    WHERE NOT EXISTS (SELECT 1 FROM mm.place_signals(place) w WHERE w.signal = u.n);
+    IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION 'place "%" does not score with %', place, unknown
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'See the place''s signals with mm.place_signals.';
+    END IF;
+    SELECT coalesce(pg_catalog.jsonb_object_agg(u.n, pg_catalog.jsonb_build_object(
+               'score', u.s, 'weight', w.weight, 'weighted', u.s * w.weight)), '{}')
+    INTO result
+    FROM unnest(signals, signal_scores) AS u(n, s)
+    JOIN mm.place_signals(place) w ON w.signal = u.n;
+    RETURN result;
+END
+$$;
+COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
+    'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';

@@ -72,18 +72,25 @@ CREATE INDEX async_entries_player ON mm.async_entries (pool, player_id);
 COMMENT ON INDEX mm.async_entries_player IS
     'a player''s entries in a pool';
 
--- Fill and insert counts per bucket. Kept by triggers on mm.async_entries,
--- so not dumped: a restore re-counts them while it loads the entries.
-CREATE TABLE mm.async_buckets (
-    pool    text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
-    labels  text[] NOT NULL,
-    bucket  int NOT NULL,
-    fill    int NOT NULL DEFAULT 0,
-    inserts bigint NOT NULL DEFAULT 0,
-    CONSTRAINT async_buckets_pkey PRIMARY KEY (pool, labels, bucket)
+-- The rebalancing sample (Metaplay's collected labels of every player added
+-- to the cache): one row per added entry, written by mm.put_entry while the
+-- pool has a player_cache_size, summed per bucket by mm.rebalance_pool. Rows
+-- are only ever added (and merged by mm.rebalance_pool), so concurrent puts
+-- never update the same row; the table is dumped like the entries.
+CREATE TABLE mm.async_samples (
+    sample_id bigserial PRIMARY KEY,
+    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels    text[] NOT NULL,
+    bucket    int NOT NULL CHECK (bucket >= 0),
+    inserts   bigint NOT NULL CHECK (inserts > 0)
 );
-COMMENT ON TABLE mm.async_buckets IS
-    'per (pool, labels, bucket): entries held now (fill) and entries ever added (inserts, the rebalancing sample)';
+COMMENT ON TABLE mm.async_samples IS
+    'the rebalancing sample: entries added per (pool, labels, bucket), one row per put until mm.rebalance_pool merges them';
+COMMENT ON SEQUENCE mm.async_samples_sample_id_seq IS
+    'sample ids of mm.async_samples';
+CREATE INDEX async_samples_bucket ON mm.async_samples (pool, labels, bucket);
+COMMENT ON INDEX mm.async_samples_bucket IS
+    'a pool''s samples by bucket';
 
 -- The dynamic bucket sizing model (seed 004's DynamicBucketSizingModel):
 -- capacities set by mm.rebalance_pool. Buckets without a row use
@@ -102,51 +109,8 @@ SELECT pg_catalog.pg_extension_config_dump('mm.async_pools', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.async_entries', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.async_entries_entry_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.async_bucket_sizes', '');
-
--- Fill counting
-
-CREATE FUNCTION mm.async_count_fill()
-RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        UPDATE mm.async_buckets b
-        SET fill = b.fill - d.n
-        FROM (SELECT o.pool, o.labels, mm.async_bucket(p.config, o.mmr) AS bucket, count(*) AS n
-              FROM old_rows o JOIN mm.async_pools p ON p.pool = o.pool
-              GROUP BY 1, 2, 3) d
-        WHERE b.pool = d.pool AND b.labels = d.labels AND b.bucket = d.bucket;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO mm.async_buckets AS b (pool, labels, bucket, fill, inserts)
-        SELECT n.pool, n.labels, mm.async_bucket(p.config, n.mmr), count(*),
-               CASE WHEN TG_OP = 'INSERT' THEN count(*) ELSE 0 END
-        FROM new_rows n JOIN mm.async_pools p ON p.pool = n.pool
-        GROUP BY 1, 2, 3
-        ORDER BY 1, 2, 3
-        ON CONFLICT ON CONSTRAINT async_buckets_pkey
-        DO UPDATE SET fill = b.fill + excluded.fill, inserts = b.inserts + excluded.inserts;
-    END IF;
-    RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mm.async_count_fill() IS
-    'statement trigger: keep mm.async_buckets fill and insert counts in step with mm.async_entries';
-
-CREATE TRIGGER async_count_insert AFTER INSERT ON mm.async_entries
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION mm.async_count_fill();
-CREATE TRIGGER async_count_delete AFTER DELETE ON mm.async_entries
-    REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION mm.async_count_fill();
-CREATE TRIGGER async_count_update AFTER UPDATE ON mm.async_entries
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION mm.async_count_fill();
-COMMENT ON TRIGGER async_count_insert ON mm.async_entries IS 'count added entries per bucket';
-COMMENT ON TRIGGER async_count_delete ON mm.async_entries IS 'count removed entries per bucket';
-COMMENT ON TRIGGER async_count_update ON mm.async_entries IS 'count entries that moved between buckets';
+SELECT pg_catalog.pg_extension_config_dump('mm.async_samples', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.async_samples_sample_id_seq', '');
 
 -- Internal helpers
 
@@ -188,16 +152,21 @@ $$;
 COMMENT ON FUNCTION mm.async_capacity(text, text[], int, jsonb) IS
     'internal: capacity of a bucket: its rebalanced size, else bucket_initial_size';
 
-CREATE FUNCTION mm.async_fill(pool text, labels text[], bucket int)
+CREATE FUNCTION mm.async_fill(pool text, labels text[], lower_mmr float8, upper_mmr float8,
+                              upto int)
 RETURNS int
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT coalesce((SELECT b.fill FROM mm.async_buckets b
-                     WHERE b.pool = $1 AND b.labels = $2 AND b.bucket = $3), 0)
+    -- ordered by the index, so that it is read alone (an index-only scan)
+    SELECT count(*)::int FROM (SELECT e.mmr FROM mm.async_entries e
+                               WHERE e.pool = $1 AND e.labels = $2
+                                 AND e.mmr >= $3 AND e.mmr < $4
+                               ORDER BY e.mmr
+                               LIMIT $5) f
 $$;
-COMMENT ON FUNCTION mm.async_fill(text, text[], int) IS
-    'internal: number of entries a bucket holds';
+COMMENT ON FUNCTION mm.async_fill(text, text[], float8, float8, int) IS
+    'internal: entries a bucket holds, counted on the index up to upto (NULL: all)';
 
 CREATE FUNCTION mm.async_check_ids(ids bigint[], what text)
 RETURNS bigint[]
@@ -272,25 +241,35 @@ AS $$
 DECLARE
     old_cfg jsonb := mm.async_pool_config(name);
     new_cfg jsonb;
+    rebucket boolean;
 BEGIN
     -- the given keys replace the old values; null for a nullable key resets it
     new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
     UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
-    IF (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
-       IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count') THEN
-        -- the buckets changed: count again, and forget the old sizing model
+    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
+        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
+    IF rebucket THEN
+        -- the buckets changed: forget the old sizing model
         DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
-        DELETE FROM mm.async_buckets b WHERE b.pool = name;
-        INSERT INTO mm.async_buckets (pool, labels, bucket, fill, inserts)
-        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*), count(*)
+    END IF;
+    IF new_cfg ->> 'player_cache_size' IS NULL THEN
+        -- no rebalancing, no sample
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
+        -- a new sample (new buckets, or sampling just turned on) starts
+        -- from the entries the pool holds
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
         FROM mm.async_entries e WHERE e.pool = name
-        GROUP BY 1, 2, 3;
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3;
     END IF;
     RETURN new_cfg;
 END
 $$;
 COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
-    'change some keys of a pool config; returns the new config. A new MMR range or bucket count re-buckets the entries';
+    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
 
 CREATE FUNCTION mm.drop_pool(name text)
 RETURNS boolean
@@ -315,16 +294,27 @@ DECLARE
     cfg jsonb := mm.async_pool_config(pool);
 BEGIN
     RETURN QUERY
-    SELECT b.labels, b.bucket, r.lower_mmr, r.upper_mmr, b.fill,
-           mm.async_capacity(b.pool, b.labels, b.bucket, cfg), b.inserts
-    FROM mm.async_buckets b,
-         LATERAL mm.async_bucket_bounds(cfg, b.bucket, b.bucket) r
-    WHERE b.pool = pool_buckets.pool
-    ORDER BY b.labels, b.bucket;
+    WITH held AS (
+        SELECT e.labels, mm.async_bucket(cfg, e.mmr) AS bucket, count(*)::int AS fill
+        FROM mm.async_entries e WHERE e.pool = pool_buckets.pool
+        GROUP BY 1, 2
+    ), sampled AS (
+        SELECT s.labels, s.bucket, sum(s.inserts)::bigint AS inserts
+        FROM mm.async_samples s WHERE s.pool = pool_buckets.pool
+        GROUP BY 1, 2
+    )
+    SELECT k.labels, k.bucket, r.lower_mmr, r.upper_mmr, coalesce(h.fill, 0),
+           mm.async_capacity(pool_buckets.pool, k.labels, k.bucket, cfg), coalesce(x.inserts, 0)
+    FROM (SELECT h2.labels, h2.bucket FROM held h2
+          UNION SELECT x2.labels, x2.bucket FROM sampled x2) k
+    LEFT JOIN held h ON h.labels = k.labels AND h.bucket = k.bucket
+    LEFT JOIN sampled x ON x.labels = k.labels AND x.bucket = k.bucket
+    CROSS JOIN LATERAL mm.async_bucket_bounds(cfg, k.bucket, k.bucket) r
+    ORDER BY k.labels, k.bucket;
 END
 $$;
 COMMENT ON FUNCTION mm.pool_buckets(text) IS
-    'the buckets of a pool that have held entries: MMR interval, fill, capacity, entries ever added';
+    'the buckets of a pool that hold entries or were sampled: MMR interval, fill (counted now), capacity, entries added since the sample started';
 
 -- Entries
 
@@ -358,23 +348,16 @@ BEGIN
     b := mm.async_bucket(cfg, put_entry.mmr);
     SELECT r.lower_mmr, r.upper_mmr INTO lo, hi FROM mm.async_bucket_bounds(cfg, b, b) r;
 
-    -- one put at a time per player, so the per-player rules hold
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
     PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
                                              pg_catalog.hashint8(put_entry.player_id));
-
-    -- lock the buckets this put touches, in key order (no deadlocks
-    -- between two puts moving players in opposite directions)
-    INSERT INTO mm.async_buckets AS k (pool, labels, bucket)
-    VALUES (put_entry.pool, lab, b)
-    ON CONFLICT ON CONSTRAINT async_buckets_pkey DO NOTHING;
-    PERFORM 1 FROM mm.async_buckets k
-    WHERE k.pool = put_entry.pool
-      AND ((k.labels = lab AND k.bucket = b)
-           OR (NOT multi AND (k.labels, k.bucket) IN
-               (SELECT e.labels, mm.async_bucket(cfg, e.mmr) FROM mm.async_entries e
-                WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id)))
-    ORDER BY k.labels, k.bucket
-    FOR UPDATE OF k;
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
 
     -- the player's entry in this bucket is updated in place
     SELECT e.entry_id INTO existing FROM mm.async_entries e
@@ -395,16 +378,26 @@ BEGIN
 
     is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
                           WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
-    f := mm.async_fill(pool, lab, b);
-    cap := mm.async_capacity(pool, lab, b, cfg);
-    -- a new player is not added to a bucket filled to the threshold
-    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
-        RETURN NULL;
-    END IF;
     IF NOT multi THEN
         -- one entry per player: the entry moves to its new bucket
         DELETE FROM mm.async_entries e
         WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- counted up to a little past the capacity: exact unless the bucket is
+    -- far over it (a lowered capacity, rows written directly), which then
+    -- shrinks by 17 entries a put
+    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+    -- a new player is not added to a bucket filled to the threshold
+    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+        RETURN NULL;
     END IF;
     IF f >= cap THEN
         -- a full bucket replaces its oldest entries
@@ -419,6 +412,10 @@ BEGIN
     INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
     VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
     RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
     RETURN id;
 END
 $$;
@@ -458,51 +455,10 @@ COMMENT ON FUNCTION mm.remove_player(text, bigint) IS
 
 -- Offers
 
-CREATE FUNCTION mm.async_take(cfg jsonb, id bigint)
-RETURNS boolean
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    e mm.async_entries;
-    remove_at float8 := (cfg ->> 'player_remove_after_candidate_offer_threshold')::float8;
-    b int;
-BEGIN
-    IF remove_at IS NULL THEN
-        RETURN EXISTS (SELECT 1 FROM mm.async_entries x WHERE x.entry_id = id);
-    END IF;
-    -- another query holding this entry has it: skip it, never wait
-    SELECT x.* INTO e FROM mm.async_entries x WHERE x.entry_id = id FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND THEN
-        RETURN false;
-    END IF;
-    b := mm.async_bucket(cfg, e.mmr);
-    IF mm.async_fill(e.pool, e.labels, b) >= remove_at * mm.async_capacity(e.pool, e.labels, b, cfg) THEN
-        DELETE FROM mm.async_entries x WHERE x.entry_id = id;
-    END IF;
-    RETURN true;
-END
-$$;
-COMMENT ON FUNCTION mm.async_take(jsonb, bigint) IS
-    'internal: claim an offered entry and remove it if its bucket is filled to player_remove_after_candidate_offer_threshold';
-
 CREATE FUNCTION mm.offer_entry(entry_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    cfg jsonb;
-BEGIN
-    SELECT p.config INTO cfg
-    FROM mm.async_entries e JOIN mm.async_pools p ON p.pool = e.pool
-    WHERE e.entry_id = offer_entry.entry_id;
-    IF NOT FOUND THEN
-        RETURN false;
-    END IF;
-    RETURN mm.async_take(cfg, offer_entry.entry_id);
-END
-$$;
+AS 'MODULE_PATHNAME', 'mm_offer_entry'
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.offer_entry(bigint) IS
     'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
 
@@ -528,90 +484,12 @@ $$;
 COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
     'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval';
 
-CREATE FUNCTION mm.async_find(p_pool text, p_mmr float8, p_labels text[], p_retries int,
-                              p_exclude bigint[], p_searcher bigint,
-                              OUT o_result text, OUT o_player_id bigint, OUT o_mmr float8,
-                              OUT o_quality float8, OUT o_model jsonb)
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    q record;
-    skipped bigint[] := '{}';
-    up record;
-    dn record;
-    c record;
-    maxd float8;
-    minq float8;
-BEGIN
-    SELECT * INTO q FROM mm.async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
-    maxd := (q.cfg ->> 'max_difference')::float8;
-    minq := (q.cfg ->> 'min_quality')::float8;
-    LOOP
-        -- the nearest MMR at or above and below the query, inside the searched buckets
-        SELECT e.entry_id, e.player_id, e.mmr, e.model INTO up
-        FROM mm.async_entries e
-        WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr AND e.mmr < q.upper_mmr
-          AND e.player_id <> ALL (q.excl) AND e.entry_id <> ALL (skipped)
-        ORDER BY e.mmr LIMIT 1;
-        SELECT e.entry_id, e.player_id, e.mmr, e.model INTO dn
-        FROM mm.async_entries e
-        WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr AND e.mmr >= q.lower_mmr
-          AND e.player_id <> ALL (q.excl) AND e.entry_id <> ALL (skipped)
-        ORDER BY e.mmr DESC LIMIT 1;
-        IF up.entry_id IS NULL AND dn.entry_id IS NULL THEN
-            EXIT;
-        ELSIF dn.entry_id IS NULL THEN
-            c := up;
-        ELSIF up.entry_id IS NULL THEN
-            c := dn;
-        ELSIF up.mmr - p_mmr < p_mmr - dn.mmr THEN
-            c := up;
-        ELSIF up.mmr - p_mmr > p_mmr - dn.mmr THEN
-            c := dn;
-        ELSE
-            -- equally good: either side, at random (seed 004 iterates in random order)
-            IF random() < 0.5 THEN
-                c := up;
-            ELSE
-                c := dn;
-            END IF;
-        END IF;
-        -- the nearest has the best quality: if it is not good enough, nobody is
-        EXIT WHEN minq IS NOT NULL AND maxd - abs(c.mmr - p_mmr) < minq;
-        IF mm.async_take(q.cfg, c.entry_id) THEN
-            o_result := 'success';
-            o_player_id := c.player_id;
-            o_mmr := c.mmr;
-            o_quality := maxd - abs(c.mmr - p_mmr);
-            IF (q.cfg ->> 'return_model_in_query_response')::boolean THEN
-                o_model := c.model;
-            END IF;
-            RETURN;
-        END IF;
-        skipped := skipped || c.entry_id;
-    END LOOP;
-    IF (q.cfg ->> 'enable_fake_opponents')::boolean THEN
-        o_result := 'fake_opponent';
-        o_mmr := p_mmr;
-    ELSE
-        o_result := 'none_found';
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint) IS
-    'internal: the body of mm.find_opponent';
-
 CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
                                  retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
                                  searcher bigint DEFAULT NULL)
 RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model jsonb)
-LANGUAGE sql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-    SELECT f.o_result, f.o_player_id, f.o_mmr, f.o_quality, f.o_model
-    FROM mm.async_find($1, $2, $3, $4, $5, $6) f
-$$;
+AS 'MODULE_PATHNAME', 'mm_find_opponent'
+LANGUAGE C VOLATILE ROWS 1;
 COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
     'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
 
@@ -688,14 +566,22 @@ BEGIN
                   DETAIL = 'Rebalancing shares player_cache_size among the buckets.',
                   HINT = format('Set it first: SELECT mm.alter_pool(%L, ''{"player_cache_size": 100000}'');', pool);
     END IF;
-    SELECT sum(b.inserts) INTO total FROM mm.async_buckets b WHERE b.pool = rebalance_pool.pool;
+    -- merge the sample to one row per bucket (puts keep adding rows)
+    WITH gone AS (
+        DELETE FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool
+        RETURNING s.pool, s.labels, s.bucket, s.inserts
+    )
+    INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+    SELECT g.pool, g.labels, g.bucket, sum(g.inserts)
+    FROM gone g GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+    SELECT sum(s.inserts) INTO total FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
     IF coalesce(total, 0) > 0 THEN
         -- each bucket gets its share of the sampled inserts, at least the minimum
         DELETE FROM mm.async_bucket_sizes z WHERE z.pool = rebalance_pool.pool;
         INSERT INTO mm.async_bucket_sizes (pool, labels, bucket, capacity)
-        SELECT b.pool, b.labels, b.bucket,
-               least(cache, greatest(min_size, floor(cache::float8 * b.inserts / total)::int))
-        FROM mm.async_buckets b WHERE b.pool = rebalance_pool.pool;
+        SELECT s.pool, s.labels, s.bucket,
+               least(cache, greatest(min_size, floor(cache::float8 * s.inserts / total)::int))
+        FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
         -- buckets now over capacity drop their oldest entries
         DELETE FROM mm.async_entries x
         WHERE x.entry_id IN (

@@ -206,7 +206,7 @@ SELECT * FROM mm.rebalance_pool('arena');
 SELECT mm.alter_pool('dyn', '{"mmr_bucket_count": 2}') ->> 'mmr_bucket_count' AS buckets;
 SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('dyn');
 
--- Fill counts follow direct changes to the entries table too.
+-- Fill is counted from the entries, so it follows direct changes too.
 DELETE FROM mm.async_entries WHERE pool = 'dyn' AND mmr < 300;
 UPDATE mm.async_entries SET mmr = mmr + 2000 WHERE pool = 'dyn' AND player_id = 40;
 SELECT labels, bucket, fill FROM mm.pool_buckets('dyn');
@@ -244,8 +244,55 @@ SELECT mm.alter_pool('arena', '{"max_mmr": -5}');
 SELECT mm.alter_pool('arena', '{"surprise": 1}');
 \echo :LAST_ERROR_SQLSTATE
 
--- Pools are dumped with the extension's data; the fill counts are not (a
--- restore counts them again).
+-- Fill is counted from the entries when a decision needs it, so nothing
+-- leaves it stale: not TRUNCATE, not rows written with triggers off. A full
+-- bucket (capacity 1) ignores a new player; after TRUNCATE it takes him.
+SELECT mm.create_pool('tiny', '{"bucket_initial_size": 1, "bucket_min_size": 1, "player_ignore_update_insert_threshold": 1}');
+SELECT mm.put_entry('tiny', 1, 100) IS NOT NULL AS stored,
+       mm.put_entry('tiny', 2, 110) IS NOT NULL AS second_stored;
+TRUNCATE mm.async_entries;
+SELECT mm.put_entry('tiny', 2, 110) IS NOT NULL AS stored_after_truncate;
+SET session_replication_role = replica;
+INSERT INTO mm.async_entries (pool, player_id, mmr) VALUES ('tiny', 3, 120);
+RESET session_replication_role;
+SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('tiny');
+SELECT mm.put_entry('tiny', 4, 130) IS NOT NULL AS stored_when_full;
+
+-- find_opponent keeps a pool's config between its calls in one statement
+-- and reads it again when it changed: each call sees the max_difference the
+-- previous row set; a pool dropped meanwhile is an error.
+SELECT mm.create_pool('stale', '{"player_remove_after_candidate_offer_threshold": null}');
+SELECT mm.put_entry('stale', 1, 1000) IS NOT NULL AS stored;
+SELECT g, (SELECT f.quality FROM mm.find_opponent('stale', 1010 + 0 * g) f) AS quality,
+       mm.alter_pool('stale', jsonb_build_object('max_difference', 100 * g)) ->> 'max_difference' AS set_to
+FROM generate_series(1, 3) g;
+SELECT g, (SELECT f.result FROM mm.find_opponent('stale', 1010 + 0 * g) f) AS result,
+       CASE WHEN g = 1 THEN mm.drop_pool('stale') END AS dropped
+FROM generate_series(1, 2) g;
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.drop_pool('stale');
+
+-- find_opponent reads the pool tables directly, with the checks a SELECT
+-- makes: the caller's SELECT privilege, and no row level security.
+CREATE ROLE regress_mm_async;
+GRANT USAGE ON SCHEMA mm TO regress_mm_async;
+SET ROLE regress_mm_async;
+SELECT * FROM mm.find_opponent('arena', 1000);
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+GRANT SELECT ON mm.async_pools, mm.async_entries TO regress_mm_async;
+ALTER TABLE mm.async_entries ENABLE ROW LEVEL SECURITY;
+SET ROLE regress_mm_async;
+SELECT * FROM mm.find_opponent('arena', 1000);
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+ALTER TABLE mm.async_entries DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON mm.async_pools, mm.async_entries FROM regress_mm_async;
+REVOKE USAGE ON SCHEMA mm FROM regress_mm_async;
+DROP ROLE regress_mm_async;
+
+-- Pools, entries, sizing model and sample are dumped with the extension's
+-- data.
 SELECT c::regclass AS dumped
 FROM pg_extension, unnest(extconfig) c
 WHERE extname = 'mm' AND c::regclass::text LIKE 'mm.async%'
@@ -254,5 +301,5 @@ ORDER BY c::regclass::text;
 -- Dropping a pool drops its entries and buckets.
 SELECT mm.drop_pool(pool) FROM mm.async_pools ORDER BY pool;
 SELECT mm.drop_pool('arena');
-SELECT (SELECT count(*) FROM mm.async_entries) AS entries, (SELECT count(*) FROM mm.async_buckets) AS buckets,
+SELECT (SELECT count(*) FROM mm.async_entries) AS entries, (SELECT count(*) FROM mm.async_samples) AS samples,
        (SELECT count(*) FROM mm.async_bucket_sizes) AS sizes;

@@ -21,7 +21,9 @@ WHERE e.extname = 'mm' AND d.deptype = 'e'
         'mm'::regnamespace) <> 'mm'::regnamespace
 ORDER BY 1;
 
--- Functions written in SQL or PL/pgSQL pin their search_path.
+-- Functions written in SQL or PL/pgSQL pin their search_path, except the
+-- inlinable signal helpers listed here (a SET clause stops inlining; their
+-- bodies qualify every name instead).
 SELECT p.oid::regprocedure AS unpinned
 FROM pg_proc p
 JOIN pg_language l ON l.oid = p.prolang

@@ -14,6 +14,10 @@ SELECT mm.enqueue('duel', ARRAY[50::bigint], 1400, 10, joined_at => '2026-01-01 
 
 SELECT mm.create_pool('arena', '{"mmr_bucket_count": 10, "enable_fake_opponents": true}');
 SELECT mm.put_entry('arena', p, 1000 + 10 * p, '{eu}', jsonb_build_object('defence', p)) FROM generate_series(1, 30) p;
+-- a rebalancing pool: 20 puts over buckets 0..6 (2, then 3 each), sized
+SELECT mm.create_pool('ladder', '{"player_cache_size": 100, "bucket_min_size": 1, "bucket_initial_size": 50}');
+SELECT mm.put_entry('ladder', p, 100 * p) FROM generate_series(1, 20) p;
+SELECT mm.rebalance_pool('ladder');
 
 SELECT mm.set_place_config('obby', '{"voice_chat": false}');
 SELECT mm.add_server('obby', 8, '{"region": "eu"}');

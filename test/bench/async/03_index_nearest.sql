@@ -1,6 +1,6 @@
--- two-sided nearest on the (pool, labels, mmr) index, no buckets, same 20 queries (read only)
+-- two-sided nearest on the (pool, labels, mmr) index by hand, no buckets, same 1000 queries (read only; baseline)
 SELECT count(p)
-FROM generate_series(1, 20) g,
+FROM generate_series(1, 1000) g,
      LATERAL (SELECT s.p FROM (
                 (SELECT e.player_id AS p, e.mmr - (g * 613 % 3000) AS d FROM mm.async_entries e
                  WHERE e.pool = 'bench' AND e.labels = '{eu}' AND e.mmr >= (g * 613 % 3000)

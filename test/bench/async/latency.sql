@@ -1,18 +1,40 @@
--- Per-call latency of mm.find_opponent and of the plain query (p50, p95),
--- measured inside the server, call by call. Not a timed case itself: run it on the bench
--- database, or let 05_latency.sh do it (see README, async section).
+-- Per-call latency (p50, p95), measured inside the server, call by call:
+-- mm.find_opponent (removing the offered entry, as the pool says) and the
+-- two-sided nearest query on the same index, interleaved query by query so
+-- that load on the machine falls on both alike; then the plain
+-- ORDER BY abs(mmr - x); and, for scale, the call of a C function that
+-- returns one row and reads nothing. Not a timed case itself: run it on the bench
+-- database, or let 05_latency.sh do it (see docs/async.md).
 CREATE TEMP TABLE lat (what text, ms float8);
 DO $$
 DECLARE
     t0 timestamptz;
     x float8;
     r record;
+    cfg jsonb := mm.async_config('{}');
 BEGIN
-    FOR g IN 1..1000 LOOP
+    FOR g IN 1..2000 LOOP
         x := (g * 613 % 3000)::float8;
         t0 := clock_timestamp();
         SELECT * INTO r FROM mm.find_opponent('bench', x, '{eu}', 0, ARRAY[g::bigint, g + 2], g + 4);
         INSERT INTO lat VALUES ('find_opponent', extract(epoch FROM clock_timestamp() - t0) * 1000);
+        t0 := clock_timestamp();
+        SELECT s.p INTO r FROM (
+            (SELECT e.player_id AS p, e.mmr - x AS d FROM mm.async_entries e
+             WHERE e.pool = 'bench' AND e.labels = '{eu}' AND e.mmr >= x
+               AND e.player_id <> ALL (ARRAY[g::bigint, g + 2, g + 4])
+             ORDER BY e.mmr LIMIT 1)
+            UNION ALL
+            (SELECT e.player_id, x - e.mmr FROM mm.async_entries e
+             WHERE e.pool = 'bench' AND e.labels = '{eu}' AND e.mmr < x
+               AND e.player_id <> ALL (ARRAY[g::bigint, g + 2, g + 4])
+             ORDER BY e.mmr DESC LIMIT 1)) s
+        ORDER BY s.d LIMIT 1;
+        INSERT INTO lat VALUES ('two-sided index query', extract(epoch FROM clock_timestamp() - t0) * 1000);
+        -- what any call of a C function returning a row costs here, for scale
+        t0 := clock_timestamp();
+        SELECT * INTO r FROM mm.async_search(cfg, x, 0);
+        INSERT INTO lat VALUES ('a C function call (async_search)', extract(epoch FROM clock_timestamp() - t0) * 1000);
     END LOOP;
     FOR g IN 1..10 LOOP
         x := (g * 613 % 3000)::float8;
@@ -29,7 +51,11 @@ SELECT what, count(*) AS calls,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 3) AS p50_ms,
        round(percentile_cont(0.95) WITHIN GROUP (ORDER BY ms)::numeric, 3) AS p95_ms
 FROM lat GROUP BY what ORDER BY what;
-SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what <> 'find_opponent')
+-- find_opponent against the two-sided query (above 1: find_opponent is faster)
+SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'two-sided index query')
+       / percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'find_opponent'))::numeric, 2)
+       AS p50_ratio_vs_two_sided,
+       round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'plain ORDER BY abs')
        / percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'find_opponent'))::numeric, 1)
-       AS p50_ratio
+       AS p50_ratio_vs_plain
 FROM lat;

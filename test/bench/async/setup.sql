@@ -6,4 +6,3 @@ SELECT 'bench', i, (i::bigint * 7919 % 300000) / 100.0,
        CASE WHEN i % 2 = 0 THEN '{eu}'::text[] ELSE '{us}'::text[] END
 FROM generate_series(1, 1000000) i;
 VACUUM ANALYZE mm.async_entries;
-VACUUM ANALYZE mm.async_buckets;
