@@ -7,3 +7,306 @@
 -- has the same catalog as a fresh 0.2.0 install.
 
 \echo Use "ALTER EXTENSION mm UPDATE TO '0.2.0'" to load this file. \quit
+
+-- ==== analytics: rating histories, calibration, fitting ====
+
+-- Analytics: rating histories, calibration of predictions, fitting.
+
+-- Rating histories: the replays' per-match rows.
+
+CREATE FUNCTION mm.openskill_history(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1)
+RETURNS TABLE(match bigint, match_key text, player_id bigint, team bigint, rank float8,
+              win_probability float8, mu_before float8, sigma_before float8,
+              mu_after float8, sigma_after float8)
+AS 'MODULE_PATHNAME', 'mm_openskill_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_history(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
+    'replay_openskill one row per player per match: the team''s pre-match win probability (openskill_predict_win), the rating before and after';
+
+CREATE FUNCTION mm.glicko2_history(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
+RETURNS TABLE(game bigint, player_id bigint, opponent_id bigint, played_at timestamptz,
+              score float8, expected float8,
+              rating_before float8, rd_before float8, vol_before float8,
+              rating_after float8, rd_after float8, vol_after float8)
+AS 'MODULE_PATHNAME', 'mm_glicko2_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) IS
+    'glicko2_replay two rows per game (each player''s view): expected score (glicko2_expect) and the rating before and after its game or rating period';
+
+-- Calibration: how well predicted probabilities foretold the outcomes.
+
+CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8) IS
+    'transition function of mm.calibration';
+
+CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8, bins int)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8, int) IS
+    'transition function of mm.calibration with a number of bins';
+
+CREATE FUNCTION mm.calibration_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_combine(float8[], float8[]) IS
+    'combine function of mm.calibration: adds two checked states';
+
+CREATE FUNCTION mm.calibration_final(state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_calibration_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_final(float8[]) IS
+    'final function of mm.calibration: checks the state, renders n, brier, log_loss, accuracy and bins';
+
+CREATE AGGREGATE mm.calibration(probability float8, outcome float8) (
+    SFUNC = mm.calibration_step,
+    STYPE = float8[],
+    FINALFUNC = mm.calibration_final,
+    COMBINEFUNC = mm.calibration_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.calibration(float8, float8) IS
+    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of 10 bins';
+
+CREATE AGGREGATE mm.calibration(probability float8, outcome float8, bins int) (
+    SFUNC = mm.calibration_step,
+    STYPE = float8[],
+    FINALFUNC = mm.calibration_final,
+    COMBINEFUNC = mm.calibration_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.calibration(float8, float8, int) IS
+    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of the given bins';
+
+CREATE FUNCTION mm.reliability(calibration jsonb)
+RETURNS TABLE(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT b.bin, b.lo, b.hi, b.n, b.predicted, b.observed
+FROM pg_catalog.jsonb_to_recordset(calibration -> 'bins')
+     AS b(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
+ORDER BY b.bin
+$$;
+COMMENT ON FUNCTION mm.reliability(jsonb) IS
+    'the reliability table of a calibration as rows: per bin of predicted probability, the count, mean prediction and observed frequency';
+
+CREATE FUNCTION mm.openskill_calibration(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1,
+    bins int DEFAULT 10)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_openskill_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_calibration(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8, int) IS
+    'replay a history predicting each match before rating it: calibration of the favoured team''s win probability (n, brier, log_loss, accuracy, bins)';
+
+CREATE FUNCTION mm.glicko2_calibration(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
+                                       bins int DEFAULT 10)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_glicko2_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int) IS
+    'replay a game history predicting each game before rating it: calibration of the favoured player''s expected score (n, brier, log_loss, accuracy, bins)';
+
+-- The IMS matchmaker documentation's beta tuning: line of best fit of
+-- (rating delta, favoured team won) and the delta where it reaches 0.8.
+
+CREATE FUNCTION mm.ims_beta_step(state float8[], delta float8, favoured_won boolean)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_ims_beta_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_step(float8[], float8, boolean) IS
+    'transition function of mm.ims_beta';
+
+CREATE FUNCTION mm.ims_beta_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_ims_beta_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_combine(float8[], float8[]) IS
+    'combine function of mm.ims_beta: merges two checked states';
+
+CREATE FUNCTION mm.ims_beta_final(state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_beta_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_final(float8[]) IS
+    'final function of mm.ims_beta: checks the state, renders n, slope, intercept and beta';
+
+CREATE AGGREGATE mm.ims_beta(delta float8, favoured_won boolean) (
+    SFUNC = mm.ims_beta_step,
+    STYPE = float8[],
+    FINALFUNC = mm.ims_beta_final,
+    COMBINEFUNC = mm.ims_beta_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.ims_beta(float8, boolean) IS
+    'IMS beta tuning: least-squares line of (rating delta, favoured team won) and beta, the delta where the line reaches 0.8';
+
+-- Fitting: the parameter value that minimises log loss over a history.
+--
+-- Like every SQL function of mm these pin search_path, so the caller's
+-- history query runs with search_path mm, pg_catalog, pg_temp: it names
+-- its tables with their schema (or uses temporary tables).
+
+CREATE FUNCTION mm.fit_search(evaluate text, grid float8[], lo float8, hi float8, iterations int)
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    phi constant float8 := (1 + pg_catalog.sqrt(5.0::float8)) / 2;
+    vals float8[] := '{}';
+    losses float8[] := '{}';
+    cals jsonb[] := '{}';
+    cal jsonb;
+    a float8;
+    b float8;
+    c float8;
+    d float8;
+    fc float8;
+    fd float8;
+    v float8;
+BEGIN
+    IF grid IS NOT NULL THEN
+        IF lo IS NOT NULL OR hi IS NOT NULL THEN
+            RAISE EXCEPTION 'give either a grid or lo and hi'
+                USING ERRCODE = '22023', HINT = 'A grid is searched value by value; lo and hi by golden-section search.';
+        END IF;
+        IF pg_catalog.cardinality(grid) = 0 OR pg_catalog.array_position(grid, NULL) IS NOT NULL THEN
+            RAISE EXCEPTION 'grid must hold at least one value and no NULL'
+                USING ERRCODE = '22023';
+        END IF;
+        FOREACH v IN ARRAY grid LOOP
+            EXECUTE evaluate INTO cal USING v;
+            vals := vals || v;
+            cals := cals || cal;
+            losses := losses || (cal ->> 'log_loss')::float8;
+        END LOOP;
+    ELSE
+        IF lo IS NULL OR hi IS NULL OR NOT (lo < hi) OR lo = '-Infinity' OR hi = 'Infinity' THEN
+            RAISE EXCEPTION 'golden-section search needs finite lo < hi'
+                USING ERRCODE = '22023', DETAIL = pg_catalog.format('lo is %s, hi is %s.', lo, hi),
+                      HINT = 'Or give a grid of values to try.';
+        END IF;
+        IF iterations IS NULL OR iterations < 0 OR iterations > 200 THEN
+            RAISE EXCEPTION 'iterations must be between 0 and 200'
+                USING ERRCODE = '22023', DETAIL = pg_catalog.format('The value is %s.', iterations);
+        END IF;
+        a := lo;
+        b := hi;
+        c := b - (b - a) / phi;
+        d := a + (b - a) / phi;
+        EXECUTE evaluate INTO cal USING c;
+        fc := (cal ->> 'log_loss')::float8;
+        vals := vals || c; cals := cals || cal; losses := losses || fc;
+        EXECUTE evaluate INTO cal USING d;
+        fd := (cal ->> 'log_loss')::float8;
+        vals := vals || d; cals := cals || cal; losses := losses || fd;
+        FOR i IN 1..iterations LOOP
+            IF fc < fd THEN
+                b := d; d := c; fd := fc;
+                c := b - (b - a) / phi;
+                EXECUTE evaluate INTO cal USING c;
+                fc := (cal ->> 'log_loss')::float8;
+                vals := vals || c; cals := cals || cal; losses := losses || fc;
+            ELSE
+                a := c; c := d; fc := fd;
+                d := a + (b - a) / phi;
+                EXECUTE evaluate INTO cal USING d;
+                fd := (cal ->> 'log_loss')::float8;
+                vals := vals || d; cals := cals || cal; losses := losses || fd;
+            END IF;
+        END LOOP;
+    END IF;
+    RETURN QUERY
+    WITH t AS (
+        SELECT u.i::int AS step, u.v, u.l, u.c FROM ROWS FROM (pg_catalog.unnest(vals), pg_catalog.unnest(losses), pg_catalog.unnest(cals))
+             WITH ORDINALITY AS u(v, l, c, i))
+    SELECT t.step, t.v, t.l, (t.c ->> 'brier')::float8, (t.c ->> 'accuracy')::float8, (t.c ->> 'n')::bigint,
+           t.step = (SELECT t2.step FROM t t2 WHERE t2.l IS NOT NULL ORDER BY t2.l, t2.step LIMIT 1)
+    FROM t ORDER BY t.step;
+END
+$$;
+COMMENT ON FUNCTION mm.fit_search(text, float8[], float8, float8, int) IS
+    'internal to the fit functions: evaluate a calibration query ($1 the value) on a grid or by golden-section search; the values tried with their log loss';
+
+CREATE FUNCTION mm.openskill_fit(history text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
+                                 lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
+                                 initial text DEFAULT NULL, model text DEFAULT 'plackett_luce')
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF history IS NULL OR parameter IS NULL OR model IS NULL THEN
+        RAISE EXCEPTION 'history, parameter and model must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF parameter NOT IN ('beta', 'tau', 'kappa') THEN
+        RAISE EXCEPTION 'unknown parameter "%"', parameter
+            USING ERRCODE = '22023', HINT = 'Fit one of beta, tau, kappa.';
+    END IF;
+    RETURN QUERY SELECT * FROM mm.fit_search(
+        pg_catalog.format('SELECT mm.openskill_calibration(%L, %L, %L, %s => $1)',
+                          history, initial, model, parameter),
+        grid, lo, hi, iterations);
+END
+$$;
+COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, text, text) IS
+    'maximum likelihood over a history: the beta, tau or kappa that minimises the log loss of the pre-match predictions, on a grid or by golden-section search; every value tried';
+
+CREATE FUNCTION mm.glicko2_fit(games text, parameter text DEFAULT 'tau', grid float8[] DEFAULT NULL,
+                               lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
+                               period interval DEFAULT NULL, per_game boolean DEFAULT false)
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF games IS NULL OR parameter IS NULL OR per_game IS NULL THEN
+        RAISE EXCEPTION 'games, parameter and per_game must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF parameter <> 'tau' THEN
+        RAISE EXCEPTION 'unknown parameter "%"', parameter
+            USING ERRCODE = '22023', HINT = 'Fit tau; the initial deviation is a policy setting, compare policies with mm.glicko2_calibration.';
+    END IF;
+    RETURN QUERY SELECT * FROM mm.fit_search(
+        pg_catalog.format('SELECT mm.glicko2_calibration(%L, %L, $1, NULL, %L)', games, period, per_game),
+        grid, lo, hi, iterations);
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
+    'maximum likelihood over a game history: the tau that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
