@@ -1047,6 +1047,8 @@ typedef struct Replay
 {
 	ReplayMode	mode;
 	bool		per_game;
+	bool		teams;			/* a team history (match key, player, team, rank, time) */
+	bool		each;			/* teams: against each opponent, not the composite */
 	HTAB	   *players;
 	const Glicko2Policy *pol;	/* NULL: plain Glicko-2 */
 	Glicko2Policy policy;
@@ -1072,6 +1074,14 @@ static const MmReplayColumn replay_columns[] = {
 	{"player_id", MM_REPLAY_WHOLE},
 	{"opponent_id", MM_REPLAY_WHOLE},
 	{"score", MM_REPLAY_NUMBER},
+	{"played_at", MM_REPLAY_TIME},
+	{"input order", MM_REPLAY_WHOLE},
+};
+
+static const MmReplayColumn replay_team_columns[] = {
+	{"player_id", MM_REPLAY_WHOLE},
+	{"team", MM_REPLAY_WHOLE},
+	{"rank", MM_REPLAY_NUMBER},
 	{"played_at", MM_REPLAY_TIME},
 	{"input order", MM_REPLAY_WHOLE},
 };
@@ -1283,6 +1293,159 @@ replay_game(void *arg, const MmReplayMatch *m)
 }
 
 /*
+ * The teams of a match: team index of each row, and each team's rank and
+ * composite opponent (mean rating, root mean square deviation).
+ */
+typedef struct ReplayTeams
+{
+	int			n;
+	int		   *of;				/* team index of each row */
+	int64	   *label;
+	double	   *rank;
+	double	   *rating;			/* composite rating */
+	double	   *rd;				/* composite deviation */
+	int		   *size;
+} ReplayTeams;
+
+static void
+replay_teams_read(const MmReplayMatch *m, ReplayTeams *t)
+{
+	int			n = m->nrows;
+
+	t->n = 0;
+	t->of = palloc(sizeof(int) * n);
+	t->label = palloc(sizeof(int64) * n);
+	t->rank = palloc(sizeof(double) * n);
+	t->rating = palloc0(sizeof(double) * n);
+	t->rd = palloc0(sizeof(double) * n);
+	t->size = palloc0(sizeof(int) * n);
+	for (int i = 0; i < n; i++)
+	{
+		const MmReplayRow *row = &m->rows[i];
+		int			k;
+
+		if (row->ival[3] != m->rows[0].ival[3])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the rows of a match must have the same played_at"),
+					 errdetail("Row " INT64_FORMAT " is played at another time than the first row of its match.",
+							   row->ival[4])));
+		mm_check_finite(row->fval[2], "rank");
+		for (int j = 0; j < i; j++)
+			if (m->rows[j].ival[0] == row->ival[0])
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("player " INT64_FORMAT " appears twice in one match", row->ival[0]),
+						 errdetail("Row " INT64_FORMAT " repeats the player.", row->ival[4])));
+		for (k = 0; k < t->n; k++)
+			if (t->label[k] == row->ival[1])
+				break;
+		if (k == t->n)
+		{
+			t->label[k] = row->ival[1];
+			t->rank[k] = row->fval[2];
+			t->n++;
+		}
+		else if (t->rank[k] != row->fval[2])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("ranks differ inside team " INT64_FORMAT, row->ival[1]),
+					 errdetail("Row " INT64_FORMAT " has rank %g, an earlier row of the team has %g.",
+							   row->ival[4], row->fval[2], t->rank[k]),
+					 errhint("A rank belongs to a team: give every player of a team the same rank.")));
+		t->of[i] = k;
+	}
+	if (t->n < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a match needs at least two teams"),
+				 errdetail("The match of row " INT64_FORMAT " has one team.", m->rows[0].ival[4])));
+}
+
+/*
+ * One team match from the driver. Every pair of teams is a game: 1 for the
+ * better (lower) rank, 0.5 for a tie. Each player is rated against the
+ * composite of each opposing team (its mean rating, root mean square
+ * deviation) or against each opposing player, from the ratings before the
+ * match (game by game) or before the period.
+ */
+static void
+replay_team_match(void *arg, const MmReplayMatch *m)
+{
+	Replay	   *rp = arg;
+	int			n = m->nrows;
+	TimestampTz at = m->rows[0].ival[3];
+	ReplayPlayer **p = palloc(sizeof(ReplayPlayer *) * n);
+	Glicko2Player *r0 = palloc(sizeof(Glicko2Player) * n);
+	Glicko2Sums *sums = palloc0(sizeof(Glicko2Sums) * n);
+	ReplayTeams t;
+
+	replay_teams_read(m, &t);
+	for (int i = 0; i < n; i++)
+		p[i] = replay_player(rp, m->rows[i].ival[0], at);
+	if (rp->per_game)
+	{
+		for (int i = 0; i < n; i++)
+			if (p[i]->games > 0)
+				p[i]->r = glicko2_idle(p[i]->r, replay_idle_periods(rp, p[i]->last_at, at), rp->pol);
+	}
+	else
+	{
+		int64		k = replay_period_of(rp, at);
+
+		if (rp->ngames > 0 && k != rp->period)
+			replay_close_period(rp);
+		rp->period = k;
+		for (int i = 0; i < n; i++)
+			replay_touch(rp, p[i], k);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		r0[i] = p[i]->r;
+		t.rating[t.of[i]] += r0[i].rating;
+		t.rd[t.of[i]] += r0[i].rd * r0[i].rd;
+		t.size[t.of[i]]++;
+	}
+	for (int k = 0; k < t.n; k++)
+	{
+		t.rating[k] /= t.size[k];
+		t.rd[k] = sqrt(t.rd[k] / t.size[k]);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Glicko2Sums *target = rp->per_game ? &sums[i] : &p[i]->sums;
+
+		for (int k = 0; k < t.n; k++)
+		{
+			double		score;
+
+			if (k == t.of[i])
+				continue;
+			score = t.rank[t.of[i]] < t.rank[k] ? 1.0 :
+				(t.rank[t.of[i]] == t.rank[k] ? 0.5 : 0.0);
+			if (!rp->each)
+				glicko2_accumulate(target, r0[i].rating, t.rating[k], t.rd[k], score);
+			else
+				for (int j = 0; j < n; j++)
+					if (t.of[j] == k)
+						glicko2_accumulate(target, r0[i].rating, r0[j].rating, r0[j].rd, score);
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (rp->per_game)
+		{
+			p[i]->r = glicko2_rate_period(r0[i], &sums[i], rp->tau, rp->pol);
+			p[i]->last = p[i]->r;
+		}
+		p[i]->last_at = at;
+		p[i]->games++;
+	}
+	rp->ngames = m->number;
+	rp->end = at;
+}
+
+/*
  * Read the arguments shared by the replay functions: (games text, period
  * interval, tau float8, policy jsonb, per_game boolean).
  */
@@ -1332,7 +1495,12 @@ replay_args(FunctionCallInfo fcinfo, Replay *rp)
 static void
 replay_run(FunctionCallInfo fcinfo, Replay *rp)
 {
-	const char *hint = "Give a SELECT returning player_id, opponent_id, score, played_at.";
+	const char *hint = rp->teams ?
+		"Give a SELECT returning match key, player_id, team, rank, played_at." :
+		"Give a SELECT returning player_id, opponent_id, score, played_at.";
+	const char *shape = rp->teams ?
+		"5 columns (match key, player_id, team, rank, played_at)" :
+		"4 columns (player_id, opponent_id, score, played_at)";
 	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	MmReplaySpec spec;
 	SPIPlanPtr	plan;
@@ -1350,23 +1518,28 @@ replay_run(FunctionCallInfo fcinfo, Replay *rp)
 	if ((rc = SPI_connect()) != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed: %s", SPI_result_code_string(rc));
 	plan = mm_prepare_rows_query(query, "games", hint);
-	if ((ncolumns = mm_replay_query_columns(plan)) != 4)
+	if ((ncolumns = mm_replay_query_columns(plan)) != (rp->teams ? 5 : 4))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("games query must return 4 columns (player_id, opponent_id, score, played_at)"),
+				 errmsg("games query must return %s", shape),
 				 errdetail("It returns %d.", ncolumns)));
 	SPI_freeplan(plan);
-	/* played_at order, ties in the query's order */
+
+	/*
+	 * played_at order, ties in the query's order (team matches: by match key
+	 * within a time)
+	 */
 	plan = mm_prepare_rows_query(psprintf("SELECT * FROM (SELECT mm_q.*, row_number() OVER () AS mm_input_order "
-										  "FROM (%s) mm_q) mm_s ORDER BY 4, 5", query),
+										  "FROM (%s) mm_q) mm_s ORDER BY %s", query,
+										  rp->teams ? "5, 1, 6" : "4, 5"),
 								 "games", hint);
 	spec.what = "games";
-	spec.shape = "4 columns (player_id, opponent_id, score, played_at)";
-	spec.keyed = false;
-	spec.columns = replay_columns;
+	spec.shape = shape;
+	spec.keyed = rp->teams;
+	spec.columns = rp->teams ? replay_team_columns : replay_columns;
 	spec.ncolumns = 5;
 	spec.nrequired = 5;
-	spec.match = replay_game;
+	spec.match = rp->teams ? replay_team_match : replay_game;
 	spec.arg = rp;
 	mm_replay_run(&spec, plan, &ncolumns);
 	SPI_finish();
@@ -1411,6 +1584,23 @@ mm_glicko2_replay(PG_FUNCTION_ARGS)
 	memset(&rp, 0, sizeof(rp));
 	rp.mode = REPLAY_FINAL;
 	replay_args(fcinfo, &rp);
+	if (PG_NARGS() > 5)
+	{
+		char	   *opp;
+
+		if (PG_ARGISNULL(5))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("opponents must not be NULL")));
+		opp = text_to_cstring(PG_GETARG_TEXT_PP(5));
+		if (strcmp(opp, "composite") != 0 && strcmp(opp, "each") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown opponents \"%s\"", opp),
+					 errhint("Use 'composite' (each opposing team as one player) or 'each' (every opposing player).")));
+		rp.teams = true;
+		rp.each = strcmp(opp, "each") == 0;
+	}
 	replay_run(fcinfo, &rp);
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -1430,6 +1620,19 @@ mm_glicko2_replay(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(mm_glicko2_team_replay);
+
+/*
+ * mm.glicko2_team_replay(history text, period, tau, policy, per_game,
+ *						  opponents text DEFAULT 'composite'): the same
+ * result as glicko2_replay, from team matches.
+ */
+Datum
+mm_glicko2_team_replay(PG_FUNCTION_ARGS)
+{
+	return mm_glicko2_replay(fcinfo);
 }
 
 PG_FUNCTION_INFO_V1(mm_glicko2_history);

@@ -37,6 +37,18 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) IS
     'glicko2_replay two rows per game (each player''s view): expected score (glicko2_expect) and the rating before and after its game or rating period';
 
+-- Team Glicko-2: each player against the opposing team's composite or
+-- against each opposing player.
+
+CREATE FUNCTION mm.glicko2_team_replay(history text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
+                                       opponents text DEFAULT 'composite')
+RETURNS TABLE(player_id bigint, rating float8, rd float8, vol float8, games bigint, last_played timestamptz)
+AS 'MODULE_PATHNAME', 'mm_glicko2_team_replay'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_team_replay(text, interval, float8, jsonb, boolean, text) IS
+    're-rate a team match history (match key, player_id, team, rank, played_at) with Glicko-2: each player against each opposing team''s composite (opponents composite) or every opposing player (each); final ratings per player';
+
 -- Calibration: how well predicted probabilities foretold the outcomes.
 
 CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8)

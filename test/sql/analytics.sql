@@ -99,6 +99,53 @@ FROM mm.glicko2_history('SELECT * FROM an_games', '1 day', per_game => true) h
 JOIN mm.glicko2_history('SELECT * FROM an_games', '1 day', per_game => true) o
   ON o.game = h.game AND o.player_id = h.opponent_id;
 
+-- Team Glicko-2: 1v1 games written as teams of one rate exactly as
+-- glicko2_replay, with either kind of opponent, game by game and in periods
+CREATE TABLE an_team_games AS
+SELECT g.n AS match, g.player_id, 1 AS team, CASE WHEN g.score = 0 THEN 2 ELSE 1 END AS rank, g.played_at
+FROM (SELECT row_number() OVER (ORDER BY played_at) AS n, * FROM an_games) g
+UNION ALL
+SELECT g.n, g.opponent_id, 2, CASE WHEN g.score = 1 THEN 2 ELSE 1 END, g.played_at
+FROM (SELECT row_number() OVER (ORDER BY played_at) AS n, * FROM an_games) g;
+SELECT per_game, opponents,
+       count(*) FILTER (WHERE (a.rating, a.rd, a.vol, a.games, a.last_played) = (b.rating, b.rd, b.vol, b.games, b.last_played)) AS identical_of_30
+FROM (VALUES (true), (false)) v(per_game), (VALUES ('composite'), ('each')) w(opponents),
+     LATERAL mm.glicko2_replay('SELECT * FROM an_games', '1 day', per_game => per_game) a
+     JOIN LATERAL mm.glicko2_team_replay('SELECT * FROM an_team_games', '1 day', per_game => per_game,
+                                         opponents => opponents) b USING (player_id)
+GROUP BY 1, 2 ORDER BY 1, 2;
+-- 2v2 by hand: 1 and 2 beat 3 and 4 (all new), then 1 and 3 beat 2 and 4
+-- the same hour; composite: mean rating, root mean square deviation
+CREATE TABLE an_2v2 (match int, player_id int, team int, rank int, played_at timestamptz);
+INSERT INTO an_2v2 VALUES (1, 1, 1, 1, '2024-01-01 10:00+00'), (1, 2, 1, 1, '2024-01-01 10:00+00'),
+                          (1, 3, 2, 2, '2024-01-01 10:00+00'), (1, 4, 2, 2, '2024-01-01 10:00+00'),
+                          (2, 1, 1, 1, '2024-01-01 10:30+00'), (2, 3, 1, 1, '2024-01-01 10:30+00'),
+                          (2, 2, 2, 2, '2024-01-01 10:30+00'), (2, 4, 2, 2, '2024-01-01 10:30+00');
+WITH m1 AS (SELECT mm.glicko2_rate((1500, 350, 0.06), '{1500}', '{350}', '{1}') AS w,
+                   mm.glicko2_rate((1500, 350, 0.06), '{1500}', '{350}', '{0}') AS l,
+                   mm.glicko2_rate((1500, 350, 0.06), '{1500,1500}', '{350,350}', '{1,1}') AS ew,
+                   mm.glicko2_rate((1500, 350, 0.06), '{1500,1500}', '{350,350}', '{0,0}') AS el),
+m2 AS (SELECT mm.glicko2_rate(w, ARRAY[((w).rating + (l).rating) / 2], ARRAY[sqrt(((w).rd ^ 2 + (l).rd ^ 2) / 2)], '{1}') AS p1,
+              mm.glicko2_rate(w, ARRAY[((w).rating + (l).rating) / 2], ARRAY[sqrt(((w).rd ^ 2 + (l).rd ^ 2) / 2)], '{0}') AS p2,
+              mm.glicko2_rate(l, ARRAY[((w).rating + (l).rating) / 2], ARRAY[sqrt(((w).rd ^ 2 + (l).rd ^ 2) / 2)], '{1}') AS p3,
+              mm.glicko2_rate(l, ARRAY[((w).rating + (l).rating) / 2], ARRAY[sqrt(((w).rd ^ 2 + (l).rd ^ 2) / 2)], '{0}') AS p4,
+              mm.glicko2_rate(ew, ARRAY[(ew).rating, (el).rating], ARRAY[(ew).rd, (el).rd], '{1,1}') AS e1,
+              mm.glicko2_rate(el, ARRAY[(ew).rating, (el).rating], ARRAY[(ew).rd, (el).rd], '{0,0}') AS e4
+       FROM m1)
+SELECT c.player_id,
+       (c.rating, c.rd, c.vol)::mm.glicko = CASE c.player_id WHEN 1 THEN p1 WHEN 2 THEN p2 WHEN 3 THEN p3 ELSE p4 END AS composite_by_hand,
+       (e.rating, e.rd, e.vol)::mm.glicko = CASE e.player_id WHEN 1 THEN e1 WHEN 4 THEN e4 END AS each_by_hand
+FROM m2,
+     mm.glicko2_team_replay('SELECT * FROM public.an_2v2', '1 day', per_game => true) c
+     JOIN mm.glicko2_team_replay('SELECT * FROM public.an_2v2', '1 day', per_game => true, opponents => 'each') e USING (player_id)
+ORDER BY 1;
+SELECT * FROM mm.glicko2_team_replay('SELECT match, player_id, team, rank, played_at + player_id * interval ''1 s'' FROM an_2v2');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.glicko2_team_replay('SELECT match, player_id, 1, 1, played_at FROM an_2v2');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.glicko2_team_replay('SELECT * FROM an_2v2', opponents => 'all');
+\echo :LAST_ERROR_SQLSTATE
+
 -- Calibration equals the same figures written out longhand
 CREATE TABLE an_pred AS
 SELECT i, (0.02 + 0.96 * ((i * 37) % 101) / 100.0)::float8 AS p,
