@@ -103,5 +103,6 @@ for dir in test/bench/*/; do
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 done
 mv "$results.tmp" "$results"
+bash test/plots.sh bench "$out"
 echo
 cat "$results"
