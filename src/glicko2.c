@@ -1049,6 +1049,8 @@ typedef struct Replay
 	bool		per_game;
 	bool		teams;			/* a team history (match key, player, team, rank, time) */
 	bool		each;			/* teams: against each opponent, not the composite */
+	bool		direct;			/* reading the query as given, not sorted */
+	bool		unsorted;		/* direct: a game came before the previous one */
 	HTAB	   *players;
 	const Glicko2Policy *pol;	/* NULL: plain Glicko-2 */
 	Glicko2Policy policy;
@@ -1265,12 +1267,18 @@ replay_game(void *arg, const MmReplayMatch *m)
 	g.number = m->number;
 	g.score = row->fval[2];
 	g.at = row->ival[3];
+	if (rp->ngames > 0 && g.at < rp->end)
+	{
+		Assert(rp->direct);
+		rp->unsorted = true;
+		return;
+	}
 	if (row->ival[0] == row->ival[1])
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a player cannot play against itself"),
 				 errdetail("Game " INT64_FORMAT " has player " INT64_FORMAT " on both sides.",
-						   row->ival[4], row->ival[0])));
+						   row->row, row->ival[0])));
 	glicko2_check_game(0, 1, g.score);
 	g.a = replay_player(rp, row->ival[0], g.at);
 	g.b = replay_player(rp, row->ival[1], g.at);
@@ -1329,14 +1337,14 @@ replay_teams_read(const MmReplayMatch *m, ReplayTeams *t)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the rows of a match must have the same played_at"),
 					 errdetail("Row " INT64_FORMAT " is played at another time than the first row of its match.",
-							   row->ival[4])));
+							   row->row)));
 		mm_check_finite(row->fval[2], "rank");
 		for (int j = 0; j < i; j++)
 			if (m->rows[j].ival[0] == row->ival[0])
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("player " INT64_FORMAT " appears twice in one match", row->ival[0]),
-						 errdetail("Row " INT64_FORMAT " repeats the player.", row->ival[4])));
+						 errdetail("Row " INT64_FORMAT " repeats the player.", row->row)));
 		for (k = 0; k < t->n; k++)
 			if (t->label[k] == row->ival[1])
 				break;
@@ -1351,7 +1359,7 @@ replay_teams_read(const MmReplayMatch *m, ReplayTeams *t)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("ranks differ inside team " INT64_FORMAT, row->ival[1]),
 					 errdetail("Row " INT64_FORMAT " has rank %g, an earlier row of the team has %g.",
-							   row->ival[4], row->fval[2], t->rank[k]),
+							   row->row, row->fval[2], t->rank[k]),
 					 errhint("A rank belongs to a team: give every player of a team the same rank.")));
 		t->of[i] = k;
 	}
@@ -1359,7 +1367,7 @@ replay_teams_read(const MmReplayMatch *m, ReplayTeams *t)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a match needs at least two teams"),
-				 errdetail("The match of row " INT64_FORMAT " has one team.", m->rows[0].ival[4])));
+				 errdetail("The match of row " INT64_FORMAT " has one team.", m->rows[0].row)));
 }
 
 /*
@@ -1380,6 +1388,12 @@ replay_team_match(void *arg, const MmReplayMatch *m)
 	Glicko2Sums *sums = palloc0(sizeof(Glicko2Sums) * n);
 	ReplayTeams t;
 
+	if (rp->ngames > 0 && at < rp->end)
+	{
+		Assert(rp->direct);
+		rp->unsorted = true;
+		return;
+	}
 	replay_teams_read(m, &t);
 	for (int i = 0; i < n; i++)
 		p[i] = replay_player(rp, m->rows[i].ival[0], at);
@@ -1509,7 +1523,8 @@ replay_run(FunctionCallInfo fcinfo, Replay *rp)
 	HASH_SEQ_STATUS seq;
 	ReplayPlayer *p;
 
-	rp->players = mm_replay_players("mm glicko2 replay", sizeof(ReplayPlayer));
+	MemoryContext caller = CurrentMemoryContext;
+
 	rp->maxtouched = 1024;
 	rp->touched = palloc(sizeof(ReplayPlayer *) * rp->maxtouched);
 	rp->maxpending = 1024;
@@ -1523,25 +1538,53 @@ replay_run(FunctionCallInfo fcinfo, Replay *rp)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("games query must return %s", shape),
 				 errdetail("It returns %d.", ncolumns)));
-	SPI_freeplan(plan);
 
 	/*
-	 * played_at order, ties in the query's order (team matches: by match key
-	 * within a time)
+	 * Games are rated in played_at order, ties in the query's order (team
+	 * matches: in match key order, then the query's). A games query already
+	 * in that order is read as it is; at the first game earlier than the one
+	 * before, the replay starts again from a copy of the query that the
+	 * server sorts (spilling to disk past work_mem) with the row numbers of
+	 * the query's order as the tie-break. Team queries are always sorted:
+	 * sorting is what makes the rows of a match consecutive.
 	 */
-	plan = mm_prepare_rows_query(psprintf("SELECT * FROM (SELECT mm_q.*, row_number() OVER () AS mm_input_order "
-										  "FROM (%s) mm_q) mm_s ORDER BY %s", query,
-										  rp->teams ? "5, 1, 6" : "4, 5"),
-								 "games", hint);
 	spec.what = "games";
 	spec.shape = shape;
 	spec.keyed = rp->teams;
 	spec.columns = rp->teams ? replay_team_columns : replay_columns;
-	spec.ncolumns = 5;
-	spec.nrequired = 5;
 	spec.match = rp->teams ? replay_team_match : replay_game;
 	spec.arg = rp;
-	mm_replay_run(&spec, plan, &ncolumns);
+	spec.stop = &rp->unsorted;
+	for (rp->direct = !rp->teams;; rp->direct = false)
+	{
+		/* what outlives the run goes in the caller's context, not SPI's */
+		MemoryContext spi = MemoryContextSwitchTo(caller);
+
+		rp->players = mm_replay_players("mm glicko2 replay", sizeof(ReplayPlayer));
+		if (rp->mode == REPLAY_CALIBRATION)
+			mm_calibration_init(&rp->cal, rp->cal.bins);
+		MemoryContextSwitchTo(spi);
+		rp->ntouched = rp->npending = 0;
+		rp->ngames = rp->period = 0;
+		rp->end = 0;
+		rp->unsorted = false;
+		if (rp->mode == REPLAY_HISTORY)
+			tuplestore_clear(rp->rsinfo->setResult);
+		if (!rp->direct)
+		{
+			SPI_freeplan(plan);
+			plan = mm_prepare_rows_query(psprintf("SELECT * FROM (SELECT mm_q.*, row_number() OVER () AS mm_input_order "
+												  "FROM (%s) mm_q) mm_s ORDER BY %s",
+												  query, rp->teams ? "5, 1, 6" : "4, 5"),
+										 "games", hint);
+		}
+		spec.ncolumns = spec.nrequired = rp->direct ? 4 : 5;
+		spec.row_column = rp->direct ? -1 : 4;	/* errors name the caller's row */
+		mm_replay_run(&spec, plan, &ncolumns);
+		if (!rp->unsorted)
+			break;
+		hash_destroy(rp->players);
+	}
 	SPI_finish();
 
 	if (rp->ngames == 0)

@@ -313,8 +313,10 @@ os_run(FunctionCallInfo fcinfo, OsReplay *rp)
 	spec.columns = os_columns;
 	spec.ncolumns = 4;
 	spec.nrequired = 3;
+	spec.row_column = -1;
 	spec.match = os_match;
 	spec.arg = rp;
+	spec.stop = NULL;
 	mm_replay_run(&spec, plan, &ncolumns);
 	SPI_finish();
 }

@@ -418,6 +418,15 @@ mm_replay_run(const MmReplaySpec *spec, SPIPlanPtr plan, int *ncolumns)
 			MmReplayRow *row;
 
 			r.row++;
+			if (spec->row_column >= 0)
+			{
+				bool		isnull;
+				Datum		d = SPI_getbinval(tup, desc, (spec->keyed ? 2 : 1) + spec->row_column,
+											  &isnull);
+
+				if (!isnull)
+					r.row = DatumGetInt64(d);
+			}
 			if (spec->keyed)
 				replay_key(&r, tup, desc, keytype);
 			if (r.nrows == r.maxrows)
@@ -434,10 +443,15 @@ mm_replay_run(const MmReplaySpec *spec, SPIPlanPtr plan, int *ncolumns)
 			MemoryContextSwitchTo(caller);
 			if (!spec->keyed)
 				replay_flush(&r);
+			if (spec->stop && *spec->stop)
+				break;
 		}
 		SPI_freetuptable(SPI_tuptable);
+		if (spec->stop && *spec->stop)
+			break;
 	}
-	replay_flush(&r);
+	if (!(spec->stop && *spec->stop))
+		replay_flush(&r);
 	SPI_cursor_close(portal);
 	MemoryContextDelete(r.keep);
 	MemoryContextDelete(r.matchcxt);

@@ -78,8 +78,13 @@ typedef struct MmReplaySpec
 	const MmReplayColumn *columns;	/* the columns after the key */
 	int			ncolumns;		/* all of them */
 	int			nrequired;		/* the first nrequired must be present */
+	int			row_column;		/* -1, or the bigint column after the key
+								 * that numbers the rows for errors (a
+								 * query the replay wrapped to sort it) */
 	MmReplayMatchFn match;
 	void	   *arg;
+	bool	   *stop;			/* if set, the match function sets *stop to
+								 * end the run early */
 } MmReplaySpec;
 
 /*

@@ -99,6 +99,21 @@ FROM mm.glicko2_history('SELECT * FROM an_games', '1 day', per_game => true) h
 JOIN mm.glicko2_history('SELECT * FROM an_games', '1 day', per_game => true) o
   ON o.game = h.game AND o.player_id = h.opponent_id;
 
+-- A games query in played_at order is read as it comes; out of order, the
+-- replay starts again from the sorted query: the same ratings, history rows
+-- and calibration either way
+SELECT (SELECT count(*) FROM mm.glicko2_replay('SELECT * FROM an_games ORDER BY played_at', '1 day', per_game => true) a
+        JOIN mm.glicko2_replay('SELECT * FROM an_games ORDER BY played_at DESC', '1 day', per_game => true) b USING (player_id)
+        WHERE (a.rating, a.rd, a.vol, a.games) = (b.rating, b.rd, b.vol, b.games)) AS identical_of_30,
+       (SELECT count(*) FROM mm.glicko2_history('SELECT * FROM an_games ORDER BY played_at DESC', '1 day') b
+        JOIN mm.glicko2_history('SELECT * FROM an_games ORDER BY played_at', '1 day') a USING (game, player_id)
+        WHERE (a.rating_after, a.expected) = (b.rating_after, b.expected)) AS history_rows_identical_of_800,
+       mm.glicko2_calibration('SELECT * FROM an_games ORDER BY played_at DESC', '1 day')
+       = mm.glicko2_calibration('SELECT * FROM an_games ORDER BY played_at', '1 day') AS calibration_equal;
+-- errors name the row of the caller's query, sorted or not
+SELECT * FROM mm.glicko2_replay('SELECT player_id, CASE WHEN played_at = (SELECT min(played_at) FROM an_games) THEN NULL ELSE opponent_id END, score, played_at FROM an_games ORDER BY played_at DESC');
+\echo :LAST_ERROR_SQLSTATE
+
 -- Team Glicko-2: 1v1 games written as teams of one rate exactly as
 -- glicko2_replay, with either kind of opponent, game by game and in periods
 CREATE TABLE an_team_games AS
