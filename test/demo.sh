@@ -30,12 +30,12 @@ done
 
 echo
 echo "== plots"
-bash test/plots.sh analytics test/demo/out
+bash test/plots.sh analytics test/demo/out mm_demo
 
 cat <<MSG
 
 PNG plots of a simulated season (rating convergence, reliability, beta fit)
-are in $here/test/demo/out/.
+and of the demo queue's wait times are in $here/test/demo/out/.
 
 The demo cluster is still running. Connect with:
 

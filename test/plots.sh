@@ -2,10 +2,13 @@
 # PNG plots with gnuplot (installed from Debian when missing).
 #
 #   test/plots.sh deps              install gnuplot-nox if missing (as root)
-#   test/plots.sh analytics DIR     plots of a simulated season into DIR:
+#   test/plots.sh analytics DIR [DB]
+#                                   plots of a simulated season into DIR:
 #                                   convergence.png, reliability.png, beta_fit.png
 #                                   (needs PGHOST/PGPORT/PGUSER of a running
-#                                   cluster with mm installed)
+#                                   cluster with mm installed); with DB, a
+#                                   database whose queues made matches, also
+#                                   wait_times.png (mm.match_roster.waited)
 #   test/plots.sh bench OUT         one PNG per benchmark in OUT (from OUT/NAME.raw,
 #                                   as test/bench/run.sh writes them): each case's
 #                                   median time beside the baseline's
@@ -105,6 +108,28 @@ cmd_analytics() {
 		     "" using 1:3 with linespoints pointtype 5 title "ratings learned from mu 25, sigma 8.33"
 	GP
 	psql -X -q -d postgres -c "DROP DATABASE $db"
+
+	# the queue's wait-time distribution
+	if [ -n "${2:-}" ]; then
+		tsv "$2" "SELECT extract(epoch FROM waited) FROM mm.match_roster" >"$tmp/waits.tsv"
+		if [ -s "$tmp/waits.tsv" ]; then
+			gnuplot <<-GP
+				set terminal pngcairo size 720,440 noenhanced
+				set output "$dir/wait_times.png"
+				set title "Wait before a match, rosters matched by the queue ticks"
+				set xlabel "seconds waited"
+				set ylabel "rosters"
+				set style fill solid 0.7
+				set grid ytics
+				stats "$tmp/waits.tsv" using 1 nooutput
+				width = (STATS_max - STATS_min) / 20.0
+				if (width <= 0) width = 1
+				bin(x) = width * floor(x / width) + width / 2
+				set boxwidth width * 0.9
+				plot "$tmp/waits.tsv" using (bin(\$1)):(1.0) smooth frequency with boxes notitle
+			GP
+		fi
+	fi
 	rm -rf "$tmp"
 	echo "plots written to $dir"
 }
@@ -116,11 +141,13 @@ cmd_bench() {
 		name=$(basename "$raw" .raw)
 		base=$(cat "test/bench/$name/baseline" 2>/dev/null || true)
 		# case, median ms, 1 for the baseline
-		awk -F'\t' -v base="$base" '{
-			n = split($2, s, " "); for (i = 1; i <= n; i++) v[i] = s[i] / 1000
-			asort(v); med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-			printf "%s\t%.1f\t%d\n", $1, med, ($1 == base); delete v
-		}' "$raw" >"$out/$name.tsv"
+		: >"$out/$name.tsv"
+		while IFS=$'\t' read -r case_name samples; do
+			printf '%s\t%s\t%d\n' "$case_name" \
+				"$(printf '%s\n' $samples | sort -n | awk '{v[NR] = $1 / 1000}
+					END {printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')" \
+				"$([ "$case_name" = "$base" ] && echo 1 || echo 0)" >>"$out/$name.tsv"
+		done <"$raw"
 		gnuplot <<-GP
 			set terminal pngcairo size 720,400 noenhanced
 			set output "$out/$name.png"
@@ -131,7 +158,7 @@ cmd_bench() {
 			set yrange [0:*]
 			set grid ytics
 			set xtics rotate by -20
-			plot "$out/$name.tsv" using 0:2:(\$3 ? 0xaaaaaa : 0x3366cc):xtic(1) with boxes lc rgb variable notitle, \
+			plot "$out/$name.tsv" using 0:2:(\$3 > 0 ? 0xaaaaaa : 0x3366cc):xtic(1) with boxes lc rgb variable notitle, \
 			     "" using 0:2:(sprintf("%.0f", \$2)) with labels offset 0,0.8 notitle
 		GP
 	done
@@ -151,7 +178,7 @@ cmd_docs() {
 
 case "${1:-}" in
 	deps) cmd_deps ;;
-	analytics) cmd_deps; cmd_analytics "${2:?directory}" ;;
+	analytics) cmd_deps; cmd_analytics "${2:?directory}" "${3:-}" ;;
 	bench) cmd_deps; cmd_bench "${2:?directory}" ;;
 	docs) cmd_docs ;;
 	*) echo "usage: test/plots.sh deps | analytics DIR | bench OUT | docs" >&2; exit 2 ;;
