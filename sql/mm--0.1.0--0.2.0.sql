@@ -147,12 +147,12 @@ COMMENT ON FUNCTION mm.openskill_calibration(text, text, text, float8, float8, f
 
 CREATE FUNCTION mm.glicko2_calibration(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
                                        policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
-                                       bins int DEFAULT 10)
+                                       bins int DEFAULT 10, initial_rd float8 DEFAULT NULL)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_glicko2_calibration'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int) IS
-    'replay a game history predicting each game before rating it: calibration of the favoured player''s expected score (n, brier, log_loss, accuracy, bins)';
+COMMENT ON FUNCTION mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int, float8) IS
+    'replay a game history predicting each game before rating it: calibration of the favoured player''s expected score (n, brier, log_loss, accuracy, bins); initial_rd replaces the deviation new players start with';
 
 -- The IMS matchmaker documentation's beta tuning: line of best fit of
 -- (rating delta, favoured team won) and the delta where it reaches 0.8.
@@ -311,14 +311,16 @@ BEGIN
     IF games IS NULL OR parameter IS NULL OR per_game IS NULL THEN
         RAISE EXCEPTION 'games, parameter and per_game must not be NULL' USING ERRCODE = '22004';
     END IF;
-    IF parameter <> 'tau' THEN
+    IF parameter NOT IN ('tau', 'rd') THEN
         RAISE EXCEPTION 'unknown parameter "%"', parameter
-            USING ERRCODE = '22023', HINT = 'Fit tau; the initial deviation is a policy setting, compare policies with mm.glicko2_calibration.';
+            USING ERRCODE = '22023', HINT = 'Fit tau or rd (the deviation new players start with).';
     END IF;
     RETURN QUERY SELECT * FROM mm.fit_search(
-        pg_catalog.format('SELECT mm.glicko2_calibration(%L, %L, $1, NULL, %L)', games, period, per_game),
+        pg_catalog.format('SELECT mm.glicko2_calibration(%L, %L, %s, NULL, %L, initial_rd => %s)', games, period,
+                          CASE parameter WHEN 'tau' THEN '$1' ELSE 'NULL' END, per_game,
+                          CASE parameter WHEN 'rd' THEN '$1' ELSE 'NULL' END),
         grid, lo, hi, iterations);
 END
 $$;
 COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
-    'maximum likelihood over a game history: the tau that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
+    'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';

@@ -1703,7 +1703,11 @@ mm_glicko2_history(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(mm_glicko2_calibration);
 
-/* mm.glicko2_calibration(same arguments as glicko2_replay, bins int) -> jsonb */
+/*
+ * mm.glicko2_calibration(same arguments as glicko2_replay, bins int,
+ *						  initial_rd float8) -> jsonb; a non-NULL initial_rd
+ * replaces the deviation new players start with (the policy's default).
+ */
 Datum
 mm_glicko2_calibration(PG_FUNCTION_ARGS)
 {
@@ -1716,6 +1720,19 @@ mm_glicko2_calibration(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("bins must not be NULL")));
+	if (!PG_ARGISNULL(6))
+	{
+		double		rd = PG_GETARG_FLOAT8(6);
+
+		mm_check_positive(rd, "initial_rd");
+		if (rp.pol != NULL && (rd < rp.pol->deviation_min || rd > rp.pol->deviation_max))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("initial_rd is outside the policy's deviation range"),
+					 errdetail("The value is %g; the policy allows %g to %g.",
+							   rd, rp.pol->deviation_min, rp.pol->deviation_max)));
+		rp.initial.rd = rd;
+	}
 	mm_calibration_init(&rp.cal, PG_GETARG_INT32(5));
 	replay_run(fcinfo, &rp);
 	PG_RETURN_JSONB_P(mm_calibration_jsonb(&rp.cal));

@@ -257,6 +257,9 @@ SELECT step, value, best, matches FROM mm.openskill_fit('SELECT * FROM public.an
                                                          initial => 'SELECT player_id, s, 0.01 FROM public.an_skill');
 SELECT count(*) AS tried, count(*) FILTER (WHERE best) AS best
 FROM mm.glicko2_fit('SELECT * FROM public.an_games', grid => '{0.3,0.6,0.9}', period => '1 day');
+-- the initial deviation: the fit's log loss is the calibration's with that initial_rd
+SELECT f.value, f.log_loss = (mm.glicko2_calibration('SELECT * FROM an_games', '1 day', initial_rd => f.value) ->> 'log_loss')::float8 AS equals_calibration
+FROM mm.glicko2_fit('SELECT * FROM public.an_games', 'rd', grid => '{100,350}', period => '1 day') f ORDER BY f.step;
 
 -- The replays' shared input rules
 -- a history whose match rows are not consecutive is refused, naming the row
@@ -309,5 +312,9 @@ SELECT * FROM mm.openskill_fit('SELECT * FROM public.an_sim', lo => 2, hi => 1);
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.openskill_fit('SELECT * FROM public.an_sim ORDER BY match_id', grid => '{-1}');
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.glicko2_fit('SELECT * FROM public.an_games', parameter => 'rd', grid => '{1}');
+SELECT * FROM mm.glicko2_fit('SELECT * FROM public.an_games', parameter => 'vol', grid => '{1}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_calibration('SELECT * FROM an_games', initial_rd => 0);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_calibration('SELECT * FROM an_games', policy => '{}', initial_rd => 400);
 \echo :LAST_ERROR_SQLSTATE
