@@ -41,4 +41,18 @@ extern void mm_calibration_add(MmCalibration *c, double p, double y);
 /* The figures as jsonb: n, brier, log_loss, accuracy, bins. */
 extern Jsonb *mm_calibration_jsonb(const MmCalibration *c);
 
+/*
+ * Maximum likelihood over one parameter: evaluate the calibration of a
+ * replay at each value of a grid, or by golden-section search over
+ * [lo, hi], and return every value tried as the rows (step, value,
+ * log_loss, brier, accuracy, matches, best) of a set-returning function.
+ * The arguments at grid_arg, lo_arg, hi_arg and iter_arg hold the grid
+ * (float8[] or NULL), lo, hi and iterations. eval fills *out for a value;
+ * each evaluation runs in a memory context reset after it.
+ */
+typedef void (*MmFitEval) (void *arg, double value, MmCalibration *out);
+
+extern void mm_fit_search(FunctionCallInfo fcinfo, int grid_arg, int lo_arg,
+						  int hi_arg, int iter_arg, MmFitEval eval, void *arg);
+
 #endif							/* MM_ANALYTICS_H */

@@ -31,10 +31,15 @@
 
 #include "catalog/pg_type.h"
 #include "common/shortest_dec.h"
+#include "funcapi.h"
+#include "miscadmin.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 /* State layout: [bins, n, sq, ll, acc, then per bin: n, sum p, sum y]. */
 #define CAL_HEAD 5
@@ -464,4 +469,161 @@ mm_ims_beta_final(PG_FUNCTION_ARGS)
 		appendStringInfoChar(&buf, '}');
 	}
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+/* Fitting */
+
+#define FIT_MAX_ITERATIONS 200
+
+/* The values tried so far and their figures. */
+typedef struct FitTrials
+{
+	int			n;
+	int			max;
+	double	   *value;
+	MmCalibration *cal;			/* figures only: no bins kept */
+} FitTrials;
+
+/* Evaluate one value and keep its figures; returns its log loss (NaN: no games). */
+static double
+fit_try(FitTrials *t, double value, MmFitEval eval, void *arg, MemoryContext evalcxt)
+{
+	MemoryContext old;
+	MmCalibration c;
+
+	CHECK_FOR_INTERRUPTS();
+	old = MemoryContextSwitchTo(evalcxt);
+	eval(arg, value, &c);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(evalcxt);
+	if (t->n == t->max)
+	{
+		t->max *= 2;
+		t->value = repalloc(t->value, sizeof(double) * t->max);
+		t->cal = repalloc(t->cal, sizeof(MmCalibration) * t->max);
+	}
+	t->value[t->n] = value;
+	c.bins = 0;
+	c.bin_n = c.bin_p = c.bin_y = NULL;
+	t->cal[t->n] = c;
+	t->n++;
+	return c.n > 0 ? c.ll / c.n : get_float8_nan();
+}
+
+/* Golden-section comparison: NaN (no games) counts as worst. */
+static inline bool
+fit_less(double a, double b)
+{
+	return !isnan(a) && (isnan(b) || a < b);
+}
+
+void
+mm_fit_search(FunctionCallInfo fcinfo, int grid_arg, int lo_arg, int hi_arg,
+			  int iter_arg, MmFitEval eval, void *arg)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext evalcxt = AllocSetContextCreate(CurrentMemoryContext, "mm fit evaluation",
+												  ALLOCSET_DEFAULT_SIZES);
+	FitTrials	t;
+	int			best = -1;
+
+	t.n = 0;
+	t.max = 16;
+	t.value = palloc(sizeof(double) * t.max);
+	t.cal = palloc(sizeof(MmCalibration) * t.max);
+	if (!PG_ARGISNULL(grid_arg))
+	{
+		double	   *grid;
+		int			n = mm_float8_array(PG_GETARG_ARRAYTYPE_P(grid_arg), "grid", &grid);
+
+		if (!PG_ARGISNULL(lo_arg) || !PG_ARGISNULL(hi_arg))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("give either a grid or lo and hi"),
+					 errhint("A grid is searched value by value; lo and hi by golden-section search.")));
+		if (n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("grid must hold at least one value")));
+		for (int i = 0; i < n; i++)
+			fit_try(&t, grid[i], eval, arg, evalcxt);
+	}
+	else
+	{
+		const double phi = (1.0 + sqrt(5.0)) / 2.0;
+		double		a,
+					b,
+					c,
+					d,
+					fc,
+					fd;
+		int			iterations;
+
+		if (PG_ARGISNULL(lo_arg) || PG_ARGISNULL(hi_arg))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("give a grid, or lo and hi for a golden-section search")));
+		a = PG_GETARG_FLOAT8(lo_arg);
+		b = PG_GETARG_FLOAT8(hi_arg);
+		mm_check_finite(a, "lo");
+		mm_check_finite(b, "hi");
+		if (!(a < b))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("golden-section search needs lo < hi"),
+					 errdetail("lo is %g, hi is %g.", a, b),
+					 errhint("Or give a grid of values to try.")));
+		iterations = PG_ARGISNULL(iter_arg) ? -1 : PG_GETARG_INT32(iter_arg);
+		if (iterations < 0 || iterations > FIT_MAX_ITERATIONS)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("iterations must be between 0 and %d", FIT_MAX_ITERATIONS),
+					 errdetail("The value is %d.", iterations)));
+		c = b - (b - a) / phi;
+		d = a + (b - a) / phi;
+		fc = fit_try(&t, c, eval, arg, evalcxt);
+		fd = fit_try(&t, d, eval, arg, evalcxt);
+		for (int i = 0; i < iterations; i++)
+		{
+			if (fit_less(fc, fd))
+			{
+				b = d;
+				d = c;
+				fd = fc;
+				c = b - (b - a) / phi;
+				fc = fit_try(&t, c, eval, arg, evalcxt);
+			}
+			else
+			{
+				a = c;
+				c = d;
+				fc = fd;
+				d = a + (b - a) / phi;
+				fd = fit_try(&t, d, eval, arg, evalcxt);
+			}
+		}
+	}
+	MemoryContextDelete(evalcxt);
+
+	for (int i = 0; i < t.n; i++)
+		if (t.cal[i].n > 0 &&
+			(best < 0 || t.cal[i].ll / t.cal[i].n < t.cal[best].ll / t.cal[best].n))
+			best = i;
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < t.n; i++)
+	{
+		const MmCalibration *c = &t.cal[i];
+		Datum		values[7];
+		bool		nulls[7] = {false};
+
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = Float8GetDatum(t.value[i]);
+		values[2] = Float8GetDatum(c->n > 0 ? c->ll / c->n : 0);
+		values[3] = Float8GetDatum(c->n > 0 ? c->sq / c->n : 0);
+		values[4] = Float8GetDatum(c->n > 0 ? c->acc / c->n : 0);
+		nulls[2] = nulls[3] = nulls[4] = !(c->n > 0);
+		values[5] = Int64GetDatum((int64) c->n);
+		values[6] = BoolGetDatum(i == best);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
 }

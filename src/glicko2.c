@@ -1460,27 +1460,31 @@ replay_team_match(void *arg, const MmReplayMatch *m)
 }
 
 /*
- * Read the arguments shared by the replay functions: (games text, period
- * interval, tau float8, policy jsonb, per_game boolean).
+ * Read the arguments of a replay function: games text at 0, and period
+ * interval, tau float8, policy jsonb, per_game boolean at the positions
+ * given (-1: absent, as NULL).
  */
 static void
-replay_args(FunctionCallInfo fcinfo, Replay *rp)
+replay_args_at(FunctionCallInfo fcinfo, Replay *rp, int period_arg, int tau_arg,
+			   int policy_arg, int per_game_arg)
 {
 	Glicko2Policy *pol = &rp->policy;
+	bool		has_policy = policy_arg >= 0 && !PG_ARGISNULL(policy_arg);
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("games must not be NULL")));
-	rp->per_game = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
-	glicko2_policy_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3), pol);
-	rp->pol = PG_ARGISNULL(3) ? NULL : pol;
-	rp->tau = glicko2_resolve_tau(PG_ARGISNULL(2) ? get_float8_nan() : PG_GETARG_FLOAT8(2),
+	rp->per_game = per_game_arg >= 0 && !PG_ARGISNULL(per_game_arg) && PG_GETARG_BOOL(per_game_arg);
+	glicko2_policy_parse(has_policy ? PG_GETARG_JSONB_P(policy_arg) : NULL, pol);
+	rp->pol = has_policy ? pol : NULL;
+	rp->tau = glicko2_resolve_tau(tau_arg < 0 || PG_ARGISNULL(tau_arg) ?
+								  get_float8_nan() : PG_GETARG_FLOAT8(tau_arg),
 								  rp->pol);
 	rp->period_usec = pol->period_seconds * USECS_PER_SEC;
-	if (!PG_ARGISNULL(1))
+	if (period_arg >= 0 && !PG_ARGISNULL(period_arg))
 	{
-		Interval   *iv = PG_GETARG_INTERVAL_P(1);
+		Interval   *iv = PG_GETARG_INTERVAL_P(period_arg);
 
 		rp->period_usec = iv->time + iv->day * (double) USECS_PER_DAY +
 			iv->month * (double) DAYS_PER_MONTH * USECS_PER_DAY;
@@ -1503,6 +1507,13 @@ replay_args(FunctionCallInfo fcinfo, Replay *rp)
 	rp->has_reset = rp->pol != NULL && !pol->reset_null;
 	if (rp->has_reset)
 		rp->reset = parse_timestamptz(pol->reset);
+}
+
+/* The replay functions' arguments: (games, period, tau, policy, per_game). */
+static void
+replay_args(FunctionCallInfo fcinfo, Replay *rp)
+{
+	replay_args_at(fcinfo, rp, 1, 2, 3, 4);
 }
 
 /* Run the replay over the games query; the ratings are as of the end. */
@@ -1736,4 +1747,60 @@ mm_glicko2_calibration(PG_FUNCTION_ARGS)
 	mm_calibration_init(&rp.cal, PG_GETARG_INT32(5));
 	replay_run(fcinfo, &rp);
 	PG_RETURN_JSONB_P(mm_calibration_jsonb(&rp.cal));
+}
+
+/* What glicko2_fit varies, and the replay it runs. */
+typedef struct G2Fit
+{
+	Replay		base;
+	FunctionCallInfo fcinfo;	/* for the games query (argument 0) */
+	bool		rd;				/* fit the initial rd, not tau */
+} G2Fit;
+
+static void
+glicko2_fit_eval(void *arg, double value, MmCalibration *out)
+{
+	G2Fit	   *f = arg;
+	Replay		rp = f->base;
+
+	mm_check_positive(value, f->rd ? "rd" : "tau");
+	if (f->rd)
+		rp.initial.rd = value;
+	else
+		rp.tau = value;
+	mm_calibration_init(&rp.cal, 10);
+	replay_run(f->fcinfo, &rp);
+	*out = rp.cal;
+}
+
+PG_FUNCTION_INFO_V1(mm_glicko2_fit);
+
+/*
+ * mm.glicko2_fit(games text, parameter text, grid float8[], lo float8,
+ *				  hi float8, iterations int, period interval, per_game boolean)
+ */
+Datum
+mm_glicko2_fit(PG_FUNCTION_ARGS)
+{
+	G2Fit		f;
+	char	   *parameter;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("parameter must not be NULL")));
+	parameter = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (strcmp(parameter, "tau") != 0 && strcmp(parameter, "rd") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown parameter \"%s\"", parameter),
+				 errhint("Fit tau or rd (the deviation new players start with).")));
+	memset(&f, 0, sizeof(f));
+	f.base.mode = REPLAY_CALIBRATION;
+	replay_args_at(fcinfo, &f.base, 6, -1, -1, 7);
+	f.base.pol = NULL;
+	f.fcinfo = fcinfo;
+	f.rd = strcmp(parameter, "rd") == 0;
+	mm_fit_search(fcinfo, 2, 3, 4, 5, glicko2_fit_eval, &f);
+	return (Datum) 0;
 }

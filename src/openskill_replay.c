@@ -292,9 +292,9 @@ os_args(FunctionCallInfo fcinfo, OsReplay *rp, const char *fn)
 	mm_check_positive(rp->sigma0, "sigma");
 }
 
-/* Run the replay of the history argument. */
+/* Run the replay of a history query; initial may be NULL. */
 static void
-os_run(FunctionCallInfo fcinfo, OsReplay *rp)
+os_run(OsReplay *rp, const char *history, const char *initial)
 {
 	MmReplaySpec spec;
 	SPIPlanPtr	plan;
@@ -303,9 +303,9 @@ os_run(FunctionCallInfo fcinfo, OsReplay *rp)
 	rp->players = mm_replay_players("mm openskill replay players", sizeof(OsPlayer));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (!PG_ARGISNULL(1))
-		os_initial(rp, text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	plan = mm_prepare_rows_query(text_to_cstring(PG_GETARG_TEXT_PP(0)), "history",
+	if (initial != NULL)
+		os_initial(rp, initial);
+	plan = mm_prepare_rows_query(history, "history",
 								 "Pass e.g. 'SELECT match_id, player_id, team, rank FROM results ORDER BY match_id'.");
 	spec.what = "history";
 	spec.shape = "4 or 5 columns (match key, player_id, team, rank[, weight])";
@@ -336,7 +336,8 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	rp.mode = OS_FINAL;
 	os_args(fcinfo, &rp, "replay_openskill");
 	InitMaterializedSRF(fcinfo, 0);
-	os_run(fcinfo, &rp);
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
 
 	all = (OsPlayer **) mm_replay_sorted(rp.players, &count);
 	for (long i = 0; i < count; i++)
@@ -367,7 +368,8 @@ mm_openskill_history(PG_FUNCTION_ARGS)
 	os_args(fcinfo, &rp, "openskill_history");
 	InitMaterializedSRF(fcinfo, 0);
 	rp.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	os_run(fcinfo, &rp);
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	hash_destroy(rp.players);
 	return (Datum) 0;
 }
@@ -388,7 +390,71 @@ mm_openskill_calibration(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("bins must not be NULL")));
 	mm_calibration_init(&rp.cal, PG_GETARG_INT32(14));
-	os_run(fcinfo, &rp);
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	hash_destroy(rp.players);
 	PG_RETURN_JSONB_P(mm_calibration_jsonb(&rp.cal));
+}
+
+/* What openskill_fit varies, and the replay it runs. */
+typedef struct OsFit
+{
+	OsReplay	base;			/* options at their defaults */
+	const char *history;
+	const char *initial;
+	char		parameter;		/* 'b'eta, 't'au, 'k'appa */
+} OsFit;
+
+static void
+os_fit_eval(void *arg, double value, MmCalibration *out)
+{
+	OsFit	   *f = arg;
+	OsReplay	rp = f->base;
+
+	if (f->parameter == 'b')
+		rp.o.beta = value;
+	else if (f->parameter == 't')
+		rp.o.tau = value;
+	else
+		rp.o.kappa = value;
+	mm_os_check_options(&rp.o);
+	mm_calibration_init(&rp.cal, 10);
+	os_run(&rp, f->history, f->initial);
+	*out = rp.cal;
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_fit);
+
+/*
+ * mm.openskill_fit(history text, parameter text, grid float8[], lo float8,
+ *					hi float8, iterations int, initial text, model text)
+ */
+Datum
+mm_openskill_fit(PG_FUNCTION_ARGS)
+{
+	OsFit		f;
+	char	   *parameter;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(7))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("history, parameter and model must not be NULL")));
+	parameter = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (strcmp(parameter, "beta") != 0 && strcmp(parameter, "tau") != 0 &&
+		strcmp(parameter, "kappa") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown parameter \"%s\"", parameter),
+				 errhint("Fit one of beta, tau, kappa.")));
+	memset(&f, 0, sizeof(f));
+	f.base.mode = OS_CALIBRATION;
+	mm_os_default_options(&f.base.o);
+	f.base.o.model = mm_os_parse_model(text_to_cstring(PG_GETARG_TEXT_PP(7)));
+	f.base.mu0 = 25.0;
+	f.base.sigma0 = 25.0 / 3.0;
+	f.history = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	f.initial = PG_ARGISNULL(6) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(6));
+	f.parameter = parameter[0];
+	mm_fit_search(fcinfo, 2, 3, 4, 5, os_fit_eval, &f);
+	return (Datum) 0;
 }

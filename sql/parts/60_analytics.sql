@@ -178,114 +178,13 @@ COMMENT ON AGGREGATE mm.ims_beta(float8, boolean) IS
     'IMS beta tuning: least-squares line of (rating delta, favoured team won) and beta, the delta where the line reaches 0.8';
 
 -- Fitting: the parameter value that minimises log loss over a history.
---
--- Like every SQL function of mm these pin search_path, so the caller's
--- history query runs with search_path mm, pg_catalog, pg_temp: it names
--- its tables with their schema (or uses temporary tables).
-
-CREATE FUNCTION mm.fit_search(evaluate text, grid float8[], lo float8, hi float8, iterations int)
-RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
-LANGUAGE plpgsql VOLATILE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    phi constant float8 := (1 + pg_catalog.sqrt(5.0::float8)) / 2;
-    vals float8[] := '{}';
-    losses float8[] := '{}';
-    cals jsonb[] := '{}';
-    cal jsonb;
-    a float8;
-    b float8;
-    c float8;
-    d float8;
-    fc float8;
-    fd float8;
-    v float8;
-BEGIN
-    IF grid IS NOT NULL THEN
-        IF lo IS NOT NULL OR hi IS NOT NULL THEN
-            RAISE EXCEPTION 'give either a grid or lo and hi'
-                USING ERRCODE = '22023', HINT = 'A grid is searched value by value; lo and hi by golden-section search.';
-        END IF;
-        IF pg_catalog.cardinality(grid) = 0 OR pg_catalog.array_position(grid, NULL) IS NOT NULL THEN
-            RAISE EXCEPTION 'grid must hold at least one value and no NULL'
-                USING ERRCODE = '22023';
-        END IF;
-        FOREACH v IN ARRAY grid LOOP
-            EXECUTE evaluate INTO cal USING v;
-            vals := vals || v;
-            cals := cals || cal;
-            losses := losses || (cal ->> 'log_loss')::float8;
-        END LOOP;
-    ELSE
-        IF lo IS NULL OR hi IS NULL OR NOT (lo < hi) OR lo = '-Infinity' OR hi = 'Infinity' THEN
-            RAISE EXCEPTION 'golden-section search needs finite lo < hi'
-                USING ERRCODE = '22023', DETAIL = pg_catalog.format('lo is %s, hi is %s.', lo, hi),
-                      HINT = 'Or give a grid of values to try.';
-        END IF;
-        IF iterations IS NULL OR iterations < 0 OR iterations > 200 THEN
-            RAISE EXCEPTION 'iterations must be between 0 and 200'
-                USING ERRCODE = '22023', DETAIL = pg_catalog.format('The value is %s.', iterations);
-        END IF;
-        a := lo;
-        b := hi;
-        c := b - (b - a) / phi;
-        d := a + (b - a) / phi;
-        EXECUTE evaluate INTO cal USING c;
-        fc := (cal ->> 'log_loss')::float8;
-        vals := vals || c; cals := cals || cal; losses := losses || fc;
-        EXECUTE evaluate INTO cal USING d;
-        fd := (cal ->> 'log_loss')::float8;
-        vals := vals || d; cals := cals || cal; losses := losses || fd;
-        FOR i IN 1..iterations LOOP
-            IF fc < fd THEN
-                b := d; d := c; fd := fc;
-                c := b - (b - a) / phi;
-                EXECUTE evaluate INTO cal USING c;
-                fc := (cal ->> 'log_loss')::float8;
-                vals := vals || c; cals := cals || cal; losses := losses || fc;
-            ELSE
-                a := c; c := d; fc := fd;
-                d := a + (b - a) / phi;
-                EXECUTE evaluate INTO cal USING d;
-                fd := (cal ->> 'log_loss')::float8;
-                vals := vals || d; cals := cals || cal; losses := losses || fd;
-            END IF;
-        END LOOP;
-    END IF;
-    RETURN QUERY
-    WITH t AS (
-        SELECT u.i::int AS step, u.v, u.l, u.c FROM ROWS FROM (pg_catalog.unnest(vals), pg_catalog.unnest(losses), pg_catalog.unnest(cals))
-             WITH ORDINALITY AS u(v, l, c, i))
-    SELECT t.step, t.v, t.l, (t.c ->> 'brier')::float8, (t.c ->> 'accuracy')::float8, (t.c ->> 'n')::bigint,
-           t.step = (SELECT t2.step FROM t t2 WHERE t2.l IS NOT NULL ORDER BY t2.l, t2.step LIMIT 1)
-    FROM t ORDER BY t.step;
-END
-$$;
-COMMENT ON FUNCTION mm.fit_search(text, float8[], float8, float8, int) IS
-    'internal to the fit functions: evaluate a calibration query ($1 the value) on a grid or by golden-section search; the values tried with their log loss';
 
 CREATE FUNCTION mm.openskill_fit(history text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
                                  lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
                                  initial text DEFAULT NULL, model text DEFAULT 'plackett_luce')
 RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
-LANGUAGE plpgsql VOLATILE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF history IS NULL OR parameter IS NULL OR model IS NULL THEN
-        RAISE EXCEPTION 'history, parameter and model must not be NULL' USING ERRCODE = '22004';
-    END IF;
-    IF parameter NOT IN ('beta', 'tau', 'kappa') THEN
-        RAISE EXCEPTION 'unknown parameter "%"', parameter
-            USING ERRCODE = '22023', HINT = 'Fit one of beta, tau, kappa.';
-    END IF;
-    RETURN QUERY SELECT * FROM mm.fit_search(
-        pg_catalog.format('SELECT mm.openskill_calibration(%L, %L, %L, %s => $1)',
-                          history, initial, model, parameter),
-        grid, lo, hi, iterations);
-END
-$$;
+AS 'MODULE_PATHNAME', 'mm_openskill_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, text, text) IS
     'maximum likelihood over a history: the beta, tau or kappa that minimises the log loss of the pre-match predictions, on a grid or by golden-section search; every value tried';
 
@@ -293,23 +192,7 @@ CREATE FUNCTION mm.glicko2_fit(games text, parameter text DEFAULT 'tau', grid fl
                                lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
                                period interval DEFAULT NULL, per_game boolean DEFAULT false)
 RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
-LANGUAGE plpgsql VOLATILE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF games IS NULL OR parameter IS NULL OR per_game IS NULL THEN
-        RAISE EXCEPTION 'games, parameter and per_game must not be NULL' USING ERRCODE = '22004';
-    END IF;
-    IF parameter NOT IN ('tau', 'rd') THEN
-        RAISE EXCEPTION 'unknown parameter "%"', parameter
-            USING ERRCODE = '22023', HINT = 'Fit tau or rd (the deviation new players start with).';
-    END IF;
-    RETURN QUERY SELECT * FROM mm.fit_search(
-        pg_catalog.format('SELECT mm.glicko2_calibration(%L, %L, %s, NULL, %L, initial_rd => %s)', games, period,
-                          CASE parameter WHEN 'tau' THEN '$1' ELSE 'NULL' END, per_game,
-                          CASE parameter WHEN 'rd' THEN '$1' ELSE 'NULL' END),
-        grid, lo, hi, iterations);
-END
-$$;
+AS 'MODULE_PATHNAME', 'mm_glicko2_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
     'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';

@@ -249,17 +249,25 @@ BEGIN
     END LOOP;
 END $$;
 SELECT count(*) AS tried, abs(value - 4) < 0.4 AS near_4
-FROM mm.openskill_fit('SELECT * FROM public.an_sim ORDER BY match_id', lo => 0.5, hi => 16, iterations => 20,
-                      initial => 'SELECT player_id, s, 0.01 FROM public.an_skill') f
+FROM mm.openskill_fit('SELECT * FROM an_sim ORDER BY match_id', lo => 0.5, hi => 16, iterations => 20,
+                      initial => 'SELECT player_id, s, 0.01 FROM an_skill') f
 WHERE best GROUP BY value;
 -- a grid returns every value tried, in order, with the best marked
-SELECT step, value, best, matches FROM mm.openskill_fit('SELECT * FROM public.an_sim ORDER BY match_id', grid => '{2,4,8}',
-                                                         initial => 'SELECT player_id, s, 0.01 FROM public.an_skill');
+SELECT step, value, best, matches FROM mm.openskill_fit('SELECT * FROM an_sim ORDER BY match_id', grid => '{2,4,8}',
+                                                         initial => 'SELECT player_id, s, 0.01 FROM an_skill');
+-- each value's figures are the calibration's with that value; golden-section
+-- search tries two points and one more per iteration
+SELECT f.step, f.value, (f.log_loss, f.brier, f.accuracy) = ((c ->> 'log_loss')::float8, (c ->> 'brier')::float8, (c ->> 'accuracy')::float8) AS equals_calibration
+FROM mm.openskill_fit('SELECT * FROM an_history ORDER BY match_id', 'tau', grid => '{0.05,0.5}') f,
+     mm.openskill_calibration('SELECT * FROM an_history ORDER BY match_id', tau => f.value) c
+ORDER BY f.step;
+SELECT count(*) AS tried, count(*) FILTER (WHERE best) AS best, min(value) > 1 AND max(value) < 9 AS inside
+FROM mm.openskill_fit('SELECT * FROM an_history ORDER BY match_id', lo => 1, hi => 9, iterations => 5);
 SELECT count(*) AS tried, count(*) FILTER (WHERE best) AS best
-FROM mm.glicko2_fit('SELECT * FROM public.an_games', grid => '{0.3,0.6,0.9}', period => '1 day');
+FROM mm.glicko2_fit('SELECT * FROM an_games', grid => '{0.3,0.6,0.9}', period => '1 day');
 -- the initial deviation: the fit's log loss is the calibration's with that initial_rd
 SELECT f.value, f.log_loss = (mm.glicko2_calibration('SELECT * FROM an_games', '1 day', initial_rd => f.value) ->> 'log_loss')::float8 AS equals_calibration
-FROM mm.glicko2_fit('SELECT * FROM public.an_games', 'rd', grid => '{100,350}', period => '1 day') f ORDER BY f.step;
+FROM mm.glicko2_fit('SELECT * FROM an_games', 'rd', grid => '{100,350}', period => '1 day') f ORDER BY f.step;
 
 -- The replays' shared input rules
 -- a history whose match rows are not consecutive is refused, naming the row
@@ -304,15 +312,21 @@ SELECT mm.ims_beta(d, true) FROM (VALUES ('Infinity'::float8)) v(d);
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.openskill_calibration('SELECT * FROM an_history ORDER BY match_id', bins => NULL);
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.openskill_fit('SELECT * FROM public.an_sim', parameter => 'mu', grid => '{1}');
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim', parameter => 'mu', grid => '{1}');
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.openskill_fit('SELECT * FROM public.an_sim', grid => '{1}', lo => 1, hi => 2);
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim', grid => '{1}', lo => 1, hi => 2);
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.openskill_fit('SELECT * FROM public.an_sim', lo => 2, hi => 1);
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim', lo => 2, hi => 1);
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.openskill_fit('SELECT * FROM public.an_sim ORDER BY match_id', grid => '{-1}');
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim', lo => 1, hi => 2, iterations => 201);
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.glicko2_fit('SELECT * FROM public.an_games', parameter => 'vol', grid => '{1}');
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim', grid => '{}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.openskill_fit('SELECT * FROM an_sim ORDER BY match_id', grid => '{-1}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.glicko2_fit('SELECT * FROM an_games', parameter => 'vol', grid => '{1}');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.glicko2_calibration('SELECT * FROM an_games', initial_rd => 0);
 \echo :LAST_ERROR_SQLSTATE
