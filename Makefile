@@ -35,7 +35,7 @@ include $(PGXS)
 sql/mm--$(EXTVERSION).sql: sql/mm.sql $(SQL_PARTS)
 	cat $^ > $@
 
-.PHONY: test test-long demo bench stop
+.PHONY: test test-long demo bench stop plots
 
 # The README's test command: installs what is missing, builds, installs,
 # runs every suite on a throwaway cluster, prints "N passed, N failed".
@@ -55,6 +55,10 @@ demo:
 # Run the benchmarks under test/bench/ and write a results table.
 bench:
 	PG_CONFIG=$(PG_CONFIG) bash test/bench/run.sh
+
+# Regenerate the PNGs the docs show (docs/img/), on a throwaway cluster.
+plots:
+	PG_CONFIG=$(PG_CONFIG) bash test/plots.sh docs
 
 # Stop the cluster that "make demo" left running.
 stop:

@@ -619,3 +619,202 @@ END
 $$;
 COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
     'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';
+-- ==== analytics: rating histories, calibration, fitting ====
+
+-- Analytics: rating histories, calibration of predictions, fitting.
+
+-- Rating histories: the replays' per-match rows.
+
+CREATE FUNCTION mm.openskill_history(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1)
+RETURNS TABLE(match bigint, match_key text, player_id bigint, team bigint, rank float8,
+              win_probability float8, mu_before float8, sigma_before float8,
+              mu_after float8, sigma_after float8)
+AS 'MODULE_PATHNAME', 'mm_openskill_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_history(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
+    'replay_openskill one row per player per match: the team''s pre-match win probability (openskill_predict_win), the rating before and after';
+
+CREATE FUNCTION mm.glicko2_history(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
+RETURNS TABLE(game bigint, player_id bigint, opponent_id bigint, played_at timestamptz,
+              score float8, expected float8,
+              rating_before float8, rd_before float8, vol_before float8,
+              rating_after float8, rd_after float8, vol_after float8)
+AS 'MODULE_PATHNAME', 'mm_glicko2_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) IS
+    'glicko2_replay two rows per game (each player''s view): expected score (glicko2_expect) and the rating before and after its game or rating period';
+
+-- Team Glicko-2: each player against the opposing team's composite or
+-- against each opposing player.
+
+CREATE FUNCTION mm.glicko2_team_replay(history text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
+                                       opponents text DEFAULT 'composite')
+RETURNS TABLE(player_id bigint, rating float8, rd float8, vol float8, games bigint, last_played timestamptz)
+AS 'MODULE_PATHNAME', 'mm_glicko2_team_replay'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_team_replay(text, interval, float8, jsonb, boolean, text) IS
+    're-rate a team match history (match key, player_id, team, rank, played_at) with Glicko-2: each player against each opposing team''s composite (opponents composite) or every opposing player (each); final ratings per player';
+
+-- Calibration: how well predicted probabilities foretold the outcomes.
+
+CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8) IS
+    'transition function of mm.calibration';
+
+CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8, bins int)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8, int) IS
+    'transition function of mm.calibration with a number of bins';
+
+CREATE FUNCTION mm.calibration_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_combine(float8[], float8[]) IS
+    'combine function of mm.calibration: adds two checked states';
+
+CREATE FUNCTION mm.calibration_final(state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_calibration_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_final(float8[]) IS
+    'final function of mm.calibration: checks the state, renders n, brier, log_loss, accuracy and bins';
+
+CREATE AGGREGATE mm.calibration(probability float8, outcome float8) (
+    SFUNC = mm.calibration_step,
+    STYPE = float8[],
+    FINALFUNC = mm.calibration_final,
+    COMBINEFUNC = mm.calibration_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.calibration(float8, float8) IS
+    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of 10 bins';
+
+CREATE AGGREGATE mm.calibration(probability float8, outcome float8, bins int) (
+    SFUNC = mm.calibration_step,
+    STYPE = float8[],
+    FINALFUNC = mm.calibration_final,
+    COMBINEFUNC = mm.calibration_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.calibration(float8, float8, int) IS
+    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of the given bins';
+
+CREATE FUNCTION mm.reliability(calibration jsonb)
+RETURNS TABLE(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT b.bin, b.lo, b.hi, b.n, b.predicted, b.observed
+FROM pg_catalog.jsonb_to_recordset(calibration -> 'bins')
+     AS b(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
+ORDER BY b.bin
+$$;
+COMMENT ON FUNCTION mm.reliability(jsonb) IS
+    'the reliability table of a calibration as rows: per bin of predicted probability, the count, mean prediction and observed frequency';
+
+CREATE FUNCTION mm.openskill_calibration(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1,
+    bins int DEFAULT 10)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_openskill_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_calibration(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8, int) IS
+    'replay a history predicting each match before rating it: calibration of the favoured team''s win probability (n, brier, log_loss, accuracy, bins)';
+
+CREATE FUNCTION mm.glicko2_calibration(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
+                                       bins int DEFAULT 10, initial_rd float8 DEFAULT NULL)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_glicko2_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int, float8) IS
+    'replay a game history predicting each game before rating it: calibration of the favoured player''s expected score (n, brier, log_loss, accuracy, bins); initial_rd replaces the deviation new players start with';
+
+-- The IMS matchmaker documentation's beta tuning: line of best fit of
+-- (rating delta, favoured team won) and the delta where it reaches 0.8.
+
+CREATE FUNCTION mm.ims_beta_step(state float8[], delta float8, favoured_won boolean)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_ims_beta_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_step(float8[], float8, boolean) IS
+    'transition function of mm.ims_beta';
+
+CREATE FUNCTION mm.ims_beta_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_ims_beta_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_combine(float8[], float8[]) IS
+    'combine function of mm.ims_beta: merges two checked states';
+
+CREATE FUNCTION mm.ims_beta_final(state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_beta_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_final(float8[]) IS
+    'final function of mm.ims_beta: checks the state, renders n, slope, intercept and beta';
+
+CREATE AGGREGATE mm.ims_beta(delta float8, favoured_won boolean) (
+    SFUNC = mm.ims_beta_step,
+    STYPE = float8[],
+    FINALFUNC = mm.ims_beta_final,
+    COMBINEFUNC = mm.ims_beta_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.ims_beta(float8, boolean) IS
+    'IMS beta tuning: least-squares line of (rating delta, favoured team won) and beta, the delta where the line reaches 0.8';
+
+-- Fitting: the parameter value that minimises log loss over a history.
+
+CREATE FUNCTION mm.openskill_fit(history text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
+                                 lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
+                                 initial text DEFAULT NULL, model text DEFAULT 'plackett_luce')
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+AS 'MODULE_PATHNAME', 'mm_openskill_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, text, text) IS
+    'maximum likelihood over a history: the beta, tau or kappa that minimises the log loss of the pre-match predictions, on a grid or by golden-section search; every value tried';
+
+CREATE FUNCTION mm.glicko2_fit(games text, parameter text DEFAULT 'tau', grid float8[] DEFAULT NULL,
+                               lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
+                               period interval DEFAULT NULL, per_game boolean DEFAULT false)
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+AS 'MODULE_PATHNAME', 'mm_glicko2_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
+    'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';

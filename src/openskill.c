@@ -732,8 +732,8 @@ os_team_sums(const MmOsGame *g, double *mu_t, double *s2_t, int *size)
  * pairs of Phi((mu_a - mu_b) / sqrt(n beta^2 + sigma_a^2 + sigma_b^2)), n
  * the number of teams.
  */
-static void
-os_predict_win(const MmOsGame *g, double beta, double *prob)
+void
+mm_os_predict_win(const MmOsGame *g, double beta, double *prob)
 {
 	int			k = g->nteams;
 	double	   *mu_t = palloc(sizeof(double) * k);
@@ -954,7 +954,7 @@ os_predict_rows(FunctionCallInfo fcinfo, bool with_rank)
 	double	   *prob = palloc(sizeof(double) * g.nteams);
 	int32	   *label = os_team_labels(fcinfo, &g);
 
-	os_predict_win(&g, beta, prob);
+	mm_os_predict_win(&g, beta, prob);
 	InitMaterializedSRF(fcinfo, 0);
 	for (int t = 0; t < g.nteams; t++)
 	{

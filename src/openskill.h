@@ -72,6 +72,12 @@ extern void mm_os_build_game(MmOsGame *g, int n, const int64 *label,
 							 const double *mu, const double *sigma,
 							 const double *weight);
 
+/*
+ * Win probability of each team of a game (openskill.js predictWin), in
+ * team order; prob has nteams elements.
+ */
+extern void mm_os_predict_win(const MmOsGame *g, double beta, double *prob);
+
 /* Standard normal CDF and its inverse (ours: libm has no inverse). */
 extern double mm_os_phi(double x);
 extern double mm_os_phi_inverse(double p);

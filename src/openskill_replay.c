@@ -1,183 +1,222 @@
 /*-------------------------------------------------------------------------
  *
  * openskill_replay.c
- *		Replay a whole match history through a Weng-Lin model in one call:
- *		mm.replay_openskill(history text, initial text, model, options...)
- *		-> TABLE(player_id, mu, sigma, matches).
+ *		Replay a whole match history through a Weng-Lin model in one call,
+ *		on the streaming replay driver (replay.c):
+ *
+ *		mm.replay_openskill(history, initial, model, options...)
+ *			-> TABLE(player_id, mu, sigma, matches): final ratings;
+ *		mm.openskill_history(history, initial, model, options...)
+ *			-> one row per player per match: the team's pre-match win
+ *			probability, the rating before and after;
+ *		mm.openskill_calibration(history, initial, model, options...,
+ *			bins) -> jsonb: how well the pre-match predictions foretold
+ *			the results (analytics.h).
  *
  * The history query yields (match key, player_id, team, rank[, weight]) in
- * play order; the rows of a match are consecutive (a new match starts when
- * the key changes). The optional initial query yields (player_id, mu,
- * sigma); players missing from it start at the mu and sigma arguments.
- * Each match is rated exactly as mm.openskill_rate rates it (openskill.c),
- * so replaying equals rating the matches one by one. Rows are read through
- * a cursor in batches, ratings live in a hash table keyed by player id.
+ * play order; the rows of a match are consecutive. The optional initial
+ * query yields (player_id, mu, sigma); players missing from it start at
+ * the mu and sigma arguments. Each match is rated exactly as
+ * mm.openskill_rate rates it (openskill.c), so replaying equals rating the
+ * matches one by one; its prediction is mm.openskill_predict_win's.
  *
  *-------------------------------------------------------------------------
  */
 #include "openskill.h"
+#include "analytics.h"
+#include "replay.h"
 
 #include <math.h>
 
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "utils/lsyscache.h"
-#include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
-#define REPLAY_BATCH 10000
-
-typedef struct ReplayPlayer
+typedef struct OsPlayer
 {
 	int64		id;				/* hash key */
 	double		mu;
 	double		sigma;
 	int32		matches;
-} ReplayPlayer;
+} OsPlayer;
 
-/* The rows of the match being collected. */
-typedef struct ReplayMatch
+typedef enum OsMode
 {
-	int			n;
-	int			cap;
-	int64	   *player;
-	int64	   *team;
-	double	   *rank;
-	double	   *weight;
-	double	   *mu;
-	double	   *sigma;
-} ReplayMatch;
+	OS_FINAL,					/* final ratings */
+	OS_HISTORY,					/* rows per player per match */
+	OS_CALIBRATION				/* calibration of the predictions */
+} OsMode;
 
-/* A numeric column value as double (integer, float or numeric types). */
-static double
-replay_double(Datum d, Oid type, const char *what)
+typedef struct OsReplay
 {
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-			return DatumGetInt32(d);
-		case INT8OID:
-			return (double) DatumGetInt64(d);
-		case FLOAT4OID:
-			return DatumGetFloat4(d);
-		case FLOAT8OID:
-			return DatumGetFloat8(d);
-		case NUMERICOID:
-			return DatumGetFloat8(DirectFunctionCall1(numeric_float8, d));
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("column %s must be of a numeric type", what),
-			 errdetail("It is of type %s.", format_type_be(type)),
-			 errhint("Cast it, e.g. %s::float8.", what)));
-	return 0.0;					/* not reached */
-}
+	OsMode		mode;
+	MmOsOptions o;
+	double		mu0;
+	double		sigma0;
+	bool		weighted;
+	HTAB	   *players;
+	ReturnSetInfo *rsinfo;		/* OS_HISTORY: where rows go */
+	MmCalibration cal;			/* OS_CALIBRATION */
+} OsReplay;
 
-/* An integer column value as int64 (smallint, integer or bigint). */
-static int64
-replay_int(Datum d, Oid type, const char *what)
-{
-	if (type != INT2OID && type != INT4OID && type != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column %s must be of an integer type", what),
-				 errdetail("It is of type %s.", format_type_be(type)),
-				 errhint("Cast it, e.g. %s::bigint.", what)));
-	return type == INT8OID ? DatumGetInt64(d) : (int64) replay_double(d, type, what);
-}
+/* Columns after the match key. */
+static const MmReplayColumn os_columns[] = {
+	{"player_id", MM_REPLAY_WHOLE},
+	{"team", MM_REPLAY_WHOLE},
+	{"rank", MM_REPLAY_NUMBER},
+	{"weight", MM_REPLAY_NUMBER},
+};
 
-/* Get a non-NULL column of an SPI row. */
-static Datum
-replay_col(HeapTuple tup, TupleDesc desc, int col, const char *what)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("column %s of the history must not be NULL", what),
-				 errhint("Filter such rows out of the history query.")));
-	return d;
-}
+#define OS_PLAYER	0
+#define OS_TEAM		1
+#define OS_RANK		2
+#define OS_WEIGHT	3
 
 /* Find or create a player's rating. */
-static ReplayPlayer *
-replay_player(HTAB *players, int64 id, double mu0, double sigma0)
+static OsPlayer *
+os_player(OsReplay *rp, int64 id)
 {
 	bool		found;
-	ReplayPlayer *pl = hash_search(players, &id, HASH_ENTER, &found);
+	OsPlayer   *pl = hash_search(rp->players, &id, HASH_ENTER, &found);
 
 	if (!found)
 	{
-		pl->mu = mu0;
-		pl->sigma = sigma0;
+		pl->mu = rp->mu0;
+		pl->sigma = rp->sigma0;
 		pl->matches = 0;
 	}
 	return pl;
 }
 
-/* Rate the collected match and store the new ratings. */
-static void
-replay_flush(ReplayMatch *m, HTAB *players, const MmOsOptions *o, bool weighted,
-			 double mu0, double sigma0, MemoryContext tmp)
+/*
+ * The outcome for the favoured team f: 1 if it alone ranked best, 0 if
+ * another team ranked better, 1/k if k teams tied for best with it.
+ */
+static double
+os_outcome(const MmOsGame *g, int f)
 {
-	MemoryContext old;
-	MmOsGame	g;
-	double	   *mu_out,
-			   *sigma_out;
+	int			tied = 0;
 
-	if (m->n == 0)
-		return;
-	old = MemoryContextSwitchTo(tmp);
-	for (int i = 0; i < m->n; i++)
+	for (int t = 0; t < g->nteams; t++)
 	{
-		ReplayPlayer *pl = replay_player(players, m->player[i], mu0, sigma0);
+		if (g->rank[t] < g->rank[f])
+			return 0.0;
+		if (g->rank[t] == g->rank[f])
+			tied++;
+	}
+	return 1.0 / tied;
+}
 
+/* Emit the history rows of one rated match. */
+static void
+os_emit(OsReplay *rp, const MmReplayMatch *m, const MmOsGame *g,
+		const double *prob, const double *mu_out, const double *sigma_out)
+{
+	for (int i = 0; i < m->nrows; i++)
+	{
+		const MmReplayRow *row = &m->rows[i];
+		Datum		values[10];
+		bool		nulls[10] = {false};
+
+		values[0] = Int64GetDatum(m->number);
+		values[1] = m->int_key ?
+			DirectFunctionCall1(textin, CStringGetDatum(psprintf(INT64_FORMAT, m->key_int))) :
+			CStringGetTextDatum(m->key_text);
+		values[2] = Int64GetDatum(row->ival[OS_PLAYER]);
+		values[3] = Int64GetDatum(row->ival[OS_TEAM]);
+		values[4] = Float8GetDatum(row->fval[OS_RANK]);
+		values[5] = Float8GetDatum(prob[g->team_of[i]]);
+		values[6] = Float8GetDatum(g->mu[i]);
+		values[7] = Float8GetDatum(g->sigma[i]);
+		values[8] = Float8GetDatum(mu_out[i]);
+		values[9] = Float8GetDatum(sigma_out[i]);
+		tuplestore_putvalues(rp->rsinfo->setResult, rp->rsinfo->setDesc, values, nulls);
+	}
+}
+
+/* Rate one match (called by the driver in a per-match memory context). */
+static void
+os_match(void *arg, const MmReplayMatch *m)
+{
+	OsReplay   *rp = arg;
+	int			n = m->nrows;
+	int64	   *player = palloc(sizeof(int64) * n);
+	int64	   *team = palloc(sizeof(int64) * n);
+	double	   *rank = palloc(sizeof(double) * n);
+	double	   *weight = palloc(sizeof(double) * n);
+	double	   *mu = palloc(sizeof(double) * n);
+	double	   *sigma = palloc(sizeof(double) * n);
+	double	   *mu_out = palloc(sizeof(double) * n);
+	double	   *sigma_out = palloc(sizeof(double) * n);
+	double	   *prob = NULL;
+	MmOsGame	g;
+
+	rp->weighted = m->ncolumns == 4;
+	for (int i = 0; i < n; i++)
+	{
+		OsPlayer   *pl;
+
+		player[i] = m->rows[i].ival[OS_PLAYER];
+		team[i] = m->rows[i].ival[OS_TEAM];
+		rank[i] = m->rows[i].fval[OS_RANK];
+		weight[i] = m->rows[i].fval[OS_WEIGHT];
 		for (int j = 0; j < i; j++)
-			if (m->player[j] == m->player[i])
+			if (player[j] == player[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("player " INT64_FORMAT " appears twice in one match", m->player[i]),
+						 errmsg("player " INT64_FORMAT " appears twice in one match", player[i]),
+						 errdetail("Row " INT64_FORMAT " repeats the player.", m->rows[i].row),
 						 errhint("Give each match a distinct key, and order the history by it.")));
-		m->mu[i] = pl->mu;
-		m->sigma[i] = pl->sigma;
+		pl = os_player(rp, player[i]);
+		mu[i] = pl->mu;
+		sigma[i] = pl->sigma;
 	}
-	mm_os_build_game(&g, m->n, m->team, m->rank, NULL, m->mu, m->sigma,
-					 weighted ? m->weight : NULL);
-	mu_out = palloc(sizeof(double) * m->n);
-	sigma_out = palloc(sizeof(double) * m->n);
-	mm_os_rate(&g, o, mu_out, sigma_out);
-	for (int i = 0; i < m->n; i++)
+	mm_os_build_game(&g, n, team, rank, NULL, mu, sigma, rp->weighted ? weight : NULL);
+	if (rp->mode != OS_FINAL)
 	{
-		ReplayPlayer *pl = hash_search(players, &m->player[i], HASH_FIND, NULL);
+		prob = palloc(sizeof(double) * g.nteams);
+		mm_os_predict_win(&g, rp->o.beta, prob);
+	}
+	if (rp->mode == OS_CALIBRATION)
+	{
+		int			f = 0;
+
+		for (int t = 1; t < g.nteams; t++)
+			if (prob[t] > prob[f])
+				f = t;
+		mm_calibration_add(&rp->cal, prob[f], os_outcome(&g, f));
+	}
+	mm_os_rate(&g, &rp->o, mu_out, sigma_out);
+	for (int i = 0; i < n; i++)
+	{
+		OsPlayer   *pl = hash_search(rp->players, &player[i], HASH_FIND, NULL);
 
 		pl->mu = mu_out[i];
 		pl->sigma = sigma_out[i];
 		pl->matches++;
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(tmp);
-	m->n = 0;
+	if (rp->mode == OS_HISTORY)
+		os_emit(rp, m, &g, prob, mu_out, sigma_out);
 }
 
 /* Load the initial ratings query into the hash table. */
 static void
-replay_initial(const char *query, HTAB *players)
+os_initial(OsReplay *rp, const char *query)
 {
-	int			rc = SPI_execute(query, true, 0);
+	static const MmReplayColumn cols[] = {
+		{"player_id", MM_REPLAY_WHOLE},
+		{"mu", MM_REPLAY_NUMBER},
+		{"sigma", MM_REPLAY_NUMBER},
+	};
+	SPIPlanPtr	plan = mm_prepare_rows_query(query, "initial",
+											 "Pass e.g. 'SELECT player_id, mu, sigma FROM ratings'.");
+	int			rc = SPI_execute_plan(plan, NULL, NULL, true, 0);
 	TupleDesc	desc;
 
 	if (rc != SPI_OK_SELECT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("initial must be a query returning rows"),
-				 errhint("Pass e.g. 'SELECT player_id, mu, sigma FROM ratings'.")));
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	desc = SPI_tuptable->tupdesc;
 	if (desc->natts != 3)
 		ereport(ERROR,
@@ -187,18 +226,29 @@ replay_initial(const char *query, HTAB *players)
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[r];
-		int64		id = replay_int(replay_col(tup, desc, 1, "player_id"),
-									SPI_gettypeid(desc, 1), "player_id");
-		double		mu = replay_double(replay_col(tup, desc, 2, "mu"),
-									   SPI_gettypeid(desc, 2), "mu");
-		double		sigma = replay_double(replay_col(tup, desc, 3, "sigma"),
-										  SPI_gettypeid(desc, 3), "sigma");
+		bool		isnull[3];
+		Datum		d[3];
+		int64		id;
+		double		mu,
+					sigma;
 		bool		found;
-		ReplayPlayer *pl;
+		OsPlayer   *pl;
 
+		for (int c = 0; c < 3; c++)
+		{
+			d[c] = SPI_getbinval(tup, desc, c + 1, &isnull[c]);
+			if (isnull[c])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("column %s of the initial ratings must not be NULL", cols[c].name),
+						 errdetail("Row " UINT64_FORMAT " has a NULL %s.", r + 1, cols[c].name)));
+		}
+		id = mm_replay_whole(d[0], SPI_gettypeid(desc, 1), "player_id", r + 1);
+		mu = mm_replay_number(d[1], SPI_gettypeid(desc, 2), "mu");
+		sigma = mm_replay_number(d[2], SPI_gettypeid(desc, 3), "sigma");
 		mm_check_finite(mu, "mu");
 		mm_check_positive(sigma, "sigma");
-		pl = hash_search(players, &id, HASH_ENTER, &found);
+		pl = hash_search(rp->players, &id, HASH_ENTER, &found);
 		if (found)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNIQUE_VIOLATION),
@@ -210,13 +260,65 @@ replay_initial(const char *query, HTAB *players)
 	SPI_freetuptable(SPI_tuptable);
 }
 
-static int
-replay_cmp(const void *a, const void *b)
+/*
+ * The arguments shared by the three functions: (history, initial, model,
+ * beta, kappa, tau, limit_sigma, mu, sigma, z, alpha, target, balance,
+ * epsilon); only initial may be NULL.
+ */
+static void
+os_args(FunctionCallInfo fcinfo, OsReplay *rp, const char *fn)
 {
-	int64		x = (*(ReplayPlayer *const *) a)->id;
-	int64		y = (*(ReplayPlayer *const *) b)->id;
+	for (int i = 0; i < 14; i++)
+		if (i != 1 && PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument %d of %s must not be NULL", i + 1, fn),
+					 errhint("Only initial may be NULL.")));
+	mm_os_default_options(&rp->o);
+	rp->o.model = mm_os_parse_model(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	rp->o.beta = PG_GETARG_FLOAT8(3);
+	rp->o.kappa = PG_GETARG_FLOAT8(4);
+	rp->o.tau = PG_GETARG_FLOAT8(5);
+	rp->o.limit_sigma = PG_GETARG_BOOL(6);
+	rp->mu0 = PG_GETARG_FLOAT8(7);
+	rp->sigma0 = PG_GETARG_FLOAT8(8);
+	rp->o.z = PG_GETARG_FLOAT8(9);
+	rp->o.alpha = PG_GETARG_FLOAT8(10);
+	rp->o.target = PG_GETARG_FLOAT8(11);
+	rp->o.balance = PG_GETARG_BOOL(12);
+	rp->o.epsilon = PG_GETARG_FLOAT8(13);
+	mm_os_check_options(&rp->o);
+	mm_check_finite(rp->mu0, "mu");
+	mm_check_positive(rp->sigma0, "sigma");
+}
 
-	return x < y ? -1 : (x > y ? 1 : 0);
+/* Run the replay of a history query; initial may be NULL. */
+static void
+os_run(OsReplay *rp, const char *history, const char *initial)
+{
+	MmReplaySpec spec;
+	SPIPlanPtr	plan;
+	int			ncolumns;
+
+	rp->players = mm_replay_players("mm openskill replay players", sizeof(OsPlayer));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (initial != NULL)
+		os_initial(rp, initial);
+	plan = mm_prepare_rows_query(history, "history",
+								 "Pass e.g. 'SELECT match_id, player_id, team, rank FROM results ORDER BY match_id'.");
+	spec.what = "history";
+	spec.shape = "4 or 5 columns (match key, player_id, team, rank[, weight])";
+	spec.keyed = true;
+	spec.columns = os_columns;
+	spec.ncolumns = 4;
+	spec.nrequired = 3;
+	spec.row_column = -1;
+	spec.match = os_match;
+	spec.arg = rp;
+	spec.stop = NULL;
+	mm_replay_run(&spec, plan, &ncolumns);
+	SPI_finish();
 }
 
 PG_FUNCTION_INFO_V1(mm_replay_openskill);
@@ -226,179 +328,18 @@ Datum
 mm_replay_openskill(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext caller = CurrentMemoryContext;
-	MemoryContext tmp;
-	MemoryContext rowcxt;
-	MmOsOptions o;
-	double		mu0,
-				sigma0;
-	HASHCTL		ctl;
-	HTAB	   *players;
-	ReplayMatch m;
-	SPIPlanPtr	plan;
-	Portal		portal;
-	bool		weighted = false;
-	bool		have_key = false;
-	bool		key_byval = false;
-	Oid			key_type = InvalidOid;
-	Datum		key_val = 0;
-	char	   *key_str = NULL;
-	Oid			key_out;
-	bool		key_varlena;
-	HASH_SEQ_STATUS seq;
-	ReplayPlayer **all;
-	ReplayPlayer *pl;
+	OsReplay	rp;
+	OsPlayer  **all;
 	long		count;
 
-	for (int i = 0; i < PG_NARGS(); i++)
-		if (i != 1 && PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument %d of replay_openskill must not be NULL", i + 1),
-					 errhint("Only initial may be NULL.")));
-	mm_os_default_options(&o);
-	o.model = mm_os_parse_model(text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	o.beta = PG_GETARG_FLOAT8(3);
-	o.kappa = PG_GETARG_FLOAT8(4);
-	o.tau = PG_GETARG_FLOAT8(5);
-	o.limit_sigma = PG_GETARG_BOOL(6);
-	mu0 = PG_GETARG_FLOAT8(7);
-	sigma0 = PG_GETARG_FLOAT8(8);
-	o.z = PG_GETARG_FLOAT8(9);
-	o.alpha = PG_GETARG_FLOAT8(10);
-	o.target = PG_GETARG_FLOAT8(11);
-	o.balance = PG_GETARG_BOOL(12);
-	o.epsilon = PG_GETARG_FLOAT8(13);
-	mm_os_check_options(&o);
-	mm_check_finite(mu0, "mu");
-	mm_check_positive(sigma0, "sigma");
-
+	memset(&rp, 0, sizeof(rp));
+	rp.mode = OS_FINAL;
+	os_args(fcinfo, &rp, "replay_openskill");
 	InitMaterializedSRF(fcinfo, 0);
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
 
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(int64);
-	ctl.entrysize = sizeof(ReplayPlayer);
-	ctl.hcxt = caller;
-	players = hash_create("mm replay_openskill players", 1024, &ctl,
-						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	tmp = AllocSetContextCreate(caller, "mm replay_openskill match",
-								ALLOCSET_DEFAULT_SIZES);
-	rowcxt = AllocSetContextCreate(caller, "mm replay_openskill rows",
-								   ALLOCSET_DEFAULT_SIZES);
-	m.n = 0;
-	m.cap = 16;
-	m.player = palloc(sizeof(int64) * m.cap);
-	m.team = palloc(sizeof(int64) * m.cap);
-	m.rank = palloc(sizeof(double) * m.cap);
-	m.weight = palloc(sizeof(double) * m.cap);
-	m.mu = palloc(sizeof(double) * m.cap);
-	m.sigma = palloc(sizeof(double) * m.cap);
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!PG_ARGISNULL(1))
-		replay_initial(text_to_cstring(PG_GETARG_TEXT_PP(1)), players);
-
-	plan = mm_prepare_rows_query(text_to_cstring(PG_GETARG_TEXT_PP(0)), "history",
-								 "Pass e.g. 'SELECT match_id, player_id, team, rank FROM results ORDER BY match_id'.");
-	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	for (;;)
-	{
-		TupleDesc	desc;
-		MemoryContext spicxt;
-
-		SPI_cursor_fetch(portal, true, REPLAY_BATCH);
-		if (SPI_processed == 0)
-			break;
-		desc = SPI_tuptable->tupdesc;
-		if (!have_key)
-		{
-			if (desc->natts != 4 && desc->natts != 5)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("history query must return 4 or 5 columns (match key, player_id, team, rank[, weight])"),
-						 errdetail("It returns %d.", desc->natts)));
-			weighted = desc->natts == 5;
-			key_type = SPI_gettypeid(desc, 1);
-			key_byval = (key_type == INT2OID || key_type == INT4OID || key_type == INT8OID);
-			getTypeOutputInfo(key_type, &key_out, &key_varlena);
-		}
-		/* what converting a batch's values allocates is freed with it */
-		spicxt = MemoryContextSwitchTo(rowcxt);
-		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			HeapTuple	tup = SPI_tuptable->vals[r];
-			Datum		k = replay_col(tup, desc, 1, "match key");
-			bool		same;
-
-			if (key_byval)
-			{
-				int64		kv = replay_int(k, key_type, "match key");
-
-				same = have_key && DatumGetInt64(key_val) == kv;
-				key_val = Int64GetDatum(kv);
-			}
-			else
-			{
-				char	   *s = OidOutputFunctionCall(key_out, k);
-
-				same = have_key && strcmp(s, key_str) == 0;
-				if (same)
-					pfree(s);
-				else
-				{
-					MemoryContext old = MemoryContextSwitchTo(caller);
-
-					if (key_str)
-						pfree(key_str);
-					key_str = pstrdup(s);
-					MemoryContextSwitchTo(old);
-					pfree(s);
-				}
-			}
-			if (have_key && !same)
-			{
-				CHECK_FOR_INTERRUPTS();
-				replay_flush(&m, players, &o, weighted, mu0, sigma0, tmp);
-			}
-			have_key = true;
-			if (m.n == m.cap)
-			{
-				m.cap *= 2;
-				m.player = repalloc(m.player, sizeof(int64) * m.cap);
-				m.team = repalloc(m.team, sizeof(int64) * m.cap);
-				m.rank = repalloc(m.rank, sizeof(double) * m.cap);
-				m.weight = repalloc(m.weight, sizeof(double) * m.cap);
-				m.mu = repalloc(m.mu, sizeof(double) * m.cap);
-				m.sigma = repalloc(m.sigma, sizeof(double) * m.cap);
-			}
-			m.player[m.n] = replay_int(replay_col(tup, desc, 2, "player_id"),
-									   SPI_gettypeid(desc, 2), "player_id");
-			m.team[m.n] = replay_int(replay_col(tup, desc, 3, "team"),
-									 SPI_gettypeid(desc, 3), "team");
-			m.rank[m.n] = replay_double(replay_col(tup, desc, 4, "rank"),
-										SPI_gettypeid(desc, 4), "rank");
-			if (weighted)
-				m.weight[m.n] = replay_double(replay_col(tup, desc, 5, "weight"),
-											  SPI_gettypeid(desc, 5), "weight");
-			m.n++;
-		}
-		MemoryContextSwitchTo(spicxt);
-		MemoryContextReset(rowcxt);
-		SPI_freetuptable(SPI_tuptable);
-	}
-	replay_flush(&m, players, &o, weighted, mu0, sigma0, tmp);
-	SPI_cursor_close(portal);
-	SPI_finish();
-
-	/* the players, by id */
-	count = hash_get_num_entries(players);
-	all = palloc(sizeof(ReplayPlayer *) * Max(count, 1));
-	count = 0;
-	hash_seq_init(&seq, players);
-	while ((pl = hash_seq_search(&seq)) != NULL)
-		all[count++] = pl;
-	qsort(all, count, sizeof(ReplayPlayer *), replay_cmp);
+	all = (OsPlayer **) mm_replay_sorted(rp.players, &count);
 	for (long i = 0; i < count; i++)
 	{
 		Datum		values[4];
@@ -410,8 +351,110 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 		values[3] = Int32GetDatum(all[i]->matches);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	hash_destroy(players);
-	MemoryContextDelete(tmp);
-	MemoryContextDelete(rowcxt);
+	hash_destroy(rp.players);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_history);
+
+/* mm.openskill_history(same arguments as replay_openskill) */
+Datum
+mm_openskill_history(PG_FUNCTION_ARGS)
+{
+	OsReplay	rp;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.mode = OS_HISTORY;
+	os_args(fcinfo, &rp, "openskill_history");
+	InitMaterializedSRF(fcinfo, 0);
+	rp.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	hash_destroy(rp.players);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_calibration);
+
+/* mm.openskill_calibration(same arguments as replay_openskill, bins) */
+Datum
+mm_openskill_calibration(PG_FUNCTION_ARGS)
+{
+	OsReplay	rp;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.mode = OS_CALIBRATION;
+	os_args(fcinfo, &rp, "openskill_calibration");
+	if (PG_ARGISNULL(14))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("bins must not be NULL")));
+	mm_calibration_init(&rp.cal, PG_GETARG_INT32(14));
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	hash_destroy(rp.players);
+	PG_RETURN_JSONB_P(mm_calibration_jsonb(&rp.cal));
+}
+
+/* What openskill_fit varies, and the replay it runs. */
+typedef struct OsFit
+{
+	OsReplay	base;			/* options at their defaults */
+	const char *history;
+	const char *initial;
+	char		parameter;		/* 'b'eta, 't'au, 'k'appa */
+} OsFit;
+
+static void
+os_fit_eval(void *arg, double value, MmCalibration *out)
+{
+	OsFit	   *f = arg;
+	OsReplay	rp = f->base;
+
+	if (f->parameter == 'b')
+		rp.o.beta = value;
+	else if (f->parameter == 't')
+		rp.o.tau = value;
+	else
+		rp.o.kappa = value;
+	mm_os_check_options(&rp.o);
+	mm_calibration_init(&rp.cal, 10);
+	os_run(&rp, f->history, f->initial);
+	*out = rp.cal;
+}
+
+PG_FUNCTION_INFO_V1(mm_openskill_fit);
+
+/*
+ * mm.openskill_fit(history text, parameter text, grid float8[], lo float8,
+ *					hi float8, iterations int, initial text, model text)
+ */
+Datum
+mm_openskill_fit(PG_FUNCTION_ARGS)
+{
+	OsFit		f;
+	char	   *parameter;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(7))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("history, parameter and model must not be NULL")));
+	parameter = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (strcmp(parameter, "beta") != 0 && strcmp(parameter, "tau") != 0 &&
+		strcmp(parameter, "kappa") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown parameter \"%s\"", parameter),
+				 errhint("Fit one of beta, tau, kappa.")));
+	memset(&f, 0, sizeof(f));
+	f.base.mode = OS_CALIBRATION;
+	mm_os_default_options(&f.base.o);
+	f.base.o.model = mm_os_parse_model(text_to_cstring(PG_GETARG_TEXT_PP(7)));
+	f.base.mu0 = 25.0;
+	f.base.sigma0 = 25.0 / 3.0;
+	f.history = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	f.initial = PG_ARGISNULL(6) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(6));
+	f.parameter = parameter[0];
+	mm_fit_search(fcinfo, 2, 3, 4, 5, os_fit_eval, &f);
 	return (Datum) 0;
 }

@@ -28,7 +28,14 @@ for part in test/demo/*.sql; do
 	psql -X -d mm_demo -v ON_ERROR_STOP=1 -e --pset=footer=off -f "$part"
 done
 
+echo
+echo "== plots"
+bash test/plots.sh analytics test/demo/out mm_demo
+
 cat <<MSG
+
+PNG plots of a simulated season (rating convergence, reliability, beta fit)
+and of the demo queue's wait times are in $here/test/demo/out/.
 
 The demo cluster is still running. Connect with:
 

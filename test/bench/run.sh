@@ -154,5 +154,6 @@ for dir in $(selected); do
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 done
 mv "$results.tmp" "$results"
+bash test/plots.sh bench "$out"
 echo
 cat "$results"

@@ -96,7 +96,7 @@ SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, NULL::int F
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.replay_openskill('SELECT match_id, player_id::text, team, rank FROM os_history');
 \echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team::float8, rank FROM os_history');
+SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team + 0.5, rank FROM os_history');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, rank::text FROM os_history');
 \echo :LAST_ERROR_SQLSTATE

@@ -9,3 +9,5 @@ FROM (SELECT (g * 7919) % 100000 + 1 AS a,
                  + ((g * 37) % 86400) * interval '1 second' AS t
       FROM generate_series(0::bigint, 999999) g) x;
 VACUUM ANALYZE history;
+CREATE INDEX ON history (t);
+VACUUM ANALYZE history;
