@@ -42,6 +42,11 @@
 
 #include "miscadmin.h"
 
+/* Names of MmFailReason, as the tick log and mm._match_rosters show them. */
+const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
+	"none", "too_large", "potentials_min", "incomplete"
+};
+
 /* Fill a configuration with the seed's defaults. */
 void
 mm_matcher_defaults(MmMatcherConfig *cfg)
@@ -599,6 +604,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		r->match = -1;
 		r->team = -1;
 		r->fail_order = -1;
+		r->fail_reason = MM_FAIL_NONE;
 		run.in_queue[i] = true;
 		run.next[i] = i + 1;
 		run.prev[i] = i - 1;
@@ -610,6 +616,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 
 	for (int target = 0; target < ntargets; target++)
 	{
+		MmFailReason reason;
+
 		CHECK_FOR_INTERRUPTS();
 		if (res->targets_tried > 0 && now_ms() - start > cfg->limit_ms)
 		{
@@ -621,15 +629,23 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		res->targets_tried++;
 		queue_remove(&run, target);
 		gather_potentials(&run, &rosters[target]);
-		if (rosters[target].players <= size &&
-			run.npotentials >= cfg->potentials_min &&
-			populate_match(&run, target))
+		if (rosters[target].players > size)
+			reason = MM_FAIL_TOO_LARGE;
+		else if (run.npotentials < cfg->potentials_min)
+			reason = MM_FAIL_POTENTIALS;
+		else if (!populate_match(&run, target))
+			reason = MM_FAIL_INCOMPLETE;
+		else
+			reason = MM_FAIL_NONE;
+		if (reason == MM_FAIL_NONE)
 			record_match(&run, res);
 		else
 		{
 			/* the other picked rosters stay where they are in the queue */
 			rosters[target].state = MM_ROSTER_FAILED;
 			rosters[target].fail_order = res->nfailed++;
+			rosters[target].fail_reason = reason;
+			res->failed_by_reason[reason]++;
 		}
 		for (int side = 0; side < 2; side++)
 			for (int k = 0; k < run.team[side].nrosters; k++)

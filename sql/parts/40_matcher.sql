@@ -19,74 +19,88 @@ CREATE SEQUENCE mm.roster_id_seq;
 COMMENT ON SEQUENCE mm.roster_id_seq IS 'ids of rosters (parties), waiting or matched';
 CREATE SEQUENCE mm.roster_position_seq;
 COMMENT ON SEQUENCE mm.roster_position_seq IS 'queue order of waiting rosters; a failed target takes a new, last position';
+
+-- Every table a queue owns carries queue_id, so that its rows can be placed
+-- beside the queue's (for example distributed by queue). Invariants are
+-- keys, foreign keys and CHECKs: no triggers, so TRUNCATE, replication
+-- role "replica" and pg_restore --disable-triggers cannot bypass them.
 CREATE TABLE mm.roster (
-    roster_id     bigint PRIMARY KEY DEFAULT nextval('mm.roster_id_seq'),
-    queue_id      int NOT NULL REFERENCES mm.queue ON DELETE CASCADE,
+    roster_id     bigint NOT NULL DEFAULT nextval('mm.roster_id_seq'),
+    queue_id      int NOT NULL,
     position      bigint NOT NULL DEFAULT nextval('mm.roster_position_seq'),
-    players       bigint[] NOT NULL,
     rating        float8 NOT NULL,
     deviation     float8 NOT NULL DEFAULT 0,
     rank          float8 NOT NULL DEFAULT 0,
     ladder_points float8 NOT NULL DEFAULT 0,
-    dishonor      int NOT NULL DEFAULT 0 CHECK (dishonor >= 0),
-    professions   text[] NOT NULL DEFAULT '{}',
-    joined_at     timestamptz NOT NULL DEFAULT now()
+    dishonor      int NOT NULL DEFAULT 0,
+    joined_at     timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT roster_pkey PRIMARY KEY (roster_id),
+    CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
+    CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
+    CONSTRAINT roster_rating_finite CHECK (rating > '-Infinity' AND rating < 'Infinity'),
+    CONSTRAINT roster_deviation_finite CHECK (deviation >= 0 AND deviation < 'Infinity'),
+    CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
+    CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
+    CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
+    CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= now())
 );
 CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position);
-COMMENT ON TABLE mm.roster IS 'rosters (parties) waiting in a queue; a matched roster moves to mm.match_roster';
+CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
+COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
+COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
+COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future';
 
+-- A player is a row: its primary key keeps it in at most one waiting
+-- roster across all queues, and deleting a roster (or TRUNCATE ... CASCADE)
+-- takes its players with it.
 CREATE TABLE mm.queued_player (
-    player_id bigint PRIMARY KEY,
-    roster_id bigint NOT NULL
+    player_id  bigint NOT NULL,
+    roster_id  bigint NOT NULL,
+    queue_id   int NOT NULL,
+    seat       int NOT NULL,
+    profession text,
+    CONSTRAINT queued_player_pkey PRIMARY KEY (player_id),
+    CONSTRAINT queued_player_seat_key UNIQUE (queue_id, roster_id, seat),
+    CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
+        REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE,
+    CONSTRAINT queued_player_seat_check CHECK (seat BETWEEN 1 AND 1000),
+    CONSTRAINT queued_player_profession_check CHECK (profession <> '')
 );
-CREATE INDEX queued_player_roster_idx ON mm.queued_player (roster_id);
-COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters: a player is in at most one waiting roster across all queues (its primary key)';
-COMMENT ON INDEX mm.queued_player_roster_idx IS 'players of a roster';
-
--- Deleting rosters (leave, tick, drop_queue, or by hand) frees their
--- players. One statement-level trigger rather than a cascading foreign key:
--- a tick deletes thousands of rosters at once, and per-row cascades cost
--- more than the matching.
-CREATE FUNCTION mm._roster_deleted()
-RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    -- IN, not a join: the planner then sorts or hashes the deleted rosters
-    -- (few), not the players of every queue (many)
-    DELETE FROM mm.queued_player qp WHERE qp.roster_id IN (SELECT d.roster_id FROM deleted d);
-    RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mm._roster_deleted() IS 'internal trigger: free the players of deleted rosters';
-CREATE TRIGGER roster_deleted AFTER DELETE ON mm.roster
-    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION mm._roster_deleted();
+COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters, one row each: a player is in at most one waiting roster across all queues (its primary key); seat is its place in the party, profession its profession if the roster has them';
+COMMENT ON INDEX mm.queued_player_seat_key IS 'players of a roster in party order';
 
 CREATE SEQUENCE mm.match_id_seq;
 COMMENT ON SEQUENCE mm.match_id_seq IS 'ids of mm.match';
 CREATE SEQUENCE mm.tick_id_seq;
 COMMENT ON SEQUENCE mm.tick_id_seq IS 'ids of mm.tick_log';
 CREATE TABLE mm.match (
-    match_id      bigint PRIMARY KEY DEFAULT nextval('mm.match_id_seq'),
-    queue_id      int NOT NULL REFERENCES mm.queue ON DELETE CASCADE,
+    match_id      bigint NOT NULL DEFAULT nextval('mm.match_id_seq'),
+    queue_id      int NOT NULL,
     tick_id       bigint NOT NULL,
     created_at    timestamptz NOT NULL,
     prediction    float8 NOT NULL,
     red_odds      float8 NOT NULL,
     blue_odds     float8 NOT NULL,
-    rating_spread float8 NOT NULL
+    rating_spread float8 NOT NULL,
+    status        text NOT NULL DEFAULT 'matched',
+    delivered_at  timestamptz,
+    CONSTRAINT match_pkey PRIMARY KEY (match_id),
+    CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
+    CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
+    CONSTRAINT match_status_check CHECK (status IN ('matched', 'finished'))
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
 CREATE INDEX match_queue_idx ON mm.match (queue_id, created_at);
-COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters)';
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL;
+COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (matched, finished), when mm.claim_matches delivered it';
 COMMENT ON INDEX mm.match_queue_idx IS 'matches of a queue by time';
+COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches)';
 
 CREATE TABLE mm.match_roster (
     match_id      bigint NOT NULL,
-    roster_id     bigint NOT NULL UNIQUE,
-    team          text NOT NULL CHECK (team IN ('red', 'blue')),
+    roster_id     bigint NOT NULL,
+    team          text NOT NULL,
     players       bigint[] NOT NULL,
     rating        float8 NOT NULL,
     deviation     float8 NOT NULL,
@@ -96,25 +110,37 @@ CREATE TABLE mm.match_roster (
     professions   text[] NOT NULL,
     joined_at     timestamptz NOT NULL,
     waited        interval NOT NULL,
-    PRIMARY KEY (match_id, roster_id)
+    queue_id      int NOT NULL,
+    CONSTRAINT match_roster_pkey PRIMARY KEY (match_id, roster_id),
+    CONSTRAINT match_roster_roster_id_key UNIQUE (roster_id),
+    CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_roster_team_check CHECK (team IN ('red', 'blue'))
 );
 COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is matched at most once';
 
--- Deleting matches (drop_queue, or by hand) deletes their rosters; a
--- statement-level trigger for the same reason as above.
-CREATE FUNCTION mm._match_deleted()
-RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    DELETE FROM mm.match_roster mr WHERE mr.match_id IN (SELECT d.match_id FROM deleted d);
-    RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mm._match_deleted() IS 'internal trigger: delete the rosters of deleted matches';
-CREATE TRIGGER match_deleted AFTER DELETE ON mm.match
-    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION mm._match_deleted();
+-- The life of each ticket, one row per player and state: waiting when
+-- queued, then matched, expired, left or removed. Kept after the roster
+-- is gone; mm.purge trims it.
+CREATE TABLE mm.ticket_event (
+    roster_id bigint NOT NULL,
+    player_id bigint NOT NULL,
+    status    text NOT NULL,
+    at        timestamptz NOT NULL,
+    queue_id  int NOT NULL,
+    match_id  bigint,
+    reason    text,
+    CONSTRAINT ticket_event_pkey PRIMARY KEY (roster_id, player_id, status),
+    CONSTRAINT ticket_event_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
+    CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'matched', 'expired', 'left', 'removed')),
+    CONSTRAINT ticket_event_match_check CHECK ((status = 'matched') = (match_id IS NOT NULL)),
+    CONSTRAINT ticket_event_at_check CHECK (isfinite(at))
+);
+CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, at);
+CREATE INDEX ticket_event_queue_idx ON mm.ticket_event (queue_id, at);
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason';
+COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
+COMMENT ON INDEX mm.ticket_event_queue_idx IS 'a queue''s ticket history by time (mm.purge)';
 
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,
@@ -126,10 +152,14 @@ CREATE TABLE mm.tick_log (
     matches_made       int NOT NULL,
     targets_failed     int NOT NULL,
     oldest_wait        interval NOT NULL,
-    mean_rating_spread float8
+    mean_rating_spread float8,
+    matches_dropped    int NOT NULL DEFAULT 0,
+    rosters_expired    int NOT NULL DEFAULT 0,
+    failed_reasons     jsonb NOT NULL DEFAULT '{}',
+    CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object')
 );
 CREATE INDEX tick_log_queue_idx ON mm.tick_log (queue_id, at);
-COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen (claimed), matches made, failed targets, oldest wait';
+COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait';
 COMMENT ON INDEX mm.tick_log_queue_idx IS 'ticks of a queue by time';
 
 SELECT pg_catalog.pg_extension_config_dump('mm.queue', '');
@@ -141,6 +171,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queued_player', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_roster', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_log', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_id_seq', '');
 
@@ -168,11 +199,11 @@ COMMENT ON FUNCTION mm.match_rosters(text, jsonb, timestamptz) IS
     'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at) in the order it returns them';
 
 CREATE FUNCTION mm._match_rosters(rosters text, config jsonb, at timestamptz, naive bool DEFAULT false)
-RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8)
-AS 'MODULE_PATHNAME', 'mm_match_rosters_internal'
+RETURNS TABLE (roster_id bigint, outcome text, match_no int, team text, failed_no int, reason text)
+AS 'MODULE_PATHNAME', 'mm_match_rosters_outcomes'
 LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool) IS
-    'internal (mm.tick and tests): mm.match_rosters plus failed targets (team failed) and a last row (team seen: match_no rosters read, rating_spread oldest wait in seconds); naive scans the queue for potentials as the seed does';
+    'internal (tests): the outcome of every matched roster and tried target of mm.match_rosters (matched with match_no and team, or failed with its order of failure and reason); naive scans the queue for potentials as the GW2 pseudo-code does';
 
 -- Queues
 
@@ -260,9 +291,11 @@ END
 $$;
 COMMENT ON FUNCTION mm._queue(text) IS 'internal: the queue of that name, or an error';
 
+
 -- Rosters
 
--- Check a roster's numbers (enqueue and update_roster).
+-- Check a roster's numbers (enqueue and update_roster); the table's CHECKs
+-- hold the same rules, these give the message.
 CREATE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
                                  ladder_points float8, dishonor int, professions text[], players int)
 RETURNS void
@@ -291,6 +324,10 @@ BEGIN
         IF array_position(professions, NULL) IS NOT NULL THEN
             RAISE EXCEPTION 'professions must not contain nulls'
                 USING ERRCODE = 'null_value_not_allowed';
+        END IF;
+        IF array_position(professions, '') IS NOT NULL THEN
+            RAISE EXCEPTION 'professions must not be empty strings'
+                USING ERRCODE = 'invalid_parameter_value';
         END IF;
         IF cardinality(professions) NOT IN (0, players) THEN
             RAISE EXCEPTION 'professions must name one profession per player'
@@ -352,19 +389,26 @@ BEGIN
     IF NOT isfinite(joined_at) THEN
         RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
 
-    -- dishonor: players in a timeout may not queue; stacks default the roster's dishonor
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
     SELECT d.player_id, d.timeout_until INTO p, s
-    FROM mm.dishonor_statuses(players, joined_at) d
-    WHERE d.timeout_until > joined_at ORDER BY d.timeout_until DESC LIMIT 1;
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is in a dishonor timeout', p
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = format('The timeout lasts until %s.', s),
                   HINT = format('The player can queue again at %s.', s);
     END IF;
-    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, joined_at) d;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
 
     SELECT qp.player_id, qp.roster_id INTO p, other
     FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
@@ -375,31 +419,68 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
-    INSERT INTO mm.roster (queue_id, players, rating, deviation, rank, ladder_points, dishonor, professions, joined_at)
-    VALUES (q.queue_id, players, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), professions, joined_at)
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
     BEGIN
-        INSERT INTO mm.queued_player (player_id, roster_id) SELECT x, id FROM unnest(players) x;
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
     EXCEPTION WHEN unique_violation THEN
         RAISE EXCEPTION 'a player of the roster was queued at the same time'
             USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
     END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
     RETURN id;
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+
+-- Take rosters out of their queue with a reason and record it per player;
+-- the rosters that are not waiting (or are locked by a tick, when
+-- skip_locked) are left alone. Returns the rosters taken out.
+CREATE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    IF skip_locked THEN
+        SELECT array_agg(r.roster_id) INTO ids FROM mm.roster r
+        WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED;
+    ELSE
+        ids := roster_ids;
+    END IF;
+    RETURN QUERY
+    WITH r AS (
+        DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
+    ), p AS (
+        DELETE FROM mm.queued_player qp USING r
+        WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
+        RETURNING qp.queue_id, qp.roster_id, qp.player_id
+    ), e AS (
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+        SELECT p.roster_id, p.player_id, _end_rosters.status, now(), p.queue_id, _end_rosters.reason FROM p
+    )
+    SELECT r.roster_id FROM r;
+END
+$$;
+COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean) IS
+    'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event';
 
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
 LANGUAGE sql STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    WITH d AS (DELETE FROM mm.roster r WHERE r.roster_id = leave.roster_id RETURNING 1)
-    SELECT count(*) > 0 FROM d
+    SELECT count(*) > 0 FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false)
 $$;
 COMMENT ON FUNCTION mm.leave(bigint) IS
-    'take a waiting roster out of its queue; false if it is not waiting (already matched or left)';
+    'take a waiting roster out of its queue; false if it is not waiting (already matched or left); waits for a tick that is matching it';
 
 CREATE FUNCTION mm.update_roster(roster_id bigint, rating float8 DEFAULT NULL, deviation float8 DEFAULT NULL,
                                  rank float8 DEFAULT NULL, ladder_points float8 DEFAULT NULL,
@@ -414,21 +495,49 @@ BEGIN
     IF roster_id IS NULL THEN
         RAISE EXCEPTION 'roster_id must not be null' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    SELECT cardinality(r.players) INTO n FROM mm.roster r WHERE r.roster_id = update_roster.roster_id;
-    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, coalesce(n, 0));
+    -- lock the roster first: its players cannot change meanwhile
+    PERFORM FROM mm.roster r WHERE r.roster_id = update_roster.roster_id FOR UPDATE;
+    SELECT count(*) INTO n FROM mm.queued_player qp WHERE qp.roster_id = update_roster.roster_id;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
     UPDATE mm.roster r
     SET rating = coalesce(update_roster.rating, r.rating),
         deviation = coalesce(update_roster.deviation, r.deviation),
         rank = coalesce(update_roster.rank, r.rank),
         ladder_points = coalesce(update_roster.ladder_points, r.ladder_points),
-        dishonor = coalesce(update_roster.dishonor, r.dishonor),
-        professions = coalesce(update_roster.professions, r.professions)
+        dishonor = coalesce(update_roster.dishonor, r.dishonor)
     WHERE r.roster_id = update_roster.roster_id;
-    RETURN FOUND;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF professions IS NOT NULL THEN
+        UPDATE mm.queued_player qp SET profession = professions[qp.seat]
+        WHERE qp.roster_id = update_roster.roster_id;
+    END IF;
+    RETURN true;
 END
 $$;
 COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]) IS
-    'change a waiting roster''s data (NULL keeps a value); false if it is not waiting; keeps its place in the queue';
+    'change a waiting roster''s data (NULL keeps a value; professions ''{}'' clears them); false if it is not waiting; keeps its place in the queue';
+
+-- A queue's waiting rosters with their players in party order.
+CREATE FUNCTION mm._rosters(queue_id int)
+RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
+               rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT r.roster_id, r.position, p.players, r.rating, r.deviation, r.rank, r.ladder_points,
+           r.dishonor, p.professions, r.joined_at
+    FROM mm.roster r
+    JOIN (SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
+                 coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL),
+                          '{}') AS professions
+          FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id
+          GROUP BY qp.roster_id) p ON p.roster_id = r.roster_id
+    WHERE r.queue_id = _rosters.queue_id
+$$;
+COMMENT ON FUNCTION mm._rosters(int) IS
+    'internal: a queue''s waiting rosters with their players and professions in party order (rosters without players are not waiting for anything and are left out)';
 
 CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
@@ -437,121 +546,27 @@ RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, 
 LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT row_number() OVER (ORDER BY r.position), r.roster_id, r.players, r.rating, r.deviation,
+    SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
            r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at
-    FROM mm.roster r
-    WHERE r.queue_id = (mm._queue(queue)).queue_id
-    ORDER BY r.position
+    FROM mm._rosters((mm._queue(queue)).queue_id) r
+    ORDER BY r.queue_position
 $$;
 COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
     'the waiting rosters of a queue in queue order (place 1 is tried first)';
 
 -- Ticks
 
--- The query a tick runs the matcher over.
-CREATE FUNCTION mm._queue_query(queue_id int, claim boolean)
-RETURNS text
-LANGUAGE sql IMMUTABLE STRICT
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-    SELECT format('SELECT r.roster_id, r.players, r.rating, r.deviation, r.rank, r.ladder_points, '
-                  'r.dishonor, r.professions, r.joined_at FROM mm.roster r WHERE r.queue_id = %s '
-                  'ORDER BY r.position%s', queue_id,
-                  CASE WHEN claim THEN ' FOR UPDATE SKIP LOCKED' ELSE '' END)
-$$;
-COMMENT ON FUNCTION mm._queue_query(int, boolean) IS
-    'internal: the rosters query of a queue, claiming the rows (FOR UPDATE SKIP LOCKED) for a tick';
-
 CREATE FUNCTION mm.tick(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    q mm.queue := mm._queue(queue);
-    started timestamptz := clock_timestamp();
-    tick bigint := nextval('mm.tick_id_seq');
-    a_no int[];
-    a_id bigint[];
-    a_team text[];
-    a_pred float8[];
-    a_odds float8[];
-    a_spread float8[];
-    seen int;
-    oldest float8;
-    made int;
-    failed int;
-    spread float8;
-BEGIN
-    IF at IS NULL OR NOT isfinite(at) THEN
-        RAISE EXCEPTION 'at must be finite' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    SELECT array_agg(x.match_no), array_agg(x.roster_id), array_agg(x.team),
-           array_agg(x.prediction), array_agg(x.odds), array_agg(x.rating_spread)
-    INTO a_no, a_id, a_team, a_pred, a_odds, a_spread
-    FROM mm._match_rosters(mm._queue_query(q.queue_id, true), q.config, at) x;
-
-    RETURN QUERY
-    WITH res AS (
-        SELECT * FROM unnest(a_no, a_id, a_team, a_pred, a_odds, a_spread)
-            AS u(match_no, roster_id, team, prediction, odds, spread)
-        WHERE u.team IN ('red', 'blue')
-    ), m AS (
-        SELECT res.match_no, nextval('mm.match_id_seq') AS match_id,
-               min(res.prediction) AS prediction,
-               min(res.odds) FILTER (WHERE res.team = 'red') AS red_odds,
-               min(res.odds) FILTER (WHERE res.team = 'blue') AS blue_odds,
-               min(res.spread) AS spread
-        FROM res GROUP BY res.match_no
-    ), ins_m AS (
-        INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)
-        SELECT m.match_id, q.queue_id, tick, at, m.prediction, m.red_odds, m.blue_odds, m.spread FROM m
-    ), del AS (
-        DELETE FROM mm.roster r USING res WHERE r.roster_id = res.roster_id
-        RETURNING r.*
-    ), ins_r AS (
-        INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,
-                                     ladder_points, dishonor, professions, joined_at, waited)
-        SELECT m.match_id, del.roster_id, res.team, del.players, del.rating, del.deviation, del.rank,
-               del.ladder_points, del.dishonor, del.professions, del.joined_at, at - del.joined_at
-        FROM del JOIN res ON res.roster_id = del.roster_id JOIN m ON m.match_no = res.match_no
-        RETURNING match_roster.match_id, match_roster.roster_id, match_roster.team
-    )
-    SELECT i.match_id, i.roster_id, i.team FROM ins_r i ORDER BY i.match_id, i.team DESC, i.roster_id;
-
-    -- failed targets go to the back of the queue, in the order they failed
-    UPDATE mm.roster r SET position = f.pos
-    FROM (SELECT s.roster_id, nextval('mm.roster_position_seq') AS pos
-          FROM (SELECT u.roster_id FROM unnest(a_no, a_id, a_team) AS u(match_no, roster_id, team)
-                WHERE u.team = 'failed' ORDER BY u.match_no) s) f
-    WHERE r.roster_id = f.roster_id;
-
-    SELECT max(u.no) FILTER (WHERE u.team = 'seen'), max(u.spread) FILTER (WHERE u.team = 'seen'),
-           count(DISTINCT u.no) FILTER (WHERE u.team IN ('red', 'blue')),
-           count(*) FILTER (WHERE u.team = 'failed'),
-           avg(u.spread) FILTER (WHERE u.team IN ('red', 'blue'))
-    INTO seen, oldest, made, failed, spread
-    FROM unnest(a_no, a_team, a_spread) AS u(no, team, spread);
-    INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, matches_made,
-                             targets_failed, oldest_wait, mean_rating_spread)
-    VALUES (tick, q.queue_id, at, started,
-            1000 * extract(epoch FROM clock_timestamp() - started)::float8,
-            coalesce(seen, 0), made, failed, make_interval(secs => coalesce(oldest, 0)), spread);
-END
-$$;
+AS 'MODULE_PATHNAME', 'mm_tick'
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.tick(text, timestamptz) IS
-    'one matchmaking tick of a queue in this transaction: claim waiting rosters (FOR UPDATE SKIP LOCKED), match, record matches, requeue failed targets, log';
+    'one matchmaking tick of a queue in this transaction: returns at once if another tick of the queue is running; reads the queue without locking it, then locks, records and removes only the rosters of each match (a match whose roster left meanwhile is dropped whole), requeues failed targets at the back, logs';
 
 CREATE FUNCTION mm.preview(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
-LANGUAGE sql VOLATILE STRICT
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-    SELECT x.match_no::bigint, x.roster_id, x.team
-    FROM mm._queue(queue) q,
-         LATERAL mm.match_rosters(mm._queue_query(q.queue_id, false), q.config, at) x
-    ORDER BY x.match_no, x.team DESC, x.roster_id
-$$;
+AS 'MODULE_PATHNAME', 'mm_preview'
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.preview(text, timestamptz) IS
     'the matches a tick would make now, numbered from 1, without writing or locking anything';
 
@@ -560,7 +575,7 @@ CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
 LANGUAGE C;
 COMMENT ON PROCEDURE mm.run_ticks(text, interval, interval) IS
-    'tick a queue (every queue when NULL) every "every" for "span", committing after each tick; schedule it each minute with pg_cron';
+    'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is skipped; schedule it each minute with pg_cron';
 
 -- Statistics
 
@@ -578,7 +593,8 @@ SELECT q.name AS queue,
        t.last_tick
 FROM mm.queue q
 LEFT JOIN LATERAL (
-    SELECT count(*) AS rosters, coalesce(sum(cardinality(r.players)), 0) AS players,
+    SELECT count(*) AS rosters,
+           (SELECT count(*) FROM mm.queued_player qp WHERE qp.queue_id = q.queue_id) AS players,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p99

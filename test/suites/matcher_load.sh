@@ -111,11 +111,10 @@ check "every team has exactly 5 players" "
     WHERE n <> 5" 0
 check "every match has a red and a blue team" "
     SELECT count(*) FROM mm.match m WHERE (SELECT count(DISTINCT team) FROM mm.match_roster r WHERE r.match_id = m.match_id) <> 2" 0
-check "mm.queued_player holds exactly the players of waiting rosters" "
-    SELECT count(*) FROM ((SELECT player_id, roster_id FROM mm.queued_player
-                           EXCEPT SELECT p, roster_id FROM mm.roster, unnest(players) p)
-                          UNION ALL
-                          (SELECT p, roster_id FROM mm.roster, unnest(players) p
-                           EXCEPT SELECT player_id, roster_id FROM mm.queued_player)) x" 0
+check "every waiting roster has its players (mm.queued_player), every queued player a waiting roster" "
+    SELECT (SELECT count(*) FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id))
+         + (SELECT count(*) FROM mm.queued_player qp WHERE NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = qp.roster_id))" 0
+check "no player is both waiting and in the match made from the same roster" "
+    SELECT count(*) FROM mm.queued_player qp JOIN mm.match_roster mr ON mr.roster_id = qp.roster_id" 0
 psql -X -q -d postgres -c "DROP DATABASE $db"
 exit $fail

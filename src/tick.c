@@ -1,0 +1,757 @@
+/*-------------------------------------------------------------------------
+ *
+ * tick.c
+ *		Matchmaking ticks over the queue tables: mm.tick, mm.preview and
+ *		the mm.run_ticks procedure that pg_cron calls.
+ *
+ * A tick of a queue
+ *	1. takes a transaction-level advisory lock on the queue with a
+ *	   try-lock: a second tick of the same queue returns at once, with no
+ *	   rows and no tick log entry;
+ *	2. reads the waiting rosters without locking them (a plain snapshot
+ *	   read: enqueue, leave and update_roster never wait for this step);
+ *	3. runs the matcher of matcher.c over them in memory;
+ *	4. for each match, locks its rosters (FOR UPDATE SKIP LOCKED) and checks
+ *	   that all of them, with all their players, are still there; if one
+ *	   left, is being changed, or lost a player meanwhile, the match is
+ *	   dropped whole and its rosters stay waiting; otherwise one statement
+ *	   records the match, moves the rosters to mm.match_roster, writes the
+ *	   ticket history and deletes the rosters and their players;
+ *	5. moves the failed targets to the back of the queue (those not
+ *	   locked by someone else) and logs the tick.
+ * So the rows a tick writes and the locks it holds are those of the
+ * rosters it matches or tried, never the rest of the queue. Every
+ * statement is prepared once per backend and kept.
+ *
+ * The advisory lock keys are (MM_TICK_LOCK, queue_id) for a tick and
+ * (MM_RUN_LOCK, queue_id) for a run_ticks, in pg_locks as advisory locks
+ * with classid 0x6d6d0001 / 0x6d6d0002 and objid the queue id.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+
+#include <math.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/latch.h"
+#include "storage/lock.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#define MM_TICK_LOCK	0x6d6d0001
+#define MM_RUN_LOCK		0x6d6d0002
+
+/* The shortest time between ticks run_ticks accepts, in milliseconds. */
+#define MIN_EVERY_MS	100.0
+
+/* The statements of a tick, prepared once per backend. */
+enum
+{
+	Q_QUEUE,
+	Q_READ,
+	Q_TICK_ID,
+	Q_LOCK,
+	Q_PLAYERS,
+	Q_MOVE,
+	Q_REQUEUE,
+	Q_LOG,
+	Q_COUNT
+};
+
+typedef struct TickStatement
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[11];
+} TickStatement;
+
+static const TickStatement statements[Q_COUNT] = {
+	[Q_QUEUE] = {
+		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1",
+		1, {TEXTOID}
+	},
+	/* players: the count; professions: those given, in no order */
+	[Q_READ] = {
+		"SELECT r.roster_id, p.n AS players, r.rating, r.deviation, r.rank, r.ladder_points, "
+		"r.dishonor, p.professions, r.joined_at "
+		"FROM mm.roster r "
+		"JOIN (SELECT qp.roster_id, count(*) AS n, "
+		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $1 GROUP BY qp.roster_id) p "
+		"ON p.roster_id = r.roster_id "
+		"WHERE r.queue_id = $1 ORDER BY r.position",
+		1, {INT4OID}
+	},
+	[Q_TICK_ID] = {
+		"SELECT nextval('mm.tick_id_seq')", 0, {InvalidOid}
+	},
+	[Q_LOCK] = {
+		"SELECT count(*) FROM (SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED) l",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	/* a new snapshot, after the locks: players removed meanwhile show */
+	[Q_PLAYERS] = {
+		"SELECT count(*) FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2)",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	[Q_MOVE] = {
+		"WITH m AS ("
+		" INSERT INTO mm.match (queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)"
+		" VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING match_id"
+		"), t AS ("
+		" SELECT u.roster_id, 'red'::text AS team FROM unnest($8::bigint[]) AS u(roster_id)"
+		" UNION ALL SELECT u.roster_id, 'blue'::text FROM unnest($9::bigint[]) AS u(roster_id)"
+		"), p AS ("
+		" DELETE FROM mm.queued_player qp USING t WHERE qp.queue_id = $1 AND qp.roster_id = t.roster_id"
+		" RETURNING qp.roster_id, qp.player_id, qp.seat, qp.profession"
+		"), r AS ("
+		" DELETE FROM mm.roster r USING t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id"
+		" RETURNING r.*"
+		"), pa AS ("
+		" SELECT p.roster_id, array_agg(p.player_id ORDER BY p.seat) AS players,"
+		" coalesce(array_agg(p.profession ORDER BY p.seat) FILTER (WHERE p.profession IS NOT NULL), '{}') AS professions"
+		" FROM p GROUP BY p.roster_id"
+		"), mr AS ("
+		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
+		" ladder_points, dishonor, professions, joined_at, waited, queue_id)"
+		" SELECT m.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
+		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $3 - r.joined_at, $1"
+		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id, m"
+		"), e AS ("
+		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
+		" SELECT p.roster_id, p.player_id, 'matched', $3, $1, m.match_id FROM p, m"
+		") SELECT m.match_id FROM m",
+		9, {INT4OID, INT8OID, TIMESTAMPTZOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+		INT8ARRAYOID, INT8ARRAYOID}
+	},
+	/* failed targets to the back, in the order they failed */
+	[Q_REQUEUE] = {
+		"UPDATE mm.roster r SET position = f.pos "
+		"FROM (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o) f "
+		"WHERE r.roster_id = f.id AND r.roster_id IN "
+		"(SELECT l.roster_id FROM mm.roster l WHERE l.queue_id = $1 AND l.roster_id = ANY ($2) "
+		"FOR UPDATE SKIP LOCKED)",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	[Q_LOG] = {
+		"INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, "
+		"matches_made, targets_failed, oldest_wait, mean_rating_spread, matches_dropped, "
+		"rosters_expired, failed_reasons) "
+		"VALUES ($1, $2, $3, $4, extract(epoch FROM clock_timestamp() - $4)::float8 * 1000, "
+		"$5, $6, $7, make_interval(secs => $8), $9, $10, 0, $11::jsonb)",
+		11, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
+		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID}
+	},
+};
+
+static SPIPlanPtr plans[Q_COUNT];
+
+/* The kept plan of statement q, prepared on first use. */
+static SPIPlanPtr
+plan_of(int q)
+{
+	if (plans[q] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(statements[q].sql, statements[q].nargs,
+									(Oid *) statements[q].types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		plans[q] = p;
+	}
+	return plans[q];
+}
+
+/* Run statement q; check that it did what it is for. */
+static void
+run(int q, Datum *values, bool read_only, int expected)
+{
+	int			ret = SPI_execute_plan(plan_of(q), values, NULL, read_only, 0);
+
+	if (ret != expected)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+}
+
+/* The single int8 value of the first column of the last result. */
+static int64
+result_int64(void)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_processed != 1)
+		elog(ERROR, "expected one row, got %llu", (unsigned long long) SPI_processed);
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/* A bigint[] of roster ids. */
+static Datum
+id_array(const int64 *ids, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* Look up a queue: its id and config, or an error. */
+static int32
+queue_lookup(const char *name, MmMatcherConfig *cfg)
+{
+	Datum		arg = CStringGetTextDatum(name);
+	bool		isnull;
+	int32		id;
+
+	run(Q_QUEUE, &arg, true, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("queue \"%s\" does not exist", name),
+				 errhint("Create it with mm.create_queue.")));
+	id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	mm_queue_config(DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[0],
+												 SPI_tuptable->tupdesc, 2, &isnull)), cfg);
+	return id;
+}
+
+/* Try to take an advisory lock (MM_TICK_LOCK or MM_RUN_LOCK) on a queue. */
+static bool
+queue_try_lock(int32 key, int32 queue_id, bool session)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) key, (uint32) queue_id, 2);
+	return LockAcquire(&tag, ExclusiveLock, session, true) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+static void
+queue_unlock(int32 key, int32 queue_id)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) key, (uint32) queue_id, 2);
+	LockRelease(&tag, ExclusiveLock, true);
+}
+
+/* Read a queue's waiting rosters (no locks) and match them. */
+static void
+tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+		   MmRosterSet *set, MmMatcherResult *res)
+{
+	Datum		arg = Int32GetDatum(queue_id);
+
+	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	mm_read_rosters(at, true, set);
+	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
+}
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Figures of one tick for the tick log. */
+typedef struct TickFigures
+{
+	int			made;
+	int			dropped;
+	double		spread_sum;
+} TickFigures;
+
+/*
+ * Lock the rosters of match m and, if every one of them and every player
+ * is still there, record the match and move them out of the queue; put
+ * the rows in the result. Returns whether the match was made.
+ */
+static bool
+tick_commit_match(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
+				  const MmRosterSet *set, const MmMatch *mt, ReturnSetInfo *rsinfo)
+{
+	int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
+	int64	   *team_ids[2];
+	int			nteam[2] = {0, 0};
+	int			players = 0;
+	double		prediction = mm_matcher_prediction(mt, cfg);
+	Datum		args[9];
+	int64		match_id;
+
+	team_ids[0] = palloc(sizeof(int64) * mt->nmembers);
+	team_ids[1] = palloc(sizeof(int64) * mt->nmembers);
+	for (int k = 0; k < mt->nmembers; k++)
+	{
+		const MmRoster *x = &set->r[mt->members[k]];
+
+		ids[k] = x->id;
+		team_ids[x->team][nteam[x->team]++] = x->id;
+		players += x->players;
+	}
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = id_array(ids, mt->nmembers);
+	run(Q_LOCK, args, false, SPI_OK_SELECT);
+	if (result_int64() != mt->nmembers)
+		return false;
+	run(Q_PLAYERS, args, false, SPI_OK_SELECT);
+	if (result_int64() != players)
+		return false;
+
+	qsort(team_ids[0], nteam[0], sizeof(int64), cmp_id);
+	qsort(team_ids[1], nteam[1], sizeof(int64), cmp_id);
+	args[1] = Int64GetDatum(tick_id);
+	args[2] = TimestampTzGetDatum(at);
+	args[3] = Float8GetDatum(prediction);
+	args[4] = Float8GetDatum(mm_odds_of_victory(prediction, true));
+	args[5] = Float8GetDatum(mm_odds_of_victory(prediction, false));
+	args[6] = Float8GetDatum(mt->rating_spread);
+	args[7] = id_array(team_ids[0], nteam[0]);
+	args[8] = id_array(team_ids[1], nteam[1]);
+	run(Q_MOVE, args, false, SPI_OK_SELECT);
+	match_id = result_int64();
+	for (int side = 0; side < 2; side++)
+		for (int k = 0; k < nteam[side]; k++)
+		{
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = Int64GetDatum(match_id);
+			values[1] = Int64GetDatum(team_ids[side][k]);
+			values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	return true;
+}
+
+/* Failed targets' reasons as a JSON object of counts. */
+static char *
+failed_reasons_json(const MmMatcherResult *res)
+{
+	StringInfoData b;
+	bool		first = true;
+
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '{');
+	for (int k = 1; k < MM_FAIL_REASONS; k++)
+	{
+		if (res->failed_by_reason[k] == 0)
+			continue;
+		appendStringInfo(&b, "%s\"%s\": %d", first ? "" : ", ", mm_fail_reason_names[k],
+						 res->failed_by_reason[k]);
+		first = false;
+	}
+	appendStringInfoChar(&b, '}');
+	return b.data;
+}
+
+/* Requeue the failed targets and log the tick. */
+static void
+tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
+			const MmRosterSet *set, const MmMatcherResult *res, const TickFigures *fig)
+{
+	Datum		args[11];
+	bool		nulls[11] = {0};
+	char		argnulls[11];
+	double		oldest = 0;
+	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
+
+	for (int i = 0; i < set->n; i++)
+	{
+		oldest = Max(oldest, set->r[i].age);
+		if (set->r[i].state == MM_ROSTER_FAILED)
+			failed[set->r[i].fail_order] = set->r[i].id;
+	}
+	if (res->nfailed > 0)
+	{
+		args[0] = Int32GetDatum(queue_id);
+		args[1] = id_array(failed, res->nfailed);
+		run(Q_REQUEUE, args, false, SPI_OK_UPDATE);
+	}
+
+	args[0] = Int64GetDatum(tick_id);
+	args[1] = Int32GetDatum(queue_id);
+	args[2] = TimestampTzGetDatum(at);
+	args[3] = TimestampTzGetDatum(started);
+	args[4] = Int32GetDatum(set->n);
+	args[5] = Int32GetDatum(fig->made);
+	args[6] = Int32GetDatum(res->nfailed);
+	args[7] = Float8GetDatum(oldest);
+	args[8] = Float8GetDatum(fig->made > 0 ? fig->spread_sum / fig->made : 0);
+	nulls[8] = fig->made == 0;
+	args[9] = Int32GetDatum(fig->dropped);
+	args[10] = CStringGetTextDatum(failed_reasons_json(res));
+	for (int i = 0; i < 11; i++)
+		argnulls[i] = nulls[i] ? 'n' : ' ';
+	if (SPI_execute_plan(plan_of(Q_LOG), args, argnulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "SPI_execute_plan failed: tick log");
+}
+
+/* Check the arguments of mm.tick and mm.preview; the queue name. */
+static char *
+tick_args(FunctionCallInfo fcinfo, TimestampTz *at)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("queue must not be null")));
+	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("at must be finite")));
+	*at = PG_GETARG_TIMESTAMPTZ(1);
+	return text_to_cstring(PG_GETARG_TEXT_PP(0));
+}
+
+PG_FUNCTION_INFO_V1(mm_tick);
+PG_FUNCTION_INFO_V1(mm_preview);
+
+/* mm.tick(queue text, at timestamptz) → (match_id, roster_id, team) */
+Datum
+mm_tick(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TimestampTz started = GetCurrentTimestamp();
+	TimestampTz at;
+	char	   *name = tick_args(fcinfo, &at);
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	TickFigures fig = {0, 0, 0};
+	int32		queue_id;
+	int64		tick_id;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	queue_id = queue_lookup(name, &cfg);
+	if (!queue_try_lock(MM_TICK_LOCK, queue_id, false))
+	{
+		/* another tick of this queue is running: nothing to do */
+		SPI_finish();
+		return (Datum) 0;
+	}
+	run(Q_TICK_ID, NULL, false, SPI_OK_SELECT);
+	tick_id = result_int64();
+	tick_match(queue_id, at, &cfg, &set, &res);
+	for (int m = 0; m < res.nmatches; m++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (tick_commit_match(queue_id, tick_id, at, &cfg, &set, &res.matches[m], rsinfo))
+		{
+			fig.made++;
+			fig.spread_sum += res.matches[m].rating_spread;
+		}
+		else
+			fig.dropped++;
+	}
+	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* mm.preview(queue text, at timestamptz): a tick's matches, nothing written */
+Datum
+mm_preview(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TimestampTz at;
+	char	   *name = tick_args(fcinfo, &at);
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	int32		queue_id;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	queue_id = queue_lookup(name, &cfg);
+	tick_match(queue_id, at, &cfg, &set, &res);
+	for (int m = 0; m < res.nmatches; m++)
+	{
+		const MmMatch *mt = &res.matches[m];
+
+		for (int side = 0; side < 2; side++)
+		{
+			int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
+			int			n = 0;
+
+			for (int k = 0; k < mt->nmembers; k++)
+				if (set.r[mt->members[k]].team == side)
+					ids[n++] = set.r[mt->members[k]].id;
+			qsort(ids, n, sizeof(int64), cmp_id);
+			for (int k = 0; k < n; k++)
+			{
+				Datum		values[3];
+				bool		nulls[3] = {false, false, false};
+
+				values[0] = Int64GetDatum(m + 1);
+				values[1] = Int64GetDatum(ids[k]);
+				values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* run_ticks */
+
+/* Interval in milliseconds, refusing infinite and month-based ones. */
+static double
+interval_ms(Interval *iv, const char *what)
+{
+	double		ms;
+
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not use months or years", what),
+				 errhint("Give it in seconds, minutes or hours.")));
+	ms = iv->time / 1000.0 + iv->day * 86400000.0;
+	if (ms < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative", what),
+				 errdetail("The value is %g ms.", ms)));
+	return ms;
+}
+
+/* Milliseconds since "start". */
+static double
+elapsed_ms(TimestampTz start)
+{
+	return (GetCurrentTimestamp() - start) / 1000.0;
+}
+
+/* The queues of a run: names and ids, and which ones this run holds. */
+typedef struct RunQueues
+{
+	int			n;
+	char	  **names;
+	int32	   *ids;
+	bool	   *held;			/* MM_RUN_LOCK taken by this run */
+	bool	   *busy;			/* another run holds it: skipped */
+} RunQueues;
+
+/* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
+static void
+run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
+	char		nulls[1] = {queue ? ' ' : 'n'};
+	MemoryContext old;
+
+	if (SPI_execute_with_args("SELECT q.name, q.queue_id FROM mm.queue q "
+							  "WHERE $1 IS NULL OR q.name = $1 ORDER BY q.name",
+							  1, argtypes, &arg, nulls, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (queue != NULL && SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("queue \"%s\" does not exist", queue),
+				 errhint("Create it with mm.create_queue.")));
+	old = MemoryContextSwitchTo(cxt);
+	q->n = (int) SPI_processed;
+	q->names = palloc(sizeof(char *) * Max(q->n, 1));
+	q->ids = palloc(sizeof(int32) * Max(q->n, 1));
+	q->held = palloc0(sizeof(bool) * Max(q->n, 1));
+	q->busy = palloc0(sizeof(bool) * Max(q->n, 1));
+	for (int i = 0; i < q->n; i++)
+	{
+		bool		isnull;
+
+		q->names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		q->ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Tick one queue in a subtransaction: an error is reported as a WARNING
+ * naming the queue and rolled back, and the caller goes on.
+ */
+static void
+run_one_tick(const char *name, MemoryContext cxt)
+{
+	ResourceOwner owner = CurrentResourceOwner;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = CStringGetTextDatum(name);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1)", 1, argtypes, &arg,
+								  NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute failed");
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("tick of queue \"%s\" failed: %s", name, edata->message),
+				 edata->detail ? errdetail("%s", edata->detail) : 0,
+				 errhint("The other queues were ticked. Fix the queue, or drop it with mm.drop_queue.")));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* Sleep until "target" ms after "start", whatever wakes the latch. */
+static void
+sleep_until(TimestampTz start, double target)
+{
+	for (;;)
+	{
+		double		left = target - elapsed_ms(start);
+
+		if (left <= 0)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) ceil(left), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * One round: tick each queue this run holds (taking the run lock of a
+ * queue on first sight), each in its own transaction. After the first
+ * round, stop as soon as "span" has passed.
+ */
+static void
+run_round(RunQueues *q, TimestampTz start, double span, bool first, MemoryContext cxt)
+{
+	for (int i = 0; i < q->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!first && elapsed_ms(start) >= span)
+			return;
+		if (q->busy[i])
+			continue;
+		if (!q->held[i])
+		{
+			if (!queue_try_lock(MM_RUN_LOCK, q->ids[i], true))
+			{
+				q->busy[i] = true;
+				ereport(NOTICE,
+						(errmsg("queue \"%s\" is being ticked by another mm.run_ticks; skipped",
+								q->names[i])));
+				continue;
+			}
+			q->held[i] = true;
+		}
+		run_one_tick(q->names[i], cxt);
+		SPI_commit();
+		MemoryContextSwitchTo(cxt);
+	}
+}
+
+PG_FUNCTION_INFO_V1(mm_run_ticks);
+
+/*
+ * CALL mm.run_ticks(queue text, every interval, span interval): tick the
+ * queue (every queue when NULL) every "every" until "span" of wall time
+ * has passed. pg_cron fires at most once a minute; this runs the ticks in
+ * between. Ticks are at start + k * every; a tick that runs late skips the
+ * slots it missed rather than bunching ticks up.
+ */
+Datum
+mm_run_ticks(PG_FUNCTION_ARGS)
+{
+	char	   *queue = PG_ARGISNULL(0) ? NULL :
+		MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	double		every,
+				span;
+	bool		nonatomic;
+	TimestampTz start = GetCurrentTimestamp();
+	MemoryContext cxt;
+	RunQueues	q = {0};
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("every and span must not be null")));
+	every = interval_ms(PG_GETARG_INTERVAL_P(1), "every");
+	span = interval_ms(PG_GETARG_INTERVAL_P(2), "span");
+	if (every < MIN_EVERY_MS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("every must be at least 100 milliseconds"),
+				 errdetail("The value is %g ms.", every),
+				 errhint("Give the time between ticks, such as '5 seconds'.")));
+	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
+		!castNode(CallContext, fcinfo->context)->atomic;
+	if (!nonatomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
+				 errmsg("mm.run_ticks must be called outside a transaction block"),
+				 errhint("CALL it on its own (as pg_cron does), not inside BEGIN ... COMMIT or a function.")));
+
+	/* lives across the commits of the run */
+	cxt = AllocSetContextCreate(TopMemoryContext, "mm.run_ticks", ALLOCSET_SMALL_SIZES);
+	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	PG_TRY();
+	{
+		run_queues(queue, &q, cxt);
+		MemoryContextSwitchTo(cxt);
+		for (int k = 0;; k++)
+		{
+			double		next;
+
+			run_round(&q, start, span, k == 0, cxt);
+			/* the next slot after now; missed slots are skipped */
+			next = (floor(elapsed_ms(start) / every) + 1) * every;
+			if (next >= span)
+				break;
+			sleep_until(start, next);
+		}
+	}
+	PG_FINALLY();
+	{
+		for (int i = 0; i < q.n; i++)
+			if (q.held[i])
+				queue_unlock(MM_RUN_LOCK, q.ids[i]);
+		if (queue)
+			pfree(queue);
+	}
+	PG_END_TRY();
+	SPI_finish();
+	MemoryContextDelete(cxt);
+	PG_RETURN_VOID();
+}
