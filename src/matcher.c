@@ -73,6 +73,10 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 	cfg->dishonor_distance = -100;
 	cfg->dishonor_stack = -50;
 	cfg->naive_search = false;
+	cfg->ticket_ttl = NULL;
+	cfg->ticket_ttl_null = true;
+	cfg->ticket_ttl_s = 0;
+	cfg->requeue_while_in_match = true;
 	mm_prediction_defaults(&cfg->prediction);
 }
 
@@ -80,7 +84,7 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 
 static MmConfigKey filter_keys[8];
 static MmConfigKey scoring_keys[13];
-static MmConfigKey matcher_keys[5];
+static MmConfigKey matcher_keys[7];
 
 static MmConfigKey
 key(const char *name, MmConfigType type, void *target, double min, double max)
@@ -135,6 +139,9 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	matcher_keys[i++].keys = scoring_keys;
 	matcher_keys[i] = key("prediction", MM_CONFIG_OBJECT, NULL, 0, 0);
 	matcher_keys[i++].keys = mm_prediction_keys(&cfg->prediction);
+	matcher_keys[i] = key("ticket_ttl", MM_CONFIG_TEXT, &cfg->ticket_ttl, 0, 0);
+	matcher_keys[i++].isnull = &cfg->ticket_ttl_null;
+	matcher_keys[i++] = key("requeue_while_in_match", MM_CONFIG_BOOL, &cfg->requeue_while_in_match, 0, 0);
 	matcher_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
 	return matcher_keys;
 }

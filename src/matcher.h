@@ -41,6 +41,11 @@ typedef struct MmMatcherConfig
 	double		dishonor_distance;
 	double		dishonor_stack;
 	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
+	/* queue keys (mm.tick and mm.enqueue; mm.match_rosters ignores them) */
+	char	   *ticket_ttl;		/* an interval as text; NULL: never expire */
+	bool		ticket_ttl_null;
+	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
+	bool		requeue_while_in_match;
 	/* not a config key: scan the whole queue for potentials (tests) */
 	bool		naive_search;
 } MmMatcherConfig;

@@ -26,9 +26,33 @@
 #include "utils/memutils.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
+
+/* Check ticket_ttl: a positive interval without months; in seconds. */
+static void
+check_ticket_ttl(MmMatcherConfig *cfg)
+{
+	Interval   *iv;
+
+	if (cfg->ticket_ttl_null || cfg->ticket_ttl == NULL)
+	{
+		cfg->ticket_ttl = NULL;
+		cfg->ticket_ttl_s = 0;
+		return;
+	}
+	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(cfg->ticket_ttl),
+											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+	cfg->ticket_ttl_s = iv->time / 1e6 + iv->day * 86400.0;
+	if (iv->month != 0 || cfg->ticket_ttl_s <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"ticket_ttl\" must be a positive interval without months"),
+				 errdetail("The value is \"%s\".", cfg->ticket_ttl),
+				 errhint("Give it in seconds, minutes, hours or days, such as \"10 minutes\", or null for no expiry.")));
+}
 
 /* Parse and check a queue configuration (NULL: defaults). */
 void
@@ -37,6 +61,7 @@ mm_queue_config(Jsonb *config, MmMatcherConfig *cfg)
 	mm_matcher_defaults(cfg);
 	mm_config_parse(config, "queue config", mm_matcher_keys(cfg));
 	mm_matcher_check(cfg);
+	check_ticket_ttl(cfg);
 }
 
 /* Column numbers of the rosters query; 0 when absent. */
@@ -552,7 +577,13 @@ config_text(const MmMatcherConfig *c)
 						 "\"weight\": %.17g, \"enabled\": %s}",
 						 i ? ", " : "", pn[i], pm[i]->spread, pm[i]->weight,
 						 pm[i]->enabled ? "true" : "false");
-	appendStringInfoString(&b, "}}");
+	appendStringInfoString(&b, "}, \"ticket_ttl\": ");
+	if (c->ticket_ttl)
+		escape_json(&b, c->ticket_ttl);
+	else
+		appendStringInfoString(&b, "null");
+	appendStringInfo(&b, ", \"requeue_while_in_match\": %s}",
+					 c->requeue_while_in_match ? "true" : "false");
 	return b.data;
 }
 

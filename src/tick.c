@@ -44,6 +44,7 @@
 #include "storage/lock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
@@ -52,6 +53,12 @@
 
 #define MM_TICK_LOCK	0x6d6d0001
 #define MM_RUN_LOCK		0x6d6d0002
+
+/*
+ * NOTIFY payloads must be shorter than 8000 bytes (BLCKSZ - NAMEDATALEN -
+ * 128 with the default block size); a notification is cut below this.
+ */
+#define NOTIFY_PAYLOAD_MAX	7800
 
 /* The shortest time between ticks run_ticks accepts, in milliseconds. */
 #define MIN_EVERY_MS	100.0
@@ -67,6 +74,8 @@ enum
 	Q_MOVE,
 	Q_REQUEUE,
 	Q_LOG,
+	Q_EXPIRE,
+	Q_NOTIFY,
 	Q_COUNT
 };
 
@@ -74,7 +83,7 @@ typedef struct TickStatement
 {
 	const char *sql;
 	int			nargs;
-	Oid			types[11];
+	Oid			types[12];
 } TickStatement;
 
 static const TickStatement statements[Q_COUNT] = {
@@ -152,9 +161,19 @@ static const TickStatement statements[Q_COUNT] = {
 		"matches_made, targets_failed, oldest_wait, mean_rating_spread, matches_dropped, "
 		"rosters_expired, failed_reasons) "
 		"VALUES ($1, $2, $3, $4, extract(epoch FROM clock_timestamp() - $4)::float8 * 1000, "
-		"$5, $6, $7, make_interval(secs => $8), $9, $10, 0, $11::jsonb)",
-		11, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
-		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID}
+		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb)",
+		12, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
+		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID}
+	},
+	/* rosters past ticket_ttl; those locked (being left, matched) wait */
+	[Q_EXPIRE] = {
+		"SELECT count(*) FROM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.joined_at <= $2 - make_interval(secs => $3) "
+		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $2)",
+		3, {INT4OID, TIMESTAMPTZOID, FLOAT8OID}
+	},
+	[Q_NOTIFY] = {
+		"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
 	},
 };
 
@@ -275,6 +294,7 @@ cmp_id(const void *a, const void *b)
 /* Figures of one tick for the tick log. */
 typedef struct TickFigures
 {
+	int			expired;
 	int			made;
 	int			dropped;
 	double		spread_sum;
@@ -283,9 +303,9 @@ typedef struct TickFigures
 /*
  * Lock the rosters of match m and, if every one of them and every player
  * is still there, record the match and move them out of the queue; put
- * the rows in the result. Returns whether the match was made.
+ * the rows in the result. Returns the match id, or 0 if it was dropped.
  */
-static bool
+static int64
 tick_commit_match(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
 				  const MmRosterSet *set, const MmMatch *mt, ReturnSetInfo *rsinfo)
 {
@@ -311,10 +331,10 @@ tick_commit_match(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcher
 	args[1] = id_array(ids, mt->nmembers);
 	run(Q_LOCK, args, false, SPI_OK_SELECT);
 	if (result_int64() != mt->nmembers)
-		return false;
+		return 0;
 	run(Q_PLAYERS, args, false, SPI_OK_SELECT);
 	if (result_int64() != players)
-		return false;
+		return 0;
 
 	qsort(team_ids[0], nteam[0], sizeof(int64), cmp_id);
 	qsort(team_ids[1], nteam[1], sizeof(int64), cmp_id);
@@ -339,7 +359,61 @@ tick_commit_match(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcher
 			values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
-	return true;
+	return match_id;
+}
+
+/* Expire the rosters that have waited ticket_ttl; returns how many. */
+static int
+tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
+{
+	Datum		args[3];
+
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = TimestampTzGetDatum(at);
+	args[2] = Float8GetDatum(ttl_s);
+	run(Q_EXPIRE, args, false, SPI_OK_SELECT);
+	return (int) result_int64();
+}
+
+/*
+ * NOTIFY the queue's channel (mm_queue_<queue id>) with the matches made:
+ * {"queue_id": .., "queue": "..", "matches": [..]}, split over several
+ * notifications so that none exceeds NOTIFY's payload limit. Delivered
+ * when the tick's transaction commits, never before.
+ */
+static void
+tick_notify(int32 queue_id, const char *name, const int64 *made, int nmade)
+{
+	StringInfoData head;
+	StringInfoData b;
+	char		channel[64];
+	int			i = 0;
+
+	if (nmade == 0)
+		return;
+	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
+	initStringInfo(&head);
+	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
+	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
+	{
+		appendStringInfoString(&head, ", \"queue\": ");
+		escape_json(&head, name);
+	}
+	appendStringInfoString(&head, ", \"matches\": [");
+	initStringInfo(&b);
+	while (i < nmade)
+	{
+		Datum		args[2];
+
+		resetStringInfo(&b);
+		appendStringInfoString(&b, head.data);
+		for (int k = 0; i < nmade && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
+			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", made[i]);
+		appendStringInfoString(&b, "]}");
+		args[0] = CStringGetTextDatum(channel);
+		args[1] = CStringGetTextDatum(b.data);
+		run(Q_NOTIFY, args, false, SPI_OK_SELECT);
+	}
 }
 
 /* Failed targets' reasons as a JSON object of counts. */
@@ -368,9 +442,9 @@ static void
 tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 			const MmRosterSet *set, const MmMatcherResult *res, const TickFigures *fig)
 {
-	Datum		args[11];
-	bool		nulls[11] = {0};
-	char		argnulls[11];
+	Datum		args[12];
+	bool		nulls[12] = {0};
+	char		argnulls[12];
 	double		oldest = 0;
 	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
 
@@ -399,7 +473,8 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	nulls[8] = fig->made == 0;
 	args[9] = Int32GetDatum(fig->dropped);
 	args[10] = CStringGetTextDatum(failed_reasons_json(res));
-	for (int i = 0; i < 11; i++)
+	args[11] = Int32GetDatum(fig->expired);
+	for (int i = 0; i < 12; i++)
 		argnulls[i] = nulls[i] ? 'n' : ' ';
 	if (SPI_execute_plan(plan_of(Q_LOG), args, argnulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "SPI_execute_plan failed: tick log");
@@ -435,9 +510,10 @@ mm_tick(PG_FUNCTION_ARGS)
 	MmMatcherConfig cfg;
 	MmMatcherResult res;
 	MmRosterSet set;
-	TickFigures fig = {0, 0, 0};
+	TickFigures fig = {0, 0, 0, 0};
 	int32		queue_id;
 	int64		tick_id;
+	int64	   *made;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -451,19 +527,26 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	run(Q_TICK_ID, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
+	if (cfg.ticket_ttl_s > 0)
+		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
 	tick_match(queue_id, at, &cfg, &set, &res);
+	made = palloc(sizeof(int64) * Max(res.nmatches, 1));
 	for (int m = 0; m < res.nmatches; m++)
 	{
+		int64		match_id;
+
 		CHECK_FOR_INTERRUPTS();
-		if (tick_commit_match(queue_id, tick_id, at, &cfg, &set, &res.matches[m], rsinfo))
+		match_id = tick_commit_match(queue_id, tick_id, at, &cfg, &set, &res.matches[m], rsinfo);
+		if (match_id > 0)
 		{
-			fig.made++;
+			made[fig.made++] = match_id;
 			fig.spread_sum += res.matches[m].rating_spread;
 		}
 		else
 			fig.dropped++;
 	}
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
+	tick_notify(queue_id, name, made, fig.made);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -121,8 +121,12 @@ COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and t
 
 -- The life of each ticket, one row per player and state: waiting when
 -- queued, then matched, expired, left or removed. Kept after the roster
--- is gone; mm.purge trims it.
+-- is gone; mm.purge trims it. event_id orders the events as they
+-- happened (their "at" is the tick's time, which a caller may give).
+CREATE SEQUENCE mm.ticket_event_id_seq;
+COMMENT ON SEQUENCE mm.ticket_event_id_seq IS 'ids of mm.ticket_event, in the order events are recorded';
 CREATE TABLE mm.ticket_event (
+    event_id  bigint NOT NULL DEFAULT nextval('mm.ticket_event_id_seq'),
     roster_id bigint NOT NULL,
     player_id bigint NOT NULL,
     status    text NOT NULL,
@@ -136,7 +140,8 @@ CREATE TABLE mm.ticket_event (
     CONSTRAINT ticket_event_match_check CHECK ((status = 'matched') = (match_id IS NOT NULL)),
     CONSTRAINT ticket_event_at_check CHECK (isfinite(at))
 );
-CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, at);
+ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
+CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
 CREATE INDEX ticket_event_queue_idx ON mm.ticket_event (queue_id, at);
 COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason';
 COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
@@ -172,6 +177,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.match', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_roster', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_log', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_id_seq', '');
 
@@ -351,7 +357,8 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
-    team_size int := (mm.matcher_config(q.config) ->> 'team_size')::int;
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
     n int := cardinality(players);
     p bigint;
     other bigint;
@@ -419,6 +426,25 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
     INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
@@ -441,7 +467,8 @@ COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, i
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
 -- skip_locked) are left alone. Returns the rosters taken out.
-CREATE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean)
+CREATE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
+                                at timestamptz DEFAULT now())
 RETURNS SETOF bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -450,8 +477,8 @@ DECLARE
     ids bigint[];
 BEGIN
     IF skip_locked THEN
-        SELECT array_agg(r.roster_id) INTO ids FROM mm.roster r
-        WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED;
+        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                     WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED);
     ELSE
         ids := roster_ids;
     END IF;
@@ -464,12 +491,12 @@ BEGIN
         RETURNING qp.queue_id, qp.roster_id, qp.player_id
     ), e AS (
         INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
-        SELECT p.roster_id, p.player_id, _end_rosters.status, now(), p.queue_id, _end_rosters.reason FROM p
+        SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, p.queue_id, _end_rosters.reason FROM p
     )
     SELECT r.roster_id FROM r;
 END
 $$;
-COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean) IS
+COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz) IS
     'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event';
 
 CREATE FUNCTION mm.leave(roster_id bigint)
@@ -481,6 +508,50 @@ AS $$
 $$;
 COMMENT ON FUNCTION mm.leave(bigint) IS
     'take a waiting roster out of its queue; false if it is not waiting (already matched or left); waits for a tick that is matching it';
+
+CREATE FUNCTION mm.leave_player(player_id bigint)
+RETURNS bigint
+LANGUAGE sql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT r FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                                        WHERE qp.player_id = leave_player.player_id),
+                                  'left', 'leave_player', false) r
+$$;
+COMMENT ON FUNCTION mm.leave_player(bigint) IS
+    'take the waiting roster of a player (with the whole party) out of its queue; returns its roster id, or NULL if the player is not waiting';
+
+CREATE FUNCTION mm.remove_player(roster_id bigint, player_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q int;
+    others int;
+BEGIN
+    -- lock the roster: a tick that chose it drops that match, or has made
+    -- it and we find the roster gone
+    SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = remove_player.roster_id FOR UPDATE;
+    IF NOT FOUND OR NOT EXISTS (SELECT FROM mm.queued_player qp
+                                WHERE qp.roster_id = remove_player.roster_id
+                                  AND qp.player_id = remove_player.player_id) THEN
+        RETURN false;
+    END IF;
+    SELECT count(*) - 1 INTO others FROM mm.queued_player qp WHERE qp.roster_id = remove_player.roster_id;
+    IF others = 0 THEN
+        PERFORM mm._end_rosters(ARRAY[roster_id], 'removed', 'remove_player', false);
+        RETURN true;
+    END IF;
+    DELETE FROM mm.queued_player qp
+    WHERE qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+    VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.remove_player(bigint, bigint) IS
+    'take one player out of a waiting roster; the rest of the party keeps waiting in its place (the last player takes the roster out); false if the player is not in that waiting roster';
 
 CREATE FUNCTION mm.update_roster(roster_id bigint, rating float8 DEFAULT NULL, deviation float8 DEFAULT NULL,
                                  rank float8 DEFAULT NULL, ladder_points float8 DEFAULT NULL,
@@ -554,6 +625,47 @@ $$;
 COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
     'the waiting rosters of a queue in queue order (place 1 is tried first)';
 
+-- Ticket lifecycle
+
+CREATE FUNCTION mm.ticket_status(player_id bigint)
+RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
+               match_status text, reason text)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT x.status, q.name, x.roster_id, x.since, x.match_id, m.status, x.reason
+    FROM (
+        SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
+               NULL::bigint AS match_id, NULL::text AS reason, 0 AS pri
+        FROM mm.queued_player qp JOIN mm.roster r ON r.roster_id = qp.roster_id
+        WHERE qp.player_id = ticket_status.player_id
+        UNION ALL
+        (SELECT e.status, e.queue_id, e.roster_id, e.at, e.match_id, e.reason, 1
+         FROM mm.ticket_event e
+         WHERE e.player_id = ticket_status.player_id AND e.status <> 'waiting'
+         ORDER BY e.event_id DESC LIMIT 1)
+    ) x
+    JOIN mm.queue q ON q.queue_id = x.queue_id
+    LEFT JOIN mm.match m ON m.match_id = x.match_id
+    ORDER BY x.pri LIMIT 1
+$$;
+COMMENT ON FUNCTION mm.ticket_status(bigint) IS
+    'where a player is now: waiting (queue, roster, since when), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when); no row if the player never queued or its history was purged';
+
+CREATE FUNCTION mm.roster_status(roster_id bigint)
+RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id), e.match_id, e.reason
+    FROM mm.ticket_event e
+    WHERE e.roster_id = roster_status.roster_id
+    GROUP BY e.status, e.at, e.match_id, e.reason
+    ORDER BY min(e.event_id)
+$$;
+COMMENT ON FUNCTION mm.roster_status(bigint) IS
+    'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); its last row is its state now';
+
 -- Ticks
 
 CREATE FUNCTION mm.tick(queue text, at timestamptz DEFAULT now())
@@ -569,6 +681,49 @@ AS 'MODULE_PATHNAME', 'mm_preview'
 LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.preview(text, timestamptz) IS
     'the matches a tick would make now, numbered from 1, without writing or locking anything';
+
+-- Match delivery
+
+CREATE FUNCTION mm.queue_channel(queue text)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
+$$;
+COMMENT ON FUNCTION mm.queue_channel(text) IS
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}';
+
+CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+BEGIN
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
+    END IF;
+    RETURN QUERY
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = clock_timestamp()
+        FROM c WHERE m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
+    )
+    SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players
+    FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+    ORDER BY d.match_id, mr.team DESC, mr.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.claim_matches(text, int) IS
+    'hand up to "max" undelivered matches of a queue to this caller, one row per roster: each match goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '55 seconds')

@@ -188,9 +188,19 @@ BEGIN;
 CALL mm.run_ticks('duel', '1 second', '0 seconds');
 \echo :LAST_ERROR_SQLSTATE
 ROLLBACK;
--- one tick of every queue (span 0), committed
+-- one tick of every queue (span 0), each committed; a queue whose tick
+-- fails (its config broken by hand) gets a WARNING and the others go on
+SELECT mm.create_queue('broken');
+UPDATE mm.queue SET config = '{"team_size": 0}' WHERE name = 'broken';
 CALL mm.run_ticks(NULL, '1 second', '0 seconds');
-SELECT count(*) FROM mm.tick_log;
+SELECT q.name, count(l.tick_id) AS ticks FROM mm.queue q LEFT JOIN mm.tick_log l USING (queue_id)
+GROUP BY q.name ORDER BY q.name;
+SELECT mm.drop_queue('broken');
+-- run_ticks stops after span of wall time (here 0.5 s), not after
+-- span / every ticks
+SELECT clock_timestamp() AS t0 \gset
+CALL mm.run_ticks('duel', '100 milliseconds', '500 milliseconds');
+SELECT clock_timestamp() - :'t0'::timestamptz BETWEEN interval '0.4 seconds' AND interval '3 seconds' AS bounded;
 
 -- Drop a queue: its rosters, players, matches and ticks go with it.
 SELECT mm.drop_queue('duel');
