@@ -17,6 +17,10 @@
  *	  matched as another target's potential is skipped; a failed target is
  *	  out of the queue for the rest of the run and goes to the back
  *	  afterwards, the other rosters of a failed attempt keep their places;
+ *	- potentials_min holds only until the target has waited padding_end:
+ *	  after that any potentials that fill both teams make a match, so a
+ *	  small queue never starves (the GW2 value of 20 is a threshold for busy
+ *	  queues, not a reason to wait forever);
  *	- team averages (effective rating, rank) are over the team's players;
  *	  an empty team uses the averages of all selected rosters; team
  *	  dishonor is the team's total stacks; when blue is empty it is
@@ -44,7 +48,7 @@
 
 /* Names of MmFailReason, as the tick log and mm._match_rosters show them. */
 const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
-	"none", "too_large", "potentials_min", "incomplete"
+	"none", "too_large", "no_potentials", "potentials_min", "incomplete"
 };
 
 /* Fill a configuration with the seed's defaults. */
@@ -612,6 +616,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		r->team = -1;
 		r->fail_order = -1;
 		r->fail_reason = MM_FAIL_NONE;
+		r->npotentials = -1;
 		run.in_queue[i] = true;
 		run.next[i] = i + 1;
 		run.prev[i] = i - 1;
@@ -636,9 +641,13 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		res->targets_tried++;
 		queue_remove(&run, target);
 		gather_potentials(&run, &rosters[target]);
+		rosters[target].npotentials = run.npotentials;
 		if (rosters[target].players > size)
 			reason = MM_FAIL_TOO_LARGE;
-		else if (run.npotentials < cfg->potentials_min)
+		else if (run.npotentials == 0)
+			reason = MM_FAIL_NO_POTENTIALS;
+		else if (run.npotentials < cfg->potentials_min &&
+				 rosters[target].age < cfg->padding_end)
 			reason = MM_FAIL_POTENTIALS;
 		else if (!populate_match(&run, target))
 			reason = MM_FAIL_INCOMPLETE;

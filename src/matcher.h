@@ -60,11 +60,12 @@ typedef enum MmFailReason
 {
 	MM_FAIL_NONE = 0,
 	MM_FAIL_TOO_LARGE,			/* the roster has more players than a team */
+	MM_FAIL_NO_POTENTIALS,		/* no waiting roster's range overlaps */
 	MM_FAIL_POTENTIALS,			/* fewer potentials than potentials_min */
 	MM_FAIL_INCOMPLETE			/* the potentials could not fill both teams */
 } MmFailReason;
 
-#define MM_FAIL_REASONS 4
+#define MM_FAIL_REASONS 5
 
 extern const char *const mm_fail_reason_names[MM_FAIL_REASONS];
 
@@ -92,6 +93,7 @@ typedef struct MmRoster
 	int			team;			/* 0 red, 1 blue */
 	int			fail_order;		/* 0-based order among failed targets */
 	MmFailReason fail_reason;
+	int			npotentials;	/* as a target: potentials found; -1 if not tried */
 } MmRoster;
 
 /* One match made: its rosters and the teams' summaries. */

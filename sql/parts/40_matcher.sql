@@ -682,6 +682,16 @@ LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.preview(text, timestamptz) IS
     'the matches a tick would make now, numbered from 1, without writing or locking anything';
 
+CREATE FUNCTION mm.explain(roster_id bigint, at timestamptz DEFAULT now())
+RETURNS TABLE (roster_id bigint, queue text, place int, waited_s float8, rating_low float8,
+               range_low float8, range_high float8, widening_from timestamptz, widening_until timestamptz,
+               potentials int, potentials_min int, potentials_min_applies boolean,
+               outcome text, detail text)
+AS 'MODULE_PATHNAME', 'mm_explain'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mm.explain(bigint, timestamptz) IS
+    'why a waiting roster has not matched: its place, rating range at "at" and when it widens, the potentials a tick trying it first would find against potentials_min, and the outcome (match, too_large, no_potentials, potentials_min, incomplete) in words; nothing is written';
+
 -- Match delivery
 
 CREATE FUNCTION mm.queue_channel(queue text)
