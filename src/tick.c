@@ -88,7 +88,7 @@ typedef struct TickStatement
 
 static const TickStatement statements[Q_COUNT] = {
 	[Q_QUEUE] = {
-		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1",
+		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1 AND q.dropped_at IS NULL",
 		1, {TEXTOID}
 	},
 	/* players: the count; professions: those given, in no order */
@@ -788,7 +788,7 @@ run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
 	MemoryContext old;
 
 	if (SPI_execute_with_args("SELECT q.name, q.queue_id FROM mm.queue q "
-							  "WHERE $1 IS NULL OR q.name = $1 ORDER BY q.name",
+							  "WHERE ($1 IS NULL OR q.name = $1) AND q.dropped_at IS NULL ORDER BY q.name",
 							  1, argtypes, &arg, nulls, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute failed");
 	if (queue != NULL && SPI_processed == 0)

@@ -8,12 +8,15 @@ CREATE SEQUENCE mm.queue_id_seq;
 COMMENT ON SEQUENCE mm.queue_id_seq IS 'ids of mm.queue';
 CREATE TABLE mm.queue (
     queue_id   int PRIMARY KEY DEFAULT nextval('mm.queue_id_seq'),
-    name       text NOT NULL UNIQUE CHECK (name <> ''),
+    name       text NOT NULL CHECK (name <> ''),
     config     jsonb NOT NULL DEFAULT '{}',
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz NOT NULL DEFAULT now(),
+    dropped_at timestamptz
 );
+CREATE UNIQUE INDEX queue_name_idx ON mm.queue (name) WHERE dropped_at IS NULL;
+COMMENT ON INDEX mm.queue_name_idx IS 'a live queue''s name is unique; a dropped queue whose history is kept keeps its name';
 ALTER SEQUENCE mm.queue_id_seq OWNED BY mm.queue.queue_id;
-COMMENT ON TABLE mm.queue IS 'matchmaking queues and their matcher configuration (see mm.matcher_config)';
+COMMENT ON TABLE mm.queue IS 'matchmaking queues and their matcher configuration (see mm.matcher_config); dropped_at is set when mm.drop_queue keeps the history';
 
 CREATE SEQUENCE mm.roster_id_seq;
 COMMENT ON SEQUENCE mm.roster_id_seq IS 'ids of rosters (parties), waiting or matched';
@@ -240,43 +243,89 @@ $$;
 COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
     'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config)';
 
-CREATE FUNCTION mm.alter_queue(name text, config jsonb)
-RETURNS void
+-- Merge jsonb objects: b's keys replace a's, nested objects merge.
+CREATE FUNCTION mm._jsonb_merge(a jsonb, b jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN jsonb_typeof(a) = 'object' AND jsonb_typeof(b) = 'object' THEN
+               a || coalesce((SELECT jsonb_object_agg(k.key,
+                                                      CASE WHEN a ? k.key THEN mm._jsonb_merge(a -> k.key, k.value)
+                                                           ELSE k.value END)
+                              FROM jsonb_each(b) k), '{}')
+           ELSE b END
+$$;
+COMMENT ON FUNCTION mm._jsonb_merge(jsonb, jsonb) IS
+    'internal: b merged into a: b''s keys replace a''s, nested objects are merged key by key';
+
+CREATE FUNCTION mm.alter_queue(name text, config jsonb, replace boolean DEFAULT false)
+RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    q mm.queue;
+    new_cfg jsonb;
+    size int;
+    removed int;
 BEGIN
-    IF config IS NULL THEN
-        RAISE EXCEPTION 'queue config must not be null'
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'queue config and replace must not be null'
             USING ERRCODE = 'null_value_not_allowed',
-                  HINT = 'Pass ''{}'' for the defaults.';
+                  HINT = 'Pass ''{}'' to change nothing.';
     END IF;
-    PERFORM mm.matcher_config(config);
-    UPDATE mm.queue q SET config = alter_queue.config WHERE q.name = alter_queue.name;
+    -- FOR NO KEY UPDATE: ticks and enqueues (FOR KEY SHARE through their
+    -- foreign keys) do not wait for it
+    SELECT * INTO q FROM mm.queue WHERE queue.name = alter_queue.name AND queue.dropped_at IS NULL FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
     END IF;
+    new_cfg := CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END;
+    size := (mm.matcher_config(new_cfg) ->> 'team_size')::int;
+    UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
+    -- rosters larger than a team now could never match: take them out
+    SELECT count(*) INTO removed
+    FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                               WHERE qp.queue_id = q.queue_id
+                               GROUP BY qp.roster_id HAVING count(*) > size),
+                         'removed', 'team_size', false);
+    IF removed > 0 THEN
+        RAISE NOTICE '% rosters of queue "%" had more players than the new team size and were removed', removed, name
+            USING HINT = 'mm.ticket_status tells their players; they may queue again in smaller parties.';
+    END IF;
+    RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_queue(text, jsonb) IS
-    'replace a queue''s matcher config; the next tick uses it';
+COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
+    'change some keys of a queue''s config (nested objects merge; replace => true stores the config as given); returns the stored config; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
-CREATE FUNCTION mm.drop_queue(name text)
+CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    id int;
 BEGIN
-    DELETE FROM mm.queue q WHERE q.name = drop_queue.name;
+    SELECT q.queue_id INTO id FROM mm.queue q
+    WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
     END IF;
+    IF keep_history IS DISTINCT FROM false THEN
+        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
+                                'removed', 'drop_queue', false);
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+    ELSE
+        DELETE FROM mm.queue q WHERE q.queue_id = id;
+    END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.drop_queue(text) IS
-    'drop a queue with its waiting rosters, matches and tick log';
+COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
+    'drop a queue: its waiting rosters are removed; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
 -- Look up a queue by name, or fail.
 CREATE FUNCTION mm._queue(name text)
@@ -287,7 +336,7 @@ AS $$
 DECLARE
     q mm.queue;
 BEGIN
-    SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name;
+    SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name AND queue.dropped_at IS NULL;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
@@ -755,7 +804,11 @@ SELECT q.name AS queue,
        t.matches AS matches_last_hour,
        t.matches_per_tick,
        t.mean_rating_spread,
-       t.last_tick
+       t.last_tick,
+       m.p50 AS time_to_match_p50,
+       m.p90 AS time_to_match_p90,
+       m.p99 AS time_to_match_p99,
+       m.p50 AS estimated_wait
 FROM mm.queue q
 LEFT JOIN LATERAL (
     SELECT count(*) AS rosters,
@@ -771,6 +824,75 @@ LEFT JOIN LATERAL (
            sum(l.mean_rating_spread * l.matches_made) / nullif(sum(l.matches_made), 0) AS mean_rating_spread,
            max(l.at) AS last_tick
     FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.at > now() - interval '1 hour'
-) t ON true;
+) t ON true
+LEFT JOIN LATERAL (
+    SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
+           percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
+    FROM mm.match mt JOIN mm.match_roster mr ON mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id
+    WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
+) m ON true
+WHERE q.dropped_at IS NULL;
 COMMENT ON VIEW mm.queue_stats IS
-    'per queue: waiting rosters and players, wait-time percentiles now, and over the last hour ticks, matches, matches per tick, mean rating spread inside matches';
+    'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches, matches per tick, mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches)';
+
+-- Retention
+
+CREATE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz;
+    left_rows int := max_rows;
+    n int;
+    total bigint := 0;
+BEGIN
+    IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
+    END IF;
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        RAISE EXCEPTION 'max_rows must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
+    END IF;
+    cutoff := now() - older_than;
+    -- the tick log
+    DELETE FROM mm.tick_log l WHERE l.tick_id IN
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    total := total + n; left_rows := left_rows - n;
+    -- ticket history of rosters that are not waiting
+    IF left_rows > 0 THEN
+        DELETE FROM mm.ticket_event e WHERE e.event_id IN
+            (SELECT x.event_id FROM mm.ticket_event x
+             WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             ORDER BY x.event_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- matches that are finished or delivered, with their rosters
+    IF left_rows > 0 THEN
+        DELETE FROM mm.match m WHERE m.match_id IN
+            (SELECT x.match_id FROM mm.match x
+             WHERE x.created_at < cutoff AND (x.status = 'finished' OR x.delivered_at IS NOT NULL)
+             ORDER BY x.match_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- dropped queues whose history is all gone
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue q
+        WHERE q.dropped_at < cutoff
+          AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n;
+    END IF;
+    RETURN total;
+END
+$$;
+COMMENT ON FUNCTION mm.purge(interval, int) IS
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished or delivered (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

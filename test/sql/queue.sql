@@ -203,11 +203,11 @@ CALL mm.run_ticks('duel', '100 milliseconds', '500 milliseconds');
 SELECT clock_timestamp() - :'t0'::timestamptz BETWEEN interval '0.4 seconds' AND interval '3 seconds' AS bounded;
 
 -- Drop a queue: its rosters, players, matches and ticks go with it.
-SELECT mm.drop_queue('duel');
-SELECT mm.drop_queue('duel');
+SELECT mm.drop_queue('duel', keep_history => false);
+SELECT mm.drop_queue('duel', keep_history => false);
 \echo :LAST_ERROR_SQLSTATE
 SELECT (SELECT count(*) FROM mm.roster) AS rosters, (SELECT count(*) FROM mm.queued_player) AS players,
        (SELECT count(*) FROM mm.match) AS matches, (SELECT count(*) FROM mm.match_roster) AS match_rosters;
-SELECT mm.drop_queue('arena');
+SELECT mm.drop_queue('arena', keep_history => false);
 SELECT mm.dishonor_clear(20);
 DROP TABLE t, t2;

@@ -96,6 +96,6 @@ SELECT count(*) AS players_left FROM mm.queued_player;
 DELETE FROM mm.match;
 SELECT count(*) AS match_rosters_left FROM mm.match_roster;
 
-SELECT mm.drop_queue('inv');
-SELECT mm.drop_queue('inv2');
+SELECT mm.drop_queue('inv', keep_history => false);
+SELECT mm.drop_queue('inv2', keep_history => false);
 SELECT (SELECT count(*) FROM mm.ticket_event) AS events, (SELECT count(*) FROM mm.tick_log) AS ticks;

@@ -80,5 +80,5 @@ SELECT * FROM mm.claim_matches('nope');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.queue_channel('life') = 'mm_queue_' || queue_id AS channel FROM mm.queue WHERE name = 'life';
 
-SELECT mm.drop_queue('life');
+SELECT mm.drop_queue('life', keep_history => false);
 DROP TABLE made;
