@@ -645,7 +645,10 @@ COMMENT ON FUNCTION mm.roster_status(bigint) IS
 CREATE OR REPLACE FUNCTION mm.tick(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
 AS 'MODULE_PATHNAME', 'mm_tick'
-LANGUAGE C VOLATILE;
+LANGUAGE C VOLATILE
+-- the statement that moves a tick's matches has join estimates far above
+-- its real size; JIT compiling it would cost more than running it
+SET jit = off;
 COMMENT ON FUNCTION mm.tick(text, timestamptz) IS
     'one matchmaking tick of a queue in this transaction: returns at once if another tick of the queue is running; reads the queue without locking it, then locks, records and removes only the rosters of each match (a match whose roster left meanwhile is dropped whole), requeues failed targets at the back, logs';
 

@@ -46,6 +46,7 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
@@ -106,23 +107,35 @@ static const TickStatement statements[Q_COUNT] = {
 	[Q_TICK_ID] = {
 		"SELECT nextval('mm.tick_id_seq')", 0, {InvalidOid}
 	},
+	/* the matched rosters still waiting; those another session holds are skipped */
 	[Q_LOCK] = {
-		"SELECT count(*) FROM (SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED) l",
+		"SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
 		2, {INT4OID, INT8ARRAYOID}
 	},
 	/* a new snapshot, after the locks: players removed meanwhile show */
 	[Q_PLAYERS] = {
-		"SELECT count(*) FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2)",
+		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
+		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
 		2, {INT4OID, INT8ARRAYOID}
 	},
+
+	/*
+	 * Record the matches and move their rosters, all in one statement. The
+	 * matches come as arrays of their figures ($3..$7, one element per match
+	 * in match order), the rosters as arrays of (roster, match number, team)
+	 * ($8..$10): bulk parameters, one statement however many matches.
+	 */
 	[Q_MOVE] = {
-		"WITH m AS ("
-		" INSERT INTO mm.match (queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)"
-		" VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING match_id"
-		"), t AS ("
-		" SELECT u.roster_id, 'red'::text AS team FROM unnest($8::bigint[]) AS u(roster_id)"
-		" UNION ALL SELECT u.roster_id, 'blue'::text FROM unnest($9::bigint[]) AS u(roster_id)"
+		"WITH mi AS MATERIALIZED ("
+		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.red_odds, u.blue_odds, u.spread"
+		" FROM unnest($3::int[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])"
+		" WITH ORDINALITY AS u(no, prediction, red_odds, blue_odds, spread, o) ORDER BY u.o"
+		"), m AS ("
+		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)"
+		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread FROM mi"
+		"), t AS MATERIALIZED ("
+		" SELECT u.roster_id, u.no, u.team FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
 		"), p AS ("
 		" DELETE FROM mm.queued_player qp USING t WHERE qp.queue_id = $1 AND qp.roster_id = t.roster_id"
 		" RETURNING qp.roster_id, qp.player_id, qp.seat, qp.profession"
@@ -136,15 +149,17 @@ static const TickStatement statements[Q_COUNT] = {
 		"), mr AS ("
 		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
 		" ladder_points, dishonor, professions, joined_at, waited, queue_id)"
-		" SELECT m.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
-		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $3 - r.joined_at, $1"
-		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id, m"
+		" SELECT mi.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
+		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $11 - r.joined_at, $1"
+		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id"
+		" JOIN mi ON mi.no = t.no"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT p.roster_id, p.player_id, 'matched', $3, $1, m.match_id FROM p, m"
-		") SELECT m.match_id FROM m",
-		9, {INT4OID, INT8OID, TIMESTAMPTZOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-		INT8ARRAYOID, INT8ARRAYOID}
+		" SELECT p.roster_id, p.player_id, 'matched', $11, $1, mi.match_id"
+		" FROM p JOIN t ON t.roster_id = p.roster_id JOIN mi ON mi.no = t.no"
+		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
+		11, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID}
 	},
 	/* failed targets to the back, in the order they failed */
 	[Q_REQUEUE] = {
@@ -300,66 +315,203 @@ typedef struct TickFigures
 	double		spread_sum;
 } TickFigures;
 
-/*
- * Lock the rosters of match m and, if every one of them and every player
- * is still there, record the match and move them out of the queue; put
- * the rows in the result. Returns the match id, or 0 if it was dropped.
- */
-static int64
-tick_commit_match(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
-				  const MmRosterSet *set, const MmMatch *mt, ReturnSetInfo *rsinfo)
+/* A roster id and its index in the roster set, to look ids up. */
+typedef struct IdIndex
+{
+	int64		id;
+	int			index;
+} IdIndex;
+
+static int
+cmp_id_index(const void *a, const void *b)
+{
+	return cmp_id(&((const IdIndex *) a)->id, &((const IdIndex *) b)->id);
+}
+
+/* Index of roster "id" in the sorted lookup array, or -1. */
+static int
+find_roster(const IdIndex *ids, int n, int64 id)
+{
+	IdIndex		key = {id, 0};
+	IdIndex    *hit = bsearch(&key, ids, n, sizeof(IdIndex), cmp_id_index);
+
+	return hit ? hit->index : -1;
+}
+
+/* Datum arrays of one element type. */
+static Datum
+datum_array(Datum *d, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
+}
+
+/* Put the rows of one match: red then blue, each by roster id. */
+static void
+put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt, int64 match_id)
 {
 	int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
-	int64	   *team_ids[2];
-	int			nteam[2] = {0, 0};
-	int			players = 0;
-	double		prediction = mm_matcher_prediction(mt, cfg);
-	Datum		args[9];
-	int64		match_id;
 
-	team_ids[0] = palloc(sizeof(int64) * mt->nmembers);
-	team_ids[1] = palloc(sizeof(int64) * mt->nmembers);
-	for (int k = 0; k < mt->nmembers; k++)
-	{
-		const MmRoster *x = &set->r[mt->members[k]];
-
-		ids[k] = x->id;
-		team_ids[x->team][nteam[x->team]++] = x->id;
-		players += x->players;
-	}
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = id_array(ids, mt->nmembers);
-	run(Q_LOCK, args, false, SPI_OK_SELECT);
-	if (result_int64() != mt->nmembers)
-		return 0;
-	run(Q_PLAYERS, args, false, SPI_OK_SELECT);
-	if (result_int64() != players)
-		return 0;
-
-	qsort(team_ids[0], nteam[0], sizeof(int64), cmp_id);
-	qsort(team_ids[1], nteam[1], sizeof(int64), cmp_id);
-	args[1] = Int64GetDatum(tick_id);
-	args[2] = TimestampTzGetDatum(at);
-	args[3] = Float8GetDatum(prediction);
-	args[4] = Float8GetDatum(mm_odds_of_victory(prediction, true));
-	args[5] = Float8GetDatum(mm_odds_of_victory(prediction, false));
-	args[6] = Float8GetDatum(mt->rating_spread);
-	args[7] = id_array(team_ids[0], nteam[0]);
-	args[8] = id_array(team_ids[1], nteam[1]);
-	run(Q_MOVE, args, false, SPI_OK_SELECT);
-	match_id = result_int64();
 	for (int side = 0; side < 2; side++)
-		for (int k = 0; k < nteam[side]; k++)
+	{
+		int			n = 0;
+
+		for (int k = 0; k < mt->nmembers; k++)
+			if (set->r[mt->members[k]].team == side)
+				ids[n++] = set->r[mt->members[k]].id;
+		qsort(ids, n, sizeof(int64), cmp_id);
+		for (int k = 0; k < n; k++)
 		{
 			Datum		values[3];
 			bool		nulls[3] = {false, false, false};
 
 			values[0] = Int64GetDatum(match_id);
-			values[1] = Int64GetDatum(team_ids[side][k]);
+			values[1] = Int64GetDatum(ids[k]);
 			values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
-	return match_id;
+	}
+	pfree(ids);
+}
+
+/*
+ * Lock the rosters of every match, keep the matches whose rosters are all
+ * still there with all their players (others are dropped whole), record
+ * them and move their rosters in one statement; put the rows in the
+ * result. Fills match_ids (0 for a dropped match) and the figures.
+ */
+static void
+tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
+			MmRosterSet *set, const MmMatcherResult *res, ReturnSetInfo *rsinfo,
+			int64 *match_ids, TickFigures *fig)
+{
+	int			nm = 0;
+	int64	   *ids;
+	IdIndex    *lookup;
+	bool	   *ok;				/* per roster index: locked, players unchanged */
+	int		   *count;			/* per roster index: players now */
+	Datum		args[11];
+	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread;
+	Datum	   *r_id, *r_no, *r_team;
+	int			ngood = 0, nrows = 0;
+
+	for (int m = 0; m < res->nmatches; m++)
+		nm += res->matches[m].nmembers;
+	if (nm == 0)
+		return;
+	ids = palloc(sizeof(int64) * nm);
+	lookup = palloc(sizeof(IdIndex) * nm);
+	nm = 0;
+	for (int m = 0; m < res->nmatches; m++)
+		for (int k = 0; k < res->matches[m].nmembers; k++)
+		{
+			int			i = res->matches[m].members[k];
+
+			ids[nm] = set->r[i].id;
+			lookup[nm].id = set->r[i].id;
+			lookup[nm++].index = i;
+		}
+	qsort(lookup, nm, sizeof(IdIndex), cmp_id_index);
+	ok = palloc0(sizeof(bool) * set->n);
+	count = palloc0(sizeof(int) * set->n);
+
+	/* lock what is still there; then count the players of what we hold */
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = id_array(ids, nm);
+	run(Q_LOCK, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			i = find_roster(lookup, nm, DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+																			  SPI_tuptable->tupdesc, 1, &isnull)));
+
+		if (i >= 0)
+			ok[i] = true;
+	}
+	run(Q_PLAYERS, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			i = find_roster(lookup, nm, DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+																			  SPI_tuptable->tupdesc, 1, &isnull)));
+
+		if (i >= 0)
+			count[i] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+														 SPI_tuptable->tupdesc, 2, &isnull));
+	}
+
+	/* the matches to make, and their rosters */
+	m_no = palloc(sizeof(Datum) * res->nmatches);
+	m_pred = palloc(sizeof(Datum) * res->nmatches);
+	m_red = palloc(sizeof(Datum) * res->nmatches);
+	m_blue = palloc(sizeof(Datum) * res->nmatches);
+	m_spread = palloc(sizeof(Datum) * res->nmatches);
+	r_id = palloc(sizeof(Datum) * nm);
+	r_no = palloc(sizeof(Datum) * nm);
+	r_team = palloc(sizeof(Datum) * nm);
+	for (int m = 0; m < res->nmatches; m++)
+	{
+		const MmMatch *mt = &res->matches[m];
+		bool		whole = true;
+		double		prediction;
+
+		match_ids[m] = 0;
+		for (int k = 0; k < mt->nmembers && whole; k++)
+		{
+			int			i = mt->members[k];
+
+			whole = ok[i] && count[i] == set->r[i].players;
+		}
+		if (!whole)
+		{
+			fig->dropped++;
+			continue;
+		}
+		prediction = mm_matcher_prediction(mt, cfg);
+		m_no[ngood] = Int32GetDatum(m + 1);
+		m_pred[ngood] = Float8GetDatum(prediction);
+		m_red[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, true));
+		m_blue[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, false));
+		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
+		for (int k = 0; k < mt->nmembers; k++)
+		{
+			const MmRoster *x = &set->r[mt->members[k]];
+
+			r_id[nrows] = Int64GetDatum(x->id);
+			r_no[nrows] = Int32GetDatum(m + 1);
+			r_team[nrows++] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
+		}
+	}
+	if (ngood == 0)
+		return;
+
+	args[1] = Int64GetDatum(tick_id);
+	args[2] = datum_array(m_no, ngood, INT4OID);
+	args[3] = datum_array(m_pred, ngood, FLOAT8OID);
+	args[4] = datum_array(m_red, ngood, FLOAT8OID);
+	args[5] = datum_array(m_blue, ngood, FLOAT8OID);
+	args[6] = datum_array(m_spread, ngood, FLOAT8OID);
+	args[7] = datum_array(r_id, nrows, INT8OID);
+	args[8] = datum_array(r_no, nrows, INT4OID);
+	args[9] = datum_array(r_team, nrows, TEXTOID);
+	args[10] = TimestampTzGetDatum(at);
+	run(Q_MOVE, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			m = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &isnull)) - 1;
+
+		match_ids[m] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &isnull));
+		fig->made++;
+		fig->spread_sum += res->matches[m].rating_spread;
+	}
+	for (int m = 0; m < res->nmatches; m++)
+		if (match_ids[m] > 0)
+			put_match_rows(rsinfo, set, &res->matches[m], match_ids[m]);
 }
 
 /* Expire the rosters that have waited ticket_ttl; returns how many. */
@@ -382,12 +534,18 @@ tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
  * when the tick's transaction commits, never before.
  */
 static void
-tick_notify(int32 queue_id, const char *name, const int64 *made, int nmade)
+tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatches)
 {
+	int64	   *made = palloc(sizeof(int64) * Max(nmatches, 1));
+	int			nmade = 0;
 	StringInfoData head;
 	StringInfoData b;
 	char		channel[64];
 	int			i = 0;
+
+	for (int m = 0; m < nmatches; m++)
+		if (match_ids[m] > 0)
+			made[nmade++] = match_ids[m];
 
 	if (nmade == 0)
 		return;
@@ -513,7 +671,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	TickFigures fig = {0, 0, 0, 0};
 	int32		queue_id;
 	int64		tick_id;
-	int64	   *made;
+	int64	   *match_ids;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -530,23 +688,10 @@ mm_tick(PG_FUNCTION_ARGS)
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
 	tick_match(queue_id, at, &cfg, &set, &res);
-	made = palloc(sizeof(int64) * Max(res.nmatches, 1));
-	for (int m = 0; m < res.nmatches; m++)
-	{
-		int64		match_id;
-
-		CHECK_FOR_INTERRUPTS();
-		match_id = tick_commit_match(queue_id, tick_id, at, &cfg, &set, &res.matches[m], rsinfo);
-		if (match_id > 0)
-		{
-			made[fig.made++] = match_id;
-			fig.spread_sum += res.matches[m].rating_spread;
-		}
-		else
-			fig.dropped++;
-	}
+	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
+	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
-	tick_notify(queue_id, name, made, fig.made);
+	tick_notify(queue_id, name, match_ids, res.nmatches);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -569,30 +714,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	queue_id = queue_lookup(name, &cfg);
 	tick_match(queue_id, at, &cfg, &set, &res);
 	for (int m = 0; m < res.nmatches; m++)
-	{
-		const MmMatch *mt = &res.matches[m];
-
-		for (int side = 0; side < 2; side++)
-		{
-			int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
-			int			n = 0;
-
-			for (int k = 0; k < mt->nmembers; k++)
-				if (set.r[mt->members[k]].team == side)
-					ids[n++] = set.r[mt->members[k]].id;
-			qsort(ids, n, sizeof(int64), cmp_id);
-			for (int k = 0; k < n; k++)
-			{
-				Datum		values[3];
-				bool		nulls[3] = {false, false, false};
-
-				values[0] = Int64GetDatum(m + 1);
-				values[1] = Int64GetDatum(ids[k]);
-				values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			}
-		}
-	}
+		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
 	SPI_finish();
 	return (Datum) 0;
 }
