@@ -796,11 +796,14 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
-    -- matches that are finished or delivered, with their rosters
+    -- matches that are finished or delivered, or of a dropped queue (nobody
+    -- can claim those any more), with their rosters
     IF left_rows > 0 THEN
         DELETE FROM mm.match m WHERE m.match_id IN
             (SELECT x.match_id FROM mm.match x
-             WHERE x.created_at < cutoff AND (x.status = 'finished' OR x.delivered_at IS NOT NULL)
+             WHERE x.created_at < cutoff
+               AND (x.status = 'finished' OR x.delivered_at IS NOT NULL
+                    OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
              ORDER BY x.match_id LIMIT left_rows);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
@@ -819,4 +822,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge(interval, int) IS
-    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished or delivered (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

@@ -56,17 +56,21 @@ SELECT mm.drop_queue('ops', keep_history => false);
 SELECT count(*) AS queues_named_ops FROM mm.queue WHERE name = 'ops';
 
 -- purge: nothing is older than a day; everything is older than 0 s, taken
--- in batches of at most max_rows, except the match nobody claimed (nor
--- finished), which stays with its dropped queue until it is claimed
+-- in batches of at most max_rows; a match nobody claimed nor finished
+-- stays while its queue is live (the dropped queue's match goes)
 SELECT mm.purge('1 day');
 SELECT mm.purge('0 seconds', max_rows => 3) AS first_batch;
 SELECT sum(n) > 0 AS more FROM (SELECT mm.purge('0 seconds', max_rows => 3) AS n FROM generate_series(1, 20)) s;
 SELECT (SELECT count(*) FROM mm.match) AS matches, (SELECT count(*) FROM mm.match_roster) AS match_rosters,
        (SELECT count(*) FROM mm.tick_log) AS ticks, (SELECT count(*) FROM mm.ticket_event) AS events,
        (SELECT count(*) FROM mm.queue WHERE name = 'ops') AS queues;
-UPDATE mm.match SET delivered_at = now();
-SELECT mm.purge('0 seconds') AS last_batch;
-SELECT (SELECT count(*) FROM mm.match) AS matches, (SELECT count(*) FROM mm.queue WHERE name = 'ops') AS queues;
+SELECT mm.create_queue('live', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT count(mm.enqueue('live', ARRAY[p], 1500, 10, joined_at => now() - interval '1 minute')) FROM generate_series(31, 32) p;
+SELECT count(*) FROM mm.tick('live', now() - interval '1 second');
+SELECT mm.purge('0 seconds', max_rows => 100) >= 0 AS purged;
+SELECT count(*) AS live_undelivered_kept FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'live';
+SELECT count(*) FROM mm.claim_matches('live');
+SELECT mm.drop_queue('live', keep_history => false);
 SELECT mm.purge('-1 day');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.purge('1 day', 0);
