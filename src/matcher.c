@@ -17,6 +17,10 @@
  *	  matched as another target's potential is skipped; a failed target is
  *	  out of the queue for the rest of the run and goes to the back
  *	  afterwards, the other rosters of a failed attempt keep their places;
+ *	- potentials_min holds only until the target has waited padding_end:
+ *	  after that any potentials that fill both teams make a match, so a
+ *	  small queue never starves (the GW2 value of 20 is a threshold for busy
+ *	  queues, not a reason to wait forever);
  *	- team averages (effective rating, rank) are over the team's players;
  *	  an empty team uses the averages of all selected rosters; team
  *	  dishonor is the team's total stacks; when blue is empty it is
@@ -41,6 +45,11 @@
 #include <time.h>
 
 #include "miscadmin.h"
+
+/* Names of MmFailReason, as the tick log and mm._match_rosters show them. */
+const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
+	"none", "too_large", "no_potentials", "potentials_min", "incomplete"
+};
 
 /* Fill a configuration with the seed's defaults. */
 void
@@ -68,6 +77,10 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 	cfg->dishonor_distance = -100;
 	cfg->dishonor_stack = -50;
 	cfg->naive_search = false;
+	cfg->ticket_ttl = NULL;
+	cfg->ticket_ttl_null = true;
+	cfg->ticket_ttl_s = 0;
+	cfg->requeue_while_in_match = true;
 	mm_prediction_defaults(&cfg->prediction);
 }
 
@@ -75,7 +88,7 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 
 static MmConfigKey filter_keys[8];
 static MmConfigKey scoring_keys[13];
-static MmConfigKey matcher_keys[5];
+static MmConfigKey matcher_keys[7];
 
 static MmConfigKey
 key(const char *name, MmConfigType type, void *target, double min, double max)
@@ -130,6 +143,9 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	matcher_keys[i++].keys = scoring_keys;
 	matcher_keys[i] = key("prediction", MM_CONFIG_OBJECT, NULL, 0, 0);
 	matcher_keys[i++].keys = mm_prediction_keys(&cfg->prediction);
+	matcher_keys[i] = key("ticket_ttl", MM_CONFIG_TEXT, &cfg->ticket_ttl, 0, 0);
+	matcher_keys[i++].isnull = &cfg->ticket_ttl_null;
+	matcher_keys[i++] = key("requeue_while_in_match", MM_CONFIG_BOOL, &cfg->requeue_while_in_match, 0, 0);
 	matcher_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
 	return matcher_keys;
 }
@@ -599,6 +615,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		r->match = -1;
 		r->team = -1;
 		r->fail_order = -1;
+		r->fail_reason = MM_FAIL_NONE;
+		r->npotentials = -1;
 		run.in_queue[i] = true;
 		run.next[i] = i + 1;
 		run.prev[i] = i - 1;
@@ -610,6 +628,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 
 	for (int target = 0; target < ntargets; target++)
 	{
+		MmFailReason reason;
+
 		CHECK_FOR_INTERRUPTS();
 		if (res->targets_tried > 0 && now_ms() - start > cfg->limit_ms)
 		{
@@ -621,15 +641,27 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		res->targets_tried++;
 		queue_remove(&run, target);
 		gather_potentials(&run, &rosters[target]);
-		if (rosters[target].players <= size &&
-			run.npotentials >= cfg->potentials_min &&
-			populate_match(&run, target))
+		rosters[target].npotentials = run.npotentials;
+		if (rosters[target].players > size)
+			reason = MM_FAIL_TOO_LARGE;
+		else if (run.npotentials == 0)
+			reason = MM_FAIL_NO_POTENTIALS;
+		else if (run.npotentials < cfg->potentials_min &&
+				 rosters[target].age < cfg->padding_end)
+			reason = MM_FAIL_POTENTIALS;
+		else if (!populate_match(&run, target))
+			reason = MM_FAIL_INCOMPLETE;
+		else
+			reason = MM_FAIL_NONE;
+		if (reason == MM_FAIL_NONE)
 			record_match(&run, res);
 		else
 		{
 			/* the other picked rosters stay where they are in the queue */
 			rosters[target].state = MM_ROSTER_FAILED;
 			rosters[target].fail_order = res->nfailed++;
+			rosters[target].fail_reason = reason;
+			res->failed_by_reason[reason]++;
 		}
 		for (int side = 0; side < 2; side++)
 			for (int k = 0; k < run.team[side].nrosters; k++)

@@ -12,6 +12,7 @@
 
 #include "mm.h"
 #include "gw2.h"
+#include "datatype/timestamp.h"
 
 /* Configuration of one queue: the seed's Filter and Scoring blocks. */
 typedef struct MmMatcherConfig
@@ -40,6 +41,11 @@ typedef struct MmMatcherConfig
 	double		dishonor_distance;
 	double		dishonor_stack;
 	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
+	/* queue keys (mm.tick and mm.enqueue; mm.match_rosters ignores them) */
+	char	   *ticket_ttl;		/* an interval as text; NULL: never expire */
+	bool		ticket_ttl_null;
+	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
+	bool		requeue_while_in_match;
 	/* not a config key: scan the whole queue for potentials (tests) */
 	bool		naive_search;
 } MmMatcherConfig;
@@ -48,6 +54,20 @@ typedef struct MmMatcherConfig
 #define MM_ROSTER_WAITING	0	/* not a target, not matched */
 #define MM_ROSTER_MATCHED	1	/* in match "match", team "team" */
 #define MM_ROSTER_FAILED	2	/* a target no match was found for */
+
+/* Why a target failed. */
+typedef enum MmFailReason
+{
+	MM_FAIL_NONE = 0,
+	MM_FAIL_TOO_LARGE,			/* the roster has more players than a team */
+	MM_FAIL_NO_POTENTIALS,		/* no waiting roster's range overlaps */
+	MM_FAIL_POTENTIALS,			/* fewer potentials than potentials_min */
+	MM_FAIL_INCOMPLETE			/* the potentials could not fill both teams */
+} MmFailReason;
+
+#define MM_FAIL_REASONS 5
+
+extern const char *const mm_fail_reason_names[MM_FAIL_REASONS];
 
 /* One roster (party) in queue order. */
 typedef struct MmRoster
@@ -72,6 +92,8 @@ typedef struct MmRoster
 	int			match;			/* 0-based match number */
 	int			team;			/* 0 red, 1 blue */
 	int			fail_order;		/* 0-based order among failed targets */
+	MmFailReason fail_reason;
+	int			npotentials;	/* as a target: potentials found; -1 if not tried */
 } MmRoster;
 
 /* One match made: its rosters and the teams' summaries. */
@@ -90,6 +112,7 @@ typedef struct MmMatcherResult
 	int			nmatches;
 	MmMatch    *matches;
 	int			nfailed;
+	int			failed_by_reason[MM_FAIL_REASONS];
 	int			targets_tried;
 	bool		stopped_by_limit;
 } MmMatcherResult;
@@ -101,5 +124,18 @@ extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
 extern void mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 						   const MmMatcherConfig *cfg,
 						   MmMatcherResult *result);
+
+/* The rosters read from a query (queue.c). */
+typedef struct MmRosterSet
+{
+	MmRoster   *r;
+	int			n;
+	int			nprof;			/* distinct professions */
+} MmRosterSet;
+
+/* SQL side (queue.c, tick.c): these use SPI and fmgr. */
+extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
+extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
+extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 #endif							/* MM_MATCHER_H */

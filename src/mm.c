@@ -18,6 +18,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
+#include "utils/plancache.h"
 #include "lib/stringinfo.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -351,6 +352,9 @@ SPIPlanPtr
 mm_prepare_rows_query(const char *query, const char *what, const char *hint)
 {
 	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+	List	   *sources;
+	CachedPlanSource *source;
+	bool		plain = false;
 
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -360,5 +364,31 @@ mm_prepare_rows_query(const char *query, const char *what, const char *hint)
 				 errmsg("%s must be a query that returns rows", what),
 				 errdetail("The query is: %s", query),
 				 errhint("%s", hint)));
+
+	/*
+	 * One plain SELECT (or VALUES): not a utility statement such as SHOW or
+	 * EXPLAIN, no data-modifying WITH, no FOR UPDATE. The caller then runs
+	 * it read-only.
+	 */
+	sources = SPI_plan_get_plan_sources(plan);
+	if (list_length(sources) == 1)
+	{
+		source = (CachedPlanSource *) linitial(sources);
+		if (source->commandTag == CMDTAG_SELECT && source->raw_parse_tree != NULL &&
+			IsA(source->raw_parse_tree->stmt, SelectStmt) &&
+			list_length(source->query_list) == 1)
+		{
+			Query	   *q = linitial_node(Query, source->query_list);
+
+			plain = q->commandType == CMD_SELECT && q->utilityStmt == NULL &&
+				!q->hasModifyingCTE && q->rowMarks == NIL;
+		}
+	}
+	if (!plain)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a single plain SELECT", what),
+				 errdetail("The query is: %s", query),
+				 errhint("%s Data-modifying WITH, FOR UPDATE and utility statements are not accepted.", hint)));
 	return plan;
 }

@@ -1,15 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * queue.c
- *		SQL side of the GW2 roster matcher (seed 003): read rosters from any
- *		query through SPI, run the matcher of matcher.c over them, return
- *		the matches as rows. mm.tick and mm.preview (sql/parts/40_matcher.sql)
- *		call the internal entry point over the queue tables.
+ *		SQL side of the GW2 roster matcher: read rosters from any query
+ *		through SPI, run the matcher of matcher.c over them, return the
+ *		matches as rows (mm.match_rosters). tick.c reads the queue tables
+ *		with the same reader.
  *
  * The query's columns are found by name: roster_id and players (an array
  * of player ids) and rating are required; deviation, rank, ladder_points,
  * dishonor, professions (text[]) and joined_at are optional. Rows are the
- * queue in the order the query returns them.
+ * queue in the order the query returns them. A roster id or a player that
+ * appears twice is refused: the matcher would put it on two teams.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,23 +23,45 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "nodes/parsenodes.h"
-#include "storage/latch.h"
 #include "utils/memutils.h"
-#include "utils/wait_event.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-/* Parse and check a queue configuration (NULL: defaults). */
+/* Check ticket_ttl: a positive interval without months; in seconds. */
 static void
-matcher_config(Jsonb *config, MmMatcherConfig *cfg)
+check_ticket_ttl(MmMatcherConfig *cfg)
+{
+	Interval   *iv;
+
+	if (cfg->ticket_ttl_null || cfg->ticket_ttl == NULL)
+	{
+		cfg->ticket_ttl = NULL;
+		cfg->ticket_ttl_s = 0;
+		return;
+	}
+	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(cfg->ticket_ttl),
+											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+	cfg->ticket_ttl_s = iv->time / 1e6 + iv->day * 86400.0;
+	if (iv->month != 0 || cfg->ticket_ttl_s <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"ticket_ttl\" must be a positive interval without months"),
+				 errdetail("The value is \"%s\".", cfg->ticket_ttl),
+				 errhint("Give it in seconds, minutes, hours or days, such as \"10 minutes\", or null for no expiry.")));
+}
+
+/* Parse and check a queue configuration (NULL: defaults). */
+void
+mm_queue_config(Jsonb *config, MmMatcherConfig *cfg)
 {
 	mm_matcher_defaults(cfg);
 	mm_config_parse(config, "queue config", mm_matcher_keys(cfg));
 	mm_matcher_check(cfg);
+	check_ticket_ttl(cfg);
 }
 
 /* Column numbers of the rosters query; 0 when absent. */
@@ -178,36 +201,132 @@ read_professions(MmRoster *r, ArrayType *arr, Professions *p)
 	}
 }
 
-/* Run the rosters query and build the roster array. */
-static MmRoster *
-read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
+/* Order int64 values; for duplicate checks. */
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* A player id and the roster it came in. */
+typedef struct PlayerOf
+{
+	int64		player;
+	int64		roster;
+} PlayerOf;
+
+static int
+cmp_player(const void *a, const void *b)
+{
+	return cmp_int64(&((const PlayerOf *) a)->player, &((const PlayerOf *) b)->player);
+}
+
+/*
+ * Refuse a roster id given twice, or a player in two rosters (or twice in
+ * one): the matcher would put it on both teams.
+ */
+static void
+check_unique(MmRoster *r, int n, PlayerOf *players, int nplayers)
+{
+	int64	   *ids = palloc(sizeof(int64) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		ids[i] = r[i].id;
+	qsort(ids, n, sizeof(int64), cmp_int64);
+	for (int i = 1; i < n; i++)
+		if (ids[i] == ids[i - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("roster %lld appears twice in the rosters query", (long long) ids[i]),
+					 errhint("Return each roster once.")));
+	pfree(ids);
+	qsort(players, nplayers, sizeof(PlayerOf), cmp_player);
+	for (int i = 1; i < nplayers; i++)
+		if (players[i].player == players[i - 1].player)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("player %lld appears in two rosters", (long long) players[i].player),
+					 errdetail("The player is in rosters %lld and %lld.",
+							   (long long) players[i - 1].roster, (long long) players[i].roster),
+					 errhint("A player can be in one roster of a match only.")));
+}
+
+/* The player ids of one roster's players array, appended to "players". */
+static int
+read_players(ArrayType *arr, int64 roster, PlayerOf **players, int *nplayers, int *cap)
+{
+	int			n;
+
+	if (ARR_ELEMTYPE(arr) == INT8OID)
+	{
+		int64	   *v;
+
+		n = mm_int8_array(arr, "players", &v);
+		for (int i = 0; i < n; i++)
+		{
+			if (*nplayers == *cap)
+			{
+				*cap *= 2;
+				*players = repalloc(*players, sizeof(PlayerOf) * *cap);
+			}
+			(*players)[*nplayers].player = v[i];
+			(*players)[(*nplayers)++].roster = roster;
+		}
+	}
+	else
+	{
+		int32	   *v;
+
+		n = mm_int4_array(arr, "players", &v);
+		for (int i = 0; i < n; i++)
+		{
+			if (*nplayers == *cap)
+			{
+				*cap *= 2;
+				*players = repalloc(*players, sizeof(PlayerOf) * *cap);
+			}
+			(*players)[*nplayers].player = v[i];
+			(*players)[(*nplayers)++].roster = roster;
+		}
+	}
+	return n;
+}
+
+/*
+ * Build the roster array from the rows of an executed SPI query (in
+ * SPI_tuptable). With "counts", players is the number of players (the
+ * queue tables, where keys keep players unique); otherwise it is the
+ * players' ids, checked for duplicates.
+ */
+void
+mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 {
 	Oid			id_types[] = {INT8OID, INT4OID};
 	Oid			players_types[] = {INT8ARRAYOID, INT4ARRAYOID};
 	Oid			text_array[] = {TEXTARRAYOID};
 	Oid			ts_types[] = {TIMESTAMPTZOID};
 	Columns		c;
-	TupleDesc	desc;
+	TupleDesc	desc = SPI_tuptable->tupdesc;
 	MmRoster   *r;
 	Professions prof = {0, 0, NULL};
-	int			ret;
-	uint64		n;
-	SPIPlanPtr	plan;
+	uint64		n = SPI_processed;
+	PlayerOf   *players = NULL;
+	int			nplayers = 0;
+	int			cap = 64;
 
-	plan = mm_prepare_rows_query(query, "rosters",
-								 "Pass a SELECT (or VALUES) that returns one row per roster, in queue order.");
-	ret = SPI_execute_plan(plan, NULL, NULL, false, 0);
-	if (ret != SPI_OK_SELECT || SPI_tuptable == NULL)
-		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
-	desc = SPI_tuptable->tupdesc;
-	n = SPI_processed;
 	if (n > INT_MAX / 4)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many rosters"),
 				 errdetail("The query returned %llu rows.", (unsigned long long) n)));
 	c.roster_id = column(desc, "roster_id", true, id_types, 2);
-	c.players = column(desc, "players", true, players_types, 2);
+	if (counts)
+		c.players = column(desc, "players", true, number_types, 6);
+	else
+		c.players = column(desc, "players", true, players_types, 2);
 	c.rating = column(desc, "rating", true, number_types, 6);
 	c.deviation = column(desc, "deviation", false, number_types, 6);
 	c.rank = column(desc, "rank", false, number_types, 6);
@@ -216,6 +335,8 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 	c.professions = column(desc, "professions", false, text_array, 1);
 	c.joined_at = column(desc, "joined_at", false, ts_types, 1);
 
+	if (!counts)
+		players = palloc(sizeof(PlayerOf) * cap);
 	r = palloc0(sizeof(MmRoster) * Max(n, 1));
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -223,7 +344,6 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 		MmRoster   *x = &r[i];
 		bool		isnull;
 		Datum		d;
-		ArrayType  *arr;
 
 		CHECK_FOR_INTERRUPTS();
 		d = SPI_getbinval(tup, desc, c.roster_id, &isnull);
@@ -232,15 +352,19 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("rosters query column \"roster_id\" must not be null")));
 		x->id = SPI_gettypeid(desc, c.roster_id) == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);
-		d = SPI_getbinval(tup, desc, c.players, &isnull);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("rosters query column \"players\" must not be null"),
-					 errdetail("Roster %lld has no players array.", (long long) x->id)));
-		arr = DatumGetArrayTypeP(d);
-		x->players = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-		if (x->players == 0)
+		if (counts)
+			x->players = (int) number(tup, desc, c.players, "players", 0);
+		else
+		{
+			d = SPI_getbinval(tup, desc, c.players, &isnull);
+			if (isnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("rosters query column \"players\" must not be null"),
+						 errdetail("Roster %lld has no players array.", (long long) x->id)));
+			x->players = read_players(DatumGetArrayTypeP(d), x->id, &players, &nplayers, &cap);
+		}
+		if (x->players <= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("roster must have at least one player"),
@@ -260,7 +384,17 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 		{
 			d = SPI_getbinval(tup, desc, c.joined_at, &isnull);
 			if (!isnull)
-				x->age = Max(0.0, (at - DatumGetTimestampTz(d)) / 1e6);
+			{
+				TimestampTz joined = DatumGetTimestampTz(d);
+
+				if (TIMESTAMP_NOT_FINITE(joined))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("rosters query column \"joined_at\" must be finite"),
+							 errdetail("Roster %lld has joined_at %s.", (long long) x->id,
+									   timestamptz_to_str(joined))));
+				x->age = Max(0.0, (at - joined) / 1e6);
+			}
 		}
 		if (c.professions)
 		{
@@ -269,16 +403,32 @@ read_rosters(const char *query, TimestampTz at, int *nrosters, int *nprof)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
 		}
 	}
-	*nrosters = (int) n;
-	*nprof = prof.n;
-	return r;
+	if (!counts)
+		check_unique(r, (int) n, players, nplayers);
+	out->r = r;
+	out->n = (int) n;
+	out->nprof = prof.n;
 }
 
-/* Put one result row. */
+/* Run a user's rosters query (a single plain SELECT) and read its rows. */
 static void
-put_row(Tuplestorestate *ts, TupleDesc desc, int match_no, int64 roster_id,
-		const char *team, double prediction, double odds, double spread,
-		bool with_prediction)
+read_query(const char *query, TimestampTz at, MmRosterSet *set)
+{
+	SPIPlanPtr	plan;
+	int			ret;
+
+	plan = mm_prepare_rows_query(query, "rosters",
+								 "Pass a SELECT (or VALUES) that returns one row per roster, in queue order.");
+	ret = SPI_execute_plan(plan, NULL, NULL, true, 0);
+	if (ret != SPI_OK_SELECT || SPI_tuptable == NULL)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+	mm_read_rosters(at, false, set);
+}
+
+/* Put one match_rosters row. */
+static void
+put_row(ReturnSetInfo *rsinfo, int match_no, int64 roster_id, const char *team,
+		double prediction, double odds, double spread)
 {
 	Datum		values[6];
 	bool		nulls[6] = {false, false, false, false, false, false};
@@ -289,82 +439,108 @@ put_row(Tuplestorestate *ts, TupleDesc desc, int match_no, int64 roster_id,
 	values[3] = Float8GetDatum(prediction);
 	values[4] = Float8GetDatum(odds);
 	values[5] = Float8GetDatum(spread);
-	if (!with_prediction)
-		nulls[1] = nulls[3] = nulls[4] = true;
-	tuplestore_putvalues(ts, desc, values, nulls);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/*
- * Run the matcher over a query's rows. With "internal", also return each
- * failed target (team 'failed', match_no its order of failure) and a last
- * row (team 'seen', match_no the rosters read, rating_spread the oldest
- * wait in seconds), for mm.tick.
- */
-static Datum
-match_rosters(FunctionCallInfo fcinfo, bool internal)
+/* The prediction of a match made by the matcher. */
+double
+mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Jsonb	   *config = PG_GETARG_JSONB_P(1);
-	TimestampTz at = PG_GETARG_TIMESTAMPTZ(2);
-	MmMatcherConfig cfg;
-	MmMatcherResult res;
-	MmRoster   *r;
-	int			n;
-	int			nprof;
-	double		oldest = 0;
+	MmTeamSummary red,
+				blue;
 
-	if (TIMESTAMP_NOT_FINITE(at))
+	red.avg_rank = mt->avg_rank[0];
+	red.avg_rating_low = mt->avg_rating_low[0];
+	red.max_roster_size = mt->max_roster_size[0];
+	blue.avg_rank = mt->avg_rank[1];
+	blue.avg_rating_low = mt->avg_rating_low[1];
+	blue.max_roster_size = mt->max_roster_size[1];
+	return mm_predict(&red, &blue, &cfg->prediction);
+}
+
+/* Check "at" and the config, start a materialized SRF and SPI. */
+static void
+match_start(FunctionCallInfo fcinfo, MmMatcherConfig *cfg, TimestampTz *at)
+{
+	*at = PG_GETARG_TIMESTAMPTZ(2);
+	if (TIMESTAMP_NOT_FINITE(*at))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("at must be finite")));
-	matcher_config(config, &cfg);
-	if (internal && PG_NARGS() > 3)
-		cfg.naive_search = PG_GETARG_BOOL(3);
+	mm_queue_config(PG_GETARG_JSONB_P(1), cfg);
 	InitMaterializedSRF(fcinfo, 0);
-
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+}
+
+/* mm.match_rosters: the matches made over a query's rows. */
+static Datum
+match_rosters(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	TimestampTz at;
+
+	match_start(fcinfo, &cfg, &at);
+	read_query(query, at, &set);
+	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
+	for (int m = 0; m < res.nmatches; m++)
 	{
-		/* everything below lives in SPI's context until SPI_finish */
-		r = read_rosters(query, at, &n, &nprof);
-		mm_matcher_run(r, n, nprof, &cfg, &res);
-		for (int i = 0; i < n; i++)
-			oldest = Max(oldest, r[i].age);
+		MmMatch    *mt = &res.matches[m];
+		double		prediction = mm_matcher_prediction(mt, &cfg);
 
-		for (int m = 0; m < res.nmatches; m++)
+		for (int k = 0; k < mt->nmembers; k++)
 		{
-			MmMatch    *mt = &res.matches[m];
-			MmTeamSummary red,
-						blue;
-			double		prediction;
+			MmRoster   *x = &set.r[mt->members[k]];
 
-			red.avg_rank = mt->avg_rank[0];
-			red.avg_rating_low = mt->avg_rating_low[0];
-			red.max_roster_size = mt->max_roster_size[0];
-			blue.avg_rank = mt->avg_rank[1];
-			blue.avg_rating_low = mt->avg_rating_low[1];
-			blue.max_roster_size = mt->max_roster_size[1];
-			prediction = mm_predict(&red, &blue, &cfg.prediction);
-			for (int k = 0; k < mt->nmembers; k++)
-			{
-				MmRoster   *x = &r[mt->members[k]];
+			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
+					mm_odds_of_victory(prediction, x->team == 0), mt->rating_spread);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
 
-				put_row(rsinfo->setResult, rsinfo->setDesc, m + 1, x->id,
-						x->team == 0 ? "red" : "blue", prediction,
-						mm_odds_of_victory(prediction, x->team == 0),
-						mt->rating_spread, true);
-			}
-		}
-		if (internal)
-		{
-			for (int i = 0; i < n; i++)
-				if (r[i].state == MM_ROSTER_FAILED)
-					put_row(rsinfo->setResult, rsinfo->setDesc,
-							r[i].fail_order + 1, r[i].id, "failed", 0, 0, 0, true);
-			put_row(rsinfo->setResult, rsinfo->setDesc, n, 0, "seen", 0, 0,
-					oldest, false);
-		}
+/*
+ * mm._match_rosters: one row per matched roster and per failed target, in
+ * the matcher's terms (for the tests that compare it with the port).
+ */
+static Datum
+match_outcomes(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	TimestampTz at;
+
+	match_start(fcinfo, &cfg, &at);
+	cfg.naive_search = PG_GETARG_BOOL(3);
+	read_query(query, at, &set);
+	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
+	for (int i = 0; i < set.n; i++)
+	{
+		MmRoster   *x = &set.r[i];
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		if (x->state == MM_ROSTER_WAITING)
+			continue;
+		values[0] = Int64GetDatum(x->id);
+		values[1] = CStringGetTextDatum(x->state == MM_ROSTER_MATCHED ? "matched" : "failed");
+		values[2] = Int32GetDatum(x->match + 1);
+		values[3] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
+		values[4] = Int32GetDatum(x->fail_order + 1);
+		values[5] = CStringGetTextDatum(mm_fail_reason_names[x->fail_reason]);
+		if (x->state == MM_ROSTER_MATCHED)
+			nulls[4] = nulls[5] = true;
+		else
+			nulls[2] = nulls[3] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	SPI_finish();
 	return (Datum) 0;
@@ -401,14 +577,20 @@ config_text(const MmMatcherConfig *c)
 						 "\"weight\": %.17g, \"enabled\": %s}",
 						 i ? ", " : "", pn[i], pm[i]->spread, pm[i]->weight,
 						 pm[i]->enabled ? "true" : "false");
-	appendStringInfoString(&b, "}}");
+	appendStringInfoString(&b, "}, \"ticket_ttl\": ");
+	if (c->ticket_ttl)
+		escape_json(&b, c->ticket_ttl);
+	else
+		appendStringInfoString(&b, "null");
+	appendStringInfo(&b, ", \"requeue_while_in_match\": %s}",
+					 c->requeue_while_in_match ? "true" : "false");
 	return b.data;
 }
 
 /* SQL wrappers */
 
 PG_FUNCTION_INFO_V1(mm_match_rosters);
-PG_FUNCTION_INFO_V1(mm_match_rosters_internal);
+PG_FUNCTION_INFO_V1(mm_match_rosters_outcomes);
 PG_FUNCTION_INFO_V1(mm_matcher_config);
 PG_FUNCTION_INFO_V1(mm_matcher_padding_sql);
 
@@ -416,14 +598,70 @@ PG_FUNCTION_INFO_V1(mm_matcher_padding_sql);
 Datum
 mm_match_rosters(PG_FUNCTION_ARGS)
 {
-	return match_rosters(fcinfo, false);
+	return match_rosters(fcinfo);
 }
 
 /* mm._match_rosters(rosters text, config jsonb, at timestamptz, naive bool) */
 Datum
+mm_match_rosters_outcomes(PG_FUNCTION_ARGS)
+{
+	return match_outcomes(fcinfo);
+}
+
+PG_FUNCTION_INFO_V1(mm_match_rosters_internal);
+
+/*
+ * The internal entry point of 0.1.0's mm.tick, kept so that a 0.1.0
+ * database works with this library until ALTER EXTENSION mm UPDATE: the
+ * matches, then each failed target (team 'failed', match_no its order of
+ * failure), then a last row (team 'seen': match_no the rosters read,
+ * rating_spread the oldest wait in seconds). Its query is mm's own (it
+ * claims rows with FOR UPDATE SKIP LOCKED), so it is not held to the
+ * single plain SELECT rule.
+ */
+Datum
 mm_match_rosters_internal(PG_FUNCTION_ARGS)
 {
-	return match_rosters(fcinfo, true);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	TimestampTz at;
+	SPIPlanPtr	plan;
+	double		oldest = 0;
+
+	match_start(fcinfo, &cfg, &at);
+	cfg.naive_search = PG_GETARG_BOOL(3);
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_execute_plan(plan, NULL, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_plan failed");
+	mm_read_rosters(at, false, &set);
+	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
+	for (int m = 0; m < res.nmatches; m++)
+	{
+		MmMatch    *mt = &res.matches[m];
+		double		prediction = mm_matcher_prediction(mt, &cfg);
+
+		for (int k = 0; k < mt->nmembers; k++)
+		{
+			MmRoster   *x = &set.r[mt->members[k]];
+
+			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
+					mm_odds_of_victory(prediction, x->team == 0), mt->rating_spread);
+		}
+	}
+	for (int i = 0; i < set.n; i++)
+	{
+		oldest = Max(oldest, set.r[i].age);
+		if (set.r[i].state == MM_ROSTER_FAILED)
+			put_row(rsinfo, set.r[i].fail_order + 1, set.r[i].id, "failed", 0, 0, 0);
+	}
+	put_row(rsinfo, set.n, 0, "seen", 0, 0, oldest);
+	SPI_finish();
+	return (Datum) 0;
 }
 
 /* mm.matcher_config(config jsonb) → the full config with defaults */
@@ -432,7 +670,7 @@ mm_matcher_config(PG_FUNCTION_ARGS)
 {
 	MmMatcherConfig cfg;
 
-	matcher_config(PG_GETARG_JSONB_P(0), &cfg);
+	mm_queue_config(PG_GETARG_JSONB_P(0), &cfg);
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(config_text(&cfg))));
 }
 
@@ -443,112 +681,8 @@ mm_matcher_padding_sql(PG_FUNCTION_ARGS)
 	MmMatcherConfig cfg;
 	double		waited = PG_GETARG_FLOAT8(1);
 
-	matcher_config(PG_GETARG_JSONB_P(0), &cfg);
+	mm_queue_config(PG_GETARG_JSONB_P(0), &cfg);
 	mm_check_nonnegative(waited, "waited");
 	PG_RETURN_FLOAT8(mm_matcher_padding(&cfg, waited));
 }
 
-PG_FUNCTION_INFO_V1(mm_run_ticks);
-
-/* Interval in milliseconds, refusing infinite and month-based ones. */
-static double
-interval_ms(Interval *iv, const char *what)
-{
-	double		ms;
-
-	if (iv->month != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not use months or years", what),
-				 errhint("Give it in seconds, minutes or hours.")));
-	ms = iv->time / 1000.0 + iv->day * 86400000.0;
-	if (ms < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not be negative", what),
-				 errdetail("The value is %g ms.", ms)));
-	return ms;
-}
-
-/*
- * CALL mm.run_ticks(queue text, every interval, span interval): tick the
- * queue (every queue when NULL) every "every" for "span", committing after
- * each tick. pg_cron fires at most once a minute; this runs the ticks in
- * between.
- */
-Datum
-mm_run_ticks(PG_FUNCTION_ARGS)
-{
-	char	   *queue = PG_ARGISNULL(0) ? NULL :
-		MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	double		every,
-				span;
-	bool		nonatomic;
-	TimestampTz start = GetCurrentTimestamp();
-	Oid			argtypes[1] = {TEXTOID};
-
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("every and span must not be null")));
-	every = interval_ms(PG_GETARG_INTERVAL_P(1), "every");
-	span = interval_ms(PG_GETARG_INTERVAL_P(2), "span");
-	if (every <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("every must be positive"),
-				 errhint("Give the time between ticks, such as '5 seconds'.")));
-	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
-		!castNode(CallContext, fcinfo->context)->atomic;
-	if (!nonatomic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
-				 errmsg("mm.run_ticks must be called outside a transaction block"),
-				 errhint("CALL it on its own (as pg_cron does), not inside BEGIN ... COMMIT or a function.")));
-
-	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (queue != NULL)
-	{
-		Datum		arg = CStringGetTextDatum(queue);
-
-		if (SPI_execute_with_args("SELECT 1 FROM mm.queue WHERE name = $1",
-								  1, argtypes, &arg, NULL, true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "SPI_execute failed");
-		if (SPI_processed == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("queue \"%s\" does not exist", queue),
-					 errhint("Create it with mm.create_queue.")));
-	}
-	for (int i = 0;; i++)
-	{
-		Datum		arg;
-		char		nulls[1] = {queue ? ' ' : 'n'};
-		double		next;
-		double		elapsed;
-
-		CHECK_FOR_INTERRUPTS();
-		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
-		if (SPI_execute_with_args("SELECT count(*) FROM mm.queue q, "
-								  "LATERAL mm.tick(q.name) t "
-								  "WHERE $1 IS NULL OR q.name = $1",
-								  1, argtypes, &arg, nulls, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "SPI_execute failed");
-		SPI_commit();
-		next = (i + 1) * every;
-		if (next >= span)
-			break;
-		elapsed = (GetCurrentTimestamp() - start) / 1000.0;
-		if (next > elapsed)
-		{
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 (long) (next - elapsed), PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-		}
-	}
-	SPI_finish();
-	if (queue)
-		pfree(queue);
-	PG_RETURN_VOID();
-}

@@ -8,85 +8,102 @@ CREATE SEQUENCE mm.queue_id_seq;
 COMMENT ON SEQUENCE mm.queue_id_seq IS 'ids of mm.queue';
 CREATE TABLE mm.queue (
     queue_id   int PRIMARY KEY DEFAULT nextval('mm.queue_id_seq'),
-    name       text NOT NULL UNIQUE CHECK (name <> ''),
+    name       text NOT NULL CHECK (name <> ''),
     config     jsonb NOT NULL DEFAULT '{}',
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz NOT NULL DEFAULT now(),
+    dropped_at timestamptz
 );
+CREATE UNIQUE INDEX queue_name_idx ON mm.queue (name) WHERE dropped_at IS NULL;
+COMMENT ON INDEX mm.queue_name_idx IS 'a live queue''s name is unique; a dropped queue whose history is kept keeps its name';
 ALTER SEQUENCE mm.queue_id_seq OWNED BY mm.queue.queue_id;
-COMMENT ON TABLE mm.queue IS 'matchmaking queues and their matcher configuration (see mm.matcher_config)';
+COMMENT ON TABLE mm.queue IS 'matchmaking queues and their matcher configuration (see mm.matcher_config); dropped_at is set when mm.drop_queue keeps the history';
 
 CREATE SEQUENCE mm.roster_id_seq;
 COMMENT ON SEQUENCE mm.roster_id_seq IS 'ids of rosters (parties), waiting or matched';
 CREATE SEQUENCE mm.roster_position_seq;
 COMMENT ON SEQUENCE mm.roster_position_seq IS 'queue order of waiting rosters; a failed target takes a new, last position';
+
+-- Every table a queue owns carries queue_id, so that its rows can be placed
+-- beside the queue's (for example distributed by queue). Invariants are
+-- keys, foreign keys and CHECKs: no triggers, so TRUNCATE, replication
+-- role "replica" and pg_restore --disable-triggers cannot bypass them.
 CREATE TABLE mm.roster (
-    roster_id     bigint PRIMARY KEY DEFAULT nextval('mm.roster_id_seq'),
-    queue_id      int NOT NULL REFERENCES mm.queue ON DELETE CASCADE,
+    roster_id     bigint NOT NULL DEFAULT nextval('mm.roster_id_seq'),
+    queue_id      int NOT NULL,
     position      bigint NOT NULL DEFAULT nextval('mm.roster_position_seq'),
-    players       bigint[] NOT NULL,
     rating        float8 NOT NULL,
     deviation     float8 NOT NULL DEFAULT 0,
     rank          float8 NOT NULL DEFAULT 0,
     ladder_points float8 NOT NULL DEFAULT 0,
-    dishonor      int NOT NULL DEFAULT 0 CHECK (dishonor >= 0),
-    professions   text[] NOT NULL DEFAULT '{}',
-    joined_at     timestamptz NOT NULL DEFAULT now()
+    dishonor      int NOT NULL DEFAULT 0,
+    joined_at     timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT roster_pkey PRIMARY KEY (roster_id),
+    CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
+    CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
+    CONSTRAINT roster_rating_finite CHECK (rating > '-Infinity' AND rating < 'Infinity'),
+    CONSTRAINT roster_deviation_finite CHECK (deviation >= 0 AND deviation < 'Infinity'),
+    CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
+    CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
+    CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
+    CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= now())
 );
 CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position);
-COMMENT ON TABLE mm.roster IS 'rosters (parties) waiting in a queue; a matched roster moves to mm.match_roster';
+CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
+COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
+COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
+COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future';
 
+-- A player is a row: its primary key keeps it in at most one waiting
+-- roster across all queues, and deleting a roster (or TRUNCATE ... CASCADE)
+-- takes its players with it.
 CREATE TABLE mm.queued_player (
-    player_id bigint PRIMARY KEY,
-    roster_id bigint NOT NULL
+    player_id  bigint NOT NULL,
+    roster_id  bigint NOT NULL,
+    queue_id   int NOT NULL,
+    seat       int NOT NULL,
+    profession text,
+    CONSTRAINT queued_player_pkey PRIMARY KEY (player_id),
+    CONSTRAINT queued_player_seat_key UNIQUE (queue_id, roster_id, seat),
+    CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
+        REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE,
+    CONSTRAINT queued_player_seat_check CHECK (seat BETWEEN 1 AND 1000),
+    CONSTRAINT queued_player_profession_check CHECK (profession <> '')
 );
-CREATE INDEX queued_player_roster_idx ON mm.queued_player (roster_id);
-COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters: a player is in at most one waiting roster across all queues (its primary key)';
-COMMENT ON INDEX mm.queued_player_roster_idx IS 'players of a roster';
-
--- Deleting rosters (leave, tick, drop_queue, or by hand) frees their
--- players. One statement-level trigger rather than a cascading foreign key:
--- a tick deletes thousands of rosters at once, and per-row cascades cost
--- more than the matching.
-CREATE FUNCTION mm._roster_deleted()
-RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    -- IN, not a join: the planner then sorts or hashes the deleted rosters
-    -- (few), not the players of every queue (many)
-    DELETE FROM mm.queued_player qp WHERE qp.roster_id IN (SELECT d.roster_id FROM deleted d);
-    RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mm._roster_deleted() IS 'internal trigger: free the players of deleted rosters';
-CREATE TRIGGER roster_deleted AFTER DELETE ON mm.roster
-    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION mm._roster_deleted();
+COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters, one row each: a player is in at most one waiting roster across all queues (its primary key); seat is its place in the party, profession its profession if the roster has them';
+COMMENT ON INDEX mm.queued_player_seat_key IS 'players of a roster in party order';
 
 CREATE SEQUENCE mm.match_id_seq;
 COMMENT ON SEQUENCE mm.match_id_seq IS 'ids of mm.match';
 CREATE SEQUENCE mm.tick_id_seq;
 COMMENT ON SEQUENCE mm.tick_id_seq IS 'ids of mm.tick_log';
 CREATE TABLE mm.match (
-    match_id      bigint PRIMARY KEY DEFAULT nextval('mm.match_id_seq'),
-    queue_id      int NOT NULL REFERENCES mm.queue ON DELETE CASCADE,
+    match_id      bigint NOT NULL DEFAULT nextval('mm.match_id_seq'),
+    queue_id      int NOT NULL,
     tick_id       bigint NOT NULL,
     created_at    timestamptz NOT NULL,
     prediction    float8 NOT NULL,
     red_odds      float8 NOT NULL,
     blue_odds     float8 NOT NULL,
-    rating_spread float8 NOT NULL
+    rating_spread float8 NOT NULL,
+    status        text NOT NULL DEFAULT 'matched',
+    delivered_at  timestamptz,
+    CONSTRAINT match_pkey PRIMARY KEY (match_id),
+    CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
+    CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
+    CONSTRAINT match_status_check CHECK (status IN ('matched', 'finished'))
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
 CREATE INDEX match_queue_idx ON mm.match (queue_id, created_at);
-COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters)';
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL;
+COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (matched, finished), when mm.claim_matches delivered it';
 COMMENT ON INDEX mm.match_queue_idx IS 'matches of a queue by time';
+COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches)';
 
 CREATE TABLE mm.match_roster (
     match_id      bigint NOT NULL,
-    roster_id     bigint NOT NULL UNIQUE,
-    team          text NOT NULL CHECK (team IN ('red', 'blue')),
+    roster_id     bigint NOT NULL,
+    team          text NOT NULL,
     players       bigint[] NOT NULL,
     rating        float8 NOT NULL,
     deviation     float8 NOT NULL,
@@ -96,25 +113,41 @@ CREATE TABLE mm.match_roster (
     professions   text[] NOT NULL,
     joined_at     timestamptz NOT NULL,
     waited        interval NOT NULL,
-    PRIMARY KEY (match_id, roster_id)
+    queue_id      int NOT NULL,
+    CONSTRAINT match_roster_pkey PRIMARY KEY (match_id, roster_id),
+    CONSTRAINT match_roster_roster_id_key UNIQUE (roster_id),
+    CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_roster_team_check CHECK (team IN ('red', 'blue'))
 );
 COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is matched at most once';
 
--- Deleting matches (drop_queue, or by hand) deletes their rosters; a
--- statement-level trigger for the same reason as above.
-CREATE FUNCTION mm._match_deleted()
-RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    DELETE FROM mm.match_roster mr WHERE mr.match_id IN (SELECT d.match_id FROM deleted d);
-    RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mm._match_deleted() IS 'internal trigger: delete the rosters of deleted matches';
-CREATE TRIGGER match_deleted AFTER DELETE ON mm.match
-    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION mm._match_deleted();
+-- The life of each ticket, one row per player and state: waiting when
+-- queued, then matched, expired, left or removed. Kept after the roster
+-- is gone; mm.purge trims it. queue_id has no foreign key: a tick writes
+-- a row per matched player, and a check per row cost a third of a
+-- full-queue tick; mm.drop_queue and mm.purge delete a queue's rows. event_id orders the events as they
+-- happened (their "at" is the tick's time, which a caller may give).
+CREATE SEQUENCE mm.ticket_event_id_seq;
+COMMENT ON SEQUENCE mm.ticket_event_id_seq IS 'ids of mm.ticket_event, in the order events are recorded';
+CREATE TABLE mm.ticket_event (
+    event_id  bigint NOT NULL DEFAULT nextval('mm.ticket_event_id_seq'),
+    roster_id bigint NOT NULL,
+    player_id bigint NOT NULL,
+    status    text NOT NULL,
+    at        timestamptz NOT NULL,
+    queue_id  int NOT NULL,
+    match_id  bigint,
+    reason    text,
+    CONSTRAINT ticket_event_pkey PRIMARY KEY (roster_id, player_id, status),
+    CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'matched', 'expired', 'left', 'removed')),
+    CONSTRAINT ticket_event_match_check CHECK ((status = 'matched') = (match_id IS NOT NULL)),
+    CONSTRAINT ticket_event_at_check CHECK (isfinite(at))
+);
+ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
+CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason';
+COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
 
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,
@@ -126,10 +159,14 @@ CREATE TABLE mm.tick_log (
     matches_made       int NOT NULL,
     targets_failed     int NOT NULL,
     oldest_wait        interval NOT NULL,
-    mean_rating_spread float8
+    mean_rating_spread float8,
+    matches_dropped    int NOT NULL DEFAULT 0,
+    rosters_expired    int NOT NULL DEFAULT 0,
+    failed_reasons     jsonb NOT NULL DEFAULT '{}',
+    CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object')
 );
 CREATE INDEX tick_log_queue_idx ON mm.tick_log (queue_id, at);
-COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen (claimed), matches made, failed targets, oldest wait';
+COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait';
 COMMENT ON INDEX mm.tick_log_queue_idx IS 'ticks of a queue by time';
 
 SELECT pg_catalog.pg_extension_config_dump('mm.queue', '');
@@ -141,6 +178,8 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queued_player', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_roster', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_log', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_id_seq', '');
 
@@ -168,11 +207,11 @@ COMMENT ON FUNCTION mm.match_rosters(text, jsonb, timestamptz) IS
     'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at) in the order it returns them';
 
 CREATE FUNCTION mm._match_rosters(rosters text, config jsonb, at timestamptz, naive bool DEFAULT false)
-RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8)
-AS 'MODULE_PATHNAME', 'mm_match_rosters_internal'
+RETURNS TABLE (roster_id bigint, outcome text, match_no int, team text, failed_no int, reason text)
+AS 'MODULE_PATHNAME', 'mm_match_rosters_outcomes'
 LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool) IS
-    'internal (mm.tick and tests): mm.match_rosters plus failed targets (team failed) and a last row (team seen: match_no rosters read, rating_spread oldest wait in seconds); naive scans the queue for potentials as the seed does';
+    'internal (tests): the outcome of every matched roster and tried target of mm.match_rosters (matched with match_no and team, or failed with its order of failure and reason); naive scans the queue for potentials as the GW2 pseudo-code does';
 
 -- Queues
 
@@ -203,43 +242,90 @@ $$;
 COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
     'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config)';
 
-CREATE FUNCTION mm.alter_queue(name text, config jsonb)
-RETURNS void
+-- Merge jsonb objects: b's keys replace a's, nested objects merge.
+CREATE FUNCTION mm._jsonb_merge(a jsonb, b jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN jsonb_typeof(a) = 'object' AND jsonb_typeof(b) = 'object' THEN
+               a || coalesce((SELECT jsonb_object_agg(k.key,
+                                                      CASE WHEN a ? k.key THEN mm._jsonb_merge(a -> k.key, k.value)
+                                                           ELSE k.value END)
+                              FROM jsonb_each(b) k), '{}')
+           ELSE b END
+$$;
+COMMENT ON FUNCTION mm._jsonb_merge(jsonb, jsonb) IS
+    'internal: b merged into a: b''s keys replace a''s, nested objects are merged key by key';
+
+CREATE FUNCTION mm.alter_queue(name text, config jsonb, replace boolean DEFAULT false)
+RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    q mm.queue;
+    new_cfg jsonb;
+    size int;
+    removed int;
 BEGIN
-    IF config IS NULL THEN
-        RAISE EXCEPTION 'queue config must not be null'
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'queue config and replace must not be null'
             USING ERRCODE = 'null_value_not_allowed',
-                  HINT = 'Pass ''{}'' for the defaults.';
+                  HINT = 'Pass ''{}'' to change nothing.';
     END IF;
-    PERFORM mm.matcher_config(config);
-    UPDATE mm.queue q SET config = alter_queue.config WHERE q.name = alter_queue.name;
+    -- FOR NO KEY UPDATE: ticks and enqueues (FOR KEY SHARE through their
+    -- foreign keys) do not wait for it
+    SELECT * INTO q FROM mm.queue WHERE queue.name = alter_queue.name AND queue.dropped_at IS NULL FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
     END IF;
+    new_cfg := CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END;
+    size := (mm.matcher_config(new_cfg) ->> 'team_size')::int;
+    UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
+    -- rosters larger than a team now could never match: take them out
+    SELECT count(*) INTO removed
+    FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                               WHERE qp.queue_id = q.queue_id
+                               GROUP BY qp.roster_id HAVING count(*) > size),
+                         'removed', 'team_size', false);
+    IF removed > 0 THEN
+        RAISE NOTICE '% rosters of queue "%" had more players than the new team size and were removed', removed, name
+            USING HINT = 'mm.ticket_status tells their players; they may queue again in smaller parties.';
+    END IF;
+    RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_queue(text, jsonb) IS
-    'replace a queue''s matcher config; the next tick uses it';
+COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
+    'change some keys of a queue''s config (nested objects merge; replace => true stores the config as given); returns the stored config; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
-CREATE FUNCTION mm.drop_queue(name text)
+CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    id int;
 BEGIN
-    DELETE FROM mm.queue q WHERE q.name = drop_queue.name;
+    SELECT q.queue_id INTO id FROM mm.queue q
+    WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
     END IF;
+    IF keep_history IS DISTINCT FROM false THEN
+        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
+                                'removed', 'drop_queue', false);
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+    ELSE
+        DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue q WHERE q.queue_id = id;
+    END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.drop_queue(text) IS
-    'drop a queue with its waiting rosters, matches and tick log';
+COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
+    'drop a queue: its waiting rosters are removed; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
 -- Look up a queue by name, or fail.
 CREATE FUNCTION mm._queue(name text)
@@ -250,7 +336,7 @@ AS $$
 DECLARE
     q mm.queue;
 BEGIN
-    SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name;
+    SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name AND queue.dropped_at IS NULL;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
@@ -260,9 +346,11 @@ END
 $$;
 COMMENT ON FUNCTION mm._queue(text) IS 'internal: the queue of that name, or an error';
 
+
 -- Rosters
 
--- Check a roster's numbers (enqueue and update_roster).
+-- Check a roster's numbers (enqueue and update_roster); the table's CHECKs
+-- hold the same rules, these give the message.
 CREATE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
                                  ladder_points float8, dishonor int, professions text[], players int)
 RETURNS void
@@ -292,6 +380,10 @@ BEGIN
             RAISE EXCEPTION 'professions must not contain nulls'
                 USING ERRCODE = 'null_value_not_allowed';
         END IF;
+        IF array_position(professions, '') IS NOT NULL THEN
+            RAISE EXCEPTION 'professions must not be empty strings'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
         IF cardinality(professions) NOT IN (0, players) THEN
             RAISE EXCEPTION 'professions must name one profession per player'
                 USING ERRCODE = 'invalid_parameter_value',
@@ -314,7 +406,8 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
-    team_size int := (mm.matcher_config(q.config) ->> 'team_size')::int;
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
     n int := cardinality(players);
     p bigint;
     other bigint;
@@ -352,19 +445,26 @@ BEGIN
     IF NOT isfinite(joined_at) THEN
         RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
 
-    -- dishonor: players in a timeout may not queue; stacks default the roster's dishonor
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
     SELECT d.player_id, d.timeout_until INTO p, s
-    FROM mm.dishonor_statuses(players, joined_at) d
-    WHERE d.timeout_until > joined_at ORDER BY d.timeout_until DESC LIMIT 1;
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is in a dishonor timeout', p
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = format('The timeout lasts until %s.', s),
                   HINT = format('The player can queue again at %s.', s);
     END IF;
-    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, joined_at) d;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
 
     SELECT qp.player_id, qp.roster_id INTO p, other
     FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
@@ -375,31 +475,132 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
-    INSERT INTO mm.roster (queue_id, players, rating, deviation, rank, ladder_points, dishonor, professions, joined_at)
-    VALUES (q.queue_id, players, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), professions, joined_at)
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
     BEGIN
-        INSERT INTO mm.queued_player (player_id, roster_id) SELECT x, id FROM unnest(players) x;
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
     EXCEPTION WHEN unique_violation THEN
         RAISE EXCEPTION 'a player of the roster was queued at the same time'
             USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
     END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
     RETURN id;
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+
+-- Take rosters out of their queue with a reason and record it per player;
+-- the rosters that are not waiting (or are locked by a tick, when
+-- skip_locked) are left alone. Returns the rosters taken out.
+CREATE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
+                                at timestamptz DEFAULT now())
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    IF skip_locked THEN
+        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                     WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED);
+    ELSE
+        ids := roster_ids;
+    END IF;
+    RETURN QUERY
+    WITH r AS (
+        DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
+    ), p AS (
+        DELETE FROM mm.queued_player qp USING r
+        WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
+        RETURNING qp.queue_id, qp.roster_id, qp.player_id
+    ), e AS (
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+        SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, p.queue_id, _end_rosters.reason FROM p
+    )
+    SELECT r.roster_id FROM r;
+END
+$$;
+COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz) IS
+    'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event';
 
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
 LANGUAGE sql STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    WITH d AS (DELETE FROM mm.roster r WHERE r.roster_id = leave.roster_id RETURNING 1)
-    SELECT count(*) > 0 FROM d
+    SELECT count(*) > 0 FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false)
 $$;
 COMMENT ON FUNCTION mm.leave(bigint) IS
-    'take a waiting roster out of its queue; false if it is not waiting (already matched or left)';
+    'take a waiting roster out of its queue; false if it is not waiting (already matched or left); waits for a tick that is matching it';
+
+CREATE FUNCTION mm.leave_player(player_id bigint)
+RETURNS bigint
+LANGUAGE sql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT r FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                                        WHERE qp.player_id = leave_player.player_id),
+                                  'left', 'leave_player', false) r
+$$;
+COMMENT ON FUNCTION mm.leave_player(bigint) IS
+    'take the waiting roster of a player (with the whole party) out of its queue; returns its roster id, or NULL if the player is not waiting';
+
+CREATE FUNCTION mm.remove_player(roster_id bigint, player_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q int;
+    others int;
+BEGIN
+    -- lock the roster: a tick that chose it drops that match, or has made
+    -- it and we find the roster gone
+    SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = remove_player.roster_id FOR UPDATE;
+    IF NOT FOUND OR NOT EXISTS (SELECT FROM mm.queued_player qp
+                                WHERE qp.roster_id = remove_player.roster_id
+                                  AND qp.player_id = remove_player.player_id) THEN
+        RETURN false;
+    END IF;
+    SELECT count(*) - 1 INTO others FROM mm.queued_player qp WHERE qp.roster_id = remove_player.roster_id;
+    IF others = 0 THEN
+        PERFORM mm._end_rosters(ARRAY[roster_id], 'removed', 'remove_player', false);
+        RETURN true;
+    END IF;
+    DELETE FROM mm.queued_player qp
+    WHERE qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+    VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.remove_player(bigint, bigint) IS
+    'take one player out of a waiting roster; the rest of the party keeps waiting in its place (the last player takes the roster out); false if the player is not in that waiting roster';
 
 CREATE FUNCTION mm.update_roster(roster_id bigint, rating float8 DEFAULT NULL, deviation float8 DEFAULT NULL,
                                  rank float8 DEFAULT NULL, ladder_points float8 DEFAULT NULL,
@@ -414,21 +615,49 @@ BEGIN
     IF roster_id IS NULL THEN
         RAISE EXCEPTION 'roster_id must not be null' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    SELECT cardinality(r.players) INTO n FROM mm.roster r WHERE r.roster_id = update_roster.roster_id;
-    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, coalesce(n, 0));
+    -- lock the roster first: its players cannot change meanwhile
+    PERFORM FROM mm.roster r WHERE r.roster_id = update_roster.roster_id FOR UPDATE;
+    SELECT count(*) INTO n FROM mm.queued_player qp WHERE qp.roster_id = update_roster.roster_id;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
     UPDATE mm.roster r
     SET rating = coalesce(update_roster.rating, r.rating),
         deviation = coalesce(update_roster.deviation, r.deviation),
         rank = coalesce(update_roster.rank, r.rank),
         ladder_points = coalesce(update_roster.ladder_points, r.ladder_points),
-        dishonor = coalesce(update_roster.dishonor, r.dishonor),
-        professions = coalesce(update_roster.professions, r.professions)
+        dishonor = coalesce(update_roster.dishonor, r.dishonor)
     WHERE r.roster_id = update_roster.roster_id;
-    RETURN FOUND;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF professions IS NOT NULL THEN
+        UPDATE mm.queued_player qp SET profession = professions[qp.seat]
+        WHERE qp.roster_id = update_roster.roster_id;
+    END IF;
+    RETURN true;
 END
 $$;
 COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]) IS
-    'change a waiting roster''s data (NULL keeps a value); false if it is not waiting; keeps its place in the queue';
+    'change a waiting roster''s data (NULL keeps a value; professions ''{}'' clears them); false if it is not waiting; keeps its place in the queue';
+
+-- A queue's waiting rosters with their players in party order.
+CREATE FUNCTION mm._rosters(queue_id int)
+RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
+               rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT r.roster_id, r.position, p.players, r.rating, r.deviation, r.rank, r.ladder_points,
+           r.dishonor, p.professions, r.joined_at
+    FROM mm.roster r
+    JOIN (SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
+                 coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL),
+                          '{}') AS professions
+          FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id
+          GROUP BY qp.roster_id) p ON p.roster_id = r.roster_id
+    WHERE r.queue_id = _rosters.queue_id
+$$;
+COMMENT ON FUNCTION mm._rosters(int) IS
+    'internal: a queue''s waiting rosters with their players and professions in party order (rosters without players are not waiting for anything and are left out)';
 
 CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
@@ -437,130 +666,133 @@ RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, 
 LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT row_number() OVER (ORDER BY r.position), r.roster_id, r.players, r.rating, r.deviation,
+    SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
            r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at
-    FROM mm.roster r
-    WHERE r.queue_id = (mm._queue(queue)).queue_id
-    ORDER BY r.position
+    FROM mm._rosters((mm._queue(queue)).queue_id) r
+    ORDER BY r.queue_position
 $$;
 COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
     'the waiting rosters of a queue in queue order (place 1 is tried first)';
 
--- Ticks
+-- Ticket lifecycle
 
--- The query a tick runs the matcher over.
-CREATE FUNCTION mm._queue_query(queue_id int, claim boolean)
-RETURNS text
-LANGUAGE sql IMMUTABLE STRICT
+CREATE FUNCTION mm.ticket_status(player_id bigint)
+RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
+               match_status text, reason text)
+LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT format('SELECT r.roster_id, r.players, r.rating, r.deviation, r.rank, r.ladder_points, '
-                  'r.dishonor, r.professions, r.joined_at FROM mm.roster r WHERE r.queue_id = %s '
-                  'ORDER BY r.position%s', queue_id,
-                  CASE WHEN claim THEN ' FOR UPDATE SKIP LOCKED' ELSE '' END)
+    SELECT x.status, q.name, x.roster_id, x.since, x.match_id, m.status, x.reason
+    FROM (
+        SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
+               NULL::bigint AS match_id, NULL::text AS reason, 0 AS pri
+        FROM mm.queued_player qp JOIN mm.roster r ON r.roster_id = qp.roster_id
+        WHERE qp.player_id = ticket_status.player_id
+        UNION ALL
+        (SELECT e.status, e.queue_id, e.roster_id, e.at, e.match_id, e.reason, 1
+         FROM mm.ticket_event e
+         WHERE e.player_id = ticket_status.player_id AND e.status <> 'waiting'
+         ORDER BY e.event_id DESC LIMIT 1)
+    ) x
+    JOIN mm.queue q ON q.queue_id = x.queue_id
+    LEFT JOIN mm.match m ON m.match_id = x.match_id
+    ORDER BY x.pri LIMIT 1
 $$;
-COMMENT ON FUNCTION mm._queue_query(int, boolean) IS
-    'internal: the rosters query of a queue, claiming the rows (FOR UPDATE SKIP LOCKED) for a tick';
+COMMENT ON FUNCTION mm.ticket_status(bigint) IS
+    'where a player is now: waiting (queue, roster, since when), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when); no row if the player never queued or its history was purged';
+
+CREATE FUNCTION mm.roster_status(roster_id bigint)
+RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id), e.match_id, e.reason
+    FROM mm.ticket_event e
+    WHERE e.roster_id = roster_status.roster_id
+    GROUP BY e.status, e.at, e.match_id, e.reason
+    ORDER BY min(e.event_id)
+$$;
+COMMENT ON FUNCTION mm.roster_status(bigint) IS
+    'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); its last row is its state now';
+
+-- Ticks
 
 CREATE FUNCTION mm.tick(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
+AS 'MODULE_PATHNAME', 'mm_tick'
+LANGUAGE C VOLATILE
+-- the statement that moves a tick's matches has join estimates far above
+-- its real size; JIT compiling it would cost more than running it
+SET jit = off;
+COMMENT ON FUNCTION mm.tick(text, timestamptz) IS
+    'one matchmaking tick of a queue in this transaction: returns at once if another tick of the queue is running; reads the queue without locking it, then locks, records and removes only the rosters of each match (a match whose roster left meanwhile is dropped whole), requeues failed targets at the back, logs';
+
+CREATE FUNCTION mm.preview(queue text, at timestamptz DEFAULT now())
+RETURNS TABLE (match_id bigint, roster_id bigint, team text)
+AS 'MODULE_PATHNAME', 'mm_preview'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mm.preview(text, timestamptz) IS
+    'the matches a tick would make now, numbered from 1, without writing or locking anything';
+
+CREATE FUNCTION mm.explain(roster_id bigint, at timestamptz DEFAULT now())
+RETURNS TABLE (roster_id bigint, queue text, place int, waited_s float8, rating_low float8,
+               range_low float8, range_high float8, widening_from timestamptz, widening_until timestamptz,
+               potentials int, potentials_min int, potentials_min_applies boolean,
+               outcome text, detail text)
+AS 'MODULE_PATHNAME', 'mm_explain'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mm.explain(bigint, timestamptz) IS
+    'why a waiting roster has not matched: its place, rating range at "at" and when it widens, the potentials a tick trying it first would find against potentials_min, and the outcome (match, too_large, no_potentials, potentials_min, incomplete) in words; nothing is written';
+
+-- Match delivery
+
+CREATE FUNCTION mm.queue_channel(queue text)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
+$$;
+COMMENT ON FUNCTION mm.queue_channel(text) IS
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}';
+
+CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
-    started timestamptz := clock_timestamp();
-    tick bigint := nextval('mm.tick_id_seq');
-    a_no int[];
-    a_id bigint[];
-    a_team text[];
-    a_pred float8[];
-    a_odds float8[];
-    a_spread float8[];
-    seen int;
-    oldest float8;
-    made int;
-    failed int;
-    spread float8;
 BEGIN
-    IF at IS NULL OR NOT isfinite(at) THEN
-        RAISE EXCEPTION 'at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
     END IF;
-    SELECT array_agg(x.match_no), array_agg(x.roster_id), array_agg(x.team),
-           array_agg(x.prediction), array_agg(x.odds), array_agg(x.rating_spread)
-    INTO a_no, a_id, a_team, a_pred, a_odds, a_spread
-    FROM mm._match_rosters(mm._queue_query(q.queue_id, true), q.config, at) x;
-
     RETURN QUERY
-    WITH res AS (
-        SELECT * FROM unnest(a_no, a_id, a_team, a_pred, a_odds, a_spread)
-            AS u(match_no, roster_id, team, prediction, odds, spread)
-        WHERE u.team IN ('red', 'blue')
-    ), m AS (
-        SELECT res.match_no, nextval('mm.match_id_seq') AS match_id,
-               min(res.prediction) AS prediction,
-               min(res.odds) FILTER (WHERE res.team = 'red') AS red_odds,
-               min(res.odds) FILTER (WHERE res.team = 'blue') AS blue_odds,
-               min(res.spread) AS spread
-        FROM res GROUP BY res.match_no
-    ), ins_m AS (
-        INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)
-        SELECT m.match_id, q.queue_id, tick, at, m.prediction, m.red_odds, m.blue_odds, m.spread FROM m
-    ), del AS (
-        DELETE FROM mm.roster r USING res WHERE r.roster_id = res.roster_id
-        RETURNING r.*
-    ), ins_r AS (
-        INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,
-                                     ladder_points, dishonor, professions, joined_at, waited)
-        SELECT m.match_id, del.roster_id, res.team, del.players, del.rating, del.deviation, del.rank,
-               del.ladder_points, del.dishonor, del.professions, del.joined_at, at - del.joined_at
-        FROM del JOIN res ON res.roster_id = del.roster_id JOIN m ON m.match_no = res.match_no
-        RETURNING match_roster.match_id, match_roster.roster_id, match_roster.team
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = clock_timestamp()
+        FROM c WHERE m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
     )
-    SELECT i.match_id, i.roster_id, i.team FROM ins_r i ORDER BY i.match_id, i.team DESC, i.roster_id;
-
-    -- failed targets go to the back of the queue, in the order they failed
-    UPDATE mm.roster r SET position = f.pos
-    FROM (SELECT s.roster_id, nextval('mm.roster_position_seq') AS pos
-          FROM (SELECT u.roster_id FROM unnest(a_no, a_id, a_team) AS u(match_no, roster_id, team)
-                WHERE u.team = 'failed' ORDER BY u.match_no) s) f
-    WHERE r.roster_id = f.roster_id;
-
-    SELECT max(u.no) FILTER (WHERE u.team = 'seen'), max(u.spread) FILTER (WHERE u.team = 'seen'),
-           count(DISTINCT u.no) FILTER (WHERE u.team IN ('red', 'blue')),
-           count(*) FILTER (WHERE u.team = 'failed'),
-           avg(u.spread) FILTER (WHERE u.team IN ('red', 'blue'))
-    INTO seen, oldest, made, failed, spread
-    FROM unnest(a_no, a_team, a_spread) AS u(no, team, spread);
-    INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, matches_made,
-                             targets_failed, oldest_wait, mean_rating_spread)
-    VALUES (tick, q.queue_id, at, started,
-            1000 * extract(epoch FROM clock_timestamp() - started)::float8,
-            coalesce(seen, 0), made, failed, make_interval(secs => coalesce(oldest, 0)), spread);
+    SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players
+    FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+    ORDER BY d.match_id, mr.team DESC, mr.roster_id;
 END
 $$;
-COMMENT ON FUNCTION mm.tick(text, timestamptz) IS
-    'one matchmaking tick of a queue in this transaction: claim waiting rosters (FOR UPDATE SKIP LOCKED), match, record matches, requeue failed targets, log';
-
-CREATE FUNCTION mm.preview(queue text, at timestamptz DEFAULT now())
-RETURNS TABLE (match_id bigint, roster_id bigint, team text)
-LANGUAGE sql VOLATILE STRICT
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-    SELECT x.match_no::bigint, x.roster_id, x.team
-    FROM mm._queue(queue) q,
-         LATERAL mm.match_rosters(mm._queue_query(q.queue_id, false), q.config, at) x
-    ORDER BY x.match_no, x.team DESC, x.roster_id
-$$;
-COMMENT ON FUNCTION mm.preview(text, timestamptz) IS
-    'the matches a tick would make now, numbered from 1, without writing or locking anything';
+COMMENT ON FUNCTION mm.claim_matches(text, int) IS
+    'hand up to "max" undelivered matches of a queue to this caller, one row per roster: each match goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '55 seconds')
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
 LANGUAGE C;
 COMMENT ON PROCEDURE mm.run_ticks(text, interval, interval) IS
-    'tick a queue (every queue when NULL) every "every" for "span", committing after each tick; schedule it each minute with pg_cron';
+    'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is skipped; schedule it each minute with pg_cron';
 
 -- Statistics
 
@@ -575,10 +807,15 @@ SELECT q.name AS queue,
        t.matches AS matches_last_hour,
        t.matches_per_tick,
        t.mean_rating_spread,
-       t.last_tick
+       t.last_tick,
+       m.p50 AS time_to_match_p50,
+       m.p90 AS time_to_match_p90,
+       m.p99 AS time_to_match_p99,
+       m.p50 AS estimated_wait
 FROM mm.queue q
 LEFT JOIN LATERAL (
-    SELECT count(*) AS rosters, coalesce(sum(cardinality(r.players)), 0) AS players,
+    SELECT count(*) AS rosters,
+           (SELECT count(*) FROM mm.queued_player qp WHERE qp.queue_id = q.queue_id) AS players,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p99
@@ -590,6 +827,78 @@ LEFT JOIN LATERAL (
            sum(l.mean_rating_spread * l.matches_made) / nullif(sum(l.matches_made), 0) AS mean_rating_spread,
            max(l.at) AS last_tick
     FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.at > now() - interval '1 hour'
-) t ON true;
+) t ON true
+LEFT JOIN LATERAL (
+    SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
+           percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
+    FROM mm.match mt JOIN mm.match_roster mr ON mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id
+    WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
+) m ON true
+WHERE q.dropped_at IS NULL;
 COMMENT ON VIEW mm.queue_stats IS
-    'per queue: waiting rosters and players, wait-time percentiles now, and over the last hour ticks, matches, matches per tick, mean rating spread inside matches';
+    'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches, matches per tick, mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches)';
+
+-- Retention
+
+CREATE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz;
+    left_rows int := max_rows;
+    n int;
+    total bigint := 0;
+BEGIN
+    IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
+    END IF;
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        RAISE EXCEPTION 'max_rows must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
+    END IF;
+    cutoff := now() - older_than;
+    -- the tick log
+    DELETE FROM mm.tick_log l WHERE l.tick_id IN
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    total := total + n; left_rows := left_rows - n;
+    -- ticket history of rosters that are not waiting
+    IF left_rows > 0 THEN
+        DELETE FROM mm.ticket_event e WHERE e.event_id IN
+            (SELECT x.event_id FROM mm.ticket_event x
+             WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             ORDER BY x.event_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- matches that are finished or delivered, or of a dropped queue (nobody
+    -- can claim those any more), with their rosters
+    IF left_rows > 0 THEN
+        DELETE FROM mm.match m WHERE m.match_id IN
+            (SELECT x.match_id FROM mm.match x
+             WHERE x.created_at < cutoff
+               AND (x.status = 'finished' OR x.delivered_at IS NOT NULL
+                    OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
+             ORDER BY x.match_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- dropped queues whose history is all gone
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue q
+        WHERE q.dropped_at < cutoff
+          AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n;
+    END IF;
+    RETURN total;
+END
+$$;
+COMMENT ON FUNCTION mm.purge(interval, int) IS
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

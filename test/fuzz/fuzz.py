@@ -30,8 +30,6 @@ LATE_MS = 5000
 # failure) -> who fixes it. Only that kind of failure of that function is
 # let through, and it is still printed. Empty this list when they are fixed.
 KNOWN_ELSEWHERE = {
-    ('match_rosters', 'internal error'): 'matcher: SPI_OK_UTILITY on show/explain',
-    ('_match_rosters', 'internal error'): 'matcher: SPI_OK_UTILITY on show/explain',
     ('async_search', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
     ('async_bucket_bounds', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
     ('async_query', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',

@@ -136,7 +136,7 @@ SELECT * FROM teams('{"team_size": 3, "filter": {"potentials_min": 1}}');
 -- 7. Team sizes are always exact: 400 random parties of 1..5, teams of 5.
 TRUNCATE r;
 INSERT INTO r (pos, roster_id, players, rating, deviation, professions, joined_at)
-SELECT i, i, array_fill(i::bigint, ARRAY[s]), 1500 + 300 * sin(i * 7.1), 30 + (i % 50),
+SELECT i, i, (SELECT array_agg(i * 10 + k)::bigint[] FROM generate_series(1, s) k), 1500 + 300 * sin(i * 7.1), 30 + (i % 50),
        (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + (i * 3 + k * 5) % 9]) FROM generate_series(1, s) k),
        '2024-01-01 00:00:00+00'::timestamptz + (i % 300) * interval '1 second'
 FROM generate_series(1, 400) i, LATERAL (SELECT 1 + (i * 13) % 5 AS s) s;
@@ -152,23 +152,23 @@ SELECT count(*) = count(DISTINCT roster_id) AS each_roster_once FROM m;
 -- filter.limit: a tick stops trying new targets once the limit has passed
 -- (checked before each target after the first). With a limit of 1 ns only
 -- the first target is tried; with 60 s, many.
-SELECT count(DISTINCT match_no) FILTER (WHERE team IN ('red', 'blue')) + count(*) FILTER (WHERE team = 'failed') AS targets_tried
+SELECT count(DISTINCT match_no) FILTER (WHERE outcome = 'matched') + count(*) FILTER (WHERE outcome = 'failed') AS targets_tried
 FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 400, "limit": 0.000001}}', '2024-01-01 00:06:00+00');
-SELECT count(DISTINCT match_no) FILTER (WHERE team IN ('red', 'blue')) + count(*) FILTER (WHERE team = 'failed') > 20 AS many_tried
+SELECT count(DISTINCT match_no) FILTER (WHERE outcome = 'matched') + count(*) FILTER (WHERE outcome = 'failed') > 20 AS many_tried
 FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 400, "limit": 60000}}', '2024-01-01 00:06:00+00');
 
 -- 8. The binary search finds the potentials the seed's scan finds: the
 -- same matches over 3000 rosters with the search and with the scan.
 TRUNCATE r;
 INSERT INTO r (pos, roster_id, players, rating, deviation, professions, joined_at)
-SELECT i, i, array_fill(i::bigint, ARRAY[s]), 1500 + 400 * sin(i * 3.7) * cos(i * 0.13), 20 + (i % 80),
+SELECT i, i, (SELECT array_agg(i * 10 + k)::bigint[] FROM generate_series(1, s) k), 1500 + 400 * sin(i * 3.7) * cos(i * 0.13), 20 + (i % 80),
        (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + (i + k * 4) % 9]) FROM generate_series(1, s) k),
        '2024-01-01 00:00:00+00'::timestamptz + (i % 400) * interval '1 second'
 FROM generate_series(1, 3000) i, LATERAL (SELECT 1 + (i * 7) % 5 AS s) s;
 CREATE TEMP TABLE fast AS SELECT * FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 3000, "limit": 600000, "potentials_max": 60}}', '2024-01-01 00:08:00+00', false);
 CREATE TEMP TABLE naive AS SELECT * FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 3000, "limit": 600000, "potentials_max": 60}}', '2024-01-01 00:08:00+00', true);
-SELECT (SELECT count(*) FROM fast WHERE team IN ('red', 'blue')) > 500 AS many_matched,
-       (SELECT count(*) FROM fast WHERE team = 'failed') > 10 AS some_failed,
+SELECT (SELECT count(*) FROM fast WHERE outcome = 'matched') > 500 AS many_matched,
+       (SELECT count(*) FROM fast WHERE outcome = 'failed') > 10 AS some_failed,
        NOT EXISTS (SELECT * FROM fast EXCEPT SELECT * FROM naive)
        AND NOT EXISTS (SELECT * FROM naive EXCEPT SELECT * FROM fast) AS same_as_scan;
 
@@ -280,3 +280,31 @@ SELECT * FROM mm.match_rosters('SELECT roster_id, players, rating FROM r WHERE f
 
 DROP FUNCTION teams(jsonb, timestamptz);
 DROP TABLE r, m, fast, naive;
+
+-- The rosters query must be one plain SELECT, each roster and player once
+CREATE TEMP TABLE victim (x int);
+INSERT INTO victim VALUES (1);
+SELECT * FROM mm.match_rosters('WITH d AS (DELETE FROM victim RETURNING 1) SELECT 1::bigint AS roster_id, ARRAY[1]::bigint[] AS players, 1500 AS rating FROM d');
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) AS victim_rows FROM victim;
+SELECT * FROM mm.match_rosters('show all');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters('explain select 1');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters('SELECT 1::bigint AS roster_id, ARRAY[1]::bigint[] AS players, 1500 AS rating FROM victim FOR UPDATE');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters('SELECT 1; SELECT 2');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters($$SELECT * FROM (VALUES (1::bigint, ARRAY[1]::bigint[], 1500), (1, ARRAY[2]::bigint[], 1500)) AS v(roster_id, players, rating)$$,
+    '{"team_size": 1, "filter": {"potentials_min": 1}}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters($$SELECT * FROM (VALUES (1::bigint, ARRAY[7]::bigint[], 1500), (2, ARRAY[7]::bigint[], 1500)) AS v(roster_id, players, rating)$$,
+    '{"team_size": 1, "filter": {"potentials_min": 1}}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters($$SELECT 1::bigint AS roster_id, ARRAY[7, 7]::bigint[] AS players, 1500 AS rating$$);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters($$SELECT 1::bigint AS roster_id, ARRAY[NULL]::bigint[] AS players, 1500 AS rating$$);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_rosters($$SELECT 1::bigint AS roster_id, ARRAY[1]::bigint[] AS players, 1500 AS rating, '-infinity'::timestamptz AS joined_at$$);
+\echo :LAST_ERROR_SQLSTATE
+DROP TABLE victim;

@@ -16,7 +16,7 @@ CREATE FUNCTION fill(n int, max_party int, seed float8) RETURNS void LANGUAGE sq
     SELECT setseed(seed);
     TRUNCATE r;
     INSERT INTO r
-    SELECT i, 1000 + i, array_fill(i::bigint, ARRAY[s]), round(1500 + 250 * (random() + random() + random() - 1.5)),
+    SELECT i, 1000 + i, (SELECT array_agg(i * 10 + k)::bigint[] FROM generate_series(1, s) k), round(1500 + 250 * (random() + random() + random() - 1.5)),
            round(30 + 120 * random()), floor(random() * 40), floor(random() * 100),
            CASE WHEN random() < 0.15 THEN floor(random() * 20)::int ELSE 0 END,
            (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]) FROM generate_series(1, s)),
@@ -29,8 +29,10 @@ CREATE FUNCTION compare(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:0
 RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
 LANGUAGE sql AS $$
     WITH port AS (SELECT * FROM seed003.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
-         c AS (SELECT match_no, roster_id, team FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at) WHERE team <> 'seen'),
-         scan AS (SELECT match_no, roster_id, team FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at, true) WHERE team <> 'seen')
+         c AS (SELECT coalesce(match_no, failed_no), roster_id, coalesce(team, 'failed')
+               FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
+         scan AS (SELECT coalesce(match_no, failed_no), roster_id, coalesce(team, 'failed')
+                  FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at, true))
     SELECT (SELECT count(DISTINCT match_no) FROM port WHERE team <> 'failed'),
            (SELECT count(*) FROM port WHERE team = 'failed'),
            NOT EXISTS (SELECT * FROM c EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM c),

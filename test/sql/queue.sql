@@ -75,15 +75,26 @@ SELECT mm.enqueue('arena', ARRAY[10], 1500, professions => ARRAY[NULL]::text[]);
 SELECT mm.enqueue('arena', ARRAY[10], 1500, joined_at => 'infinity');
 \echo :LAST_ERROR_SQLSTATE
 
--- Dishonor: a queue dodge gives 4 stacks and a timeout of
--- 4^1.5 * 30 s = 240 s, rounded to 1 min: 4 minutes.
-SELECT stacks, timeout_until FROM mm.dishonor(20, 'queue_dodge', '2024-01-01 12:00:00+00');
-SELECT mm.enqueue('arena', ARRAY[10, 20], 1500, joined_at => '2024-01-01 12:01:00+00');
+-- Dishonor is checked now, whatever joined_at says: a queue dodge 3
+-- minutes ago gives 4 stacks and a timeout of 4^1.5 * 30 s = 240 s,
+-- rounded to 1 min: 4 minutes, so one more minute.
+SELECT stacks, timeout_until = date_trunc('minute', now() - interval '3 minutes') + interval '4 minutes' AS until_ok
+FROM mm.dishonor(20, 'queue_dodge', date_trunc('minute', now() - interval '3 minutes'));
+\set VERBOSITY terse
+SELECT mm.enqueue('arena', ARRAY[10, 20], 1500);
 \echo :LAST_ERROR_SQLSTATE
+SELECT mm.enqueue('arena', ARRAY[10, 20], 1500, joined_at => '2024-01-01 12:05:00+00');
+\echo :LAST_ERROR_SQLSTATE
+-- joined_at may not lie in the future (a timeout is not dodged that way)
+SELECT mm.enqueue('arena', ARRAY[10, 20], 1500, joined_at => now() + interval '1 hour');
+\echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY default
 -- After the timeout the player queues again; the roster's dishonor is its
 -- players' current stacks.
+SELECT mm.dishonor_clear(20);
+SELECT stacks FROM mm.dishonor(20, 'queue_dodge', now() - interval '10 minutes');
 SELECT mm.enqueue('arena', ARRAY[10, 20], 1500, joined_at => '2024-01-01 12:05:00+00') AS e \gset
-SELECT r.dishonor, (SELECT stacks FROM mm.dishonor_status(20, '2024-01-01 12:05:00+00')) AS stacks_of_20
+SELECT r.dishonor, (SELECT stacks FROM mm.dishonor_status(20)) AS stacks_of_20
 FROM mm.roster r WHERE r.roster_id = :e;
 -- an explicit dishonor wins
 SELECT mm.enqueue('arena', ARRAY[30], 1500, dishonor => 2, joined_at => '2024-01-01 12:05:00+00') AS f \gset
@@ -111,7 +122,7 @@ SELECT mm.leave(NULL);
 -- the first 2 rosters (filter.rosters): 1 (1500) takes 3 (1505); 2 (1800)
 -- overlaps nobody and fails; 4 is not a target.
 SELECT p.match_id, r.players, p.team
-FROM mm.preview('duel', '2024-01-01 12:00:10+00') p JOIN mm.roster r USING (roster_id)
+FROM mm.preview('duel', '2024-01-01 12:00:10+00') p JOIN mm.list_queue('duel') r USING (roster_id)
 ORDER BY 1, 3 DESC;
 SELECT count(*) AS matches FROM mm.match;
 
@@ -160,10 +171,12 @@ SELECT mm.leave(roster_id) FROM mm.list_queue('arena');
 SELECT count(*) FROM mm.tick('arena', '2024-01-01 13:00:00+00');
 SELECT rosters_seen, matches_made, oldest_wait FROM mm.tick_log ORDER BY tick_id DESC LIMIT 1;
 
--- run_ticks refuses bad arguments and a transaction block
+-- run_ticks refuses bad arguments (every below 100 ms) and a transaction block
 CALL mm.run_ticks('nope', '1 second', '1 second');
 \echo :LAST_ERROR_SQLSTATE
 CALL mm.run_ticks('duel', '0 seconds', '1 second');
+\echo :LAST_ERROR_SQLSTATE
+CALL mm.run_ticks('duel', '99 milliseconds', '1 second');
 \echo :LAST_ERROR_SQLSTATE
 CALL mm.run_ticks('duel', '1 second', '-1 second');
 \echo :LAST_ERROR_SQLSTATE
@@ -175,16 +188,26 @@ BEGIN;
 CALL mm.run_ticks('duel', '1 second', '0 seconds');
 \echo :LAST_ERROR_SQLSTATE
 ROLLBACK;
--- one tick of every queue (span 0), committed
+-- one tick of every queue (span 0), each committed; a queue whose tick
+-- fails (its config broken by hand) gets a WARNING and the others go on
+SELECT mm.create_queue('broken');
+UPDATE mm.queue SET config = '{"team_size": 0}' WHERE name = 'broken';
 CALL mm.run_ticks(NULL, '1 second', '0 seconds');
-SELECT count(*) FROM mm.tick_log;
+SELECT q.name, count(l.tick_id) AS ticks FROM mm.queue q LEFT JOIN mm.tick_log l USING (queue_id)
+GROUP BY q.name ORDER BY q.name;
+SELECT mm.drop_queue('broken');
+-- run_ticks stops after span of wall time (here 0.5 s), not after
+-- span / every ticks
+SELECT clock_timestamp() AS t0 \gset
+CALL mm.run_ticks('duel', '100 milliseconds', '500 milliseconds');
+SELECT clock_timestamp() - :'t0'::timestamptz BETWEEN interval '0.4 seconds' AND interval '3 seconds' AS bounded;
 
 -- Drop a queue: its rosters, players, matches and ticks go with it.
-SELECT mm.drop_queue('duel');
-SELECT mm.drop_queue('duel');
+SELECT mm.drop_queue('duel', keep_history => false);
+SELECT mm.drop_queue('duel', keep_history => false);
 \echo :LAST_ERROR_SQLSTATE
 SELECT (SELECT count(*) FROM mm.roster) AS rosters, (SELECT count(*) FROM mm.queued_player) AS players,
        (SELECT count(*) FROM mm.match) AS matches, (SELECT count(*) FROM mm.match_roster) AS match_rosters;
-SELECT mm.drop_queue('arena');
+SELECT mm.drop_queue('arena', keep_history => false);
 SELECT mm.dishonor_clear(20);
 DROP TABLE t, t2;

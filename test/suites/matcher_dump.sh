@@ -20,7 +20,7 @@ SELECT mm.enqueue('duel', ARRAY[p::bigint], 1500, 50, professions => '{thief}') 
 SELECT count(*) FROM mm.tick('duel');
 SQL
 before=$(q -d mm_dump_a -c "SELECT (SELECT string_agg(name || config::text, ',') FROM mm.queue) || '|' ||
-    (SELECT string_agg(roster_id || ':' || players::text, ',' ORDER BY position) FROM mm.roster) || '|' ||
+    (SELECT string_agg(roster_id || ':' || players::text || professions::text, ',' ORDER BY place) FROM mm.list_queue('duel')) || '|' ||
     (SELECT string_agg(player_id || ':' || roster_id, ',' ORDER BY player_id) FROM mm.queued_player) || '|' ||
     (SELECT count(*) FROM mm.match) || '/' || (SELECT count(*) FROM mm.match_roster) || '/' || (SELECT count(*) FROM mm.tick_log)")
 
@@ -31,7 +31,7 @@ else
 fi
 rm -f /tmp/mm_dump_$$.sql
 after=$(q -d mm_dump_b -c "SELECT (SELECT string_agg(name || config::text, ',') FROM mm.queue) || '|' ||
-    (SELECT string_agg(roster_id || ':' || players::text, ',' ORDER BY position) FROM mm.roster) || '|' ||
+    (SELECT string_agg(roster_id || ':' || players::text || professions::text, ',' ORDER BY place) FROM mm.list_queue('duel')) || '|' ||
     (SELECT string_agg(player_id || ':' || roster_id, ',' ORDER BY player_id) FROM mm.queued_player) || '|' ||
     (SELECT count(*) FROM mm.match) || '/' || (SELECT count(*) FROM mm.match_roster) || '/' || (SELECT count(*) FROM mm.tick_log)")
 if [ -n "$before" ] && [ "$before" = "$after" ]; then

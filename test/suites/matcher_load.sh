@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# Load test of the roster matcher: three sessions enqueue and leave rosters
-# (parties of 1..5) while two sessions tick the same queue every 200 ms, for
-# 10 seconds. Afterwards every roster is in exactly one place (waiting,
-# matched once, or left), no player is in two matches, every team has
-# exactly team_size players, and mm.queued_player holds exactly the players
-# of the waiting rosters. TAP lines "ok - ..." / "not ok - ...".
+# Load test of the queue engine, for MM_LOAD_SECONDS (default 12) seconds:
+#   - three sessions enqueue parties of 1..5, leave some, and take single
+#     players out of parties (mm.remove_player);
+#   - a claimer hands out matches with mm.claim_matches;
+#   - a mm.run_ticks session ticks every 200 ms (restarted when cancelled),
+#     a second session ticks with statement_timeout = 20ms (many ticks are
+#     cancelled half way), and a canceller pg_cancel_backend()s ticks;
+#   - halfway, the server is stopped with an immediate shutdown and
+#     started again; every session reconnects.
+# Afterwards every roster is in exactly one place (waiting, matched once,
+# left), no player is in two matches or in a match of the roster it was
+# removed from, every team has exactly team_size players, every match has
+# been claimed exactly once, and the queue tables agree with each other.
+# TAP lines "ok - ..." / "not ok - ...".
 #
-# A session re-queues a player only after it left that player's roster, so
+# Every action commits together with its line in the load log, so after a
+# crash the log and the queue still agree. Player ids are never reused, so
 # a player in two matches can only come from a double match.
 set -uo pipefail
 
 db=mm_load
-secs=${MM_LOAD_SECONDS:-10}
+secs=${MM_LOAD_SECONDS:-12}
 fail=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fail=1; }
 psql_q() { psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 "$@"; }
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+restart_server() {
+	as_owner "$bindir/pg_ctl" -D "$PGHOST/data" -m immediate -w stop >/dev/null 2>&1
+	as_owner "$bindir/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/server.log" -w -t 60 start >/dev/null 2>&1
+}
+# the cluster must be up for the suites after this one, whatever happens
+trap 'psql -X -q -d postgres -c "SELECT 1" >/dev/null 2>&1 || as_owner "$bindir/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/server.log" -w -t 60 start >/dev/null 2>&1' EXIT
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" 2>/dev/null || exit 1
 psql_q >/dev/null <<'SQL' || { notok "load database set up"; exit 1; }
@@ -23,45 +40,48 @@ CREATE EXTENSION mm;
 SELECT mm.create_queue('load', '{"filter": {"potentials_min": 5, "limit": 200}}');
 CREATE TABLE load_log (session int, roster_id bigint, action text, players bigint[],
                        PRIMARY KEY (roster_id, action));
+CREATE TABLE removed_log (roster_id bigint, player_id bigint PRIMARY KEY);
+CREATE TABLE claim_log (match_id bigint, at timestamptz DEFAULT clock_timestamp());
+CREATE SEQUENCE load_player;
 SQL
+end=$(($(date +%s) + secs))
 
-enqueuer() {
-	local k=$1
-	psql_q -v k="$k" -v secs="$secs" <<'SQL'
+# One session's work for about a second, committing after each action.
+enqueue_block() {
+	psql_q -v k="$1" <<'SQL'
 SET mm_load.k = :k;
-SET mm_load.secs = :secs;
 DO $$
 DECLARE
     k int := current_setting('mm_load.k')::int;
-    stop timestamptz := clock_timestamp() + make_interval(secs => current_setting('mm_load.secs')::int);
-    next_player bigint := k * 1000000;
-    free bigint[] := '{}';
-    mine bigint[] := '{}';
+    stop timestamptz := clock_timestamp() + interval '1 second';
+    mine bigint[];
     players bigint[];
     n int;
     rid bigint;
-    i int;
+    p bigint;
 BEGIN
     WHILE clock_timestamp() < stop LOOP
-        IF random() < 0.7 OR cardinality(mine) = 0 THEN
+        SELECT array_agg(l.roster_id) INTO mine FROM load_log l JOIN mm.roster r USING (roster_id)
+        WHERE l.session = k AND l.action = 'enqueued';
+        IF random() < 0.6 OR mine IS NULL THEN
             n := 1 + floor(random() * 5)::int;
-            players := free[1:n];
-            free := free[n + 1:];
-            WHILE coalesce(cardinality(players), 0) < n LOOP
-                next_player := next_player + 1;
-                players := coalesce(players, '{}') || next_player;
-            END LOOP;
+            players := ARRAY(SELECT nextval('load_player') FROM generate_series(1, n));
             rid := mm.enqueue('load', players, 1300 + random() * 400, 40 + random() * 60,
                               professions => (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]) FROM generate_series(1, n)));
             INSERT INTO load_log VALUES (k, rid, 'enqueued', players);
-            mine := mine || rid;
-        ELSE
-            i := 1 + floor(random() * cardinality(mine))::int;
-            rid := mine[i];
-            mine := mine[1:i - 1] || mine[i + 1:];
+        ELSIF random() < 0.5 THEN
+            rid := mine[1 + floor(random() * cardinality(mine))::int];
             IF mm.leave(rid) THEN
                 INSERT INTO load_log VALUES (k, rid, 'left', NULL);
-                free := free || (SELECT l.players FROM load_log l WHERE l.roster_id = rid AND l.action = 'enqueued');
+            END IF;
+        ELSE
+            -- one player out of a party of two or more
+            SELECT qp.roster_id, qp.player_id INTO rid, p FROM mm.queued_player qp
+            WHERE qp.roster_id = ANY (mine)
+              AND (SELECT count(*) FROM mm.queued_player o WHERE o.roster_id = qp.roster_id) > 1
+            ORDER BY random() LIMIT 1;
+            IF FOUND AND mm.remove_player(rid, p) THEN
+                INSERT INTO removed_log VALUES (rid, p);
             END IF;
         END IF;
         COMMIT;
@@ -71,17 +91,54 @@ END
 $$;
 SQL
 }
-
+enqueuer() {
+	while [ "$(date +%s)" -lt "$end" ]; do enqueue_block "$1" >/dev/null 2>&1 || sleep 0.3; done
+}
+claimer() {
+	while [ "$(date +%s)" -lt "$end" ]; do
+		psql_q -c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load', 5)" \
+			>/dev/null 2>&1 || sleep 0.3
+		sleep 0.05
+	done
+}
 ticker() {
-	psql_q -c "CALL mm.run_ticks('load', '200 milliseconds', '${secs} seconds')"
+	while [ "$(date +%s)" -lt "$end" ]; do
+		psql_q -c "CALL mm.run_ticks('load', '200 milliseconds', '$((end - $(date +%s))) seconds')" >/dev/null 2>&1 || sleep 0.2
+	done
+}
+short_ticker() {
+	while [ "$(date +%s)" -lt "$end" ]; do
+		psql_q -c "SET statement_timeout = '20ms'" -c "SELECT count(*) FROM mm.tick('load')" >/dev/null 2>&1
+		sleep 0.1
+	done
+}
+canceller() {
+	local n=0
+	while [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.7
+		c=$(psql -X -At -d postgres -c "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
+			WHERE datname = '$db' AND state = 'active' AND (query LIKE '%mm.run_ticks%' OR query LIKE '%mm.tick(%')
+			  AND pid <> pg_backend_pid()" 2>/dev/null) && n=$((n + ${c:-0}))
+	done
+	echo "$n" >"$cancels"
 }
 
+cancels=$(mktemp)
 pids=()
 for k in 1 2 3; do enqueuer "$k" & pids+=($!); done
-for _ in 1 2; do ticker & pids+=($!); done
-errors=0
-for p in "${pids[@]}"; do wait "$p" || errors=$((errors + 1)); done
-if [ "$errors" = 0 ]; then ok "3 enqueue/leave sessions and 2 tick sessions ran ${secs} s without error"; else notok "$errors sessions failed"; fi
+claimer & pids+=($!)
+ticker & pids+=($!)
+short_ticker & pids+=($!)
+canceller & pids+=($!)
+sleep $((secs / 2))
+if restart_server; then
+	ok "immediate shutdown and restart in the middle of the load"
+else
+	notok "immediate shutdown and restart in the middle of the load"
+fi
+for p in "${pids[@]}"; do wait "$p"; done
+# deliver what is left
+psql_q -c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load', 100000)" >/dev/null
 
 check() {
 	local what=$1 sql=$2 expect=$3 got
@@ -91,9 +148,12 @@ check() {
 
 psql_q -c "SELECT 'load: ' || (SELECT count(*) FROM load_log WHERE action = 'enqueued') || ' rosters queued, '
     || (SELECT count(*) FROM load_log WHERE action = 'left') || ' left, '
+    || (SELECT count(*) FROM removed_log) || ' players removed, '
     || (SELECT count(*) FROM mm.match) || ' matches, '
     || (SELECT count(*) FROM mm.roster) || ' waiting, '
-    || (SELECT count(*) FROM mm.tick_log) || ' ticks'" | sed 's/^/# /'
+    || (SELECT count(*) FROM mm.tick_log) || ' ticks committed, '
+    || (SELECT coalesce(sum(matches_dropped), 0) FROM mm.tick_log) || ' matches dropped, $(cat "$cancels") cancels sent'" | sed 's/^/# /'
+rm -f "$cancels"
 check "ticks made matches" "SELECT count(*) > 0 FROM mm.match" t
 check "every roster is in exactly one place (waiting, matched once, or left)" "
     SELECT count(*) FROM load_log e
@@ -106,16 +166,25 @@ check "no roster appears that was never queued" "
     WHERE NOT EXISTS (SELECT 1 FROM load_log l WHERE l.roster_id = x.roster_id)" 0
 check "no player is in two matches" "
     SELECT count(*) FROM (SELECT p FROM mm.match_roster, unnest(players) p GROUP BY p HAVING count(*) > 1) x" 0
+check "no removed player is in the match of the roster it was removed from, nor still waiting" "
+    SELECT (SELECT count(*) FROM removed_log r JOIN mm.match_roster mr ON mr.roster_id = r.roster_id AND r.player_id = ANY (mr.players))
+         + (SELECT count(*) FROM removed_log r JOIN mm.queued_player qp USING (player_id))" 0
 check "every team has exactly 5 players" "
     SELECT count(*) FROM (SELECT match_id, team, sum(cardinality(players)) n FROM mm.match_roster GROUP BY 1, 2) t
     WHERE n <> 5" 0
 check "every match has a red and a blue team" "
     SELECT count(*) FROM mm.match m WHERE (SELECT count(DISTINCT team) FROM mm.match_roster r WHERE r.match_id = m.match_id) <> 2" 0
-check "mm.queued_player holds exactly the players of waiting rosters" "
-    SELECT count(*) FROM ((SELECT player_id, roster_id FROM mm.queued_player
-                           EXCEPT SELECT p, roster_id FROM mm.roster, unnest(players) p)
-                          UNION ALL
-                          (SELECT p, roster_id FROM mm.roster, unnest(players) p
-                           EXCEPT SELECT player_id, roster_id FROM mm.queued_player)) x" 0
+check "every match was claimed exactly once" "
+    SELECT (SELECT count(*) FROM (SELECT match_id FROM claim_log GROUP BY 1 HAVING count(*) > 1) d)
+         + (SELECT count(*) FROM mm.match m WHERE NOT EXISTS (SELECT FROM claim_log c WHERE c.match_id = m.match_id))
+         + (SELECT count(*) FROM mm.match WHERE delivered_at IS NULL)" 0
+check "every waiting roster has its players, every queued player a waiting roster, no matched roster still waiting" "
+    SELECT (SELECT count(*) FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id))
+         + (SELECT count(*) FROM mm.queued_player qp WHERE NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = qp.roster_id))
+         + (SELECT count(*) FROM mm.queued_player qp JOIN mm.match_roster mr ON mr.roster_id = qp.roster_id)" 0
+check "the ticket history agrees: one matched event per matched player, none for waiting rosters" "
+    SELECT (SELECT count(*) FROM mm.match_roster mr, unnest(mr.players) p
+            WHERE NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.roster_id = mr.roster_id AND e.player_id = p AND e.status = 'matched' AND e.match_id = mr.match_id))
+         + (SELECT count(*) FROM mm.ticket_event e JOIN mm.roster r USING (roster_id) WHERE e.status = 'matched')" 0
 psql -X -q -d postgres -c "DROP DATABASE $db"
 exit $fail

@@ -25,3 +25,8 @@ SELECT mm.place_player((SELECT min(server_id) FROM mm.servers), 7, '{"age": 20, 
 
 SELECT mm.set_dishonor_config('{"stack_duration": "10m"}');
 SELECT mm.dishonor(42, 'abandon', '2026-01-01 12:00+00');
+-- a roster 0.1.0 accepted by direct INSERT that 0.2.0's CHECKs refuse, and
+-- players whose roster was truncated away
+INSERT INTO mm.roster (queue_id, players, rating, joined_at)
+SELECT queue_id, ARRAY[900::bigint], 1500, '-infinity' FROM mm.queue WHERE name = 'duel';
+INSERT INTO mm.queued_player (player_id, roster_id) VALUES (901, 999999);

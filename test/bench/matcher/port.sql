@@ -105,7 +105,8 @@ BEGIN
         END LOOP;
         t_players := ARRAY[0, 0]; t_rl := ARRAY[0, 0]::float8[]; t_rank := ARRAY[0, 0]::float8[];
         t_dis := ARRAY[0, 0]::float8[]; t_members := '{}'; t_side := '{}'; t_profs := '{}';
-        IF np[target] <= team_size AND cardinality(potentials) >= pmin THEN
+        -- potentials_min holds only until the target has waited padding_end
+        IF np[target] <= team_size AND (cardinality(potentials) >= pmin OR age[target] >= pend) THEN
             -- populateMatch: the target goes to red
             side := 1; best := target;
             LOOP

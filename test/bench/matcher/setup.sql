@@ -12,22 +12,22 @@ SELECT mm.create_queue('q100k', '{"filter": {"rosters": 100000, "limit": 600000}
 CREATE FUNCTION fill_queue(qname text, n int, first_player bigint) RETURNS void LANGUAGE sql AS $$
     WITH q AS (SELECT queue_id FROM mm.queue WHERE name = qname),
     r AS (
-        SELECT i, CASE WHEN u < 0.50 THEN 1 WHEN u < 0.70 THEN 2 WHEN u < 0.82 THEN 3 WHEN u < 0.90 THEN 4 ELSE 5 END AS size,
+        SELECT i, nextval('mm.roster_id_seq') AS rid,
+               CASE WHEN u < 0.50 THEN 1 WHEN u < 0.70 THEN 2 WHEN u < 0.82 THEN 3 WHEN u < 0.90 THEN 4 ELSE 5 END AS size,
                least(3000, greatest(100, 1500 + 250 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))) AS rating,
                30 + 120 * random() AS deviation, floor(random() * 300) AS waited
         FROM generate_series(1, n) i, LATERAL (SELECT random() AS u, i AS j) u
     ),
     ins AS (
-        INSERT INTO mm.roster (queue_id, players, rating, deviation, rank, professions, joined_at)
-        SELECT q.queue_id,
-               (SELECT array_agg(first_player + i * 5 + k) FROM generate_series(1, size) k),
-               rating, deviation, floor(random() * 40),
-               (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]) FROM generate_series(1, size) k),
+        INSERT INTO mm.roster (roster_id, queue_id, rating, deviation, rank, joined_at)
+        SELECT r.rid, q.queue_id, rating, deviation, floor(random() * 40),
                '2024-01-01 00:05:00+00'::timestamptz - waited * interval '1 second'
         FROM r, q ORDER BY waited DESC, i
-        RETURNING roster_id, players
     )
-    INSERT INTO mm.queued_player SELECT p, roster_id FROM ins, unnest(players) p;
+    INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+    SELECT first_player + i * 5 + k, r.rid, q.queue_id, k,
+           (ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]
+    FROM r, q, generate_series(1, r.size) k;
 $$;
 SELECT fill_queue('q10k', 10000, 0);
 SELECT fill_queue('q100k', 100000, 100000000);

@@ -1,0 +1,1104 @@
+/*-------------------------------------------------------------------------
+ *
+ * tick.c
+ *		Matchmaking ticks over the queue tables: mm.tick, mm.preview and
+ *		the mm.run_ticks procedure that pg_cron calls.
+ *
+ * A tick of a queue
+ *	1. takes a transaction-level advisory lock on the queue with a
+ *	   try-lock: a second tick of the same queue returns at once, with no
+ *	   rows and no tick log entry;
+ *	2. reads the waiting rosters without locking them (a plain snapshot
+ *	   read: enqueue, leave and update_roster never wait for this step);
+ *	3. runs the matcher of matcher.c over them in memory;
+ *	4. for each match, locks its rosters (FOR UPDATE SKIP LOCKED) and checks
+ *	   that all of them, with all their players, are still there; if one
+ *	   left, is being changed, or lost a player meanwhile, the match is
+ *	   dropped whole and its rosters stay waiting; otherwise one statement
+ *	   records the match, moves the rosters to mm.match_roster, writes the
+ *	   ticket history and deletes the rosters and their players;
+ *	5. moves the failed targets to the back of the queue (those not
+ *	   locked by someone else) and logs the tick.
+ * So the rows a tick writes and the locks it holds are those of the
+ * rosters it matches or tried, never the rest of the queue. Every
+ * statement is prepared once per backend and kept.
+ *
+ * The advisory lock keys are (MM_TICK_LOCK, queue_id) for a tick and
+ * (MM_RUN_LOCK, queue_id) for a run_ticks, in pg_locks as advisory locks
+ * with classid 0x6d6d0001 / 0x6d6d0002 and objid the queue id.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+
+#include <math.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/latch.h"
+#include "storage/lock.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#define MM_TICK_LOCK	0x6d6d0001
+#define MM_RUN_LOCK		0x6d6d0002
+
+/*
+ * NOTIFY payloads must be shorter than 8000 bytes (BLCKSZ - NAMEDATALEN -
+ * 128 with the default block size); a notification is cut below this.
+ */
+#define NOTIFY_PAYLOAD_MAX	7800
+
+/* The shortest time between ticks run_ticks accepts, in milliseconds. */
+#define MIN_EVERY_MS	100.0
+
+/* The statements of a tick, prepared once per backend. */
+enum
+{
+	Q_QUEUE,
+	Q_READ,
+	Q_TICK_ID,
+	Q_LOCK,
+	Q_PLAYERS,
+	Q_MOVE,
+	Q_REQUEUE,
+	Q_LOG,
+	Q_EXPIRE,
+	Q_NOTIFY,
+	Q_COUNT
+};
+
+typedef struct TickStatement
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[12];
+} TickStatement;
+
+static const TickStatement statements[Q_COUNT] = {
+	[Q_QUEUE] = {
+		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1 AND q.dropped_at IS NULL",
+		1, {TEXTOID}
+	},
+	/* players: the count; professions: those given, in no order */
+	[Q_READ] = {
+		"SELECT r.roster_id, p.n AS players, r.rating, r.deviation, r.rank, r.ladder_points, "
+		"r.dishonor, p.professions, r.joined_at "
+		"FROM mm.roster r "
+		"JOIN (SELECT qp.roster_id, count(*) AS n, "
+		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $1 GROUP BY qp.roster_id) p "
+		"ON p.roster_id = r.roster_id "
+		"WHERE r.queue_id = $1 ORDER BY r.position",
+		1, {INT4OID}
+	},
+	[Q_TICK_ID] = {
+		"SELECT nextval('mm.tick_id_seq')", 0, {InvalidOid}
+	},
+	/* the matched rosters still waiting; those another session holds are skipped */
+	[Q_LOCK] = {
+		"SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	/* a new snapshot, after the locks: players removed meanwhile show */
+	[Q_PLAYERS] = {
+		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
+		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+
+	/*
+	 * Record the matches and move their rosters, all in one statement. The
+	 * matches come as arrays of their figures ($3..$7, one element per match
+	 * in match order), the rosters as arrays of (roster, match number, team)
+	 * ($8..$10): bulk parameters, one statement however many matches.
+	 */
+	[Q_MOVE] = {
+		"WITH mi AS MATERIALIZED ("
+		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.red_odds, u.blue_odds, u.spread"
+		" FROM unnest($3::int[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])"
+		" WITH ORDINALITY AS u(no, prediction, red_odds, blue_odds, spread, o) ORDER BY u.o"
+		"), m AS ("
+		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)"
+		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread FROM mi"
+		"), t AS MATERIALIZED ("
+		" SELECT u.roster_id, u.no, u.team FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
+		"), p AS ("
+		" DELETE FROM mm.queued_player qp USING t WHERE qp.queue_id = $1 AND qp.roster_id = t.roster_id"
+		" RETURNING qp.roster_id, qp.player_id, qp.seat, qp.profession"
+		"), r AS ("
+		" DELETE FROM mm.roster r USING t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id"
+		" RETURNING r.*"
+		"), pa AS ("
+		" SELECT p.roster_id, array_agg(p.player_id ORDER BY p.seat) AS players,"
+		" coalesce(array_agg(p.profession ORDER BY p.seat) FILTER (WHERE p.profession IS NOT NULL), '{}') AS professions"
+		" FROM p GROUP BY p.roster_id"
+		"), mr AS ("
+		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
+		" ladder_points, dishonor, professions, joined_at, waited, queue_id)"
+		" SELECT mi.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
+		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $11 - r.joined_at, $1"
+		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id"
+		" JOIN mi ON mi.no = t.no"
+		"), e AS ("
+		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
+		" SELECT p.roster_id, p.player_id, 'matched', $11, $1, mi.match_id"
+		" FROM p JOIN t ON t.roster_id = p.roster_id JOIN mi ON mi.no = t.no"
+		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
+		11, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID}
+	},
+	/* failed targets to the back, in the order they failed */
+	[Q_REQUEUE] = {
+		"UPDATE mm.roster r SET position = f.pos "
+		"FROM (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o) f "
+		"WHERE r.roster_id = f.id AND r.roster_id IN "
+		"(SELECT l.roster_id FROM mm.roster l WHERE l.queue_id = $1 AND l.roster_id = ANY ($2) "
+		"FOR UPDATE SKIP LOCKED)",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	[Q_LOG] = {
+		"INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, "
+		"matches_made, targets_failed, oldest_wait, mean_rating_spread, matches_dropped, "
+		"rosters_expired, failed_reasons) "
+		"VALUES ($1, $2, $3, $4, extract(epoch FROM clock_timestamp() - $4)::float8 * 1000, "
+		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb)",
+		12, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
+		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID}
+	},
+	/* rosters past ticket_ttl; those locked (being left, matched) wait */
+	[Q_EXPIRE] = {
+		"SELECT count(*) FROM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.joined_at <= $2 - make_interval(secs => $3) "
+		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $2)",
+		3, {INT4OID, TIMESTAMPTZOID, FLOAT8OID}
+	},
+	[Q_NOTIFY] = {
+		"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
+	},
+};
+
+static SPIPlanPtr plans[Q_COUNT];
+
+/* The kept plan of statement q, prepared on first use. */
+static SPIPlanPtr
+plan_of(int q)
+{
+	if (plans[q] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(statements[q].sql, statements[q].nargs,
+									(Oid *) statements[q].types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		plans[q] = p;
+	}
+	return plans[q];
+}
+
+/* Run statement q; check that it did what it is for. */
+static void
+run(int q, Datum *values, bool read_only, int expected)
+{
+	int			ret = SPI_execute_plan(plan_of(q), values, NULL, read_only, 0);
+
+	if (ret != expected)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+}
+
+/* The single int8 value of the first column of the last result. */
+static int64
+result_int64(void)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_processed != 1)
+		elog(ERROR, "expected one row, got %llu", (unsigned long long) SPI_processed);
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/* A bigint[] of roster ids. */
+static Datum
+id_array(const int64 *ids, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* Look up a queue: its id and config, or an error. */
+static int32
+queue_lookup(const char *name, MmMatcherConfig *cfg)
+{
+	Datum		arg = CStringGetTextDatum(name);
+	bool		isnull;
+	int32		id;
+
+	run(Q_QUEUE, &arg, true, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("queue \"%s\" does not exist", name),
+				 errhint("Create it with mm.create_queue.")));
+	id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	mm_queue_config(DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[0],
+												 SPI_tuptable->tupdesc, 2, &isnull)), cfg);
+	return id;
+}
+
+/* Try to take an advisory lock (MM_TICK_LOCK or MM_RUN_LOCK) on a queue. */
+static bool
+queue_try_lock(int32 key, int32 queue_id, bool session)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) key, (uint32) queue_id, 2);
+	return LockAcquire(&tag, ExclusiveLock, session, true) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+static void
+queue_unlock(int32 key, int32 queue_id)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) key, (uint32) queue_id, 2);
+	LockRelease(&tag, ExclusiveLock, true);
+}
+
+/* Read a queue's waiting rosters (no locks) and match them. */
+static void
+tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+		   MmRosterSet *set, MmMatcherResult *res)
+{
+	Datum		arg = Int32GetDatum(queue_id);
+
+	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	mm_read_rosters(at, true, set);
+	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
+}
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Figures of one tick for the tick log. */
+typedef struct TickFigures
+{
+	int			expired;
+	int			made;
+	int			dropped;
+	double		spread_sum;
+} TickFigures;
+
+/* A roster id and its index in the roster set, to look ids up. */
+typedef struct IdIndex
+{
+	int64		id;
+	int			index;
+} IdIndex;
+
+static int
+cmp_id_index(const void *a, const void *b)
+{
+	return cmp_id(&((const IdIndex *) a)->id, &((const IdIndex *) b)->id);
+}
+
+/* Index of roster "id" in the sorted lookup array, or -1. */
+static int
+find_roster(const IdIndex *ids, int n, int64 id)
+{
+	IdIndex		key = {id, 0};
+	IdIndex    *hit = bsearch(&key, ids, n, sizeof(IdIndex), cmp_id_index);
+
+	return hit ? hit->index : -1;
+}
+
+/* Datum arrays of one element type. */
+static Datum
+datum_array(Datum *d, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
+}
+
+/* Put the rows of one match: red then blue, each by roster id. */
+static void
+put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt, int64 match_id)
+{
+	int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
+
+	for (int side = 0; side < 2; side++)
+	{
+		int			n = 0;
+
+		for (int k = 0; k < mt->nmembers; k++)
+			if (set->r[mt->members[k]].team == side)
+				ids[n++] = set->r[mt->members[k]].id;
+		qsort(ids, n, sizeof(int64), cmp_id);
+		for (int k = 0; k < n; k++)
+		{
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = Int64GetDatum(match_id);
+			values[1] = Int64GetDatum(ids[k]);
+			values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	pfree(ids);
+}
+
+/*
+ * Lock the rosters of every match, keep the matches whose rosters are all
+ * still there with all their players (others are dropped whole), record
+ * them and move their rosters in one statement; put the rows in the
+ * result. Fills match_ids (0 for a dropped match) and the figures.
+ */
+static void
+tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
+			MmRosterSet *set, const MmMatcherResult *res, ReturnSetInfo *rsinfo,
+			int64 *match_ids, TickFigures *fig)
+{
+	int			nm = 0;
+	int64	   *ids;
+	IdIndex    *lookup;
+	bool	   *ok;				/* per roster index: locked, players unchanged */
+	int		   *count;			/* per roster index: players now */
+	Datum		args[11];
+	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread;
+	Datum	   *r_id, *r_no, *r_team;
+	int			ngood = 0, nrows = 0;
+
+	for (int m = 0; m < res->nmatches; m++)
+		nm += res->matches[m].nmembers;
+	if (nm == 0)
+		return;
+	ids = palloc(sizeof(int64) * nm);
+	lookup = palloc(sizeof(IdIndex) * nm);
+	nm = 0;
+	for (int m = 0; m < res->nmatches; m++)
+		for (int k = 0; k < res->matches[m].nmembers; k++)
+		{
+			int			i = res->matches[m].members[k];
+
+			ids[nm] = set->r[i].id;
+			lookup[nm].id = set->r[i].id;
+			lookup[nm++].index = i;
+		}
+	qsort(lookup, nm, sizeof(IdIndex), cmp_id_index);
+	ok = palloc0(sizeof(bool) * set->n);
+	count = palloc0(sizeof(int) * set->n);
+
+	/* lock what is still there; then count the players of what we hold */
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = id_array(ids, nm);
+	run(Q_LOCK, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			i = find_roster(lookup, nm, DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+																			  SPI_tuptable->tupdesc, 1, &isnull)));
+
+		if (i >= 0)
+			ok[i] = true;
+	}
+	run(Q_PLAYERS, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			i = find_roster(lookup, nm, DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+																			  SPI_tuptable->tupdesc, 1, &isnull)));
+
+		if (i >= 0)
+			count[i] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+														 SPI_tuptable->tupdesc, 2, &isnull));
+	}
+
+	/* the matches to make, and their rosters */
+	m_no = palloc(sizeof(Datum) * res->nmatches);
+	m_pred = palloc(sizeof(Datum) * res->nmatches);
+	m_red = palloc(sizeof(Datum) * res->nmatches);
+	m_blue = palloc(sizeof(Datum) * res->nmatches);
+	m_spread = palloc(sizeof(Datum) * res->nmatches);
+	r_id = palloc(sizeof(Datum) * nm);
+	r_no = palloc(sizeof(Datum) * nm);
+	r_team = palloc(sizeof(Datum) * nm);
+	for (int m = 0; m < res->nmatches; m++)
+	{
+		const MmMatch *mt = &res->matches[m];
+		bool		whole = true;
+		double		prediction;
+
+		match_ids[m] = 0;
+		for (int k = 0; k < mt->nmembers && whole; k++)
+		{
+			int			i = mt->members[k];
+
+			whole = ok[i] && count[i] == set->r[i].players;
+		}
+		if (!whole)
+		{
+			fig->dropped++;
+			continue;
+		}
+		prediction = mm_matcher_prediction(mt, cfg);
+		m_no[ngood] = Int32GetDatum(m + 1);
+		m_pred[ngood] = Float8GetDatum(prediction);
+		m_red[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, true));
+		m_blue[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, false));
+		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
+		for (int k = 0; k < mt->nmembers; k++)
+		{
+			const MmRoster *x = &set->r[mt->members[k]];
+
+			r_id[nrows] = Int64GetDatum(x->id);
+			r_no[nrows] = Int32GetDatum(m + 1);
+			r_team[nrows++] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
+		}
+	}
+	if (ngood == 0)
+		return;
+
+	args[1] = Int64GetDatum(tick_id);
+	args[2] = datum_array(m_no, ngood, INT4OID);
+	args[3] = datum_array(m_pred, ngood, FLOAT8OID);
+	args[4] = datum_array(m_red, ngood, FLOAT8OID);
+	args[5] = datum_array(m_blue, ngood, FLOAT8OID);
+	args[6] = datum_array(m_spread, ngood, FLOAT8OID);
+	args[7] = datum_array(r_id, nrows, INT8OID);
+	args[8] = datum_array(r_no, nrows, INT4OID);
+	args[9] = datum_array(r_team, nrows, TEXTOID);
+	args[10] = TimestampTzGetDatum(at);
+	run(Q_MOVE, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			m = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &isnull)) - 1;
+
+		match_ids[m] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &isnull));
+		fig->made++;
+		fig->spread_sum += res->matches[m].rating_spread;
+	}
+	for (int m = 0; m < res->nmatches; m++)
+		if (match_ids[m] > 0)
+			put_match_rows(rsinfo, set, &res->matches[m], match_ids[m]);
+}
+
+/* Expire the rosters that have waited ticket_ttl; returns how many. */
+static int
+tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
+{
+	Datum		args[3];
+
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = TimestampTzGetDatum(at);
+	args[2] = Float8GetDatum(ttl_s);
+	run(Q_EXPIRE, args, false, SPI_OK_SELECT);
+	return (int) result_int64();
+}
+
+/*
+ * NOTIFY the queue's channel (mm_queue_<queue id>) with the matches made:
+ * {"queue_id": .., "queue": "..", "matches": [..]}, split over several
+ * notifications so that none exceeds NOTIFY's payload limit. Delivered
+ * when the tick's transaction commits, never before.
+ */
+static void
+tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatches)
+{
+	int64	   *made = palloc(sizeof(int64) * Max(nmatches, 1));
+	int			nmade = 0;
+	StringInfoData head;
+	StringInfoData b;
+	char		channel[64];
+	int			i = 0;
+
+	for (int m = 0; m < nmatches; m++)
+		if (match_ids[m] > 0)
+			made[nmade++] = match_ids[m];
+
+	if (nmade == 0)
+		return;
+	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
+	initStringInfo(&head);
+	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
+	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
+	{
+		appendStringInfoString(&head, ", \"queue\": ");
+		escape_json(&head, name);
+	}
+	appendStringInfoString(&head, ", \"matches\": [");
+	initStringInfo(&b);
+	while (i < nmade)
+	{
+		Datum		args[2];
+
+		resetStringInfo(&b);
+		appendStringInfoString(&b, head.data);
+		for (int k = 0; i < nmade && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
+			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", made[i]);
+		appendStringInfoString(&b, "]}");
+		args[0] = CStringGetTextDatum(channel);
+		args[1] = CStringGetTextDatum(b.data);
+		run(Q_NOTIFY, args, false, SPI_OK_SELECT);
+	}
+}
+
+/* Failed targets' reasons as a JSON object of counts. */
+static char *
+failed_reasons_json(const MmMatcherResult *res)
+{
+	StringInfoData b;
+	bool		first = true;
+
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '{');
+	for (int k = 1; k < MM_FAIL_REASONS; k++)
+	{
+		if (res->failed_by_reason[k] == 0)
+			continue;
+		appendStringInfo(&b, "%s\"%s\": %d", first ? "" : ", ", mm_fail_reason_names[k],
+						 res->failed_by_reason[k]);
+		first = false;
+	}
+	appendStringInfoChar(&b, '}');
+	return b.data;
+}
+
+/* Requeue the failed targets and log the tick. */
+static void
+tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
+			const MmRosterSet *set, const MmMatcherResult *res, const TickFigures *fig)
+{
+	Datum		args[12];
+	bool		nulls[12] = {0};
+	char		argnulls[12];
+	double		oldest = 0;
+	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
+
+	for (int i = 0; i < set->n; i++)
+	{
+		oldest = Max(oldest, set->r[i].age);
+		if (set->r[i].state == MM_ROSTER_FAILED)
+			failed[set->r[i].fail_order] = set->r[i].id;
+	}
+	if (res->nfailed > 0)
+	{
+		args[0] = Int32GetDatum(queue_id);
+		args[1] = id_array(failed, res->nfailed);
+		run(Q_REQUEUE, args, false, SPI_OK_UPDATE);
+	}
+
+	args[0] = Int64GetDatum(tick_id);
+	args[1] = Int32GetDatum(queue_id);
+	args[2] = TimestampTzGetDatum(at);
+	args[3] = TimestampTzGetDatum(started);
+	args[4] = Int32GetDatum(set->n);
+	args[5] = Int32GetDatum(fig->made);
+	args[6] = Int32GetDatum(res->nfailed);
+	args[7] = Float8GetDatum(oldest);
+	args[8] = Float8GetDatum(fig->made > 0 ? fig->spread_sum / fig->made : 0);
+	nulls[8] = fig->made == 0;
+	args[9] = Int32GetDatum(fig->dropped);
+	args[10] = CStringGetTextDatum(failed_reasons_json(res));
+	args[11] = Int32GetDatum(fig->expired);
+	for (int i = 0; i < 12; i++)
+		argnulls[i] = nulls[i] ? 'n' : ' ';
+	if (SPI_execute_plan(plan_of(Q_LOG), args, argnulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "SPI_execute_plan failed: tick log");
+}
+
+/* Check the arguments of mm.tick and mm.preview; the queue name. */
+static char *
+tick_args(FunctionCallInfo fcinfo, TimestampTz *at)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("queue must not be null")));
+	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("at must be finite")));
+	*at = PG_GETARG_TIMESTAMPTZ(1);
+	return text_to_cstring(PG_GETARG_TEXT_PP(0));
+}
+
+PG_FUNCTION_INFO_V1(mm_tick);
+PG_FUNCTION_INFO_V1(mm_preview);
+
+/* mm.tick(queue text, at timestamptz) → (match_id, roster_id, team) */
+Datum
+mm_tick(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TimestampTz started = GetCurrentTimestamp();
+	TimestampTz at;
+	char	   *name = tick_args(fcinfo, &at);
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	TickFigures fig = {0, 0, 0, 0};
+	int32		queue_id;
+	int64		tick_id;
+	int64	   *match_ids;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	queue_id = queue_lookup(name, &cfg);
+	if (!queue_try_lock(MM_TICK_LOCK, queue_id, false))
+	{
+		/* another tick of this queue is running: nothing to do */
+		SPI_finish();
+		return (Datum) 0;
+	}
+	run(Q_TICK_ID, NULL, false, SPI_OK_SELECT);
+	tick_id = result_int64();
+	if (cfg.ticket_ttl_s > 0)
+		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
+	tick_match(queue_id, at, &cfg, &set, &res);
+	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
+	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
+	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
+	tick_notify(queue_id, name, match_ids, res.nmatches);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* mm.preview(queue text, at timestamptz): a tick's matches, nothing written */
+Datum
+mm_preview(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TimestampTz at;
+	char	   *name = tick_args(fcinfo, &at);
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	int32		queue_id;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	queue_id = queue_lookup(name, &cfg);
+	tick_match(queue_id, at, &cfg, &set, &res);
+	for (int m = 0; m < res.nmatches; m++)
+		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* explain */
+
+/* The queue of a waiting roster: its id, name and config; or an error. */
+static int32
+roster_queue(int64 roster_id, char **name, MmMatcherConfig *cfg)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		arg = Int64GetDatum(roster_id);
+	bool		isnull;
+	int32		id;
+
+	if (SPI_execute_with_args("SELECT q.queue_id, q.name, q.config FROM mm.roster r "
+							  "JOIN mm.queue q ON q.queue_id = r.queue_id WHERE r.roster_id = $1",
+							  1, argtypes, &arg, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 errmsg("roster %lld is not waiting", (long long) roster_id),
+				 errhint("mm.roster_status tells what became of it.")));
+	id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	*name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	mm_queue_config(DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[0],
+												 SPI_tuptable->tupdesc, 3, &isnull)), cfg);
+	return id;
+}
+
+/* What a tick trying roster "x" first would find, in words. */
+static char *
+explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined)
+{
+	switch (x->state == MM_ROSTER_MATCHED ? MM_FAIL_NONE : x->fail_reason)
+	{
+		case MM_FAIL_NONE:
+			return psprintf("a tick trying it first would match it with %d potentials", x->npotentials);
+		case MM_FAIL_TOO_LARGE:
+			return psprintf("the roster has %d players and teams have %d", x->players, cfg->team_size);
+		case MM_FAIL_NO_POTENTIALS:
+			return psprintf("no other waiting roster's rating range overlaps [%g, %g]", x->lo, x->hi);
+		case MM_FAIL_POTENTIALS:
+			return psprintf("%d potentials, fewer than potentials_min %d; that rule stops at padding_end, at %s",
+							x->npotentials, cfg->potentials_min,
+							timestamptz_to_str(joined + (int64) (cfg->padding_end * USECS_PER_SEC)));
+		case MM_FAIL_INCOMPLETE:
+			return psprintf("the %d potentials cannot fill two teams of %d players (their party sizes do not fit)",
+							x->npotentials, cfg->team_size);
+	}
+	return NULL;
+}
+
+PG_FUNCTION_INFO_V1(mm_explain);
+
+/*
+ * mm.explain(roster_id bigint, at timestamptz): why a waiting roster has
+ * (not) matched. Runs the matcher over the queue as a tick would at "at",
+ * with the roster as the first and only target, and reports its rating
+ * range, the potentials it finds, and the outcome.
+ */
+Datum
+mm_explain(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		roster_id;
+	TimestampTz at;
+	MmMatcherConfig cfg;
+	MmMatcherResult res;
+	MmRosterSet set;
+	char	   *name;
+	int32		queue_id;
+	Datum		arg;
+	int			place = -1;
+	MmRoster	x;
+	TimestampTz joined;
+	double		pad_start;
+	double		pad_end;
+	Datum		values[14];
+	bool		nulls[14] = {0};
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("roster_id must not be null")));
+	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("at must be finite")));
+	roster_id = PG_GETARG_INT64(0);
+	at = PG_GETARG_TIMESTAMPTZ(1);
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	queue_id = roster_queue(roster_id, &name, &cfg);
+	arg = Int32GetDatum(queue_id);
+	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	mm_read_rosters(at, true, &set);
+	for (int i = 0; i < set.n && place < 0; i++)
+		if (set.r[i].id == roster_id)
+			place = i;
+	if (place < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 errmsg("roster %lld has no players", (long long) roster_id),
+				 errhint("A roster without players is not waiting for anything; mm.leave takes it out.")));
+	/* the roster first, the rest in queue order */
+	x = set.r[place];
+	memmove(&set.r[1], &set.r[0], sizeof(MmRoster) * place);
+	set.r[0] = x;
+	cfg.rosters = 1;
+	cfg.limit_ms = 3600000;
+	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
+	x = set.r[0];
+	joined = at - (int64) (x.age * USECS_PER_SEC);
+	pad_start = cfg.padding_start;
+	pad_end = cfg.padding_end;
+
+	values[0] = Int64GetDatum(roster_id);
+	values[1] = CStringGetTextDatum(name);
+	values[2] = Int32GetDatum(place + 1);
+	values[3] = Float8GetDatum(x.age);
+	values[4] = Float8GetDatum(x.rating_low);
+	values[5] = Float8GetDatum(x.lo);
+	values[6] = Float8GetDatum(x.hi);
+	/* the range widens from padding_start to padding_end of waiting */
+	if (x.age >= pad_end || cfg.padding == 0)
+		nulls[7] = nulls[8] = true;
+	else
+	{
+		values[7] = TimestampTzGetDatum(x.age < pad_start ?
+										joined + (int64) (pad_start * USECS_PER_SEC) : at);
+		values[8] = TimestampTzGetDatum(joined + (int64) (pad_end * USECS_PER_SEC));
+	}
+	values[9] = Int32GetDatum(Max(x.npotentials, 0));
+	values[10] = Int32GetDatum(cfg.potentials_min);
+	values[11] = BoolGetDatum(x.age < pad_end);
+	values[12] = CStringGetTextDatum(x.state == MM_ROSTER_MATCHED ? "match" :
+									 mm_fail_reason_names[x.fail_reason]);
+	values[13] = CStringGetTextDatum(explain_detail(&x, &cfg, joined));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* run_ticks */
+
+/* Interval in milliseconds, refusing infinite and month-based ones. */
+static double
+interval_ms(Interval *iv, const char *what)
+{
+	double		ms;
+
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not use months or years", what),
+				 errhint("Give it in seconds, minutes or hours.")));
+	ms = iv->time / 1000.0 + iv->day * 86400000.0;
+	if (ms < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative", what),
+				 errdetail("The value is %g ms.", ms)));
+	return ms;
+}
+
+/* Milliseconds since "start". */
+static double
+elapsed_ms(TimestampTz start)
+{
+	return (GetCurrentTimestamp() - start) / 1000.0;
+}
+
+/* The queues of a run: names and ids, and which ones this run holds. */
+typedef struct RunQueues
+{
+	int			n;
+	char	  **names;
+	int32	   *ids;
+	bool	   *held;			/* MM_RUN_LOCK taken by this run */
+	bool	   *busy;			/* another run holds it: skipped */
+} RunQueues;
+
+/* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
+static void
+run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
+	char		nulls[1] = {queue ? ' ' : 'n'};
+	MemoryContext old;
+
+	if (SPI_execute_with_args("SELECT q.name, q.queue_id FROM mm.queue q "
+							  "WHERE ($1 IS NULL OR q.name = $1) AND q.dropped_at IS NULL ORDER BY q.name",
+							  1, argtypes, &arg, nulls, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (queue != NULL && SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("queue \"%s\" does not exist", queue),
+				 errhint("Create it with mm.create_queue.")));
+	old = MemoryContextSwitchTo(cxt);
+	q->n = (int) SPI_processed;
+	q->names = palloc(sizeof(char *) * Max(q->n, 1));
+	q->ids = palloc(sizeof(int32) * Max(q->n, 1));
+	q->held = palloc0(sizeof(bool) * Max(q->n, 1));
+	q->busy = palloc0(sizeof(bool) * Max(q->n, 1));
+	for (int i = 0; i < q->n; i++)
+	{
+		bool		isnull;
+
+		q->names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		q->ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Tick one queue in a subtransaction: an error is reported as a WARNING
+ * naming the queue and rolled back, and the caller goes on.
+ */
+static void
+run_one_tick(const char *name, MemoryContext cxt)
+{
+	ResourceOwner owner = CurrentResourceOwner;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = CStringGetTextDatum(name);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1)", 1, argtypes, &arg,
+								  NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute failed");
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("tick of queue \"%s\" failed: %s", name, edata->message),
+				 edata->detail ? errdetail("%s", edata->detail) : 0,
+				 errhint("The other queues were ticked. Fix the queue, or drop it with mm.drop_queue.")));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* Sleep until "target" ms after "start", whatever wakes the latch. */
+static void
+sleep_until(TimestampTz start, double target)
+{
+	for (;;)
+	{
+		double		left = target - elapsed_ms(start);
+
+		if (left <= 0)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) ceil(left), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * One round: tick each queue this run holds (taking the run lock of a
+ * queue on first sight), each in its own transaction. After the first
+ * round, stop as soon as "span" has passed.
+ */
+static void
+run_round(RunQueues *q, TimestampTz start, double span, bool first, MemoryContext cxt)
+{
+	for (int i = 0; i < q->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!first && elapsed_ms(start) >= span)
+			return;
+		if (q->busy[i])
+			continue;
+		if (!q->held[i])
+		{
+			if (!queue_try_lock(MM_RUN_LOCK, q->ids[i], true))
+			{
+				q->busy[i] = true;
+				ereport(NOTICE,
+						(errmsg("queue \"%s\" is being ticked by another mm.run_ticks; skipped",
+								q->names[i])));
+				continue;
+			}
+			q->held[i] = true;
+		}
+		run_one_tick(q->names[i], cxt);
+		SPI_commit();
+		MemoryContextSwitchTo(cxt);
+	}
+}
+
+PG_FUNCTION_INFO_V1(mm_run_ticks);
+
+/*
+ * CALL mm.run_ticks(queue text, every interval, span interval): tick the
+ * queue (every queue when NULL) every "every" until "span" of wall time
+ * has passed. pg_cron fires at most once a minute; this runs the ticks in
+ * between. Ticks are at start + k * every; a tick that runs late skips the
+ * slots it missed rather than bunching ticks up.
+ */
+Datum
+mm_run_ticks(PG_FUNCTION_ARGS)
+{
+	char	   *queue = PG_ARGISNULL(0) ? NULL :
+		MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	double		every,
+				span;
+	bool		nonatomic;
+	TimestampTz start = GetCurrentTimestamp();
+	MemoryContext cxt;
+	RunQueues	q = {0};
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("every and span must not be null")));
+	every = interval_ms(PG_GETARG_INTERVAL_P(1), "every");
+	span = interval_ms(PG_GETARG_INTERVAL_P(2), "span");
+	if (every < MIN_EVERY_MS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("every must be at least 100 milliseconds"),
+				 errdetail("The value is %g ms.", every),
+				 errhint("Give the time between ticks, such as '5 seconds'.")));
+	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
+		!castNode(CallContext, fcinfo->context)->atomic;
+	if (!nonatomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
+				 errmsg("mm.run_ticks must be called outside a transaction block"),
+				 errhint("CALL it on its own (as pg_cron does), not inside BEGIN ... COMMIT or a function.")));
+
+	/* lives across the commits of the run */
+	cxt = AllocSetContextCreate(TopMemoryContext, "mm.run_ticks", ALLOCSET_SMALL_SIZES);
+	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	PG_TRY();
+	{
+		run_queues(queue, &q, cxt);
+		MemoryContextSwitchTo(cxt);
+		for (int k = 0;; k++)
+		{
+			double		next;
+
+			run_round(&q, start, span, k == 0, cxt);
+			/* the next slot after now; missed slots are skipped */
+			next = (floor(elapsed_ms(start) / every) + 1) * every;
+			if (next >= span)
+				break;
+			sleep_until(start, next);
+		}
+	}
+	PG_FINALLY();
+	{
+		for (int i = 0; i < q.n; i++)
+			if (q.held[i])
+				queue_unlock(MM_RUN_LOCK, q.ids[i]);
+		if (queue)
+			pfree(queue);
+	}
+	PG_END_TRY();
+	SPI_finish();
+	MemoryContextDelete(cxt);
+	PG_RETURN_VOID();
+}

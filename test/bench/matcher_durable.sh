@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The queue engine's benchmarks on a durable cluster (fsync, full_page_writes
+# and synchronous_commit on), side by side in one run:
+#   1. mm.tick over 10k and 100k waiting rosters (5v5, parties of 1-5, every
+#      roster a target, rolled back) against the C matcher alone
+#      (mm.match_rosters) over the same rows with the same config; matches
+#      made and mean rating spread beside the time;
+#   2. WAL written by one tick with 50 targets, after a checkpoint, on a 2k
+#      and a 20k queue, per matched roster;
+#   3. enqueue + leave with pgbench (4 clients) while mm.run_ticks ticks the
+#      queue every second: tps and p99 latency, beside the same pgbench
+#      without ticks.
+# Usage: PG_CONFIG=... bash test/bench/matcher_durable.sh PORT
+# It creates a cluster in /tmp/mm-durable-PORT, prints a markdown report
+# and removes the cluster. Not part of make bench (that cluster runs with
+# fsync off).
+set -euo pipefail
+
+port=${1:?port}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$here"
+bindir=$("${PG_CONFIG:?}" --bindir)
+dir=/tmp/mm-durable-$port
+runs=${MM_BENCH_RUNS:-5}
+as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+rm -rf "$dir"; mkdir -p "$dir"; [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
+cat >>"$dir/data/postgresql.conf" <<CONF
+port = $port
+listen_addresses = ''
+unix_socket_directories = '$dir'
+fsync = on
+synchronous_commit = on
+full_page_writes = on
+shared_buffers = 256MB
+work_mem = 64MB
+max_wal_size = 4GB
+CONF
+as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+trap 'as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
+export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=bench
+psql -X -q -d postgres -c "CREATE DATABASE bench"
+psql -X -q -c "CREATE EXTENSION mm"
+psql -X -q -v ON_ERROR_STOP=1 -f test/bench/matcher/setup.sql >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SELECT mm.create_queue('q2k', '{"filter": {"rosters": 50, "limit": 600000}}');
+SELECT mm.create_queue('q20k', '{"filter": {"rosters": 50, "limit": 600000}}');
+SELECT fill_queue('q2k', 2000, 500000000);
+SELECT fill_queue('q20k', 20000, 600000000);
+SELECT mm.create_queue('pgb', '{"filter": {"potentials_min": 5}}');
+SELECT count(mm.enqueue('pgb', ARRAY[900000000 + p], 1300 + random() * 400, 50)) FROM generate_series(1, 2000) p;
+VACUUM ANALYZE;
+SQL
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "Machine: ${cpu:-unknown CPU}, $(nproc) cores (shared); PostgreSQL $(psql -X -At -c 'SHOW server_version');" \
+	"fsync $(psql -X -At -c 'SHOW fsync'), synchronous_commit $(psql -X -At -c 'SHOW synchronous_commit')," \
+	"full_page_writes $(psql -X -At -c 'SHOW full_page_writes'); $(date -u +%Y-%m-%d); median of $runs runs."
+echo
+
+# median of the "Time: N ms" lines of psql \timing over runs
+median_ms() {
+	sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+time_sql() {
+	local sql=$1 n=$2
+	for _ in $(seq 1 "$n"); do
+		psql -X -q -c '\timing on' -c "$sql" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+	done | median_ms
+}
+quality() {
+	psql -X -q -At -F ' ' <<<"$1"
+}
+
+echo "| queue | mm.tick ms | mm.match_rosters ms | tick / matcher | matches (tick, matcher) | mean rating spread (tick, matcher) |"
+echo "|---|---:|---:|---:|---|---|"
+for q in q10k q100k; do
+	n=$runs; [ "$q" = q100k ] && n=3
+	cfg=$(psql -X -At -c "SELECT config FROM mm.queue WHERE name = '$q'")
+	tick=$(time_sql "BEGIN; SELECT count(*) FROM mm.tick('$q', '2024-01-01 00:05:00+00'); ROLLBACK;" "$n")
+	src="SELECT r.* FROM mm.queue q, mm._rosters(q.queue_id) r WHERE q.name = ''$q'' ORDER BY r.queue_position"
+	c=$(time_sql "SELECT count(*) FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00');" "$n")
+	tq=$(quality "BEGIN; CREATE TEMP TABLE t AS SELECT * FROM mm.tick('$q', '2024-01-01 00:05:00+00');
+	              SELECT count(*), round(avg(m.rating_spread)::numeric, 1) FROM mm.match m WHERE m.match_id IN (SELECT match_id FROM t); ROLLBACK;" | tail -1)
+	cq=$(quality "SELECT count(*), round(avg(s)::numeric, 1) FROM (SELECT match_no, min(rating_spread) AS s
+	              FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00') GROUP BY match_no) x")
+	ratio=$(awk -v a="$tick" -v b="$c" 'BEGIN { printf "%.2f", a / b }')
+	echo "| $q | $tick | $c | ${ratio}× | ${tq%% *}, ${cq%% *} | ${tq##* }, ${cq##* } |"
+done
+echo
+
+echo "| queue | WAL bytes, one tick of 50 targets after a checkpoint | rosters matched | bytes per matched roster |"
+echo "|---|---:|---:|---:|"
+for q in q2k q20k; do
+	res=$(psql -X -q -At -F ' ' <<SQL
+CHECKPOINT;
+SELECT pg_current_wal_insert_lsn() AS l0 \gset
+CREATE TEMP TABLE t AS SELECT * FROM mm.tick('$q', '2024-01-01 00:05:00+00');
+SELECT pg_current_wal_insert_lsn() - :'l0'::pg_lsn, (SELECT count(*) FROM t);
+SQL
+)
+	bytes=${res%% *}; rosters=${res##* }
+	per=$(awk -v a="$bytes" -v b="$rosters" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }')
+	echo "| $q | $bytes | $rosters | $per |"
+done
+echo
+
+cat >"$dir/enqueue_leave.pgbench" <<'PGB'
+\set p random(10000000, 99999999)
+SELECT mm.enqueue('pgb', ARRAY[:p]::bigint[], 1300 + random() * 400, 50) AS rid \gset
+SELECT mm.leave(:rid);
+PGB
+echo "| pgbench enqueue + leave, 4 clients, 20 s | tps | latency avg ms | p99 ms |"
+echo "|---|---:|---:|---:|"
+for with in without with; do
+	tpid=
+	if [ "$with" = with ]; then
+		psql -X -q -c "CALL mm.run_ticks('pgb', '1 second', '25 seconds')" >/dev/null 2>&1 & tpid=$!
+		sleep 1
+	fi
+	"$bindir/pgbench" -n -c 4 -j 2 -T 20 -r -l --log-prefix="$dir/pgb_$with" -f "$dir/enqueue_leave.pgbench" >"$dir/pgb_$with.out" 2>&1 || true
+	[ -n "$tpid" ] && wait "$tpid" || true
+	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/pgb_$with.out" | head -1)
+	avg=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$dir/pgb_$with.out")
+	p99=$(cat "$dir"/pgb_"$with".* 2>/dev/null | awk '{ print $3 / 1000 }' | sort -n | awk '{ a[NR] = $1 } END { if (NR) printf "%.1f", a[int(NR * 0.99)] }')
+	echo "| $with ticks every second | ${tps:-?} | ${avg:-?} | ${p99:-?} |"
+	rm -f "$dir"/pgb_"$with".*
+done
+echo
+echo "ticks during the pgbench run: $(psql -X -At -c "SELECT count(*) || ' ticks, ' || coalesce(sum(matches_made), 0) || ' matches, max ' || round(max(duration_ms)::numeric, 1) || ' ms' FROM mm.tick_log l JOIN mm.queue q USING (queue_id) WHERE q.name = 'pgb'")"
