@@ -2,9 +2,12 @@
 # Throwaway PostgreSQL clusters for mm's test, demo and bench commands.
 #
 #   test/cluster.sh deps            install what is missing (as root, via apt-get)
-#   test/cluster.sh build           build with -Werror and install the extension
+#   test/cluster.sh build           build with COPT=-Werror and install the extension
 #   test/cluster.sh start NAME      (re)create and start cluster NAME
 #   test/cluster.sh stop NAME       stop cluster NAME (no error if not running)
+#
+# start and stop touch only directories that start created (they hold a
+# marker file); start refuses to replace anything else.
 #   test/cluster.sh env NAME        print the PG* variables that reach it
 #
 # NAME is test, demo or bench; each has its own port (MM_PORT overrides it),
@@ -61,8 +64,19 @@ cmd_deps() {
 cmd_build() {
 	cd "$here"
 	make -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
-	make -s PG_CONFIG="$PG_CONFIG"
-	make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+	# -Werror here only, not in the default build (packagers' compilers
+	# warn differently); COPT is PostgreSQL's switch for extra flags.
+	make -s PG_CONFIG="$PG_CONFIG" COPT=-Werror
+	make -s PG_CONFIG="$PG_CONFIG" COPT=-Werror install >/dev/null
+}
+
+# A cluster directory this script created carries this marker file (or,
+# made by an older version of the script, the comment line it writes into
+# postgresql.conf); the script never stops or removes any other directory.
+marker=.mm-cluster
+
+ours() {
+	[ -f "$1/$marker" ] || grep -qs '^# mm throwaway cluster$' "$1/data/postgresql.conf"
 }
 
 cmd_stop() {
@@ -70,6 +84,7 @@ cmd_stop() {
 	port=$(port_of "$name")
 	dir=/tmp/mm-pg-$name-$port
 	bindir=$("$PG_CONFIG" --bindir)
+	ours "$dir" || return 0
 	if [ -f "$dir/data/postmaster.pid" ]; then
 		as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
@@ -80,10 +95,17 @@ cmd_start() {
 	port=$(port_of "$name")
 	dir=/tmp/mm-pg-$name-$port
 	bindir=$("$PG_CONFIG" --bindir)
-	# Leftovers of an earlier run: stop and remove them.
+	# Leftovers of an earlier run of this script: stop and remove them.
+	# Anything else at that path is not ours to remove.
+	if [ -e "$dir" ] && ! ours "$dir"; then
+		echo "cluster.sh: $dir exists but was not created by test/cluster.sh; leaving it alone" >&2
+		echo "HINT: remove it yourself, or pick another port with MM_PORT." >&2
+		exit 1
+	fi
 	cmd_stop "$name"
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	echo "$name" >"$dir/$marker"
 	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
 	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
 		|| { cat "$dir/initdb.log" >&2; exit 1; }
