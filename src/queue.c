@@ -512,7 +512,7 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	{
 		Datum		arg = CStringGetTextDatum(queue);
 
-		if (SPI_execute_with_args("SELECT 1 FROM mm.queue WHERE name = $1",
+		if (SPI_execute_with_args("SELECT 1 FROM mm.queue WHERE name OPERATOR(pg_catalog.=) $1",
 								  1, argtypes, &arg, NULL, true, 1) != SPI_OK_SELECT)
 			elog(ERROR, "SPI_execute failed");
 		if (SPI_processed == 0)
@@ -530,9 +530,10 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
-		if (SPI_execute_with_args("SELECT count(*) FROM mm.queue q, "
+		/* qualified throughout: this runs under the caller's search_path */
+		if (SPI_execute_with_args("SELECT pg_catalog.count(*) FROM mm.queue q, "
 								  "LATERAL mm.tick(q.name) t "
-								  "WHERE $1 IS NULL OR q.name = $1",
+								  "WHERE $1 IS NULL OR q.name OPERATOR(pg_catalog.=) $1",
 								  1, argtypes, &arg, nulls, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "SPI_execute failed");
 		SPI_commit();

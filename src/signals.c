@@ -196,6 +196,12 @@ check_state(ArrayType *state, int n, const char *what)
 static ArrayType *
 writable_state(FunctionCallInfo fcinfo, int argno)
 {
+	/* only a direct call can pass a NULL state: the aggregates start from '{0,0}' */
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("aggregate state must not be NULL"),
+				 errhint("Call the aggregate rather than its support function.")));
 	if (AggCheckCallContext(fcinfo, NULL))
 		return PG_GETARG_ARRAYTYPE_P(argno);
 	return PG_GETARG_ARRAYTYPE_P_COPY(argno);
