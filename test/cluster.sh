@@ -10,9 +10,13 @@
 # marker file); start refuses to replace anything else.
 #   test/cluster.sh env NAME        print the PG* variables that reach it
 #
-# NAME is test, demo or bench; each has its own port (MM_PORT overrides it),
-# data directory /tmp/mm-pg-NAME-PORT and unix socket in that directory; the
-# server listens on no TCP address. Run as root, the server runs as the
+# NAME is test, demo, bench or crash; each has its own port (MM_PORT
+# overrides it), data directory /tmp/mm-pg-NAME-PORT and unix socket in that
+# directory; the server listens on no TCP address, so clusters of different
+# names may share a port number. test and demo run with fsync,
+# synchronous_commit and full_page_writes off (fast, for correctness suites
+# that never crash the machine); bench and crash with all three on, as
+# PostgreSQL's defaults: writes are measured, and crashes tested, durably. Run as root, the server runs as the
 # postgres OS user. PG_CONFIG picks the PostgreSQL installation.
 set -euo pipefail
 
@@ -25,7 +29,8 @@ port_of() {
 		test) echo 54329 ;;
 		demo) echo 54330 ;;
 		bench) echo 54331 ;;
-		*) echo "cluster.sh: unknown cluster name \"$1\" (test, demo or bench)" >&2; exit 2 ;;
+		crash) echo 54332 ;;
+		*) echo "cluster.sh: unknown cluster name \"$1\" (test, demo, bench or crash)" >&2; exit 2 ;;
 	esac
 }
 
@@ -90,6 +95,14 @@ cmd_stop() {
 	fi
 }
 
+# The durability settings of a cluster (see the top of this file).
+durability() {
+	case "$1" in
+		bench | crash) printf 'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\n' ;;
+		*) printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' ;;
+	esac
+}
+
 cmd_start() {
 	local name=$1 port dir bindir
 	port=$(port_of "$name")
@@ -117,9 +130,7 @@ unix_socket_directories = '$dir'
 shared_preload_libraries = 'pg_cron'
 cron.database_name = 'postgres'
 max_connections = 60
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+$(durability "$name")
 max_worker_processes = 16
 max_parallel_workers = 8
 max_parallel_workers_per_gather = 2
