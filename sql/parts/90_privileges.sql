@@ -253,13 +253,15 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm._apply_privileges()', 'function', '{}', false),
 ('mm.grant_roles(name, name, name)', 'function', '{}', false),
 -- tables and views: analysts and admins read them; nobody writes them but
--- through functions
+-- through functions. The service role reads mm.queue, the list of queues
+-- and their configs, which mm.run_ticks (a procedure that commits, so it
+-- runs with the caller's rights) reads to find the queues to tick.
 ('mm.place_configs', 'relation', '{admin,analyst}', false),
 ('mm.servers', 'relation', '{admin,analyst}', false),
 ('mm.server_players', 'relation', '{admin,analyst}', false),
 ('mm.dishonor_settings', 'relation', '{admin,analyst}', false),
 ('mm.dishonor_players', 'relation', '{admin,analyst}', false),
-('mm.queue', 'relation', '{admin,analyst}', false),
+('mm.queue', 'relation', '{service,admin,analyst}', false),
 ('mm.roster', 'relation', '{admin,analyst}', false),
 ('mm.queued_player', 'relation', '{admin,analyst}', false),
 ('mm.match', 'relation', '{admin,analyst}', false),

@@ -212,6 +212,7 @@ SET ROLE regress_mm_game;
 SELECT mm.create_queue('nope');
 DELETE FROM mm.dishonor_players;
 SELECT count(*) FROM mm.roster;
+SELECT count(*) AS queues_visible FROM mm.queue;
 RESET ROLE;
 SET ROLE regress_mm_data;
 SELECT mm.tick('duel');
