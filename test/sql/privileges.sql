@@ -207,6 +207,9 @@ SET ROLE regress_mm_nobody;
 SELECT mm.ordinal(25, 25.0 / 3) AS public_math;
 SELECT mm.enqueue('duel', ARRAY[1::bigint], 1500);
 SELECT count(*) FROM mm.queue;
+-- only a superuser may turn the version check off
+SET mm.check_version = off;
+\echo :LAST_ERROR_SQLSTATE
 RESET ROLE;
 SET ROLE regress_mm_game;
 SELECT mm.create_queue('nope');
@@ -289,6 +292,8 @@ ROLLBACK;
 :run
 SET LOCAL search_path = regress_evil, public, pg_catalog;
 :sig hijacked \gset
+-- the plants do work on unqualified SQL in this session
+SELECT cardinality(ARRAY[1, 2, 3]) AS planted_cardinality, 1::bigint = 2::bigint AS planted_equal;
 ROLLBACK;
 \echo :clean
 SELECT :'clean' = :'hijacked' AS hijack_changes_nothing;
