@@ -23,10 +23,12 @@ COMMENT ON FUNCTION mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], flo
 
 -- Privileges: the list of every object with the roles that may use it, the
 -- function that applies it to PUBLIC and SECURITY DEFINER, and the admin
--- step that grants the roles (see sql/parts/90_privileges.sql). An object
--- added by a later section of this script needs its row here too; the
--- SELECT mm._apply_privileges() at the end must stay the script's last
--- statement, after every CREATE OR REPLACE (which resets SECURITY DEFINER).
+-- step that grants the roles (see sql/parts/90_privileges.sql). This section
+-- stays the last of the script: SELECT mm._apply_privileges() casts every
+-- row to its object, so it runs after every other section has created its
+-- objects, and after every CREATE OR REPLACE (which resets SECURITY
+-- DEFINER). An object another section adds or renames needs its row here
+-- (the same row as in sql/parts/90_privileges.sql).
 
 CREATE TABLE mm.privileges (
     object  text PRIMARY KEY,

@@ -389,6 +389,8 @@ read_utc_offset(const char *s, int *tz)
 	sign = *s++ == '+' ? 1 : -1;
 	if (!read_digits(&s, 2, &hh) || hh > 15)
 		return false;
+	if (*s == ':' && s[1] == '\0')
+		return false;			/* "+05:" */
 	if (*s == ':')
 		s++;
 	if (*s != '\0' && (!read_digits(&s, 2, &mm) || mm > 59))

@@ -23,16 +23,16 @@
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
-#include "miscadmin.h"
-#include "utils/fmgroids.h"
-#include "utils/rel.h"
 #include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/numeric.h"
-#include "lib/stringinfo.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
 
 PG_MODULE_MAGIC;
 

@@ -30,6 +30,7 @@ export PGHOST PGPORT PGUSER MM_ROOT=$here
 
 out=test/bench/out
 mkdir -p "$out"
+failed_cases=()
 results=test/bench/results.md
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
@@ -46,15 +47,21 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "|---|---|---:|---:|---:|"
 } >"$results.tmp"
 
-# Time one run of a case file; print milliseconds.
+# Time one run of a case file; print microseconds, or "failed" when the
+# case exits with an error (a baseline that did not run is no baseline).
 time_case() {
-	local file=$1 db=$2 t0 t1
+	local file=$1 db=$2 t0 t1 status=0
 	t0=$(date +%s%N)
 	case "$file" in
-		*.sql) psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f "$file" >/dev/null ;;
-		*.sh) PGDATABASE=$db bash "$file" >/dev/null ;;
+		*.sql) psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f "$file" >/dev/null || status=$? ;;
+		*.sh) PGDATABASE=$db bash "$file" >/dev/null || status=$? ;;
 	esac
 	t1=$(date +%s%N)
+	if [ "$status" != 0 ]; then
+		echo "bench: $file failed (exit status $status)" >&2
+		echo failed
+		return
+	fi
 	echo $(((t1 - t0) / 1000))
 }
 
@@ -86,6 +93,14 @@ for dir in test/bench/*/; do
 		for _ in $(seq "$runs"); do
 			samples+=("$(time_case "$file" "$db")")
 		done
+		if [[ " ${samples[*]} " == *" failed "* ]]; then
+			failed_cases+=("$name/$case_name")
+			median[$case_name]=failed
+			minimum[$case_name]=failed
+			printf '%s\t%s\n' "$case_name" "${samples[*]}" >>"$out/$name.raw"
+			echo "   $case_name: FAILED"
+			continue
+		fi
 		sorted=$(printf '%s\n' "${samples[@]}" | sort -n)
 		median[$case_name]=$(echo "$sorted" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}')
 		minimum[$case_name]=$(echo "$sorted" | head -1)
@@ -94,8 +109,12 @@ for dir in test/bench/*/; do
 	done
 	for case_name in "${cases[@]}"; do
 		title=$(sed -n '1s/^\(--\|#\) *//p' "$dir/$case_name")
+		if [ "${median[$case_name]}" = failed ]; then
+			printf '| %s | %s | failed | failed | |\n' "$name" "${title:-$case_name}" >>"$results.tmp"
+			continue
+		fi
 		ratio=""
-		if [ -n "$baseline" ] && [ -n "${median[$baseline]:-}" ]; then
+		if [ -n "$baseline" ] && [ -n "${median[$baseline]:-}" ] && [ "${median[$baseline]}" != failed ]; then
 			ratio=$(awk "BEGIN {printf \"%.2fx\", ${median[$baseline]} / ${median[$case_name]}}")
 		fi
 		printf '| %s | %s | %.1f | %.1f | %s |\n' "$name" "${title:-$case_name}" \
@@ -108,3 +127,7 @@ done
 mv "$results.tmp" "$results"
 echo
 cat "$results"
+if [ ${#failed_cases[@]} -gt 0 ]; then
+	echo "bench: failed cases: ${failed_cases[*]}" >&2
+	exit 1
+fi

@@ -51,6 +51,8 @@ SELECT mm.glicko2_policy('{"reset": "2014-02-01 00:00:60+00"}');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.glicko2_policy('{"reset": "2014-02-01 00:00:00+16"}');
 \echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_policy('{"reset": "2014-02-01 00:00:00+05:"}');
+\echo :LAST_ERROR_SQLSTATE
 SELECT mm.glicko2_policy('{"reset": "2014-02-01 00:00:00.1234567+00"}');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.glicko2_policy('{"reset": " 2014-02-01 00:00:00+00"}');

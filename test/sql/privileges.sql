@@ -80,14 +80,25 @@ WHERE p.oid IN ('mm.match_rosters(text, jsonb, timestamptz)'::regprocedure,
 SELECT has_schema_privilege('public', 'mm', 'USAGE') AS public_usage,
        has_schema_privilege('public', 'mm', 'CREATE') AS public_create;
 
--- the admin step creates the three roles once and grants them the list
-SELECT role, created, functions > 0 AS has_functions, relations > 0 AS has_relations
+-- the admin step creates the three roles (when missing) and grants them the
+-- list; a second run creates nothing
+SELECT role, functions > 0 AS has_functions, relations > 0 AS has_relations
 FROM mm.grant_roles();
 SELECT role, created FROM mm.grant_roles();
 SELECT r.rolname, r.rolcanlogin, r.rolsuper, r.rolcreaterole, r.rolcreatedb
 FROM pg_roles r WHERE r.rolname IN ('mm_service', 'mm_admin', 'mm_analyst') ORDER BY 1;
 SELECT * FROM mm.grant_roles('a', 'a', 'b');
 SELECT * FROM mm.grant_roles(NULL);
+-- roles under other names: created, then gone with their grants
+SELECT role, created FROM mm.grant_roles('regress_mm_s2', 'regress_mm_a2', 'regress_mm_n2');
+-- what the service role holds is exactly the list's service rows
+SELECT (SELECT array_agg(v.object::regprocedure::text ORDER BY v.object::regprocedure::text) FROM mm.privileges v
+        WHERE v.kind = 'function' AND 'service' = ANY (v.roles))
+     = (SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text) FROM pg_proc p, aclexplode(p.proacl) a
+        WHERE p.pronamespace = 'mm'::regnamespace AND a.grantee = 'regress_mm_s2'::regrole)
+       AS service_functions_are_the_list;
+DROP OWNED BY regress_mm_s2, regress_mm_a2, regress_mm_n2;
+DROP ROLE regress_mm_s2, regress_mm_a2, regress_mm_n2;
 CREATE ROLE regress_mm_nobody;
 CREATE ROLE regress_mm_game LOGIN IN ROLE mm_service;
 CREATE ROLE regress_mm_ops LOGIN IN ROLE mm_admin;

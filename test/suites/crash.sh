@@ -31,6 +31,10 @@ seconds=${MM_CRASH_SECONDS:-3}
 cleanup() {
 	jobs -p | xargs -r kill 2>/dev/null
 	bash "$cluster" stop crash
+	# the cluster is this suite's alone: keep its files only when it failed
+	if [ "$fail" = 0 ] && [ -n "${PGHOST:-}" ] && [ -f "$PGHOST/.mm-cluster" ]; then
+		rm -rf "$PGHOST"
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
