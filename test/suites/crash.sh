@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Crash safety on a durable cluster (fsync, full_page_writes and
 # synchronous_commit on: test/cluster.sh's "crash" cluster). Clients enqueue
-# rosters, tick a queue, store async entries and find (offer) opponents, each
-# statement its own transaction, and log what the server acknowledged; the
-# postmaster is then stopped mid-work, once by an immediate shutdown and once
-# by kill -9 (with its children: a machine crash). After recovery:
+# rosters, tick a queue, store async entries and find (offer) opponents, and
+# place players on servers, each statement its own transaction, and log what
+# the server acknowledged; the postmaster is then stopped mid-work, once by
+# an immediate shutdown and once by kill -9 of it and all its children (the
+# operating system itself survives). After recovery:
 #   - every acknowledged write is there (rosters waiting or matched, matches
-#     with their rosters, entries present or taken by a logged offer);
+#     with their rosters, entries present or taken by a search, players on
+#     the server they were told);
 #   - every invariant holds (a player in at most one waiting roster and a
 #     roster in the queue or in a match, never both; matches of two teams;
-#     bucket fill counts equal to the entries; btree indexes intact);
+#     bucket fill counts equal to the entries; server occupancy equal to its
+#     players; btree indexes intact);
 #   - mm still works (enqueue and tick).
 # Bounded: a few seconds of work per round. To test a new write path, add a
 # client (a workload function and a log check) below.
@@ -60,7 +63,9 @@ fi
 q -d postgres -c "CREATE DATABASE mm_crash" &&
 	q -c "CREATE EXTENSION mm" -c "CREATE EXTENSION amcheck" \
 		-c "SELECT mm.create_queue('crash', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1}}')" \
-		-c "SELECT mm.create_pool('crash', '{\"mmr_bucket_count\": 10}')" >/dev/null ||
+		-c "SELECT mm.create_pool('crash', '{\"mmr_bucket_count\": 10}')" \
+		-c "SELECT mm.set_place_config('crash', '{}')" \
+		-c "SELECT count(mm.add_server('crash', 100000, '{\"region\": \"eu\"}')) FROM generate_series(1, 4)" >/dev/null ||
 	{ notok "database set up"; exit 1; }
 
 # Clients. Each runs statements in autocommit and prints a line per
@@ -89,12 +94,20 @@ pooler() {
 	done | client pool
 }
 
+# players placed on servers (placement)
+placer() {
+	for i in $(seq 1 100000); do
+		echo "SELECT 'J ' || ${round}000000 + $i || ' ' || mm.join_server('crash', ${round}000000 + $i, '{\"age\": 20, \"language\": \"en\", \"voice_chat\": true, \"play_history\": 1, \"latency\": {\"eu\": 30}}');"
+	done | client place
+}
+
 # Run the clients for a while, then crash the server the given way.
 crash_round() {
 	local how=$1 pid children
 	enqueuer &
 	ticker &
 	pooler &
+	placer &
 	sleep "$seconds"
 	pid=$(head -1 "$datadir/postmaster.pid")
 	case "$how" in
@@ -163,6 +176,25 @@ SQL
 	fi
 }
 
+# Every acknowledged join is there, on the server it was told.
+check_placed() {
+	local how=$1 n missing
+	cat "$work"/place.*.log | sed -n 's/^J //p' | sort -u >"$work/placed"
+	n=$(wc -l <"$work/placed")
+	missing=$(q <<SQL
+CREATE TEMP TABLE logged_placed (player_id bigint, server_id bigint);
+\copy logged_placed FROM '$work/placed' WITH (DELIMITER ' ')
+SELECT count(*) FROM logged_placed l
+WHERE NOT EXISTS (SELECT FROM mm.server_players p WHERE p.player_id = l.player_id AND p.server_id = l.server_id);
+SQL
+)
+	if [ "$n" -gt 0 ] && [ "$missing" = 0 ]; then
+		ok "after $how: every acknowledged join ($n) is on its server"
+	else
+		notok "after $how: every acknowledged join is on its server (logged $n, missing ${missing:-?})"
+	fi
+}
+
 # The invariants, each a count of violations.
 check_invariants() {
 	local how=$1 out
@@ -185,6 +217,9 @@ SELECT 'bucket fills that differ from the entries: ' ||
             EXCEPT
             SELECT e.pool, e.labels, mm.async_bucket(p.config, e.mmr), count(*)::int
             FROM mm.async_entries e JOIN mm.async_pools p ON p.pool = e.pool GROUP BY 1, 2, 3) d);
+SELECT 'servers whose occupancy is not their players: ' ||
+       (SELECT count(*) FROM mm.servers s
+        WHERE s.occupancy <> (SELECT count(*) FROM mm.server_players p WHERE p.server_id = s.server_id));
 -- bt_index_check raises an error on a corrupt index: the line shows only if all pass
 SELECT 'indexes failing amcheck: 0'
 FROM (SELECT count(bt_index_check(c.oid, true)) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -222,6 +257,7 @@ for how in immediate kill9; do
 		exit 1
 	fi
 	check_logged "$how"
+	check_placed "$how"
 	check_invariants "$how"
 	check_works "$how"
 done
