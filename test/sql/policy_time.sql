@@ -1,8 +1,9 @@
 -- The Glicko-2 policy means the same in every session: "reset" is ISO 8601
 -- with an explicit UTC offset (nothing that DateStyle, TimeZone or the clock
 -- could change), "period" has no minus sign (IntervalStyle), and tau left
--- out is the policy's system_constant. test/suites/datestyle.sh runs this
--- file and the other Glicko-2 tests under other DateStyles and TimeZones.
+-- out is the policy's system_constant; the dishonor config's durations
+-- likewise. test/suites/datestyle.sh runs this file and the other Glicko-2
+-- tests under other DateStyles, TimeZones and IntervalStyles.
 \set VERBOSITY terse
 
 -- the accepted forms of one instant, 2020-01-01 00:00:00 UTC: a rating last
@@ -73,6 +74,11 @@ SELECT mm.glicko2_blend((1500, 200, 0.06), (1600, 200, 0.06), '{"reset": "now"}'
 SELECT mm.glicko2_policy('{"period": "-1 30:00:00"}');
 \echo :LAST_ERROR_SQLSTATE
 SELECT (mm.glicko2_policy('{"period": "P3D"}')) ->> 'period' AS iso_period;
+-- the same for the dishonor config's durations: "-1 30:00:00" was +6 hours
+-- in one session and an error in another
+SELECT mm.dishonor_config_resolve('{"stack_duration": "-1 30:00:00"}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.dishonor_config_resolve('{"stack_duration": "PT10M"}') ->> 'stack_duration' AS iso_duration;
 
 -- tau: left out (or NULL) is the policy's system_constant, 0.5 without one
 SELECT round((mm.glicko2_rate((1500, 200, 0.06), '{1400,1550,1700}', '{30,100,300}', '{1,0,0}',
