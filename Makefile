@@ -4,7 +4,27 @@ EXTENSION   = mm
 EXTVERSION  = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.control)
 
 MODULE_big  = mm
-OBJS        = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+PGFILEDESC  = "mm - game matchmaking and skill rating"
+OBJS        = \
+	src/async.o \
+	src/calibration.o \
+	src/glicko2.o \
+	src/gw2_common.o \
+	src/gw2_dishonor.o \
+	src/gw2_ladder.o \
+	src/gw2_prediction.o \
+	src/matcher.o \
+	src/mm.o \
+	src/musigma.o \
+	src/openskill.o \
+	src/openskill_ims.o \
+	src/openskill_musigma.o \
+	src/openskill_replay.o \
+	src/placement.o \
+	src/queue.o \
+	src/replay.o \
+	src/signals.o \
+	src/tick.o
 
 SQL_PARTS   = $(sort $(wildcard sql/parts/*.sql))
 DATA_built  = sql/mm--$(EXTVERSION).sql
@@ -21,9 +41,14 @@ REGRESS_OPTS = --inputdir=test --load-extension=mm
 ISOLATION      = $(basename $(notdir $(sort $(wildcard test/isolation/specs/*.spec))))
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=output_iso --load-extension=mm
 
-PG_CFLAGS   = -Wall -Wextra -Werror $(MM_EXTRA_CFLAGS)
+# Warnings on, but not fatal: packagers build with other compilers. The
+# project's own test build (test/cluster.sh build) adds COPT=-Werror, the
+# switch PostgreSQL's own makefiles use for that. MM_EXTRA_CFLAGS and
+# MM_EXTRA_LDFLAGS add a sanitizer for make test-long.
+PG_CFLAGS   = -Wall -Wextra $(MM_EXTRA_CFLAGS)
 # Server headers as system headers: their unused parameters are not ours.
-PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server)
+# MM_VERSION ties the library to the SQL objects of the same version.
+PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server) -DMM_VERSION='"$(EXTVERSION)"'
 SHLIB_LINK  = -lm $(MM_EXTRA_LDFLAGS)
 
 EXTRA_CLEAN = results output_iso regression.diffs regression.out test/bench/out

@@ -374,13 +374,118 @@ interval_seconds(const char *text)
 		iv->month * (double) DAYS_PER_MONTH * SECS_PER_DAY;
 }
 
+/* Read exactly n ASCII digits at *s into *out; advance *s. */
+static bool
+read_digits(const char **s, int n, int *out)
+{
+	*out = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if ((*s)[i] < '0' || (*s)[i] > '9')
+			return false;
+		*out = *out * 10 + ((*s)[i] - '0');
+	}
+	*s += n;
+	return true;
+}
+
+/* Read "+HH", "+HH:MM", "+HHMM" (or '-') or "Z" at s: seconds west of UTC. */
+static bool
+read_utc_offset(const char *s, int *tz)
+{
+	int			sign,
+				hh,
+				mm = 0;
+
+	if (*s == 'Z' || *s == 'z')
+	{
+		*tz = 0;
+		return s[1] == '\0';
+	}
+	if (*s != '+' && *s != '-')
+		return false;
+	sign = *s++ == '+' ? 1 : -1;
+	if (!read_digits(&s, 2, &hh) || hh > 15)
+		return false;
+	if (*s == ':' && s[1] == '\0')
+		return false;			/* "+05:" */
+	if (*s == ':')
+		s++;
+	if (*s != '\0' && (!read_digits(&s, 2, &mm) || mm > 59))
+		return false;
+	/* PostgreSQL counts time zone offsets in seconds west of Greenwich */
+	*tz = -sign * (hh * SECS_PER_HOUR + mm * SECS_PER_MINUTE);
+	return *s == '\0';
+}
+
+/*
+ * Parse a timestamp with an explicit UTC offset in ISO 8601 form,
+ * "YYYY-MM-DD{T| }HH:MM[:SS[.ffffff]]{Z|+HH[:MM]|-HH[:MM]}", or return false.
+ */
+static bool
+parse_iso_timestamptz(const char *s, TimestampTz *result)
+{
+	struct pg_tm tm;
+	fsec_t		fsec = 0;
+	int			tz;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!read_digits(&s, 4, &tm.tm_year) || *s++ != '-' ||
+		!read_digits(&s, 2, &tm.tm_mon) || *s++ != '-' ||
+		!read_digits(&s, 2, &tm.tm_mday) || (*s != 'T' && *s != 't' && *s != ' '))
+		return false;
+	s++;
+	if (!read_digits(&s, 2, &tm.tm_hour) || *s++ != ':' ||
+		!read_digits(&s, 2, &tm.tm_min))
+		return false;
+	if (*s == ':')
+	{
+		s++;
+		if (!read_digits(&s, 2, &tm.tm_sec))
+			return false;
+		if (*s == '.')
+		{
+			int			scale = USECS_PER_SEC;
+
+			s++;
+			if (*s < '0' || *s > '9')
+				return false;
+			for (; *s >= '0' && *s <= '9'; s++)
+			{
+				if (scale == 1)
+					return false;	/* more than microseconds */
+				scale /= 10;
+				fsec += (*s - '0') * scale;
+			}
+		}
+	}
+	if (!read_utc_offset(s, &tz))
+		return false;
+	if (tm.tm_year < 1 || tm.tm_mon < 1 || tm.tm_mon > MONTHS_PER_YEAR ||
+		tm.tm_mday < 1 || tm.tm_mday > day_tab[isleap(tm.tm_year)][tm.tm_mon - 1] ||
+		tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 59)
+		return false;
+	return tm2timestamp(&tm, fsec, &tz, result) == 0;
+}
+
+/*
+ * Parse the policy's "reset". Only ISO 8601 with an explicit UTC offset is
+ * taken: timestamptz_in's other forms read differently under another
+ * DateStyle ("01/02/2014") or TimeZone (no offset), or depend on the clock
+ * ("now"), and the functions that read a policy are IMMUTABLE.
+ */
 static TimestampTz
 parse_timestamptz(const char *text)
 {
-	return DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
-												   CStringGetDatum(text),
-												   ObjectIdGetDatum(InvalidOid),
-												   Int32GetDatum(-1)));
+	TimestampTz result;
+
+	if (!parse_iso_timestamptz(text, &result))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_DATETIME_FORMAT),
+				 errmsg("policy key \"reset\" must be an ISO 8601 timestamp with a UTC offset"),
+				 errdetail("The value is \"%s\".", text),
+				 errhint("Write it as \"2014-02-01 00:00:00+00\" or \"2014-02-01T00:00:00Z\"; null means no reset.")));
+	return result;
 }
 
 /* Check that a policy block has min <= default <= max. */
@@ -481,7 +586,12 @@ glicko2_policy_parse(Jsonb *json, Glicko2Policy *pol)
 		}
 		error_context_stack = cb.previous;
 	}
-	if (!(pol->period_seconds > 0))
+	/*
+	 * A minus sign reads differently under IntervalStyle sql_standard ("-1
+	 * 30:00" is -54 hours there, +6 hours otherwise): refused, so that a
+	 * policy means the same in every session.
+	 */
+	if (!(pol->period_seconds > 0) || strchr(pol->period, '-') != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("policy key \"period\" must be a positive interval"),
@@ -583,8 +693,9 @@ PG_FUNCTION_INFO_V1(mm_glicko2_rate);
 
 /*
  * mm.glicko2_rate(player mm.glicko, opp_rating float8[], opp_rd float8[],
- *				   score float8[], tau float8 DEFAULT 0.5, policy jsonb DEFAULT NULL)
- * Not strict in policy: a NULL policy means none.
+ *				   score float8[], tau float8 DEFAULT NULL, policy jsonb DEFAULT NULL)
+ * Not strict in tau and policy: a NULL tau is the policy's
+ * volatility.system_constant (0.5 without one), a NULL policy means none.
  */
 Datum
 mm_glicko2_rate(PG_FUNCTION_ARGS)
@@ -601,7 +712,7 @@ mm_glicko2_rate(PG_FUNCTION_ARGS)
 				n3;
 	double		tau;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 4; i++)
 		if (PG_ARGISNULL(i))
 			PG_RETURN_NULL();
 	if (!PG_ARGISNULL(5))
@@ -609,7 +720,13 @@ mm_glicko2_rate(PG_FUNCTION_ARGS)
 		glicko2_policy_parse(PG_GETARG_JSONB_P(5), &polbuf);
 		pol = &polbuf;
 	}
-	tau = glicko2_resolve_tau(PG_GETARG_FLOAT8(4), pol);
+	tau = get_float8_nan();		/* not given */
+	if (!PG_ARGISNULL(4))
+	{
+		tau = PG_GETARG_FLOAT8(4);
+		mm_check_positive(tau, "tau");
+	}
+	tau = glicko2_resolve_tau(tau, pol);
 	p = glicko2_player_arg(PG_GETARG_HEAPTUPLEHEADER(0), pol, "player");
 
 	n1 = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "opp_rating", &opp_rating);

@@ -86,9 +86,9 @@ dishonor_defaults(MmDishonorConfig *cfg)
  * Read a duration key's text as a positive number of seconds.
  *
  * interval_in is STABLE only because IntervalStyle sql_standard reads a
- * leading minus sign differently; every such reading is not positive in
- * either style and is refused here, so the functions that take a config
- * stay IMMUTABLE.
+ * minus sign differently ("-1 30:00" is -54 hours there, +6 hours in the
+ * other styles); a text with a minus sign is refused here, so the functions
+ * that take a config stay IMMUTABLE.
  */
 static double
 duration_seconds(const char *text, const char *key)
@@ -103,7 +103,7 @@ duration_seconds(const char *text, const char *key)
 	seconds = iv->time / (double) USECS_PER_SEC +
 		iv->day * (double) SECS_PER_DAY +
 		iv->month * (double) DAYS_PER_MONTH * SECS_PER_DAY;
-	if (!(seconds > 0.0))
+	if (!(seconds > 0.0) || strchr(text, '-') != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("dishonor config key \"%s\" must be a positive interval", key),

@@ -5,7 +5,9 @@
  *		by every feature file.
  *
  * _PG_init reserves the "mm." GUC prefix, so that a misspelled mm setting
- * is reported instead of silently becoming a placeholder.
+ * is reported instead of silently becoming a placeholder, and defines
+ * mm.check_version. mm_check_version ties the library to the SQL objects of
+ * its own version.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,25 +15,105 @@
 
 #include <math.h>
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/numeric.h"
 #include "utils/plancache.h"
-#include "lib/stringinfo.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Load the module: reserve the GUC prefix. */
+/* mm.check_version: off only to run an old version's SQL on purpose (tests). */
+static bool mm_check_version_enabled = true;
+
+/* Load the module: define mm's settings, reserve the GUC prefix. */
 void
 _PG_init(void)
 {
+	DefineCustomBoolVariable("mm.check_version",
+							 "Refuses to run mm's SQL objects of another version than the library's.",
+							 "Turn off only to run an older version's SQL objects on purpose, as the upgrade tests do.",
+							 &mm_check_version_enabled,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mm");
+}
+
+/*
+ * The extversion of extension mm in this database (palloc'd), or NULL when
+ * mm is not installed here; *extoid gets its OID.
+ */
+static char *
+installed_version(Oid *extoid)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *version = NULL;
+
+	*extoid = InvalidOid;
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("mm"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tuple, Anum_pg_extension_extversion,
+									 RelationGetDescr(rel), &isnull);
+
+		*extoid = ((Form_pg_extension) GETSTRUCT(tuple))->oid;
+		if (!isnull)
+			version = text_to_cstring(DatumGetTextPP(d));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
+void
+mm_check_version(void)
+{
+	Oid			extoid;
+	char	   *installed;
+
+	/* outside a transaction there is no catalog to read (and no SQL call) */
+	if (!mm_check_version_enabled || !IsTransactionState())
+		return;
+	installed = installed_version(&extoid);
+	/* not installed here (a bare LOAD), or its own scripts are running */
+	if (installed == NULL ||
+		(creating_extension && CurrentExtensionObject == extoid))
+		return;
+	if (strcmp(installed, MM_VERSION) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension mm is installed at version %s but its library is version %s",
+						installed, MM_VERSION),
+				 errdetail("Database \"%s\" holds the SQL objects of mm %s; the mm library loaded by the server is %s.",
+						   get_database_name(MyDatabaseId), installed, MM_VERSION),
+				 errhint("Run ALTER EXTENSION mm UPDATE to move the SQL objects to %s, or install the mm library of version %s.",
+						 MM_VERSION, installed)));
 }
 
 void

@@ -4,7 +4,7 @@
  *		Shared declarations of the mm extension: game matchmaking and skill
  *		rating inside PostgreSQL.
  *
- * Feature files (one per feature, see DESIGN.md) keep their math in plain C
+ * Feature files (one per feature, see docs/design.md) keep their math in plain C
  * over plain structs; the helpers declared here are the small checks that
  * every SQL-callable wrapper shares, so that errors read the same across
  * the extension.
@@ -20,8 +20,43 @@
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
-/* Version of the C library; must match default_version in mm.control. */
-#define MM_VERSION "0.1.0"
+/*
+ * Version of the C library: the Makefile passes mm.control's default_version
+ * (-DMM_VERSION), so that the two cannot disagree.
+ */
+#ifndef MM_VERSION
+#error "MM_VERSION is not defined: build mm with its Makefile"
+#endif
+
+/*
+ * Refuse to serve SQL objects of another version than the library's (an
+ * ALTER EXTENSION mm UPDATE forgotten after installing a new mm.so, or the
+ * other way round). Cheap enough to call once per function lookup; a no-op
+ * inside CREATE/ALTER EXTENSION mm, where the scripts of every version run.
+ */
+extern void mm_check_version(void);
+
+/*
+ * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.
+ * fmgr calls the info function it defines once per function per backend,
+ * when it first looks the function up (and again after the function is
+ * replaced), and also when CREATE FUNCTION validates it. mm's version of
+ * the macro checks the version there, so the check costs nothing per call
+ * and covers every C function, including those added later, without a line
+ * in any of them. Same as fmgr.h's definition plus the check.
+ */
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	mm_check_version(); \
+	return &my_finfo; \
+} \
+extern int no_such_variable
 
 /*
  * Check that a float8 argument is finite; "what" names it in the message
@@ -59,7 +94,7 @@ extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
 extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
 
 /*
- * jsonb configurations (DESIGN.md section 3): keys mirror the source
+ * jsonb configurations (docs/design.md, Conventions): keys mirror the source
  * documents in snake_case, every key has a default, unknown keys and values
  * of the wrong type or out of range are errors.
  *

@@ -2,14 +2,21 @@
 # Throwaway PostgreSQL clusters for mm's test, demo and bench commands.
 #
 #   test/cluster.sh deps            install what is missing (as root, via apt-get)
-#   test/cluster.sh build           build with -Werror and install the extension
+#   test/cluster.sh build           build with COPT=-Werror and install the extension
 #   test/cluster.sh start NAME      (re)create and start cluster NAME
 #   test/cluster.sh stop NAME       stop cluster NAME (no error if not running)
+#
+# start and stop touch only directories that start created (they hold a
+# marker file); start refuses to replace anything else.
 #   test/cluster.sh env NAME        print the PG* variables that reach it
 #
-# NAME is test, demo or bench; each has its own port (MM_PORT overrides it),
-# data directory /tmp/mm-pg-NAME-PORT and unix socket in that directory; the
-# server listens on no TCP address. Run as root, the server runs as the
+# NAME is test, demo, bench or crash; each has its own port (MM_PORT
+# overrides it), data directory /tmp/mm-pg-NAME-PORT and unix socket in that
+# directory; the server listens on no TCP address, so clusters of different
+# names may share a port number. test and demo run with fsync,
+# synchronous_commit and full_page_writes off (fast, for correctness suites
+# that never crash the machine); bench and crash with all three on, as
+# PostgreSQL's defaults: writes are measured, and crashes tested, durably. Run as root, the server runs as the
 # postgres OS user. PG_CONFIG picks the PostgreSQL installation.
 set -euo pipefail
 
@@ -22,7 +29,8 @@ port_of() {
 		test) echo 54329 ;;
 		demo) echo 54330 ;;
 		bench) echo 54331 ;;
-		*) echo "cluster.sh: unknown cluster name \"$1\" (test, demo or bench)" >&2; exit 2 ;;
+		crash) echo 54332 ;;
+		*) echo "cluster.sh: unknown cluster name \"$1\" (test, demo, bench or crash)" >&2; exit 2 ;;
 	esac
 }
 
@@ -61,8 +69,19 @@ cmd_deps() {
 cmd_build() {
 	cd "$here"
 	make -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
-	make -s PG_CONFIG="$PG_CONFIG"
-	make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+	# -Werror here only, not in the default build (packagers' compilers
+	# warn differently); COPT is PostgreSQL's switch for extra flags.
+	make -s PG_CONFIG="$PG_CONFIG" COPT=-Werror
+	make -s PG_CONFIG="$PG_CONFIG" COPT=-Werror install >/dev/null
+}
+
+# A cluster directory this script created carries this marker file (or,
+# made by an older version of the script, the comment line it writes into
+# postgresql.conf); the script never stops or removes any other directory.
+marker=.mm-cluster
+
+ours() {
+	[ -f "$1/$marker" ] || grep -qs '^# mm throwaway cluster$' "$1/data/postgresql.conf"
 }
 
 cmd_stop() {
@@ -70,9 +89,18 @@ cmd_stop() {
 	port=$(port_of "$name")
 	dir=/tmp/mm-pg-$name-$port
 	bindir=$("$PG_CONFIG" --bindir)
+	ours "$dir" || return 0
 	if [ -f "$dir/data/postmaster.pid" ]; then
 		as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
+}
+
+# The durability settings of a cluster (see the top of this file).
+durability() {
+	case "$1" in
+		bench | crash) printf 'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\n' ;;
+		*) printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' ;;
+	esac
 }
 
 cmd_start() {
@@ -80,10 +108,17 @@ cmd_start() {
 	port=$(port_of "$name")
 	dir=/tmp/mm-pg-$name-$port
 	bindir=$("$PG_CONFIG" --bindir)
-	# Leftovers of an earlier run: stop and remove them.
+	# Leftovers of an earlier run of this script: stop and remove them.
+	# Anything else at that path is not ours to remove.
+	if [ -e "$dir" ] && ! ours "$dir"; then
+		echo "cluster.sh: $dir exists but was not created by test/cluster.sh; leaving it alone" >&2
+		echo "HINT: remove it yourself, or pick another port with MM_PORT." >&2
+		exit 1
+	fi
 	cmd_stop "$name"
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	echo "$name" >"$dir/$marker"
 	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
 	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
 		|| { cat "$dir/initdb.log" >&2; exit 1; }
@@ -95,9 +130,7 @@ unix_socket_directories = '$dir'
 shared_preload_libraries = 'pg_cron'
 cron.database_name = 'postgres'
 max_connections = 60
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+$(durability "$name")
 max_worker_processes = 16
 max_parallel_workers = 8
 max_parallel_workers_per_gather = 2

@@ -19,6 +19,15 @@ export PGHOST PGPORT PGUSER
 psql -X -q -d postgres -c "CREATE DATABASE mm_demo"
 psql -X -q -d mm_demo -c "CREATE EXTENSION mm"
 
+# The command that stops this cluster: the same PG_CONFIG and MM_PORT.
+stop="make stop"
+if [ -n "${MM_PORT:-}" ]; then
+	stop="$stop MM_PORT=$MM_PORT"
+fi
+if [ "$PG_CONFIG" != /usr/lib/postgresql/15/bin/pg_config ]; then
+	stop="$stop PG_CONFIG=$PG_CONFIG"
+fi
+
 for part in test/demo/*.sql; do
 	[ -e "$part" ] || continue
 	echo
@@ -43,5 +52,5 @@ The demo cluster is still running. Connect with:
 
 Stop it with:
 
-    make stop
+    $stop
 MSG

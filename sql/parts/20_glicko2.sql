@@ -2,12 +2,12 @@
 -- Glicko-2 (Glickman's glicko2.pdf) and the GW2 rating policy (seed 003).
 
 CREATE FUNCTION mm.glicko2_rate(player mm.glicko, opp_rating float8[], opp_rd float8[],
-                                score float8[], tau float8 DEFAULT 0.5, policy jsonb DEFAULT NULL)
+                                score float8[], tau float8 DEFAULT NULL, policy jsonb DEFAULT NULL)
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_rate'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], float8, jsonb) IS
-    'rate one Glicko-2 rating period (Glickman steps 1-8); empty arrays are a period without games; a policy adds GW2 clamps and max change';
+    'rate one Glicko-2 rating period (Glickman steps 1-8); empty arrays are a period without games; tau NULL is the policy''s system_constant (0.5 without one); a policy adds GW2 clamps and max change';
 
 CREATE FUNCTION mm.glicko2_idle(player mm.glicko, periods float8, policy jsonb DEFAULT NULL)
 RETURNS mm.glicko

@@ -89,6 +89,9 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 		"PostgreSQL $(psql -X -At -d postgres -c "SHOW server_version");" \
 		"$(date -u +%Y-%m-%d). Each case run $runs times; median and min of wall time."
 	echo
+	# the bench cluster is durable (test/cluster.sh): say so from the server
+	echo "Durability: $(psql -X -At -d postgres -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'full_page_writes', 'synchronous_commit', 'wal_level')")."
+	echo
 	echo "| benchmark | case | median ms | min ms | ratio vs baseline |"
 	echo "|---|---|---:|---:|---:|"
 } >"$results.tmp"

@@ -34,10 +34,10 @@ SELECT (mm.glicko2_rate((1500, 100, 0.06), '{1500}', '{100}', '{1}')).rating > 1
 -- NULL fields of the player take the defaults 1500 / 350 / 0.06
 SELECT mm.glicko2_rate((NULL, NULL, NULL), '{1500}', '{350}', '{1}') =
        mm.glicko2_rate((1500, 350, 0.06), '{1500}', '{350}', '{1}') AS null_fields_are_defaults;
--- strict in its first five arguments
+-- strict in its first four arguments; a NULL tau is the default (the policy's)
 SELECT mm.glicko2_rate(NULL, '{}', '{}', '{}') IS NULL AS null_player,
        mm.glicko2_rate((1500, 350, 0.06), NULL, '{}', '{}') IS NULL AS null_array,
-       mm.glicko2_rate((1500, 350, 0.06), '{}', '{}', '{}', NULL) IS NULL AS null_tau;
+       mm.glicko2_rate((1500, 350, 0.06), '{}', '{}', '{}', NULL) = mm.glicko2_rate((1500, 350, 0.06), '{}', '{}', '{}', 0.5) AS null_tau_is_default;
 -- extreme but finite inputs stay finite (volatility iteration bounded)
 SELECT r.rating > 1500 AS up, r.rd > 0 AS rd_positive, r.vol > 0 AS vol_positive
 FROM mm.glicko2_rate((1500, 350, 0.06), '{4000,4000,4000,4000,4000,4000,4000,4000,4000,4000}',

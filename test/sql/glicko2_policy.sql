@@ -90,7 +90,7 @@ SELECT mm.glicko2_blend((1600, 60, 0.05), (1400, 200, 0.07)) AS core_only,
 SELECT mm.glicko2_effective(mm.glicko2_blend((1600, 60, 0.05), (1400, 200, 0.07), '{"rating": {"profession_ratio": 0.5}}')) AS effective;
 
 -- errors: tau and the policy disagree
-SELECT mm.glicko2_rate((1500, 200, 0.06), '{1400}', '{30}', '{1}', policy => '{"volatility": {"system_constant": 0.3}}');
+SELECT mm.glicko2_rate((1500, 200, 0.06), '{1400}', '{30}', '{1}', 0.5, '{"volatility": {"system_constant": 0.3}}');
 \echo :LAST_ERROR_SQLSTATE
 -- errors: unknown keys, top level and nested
 SELECT mm.glicko2_policy('{"periods": "3d"}');

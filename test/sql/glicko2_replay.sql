@@ -7,7 +7,7 @@ CREATE TEMP TABLE g2_history (player_id bigint, opponent_id bigint, score float8
 \copy g2_history FROM 'test/vectors/glicko2/replay_games.tsv'
 CREATE TEMP TABLE g2_expected (player_id bigint, rating float8, rd float8, vol float8);
 \copy g2_expected FROM 'test/vectors/glicko2/replay_expected.tsv'
-SELECT count(*) AS games, count(DISTINCT date_trunc('day', played_at)) AS days FROM g2_history;
+SELECT count(*) AS games, count(DISTINCT date_trunc('day', played_at, 'UTC')) AS days FROM g2_history;
 SELECT count(*) AS players,
        count(*) FILTER (WHERE abs(r.rating - e.rating) > 1e-4) AS rating_mismatches,
        count(*) FILTER (WHERE abs(r.rd - e.rd) > 1e-4) AS rd_mismatches,

@@ -25,11 +25,23 @@ else
 	notok "fresh install of $current"
 fi
 
+# The library is the current version's: it refuses to serve 0.1.0's SQL
+# objects (mm.check_version), except when told to, as here to fill the
+# old version with data through its own functions.
 if q -d mm_up_old -c "CREATE EXTENSION mm VERSION '0.1.0'" &&
-	q -d mm_up_old -f test/upgrade/fill-0.1.0.sql >/dev/null; then
+	PGOPTIONS="${PGOPTIONS:-} -c mm.check_version=off" q -d mm_up_old -f test/upgrade/fill-0.1.0.sql >/dev/null; then
 	ok "0.1.0 installs and takes data"
 else
 	notok "0.1.0 installs and takes data"
+fi
+
+out=$(psql -X -q -At -d mm_up_old -v VERBOSITY=verbose -c "SELECT mm.ordinal(25, 3)" 2>&1)
+if echo "$out" | grep -q "ERROR:  55000: extension mm is installed at version 0.1.0 but its library is version $current" &&
+	echo "$out" | grep -q "HINT:  Run ALTER EXTENSION mm UPDATE"; then
+	ok "the $current library refuses 0.1.0's SQL objects with 55000 and the hint to update"
+else
+	notok "the $current library refuses 0.1.0's SQL objects with 55000 and the hint to update"
+	echo "$out" | sed 's/^/#   /'
 fi
 
 if out=$(q -d mm_up_old -c "ALTER EXTENSION mm UPDATE" -c "SELECT extversion FROM pg_extension WHERE extname = 'mm'" 2>&1) &&
@@ -45,6 +57,22 @@ if [ -s "$work/fresh.txt" ] && diff -u "$work/fresh.txt" "$work/upgraded.txt" >"
 else
 	notok "upgraded catalog equals a fresh $current install"
 	sed 's/^/#   /' "$work/catalog.diff" | head -60
+fi
+
+# the privilege list is data the scripts write: the same rows both ways
+q -d mm_up_fresh -c "SELECT object, kind, roles, definer FROM mm.privileges ORDER BY object COLLATE \"C\"" >"$work/fresh-privileges.txt"
+q -d mm_up_old -c "SELECT object, kind, roles, definer FROM mm.privileges ORDER BY object COLLATE \"C\"" >"$work/upgraded-privileges.txt"
+if [ -s "$work/fresh-privileges.txt" ] && diff -u "$work/fresh-privileges.txt" "$work/upgraded-privileges.txt" >"$work/privileges.diff"; then
+	ok "upgraded mm.privileges equals a fresh install's ($(wc -l <"$work/fresh-privileges.txt") rows)"
+else
+	notok "upgraded mm.privileges equals a fresh install's"
+	sed 's/^/#   /' "$work/privileges.diff" | head -30
+fi
+
+if out=$(q -d mm_up_old -c "SELECT mm.ordinal(25, 3)"); then
+	ok "after the upgrade the library serves the SQL objects ($out)"
+else
+	notok "after the upgrade the library serves the SQL objects"
 fi
 
 if out=$(q -d mm_up_old -f test/upgrade/after.sql 2>&1); then
