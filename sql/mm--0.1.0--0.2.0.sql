@@ -8,6 +8,7 @@
 
 \echo Use "ALTER EXTENSION mm UPDATE TO '0.2.0'" to load this file. \quit
 
+
 -- ==== robustness: aggregates that cannot be forged, finite results ====
 
 -- party_rating_agg: an internal state (linear in the rows, support functions
@@ -126,6 +127,8 @@ COMMENT ON FUNCTION mm.server_breakdown(text[], float8[]) IS
 -- stored place configuration with a larger weight stops the upgrade here,
 -- with the check's message saying which.
 SELECT pg_catalog.count(*) FROM mm.place_configs c WHERE NOT mm.check_place_config(c.config);
+
+
 -- ==== async pool, placement and inlinable signals ====
 
 -- categorical_signal: inlinable (no SET search_path; every name qualified).
@@ -187,6 +190,440 @@ COMMENT ON FUNCTION mm.async_fill(text, text[], float8, float8, int) IS
     'internal: entries a bucket holds, counted on the index up to upto (NULL: all)';
 
 CREATE OR REPLACE FUNCTION mm.alter_pool(name text, config jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    old_cfg jsonb := mm.async_pool_config(name);
+    new_cfg jsonb;
+    rebucket boolean;
+BEGIN
+    -- the given keys replace the old values; null for a nullable key resets it
+    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
+    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
+    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
+        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
+    IF rebucket THEN
+        -- the buckets changed: forget the old sizing model
+        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
+    END IF;
+    IF new_cfg ->> 'player_cache_size' IS NULL THEN
+        -- no rebalancing, no sample
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
+        -- a new sample (new buckets, or sampling just turned on) starts
+        -- from the entries the pool holds
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
+        FROM mm.async_entries e WHERE e.pool = name
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3;
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
+    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
+
+CREATE OR REPLACE FUNCTION mm.pool_buckets(pool text)
+RETURNS TABLE(labels text[], bucket int, lower_mmr float8, upper_mmr float8,
+              fill int, capacity int, inserts bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+BEGIN
+    RETURN QUERY
+    WITH held AS (
+        SELECT e.labels, mm.async_bucket(cfg, e.mmr) AS bucket, count(*)::int AS fill
+        FROM mm.async_entries e WHERE e.pool = pool_buckets.pool
+        GROUP BY 1, 2
+    ), sampled AS (
+        SELECT s.labels, s.bucket, sum(s.inserts)::bigint AS inserts
+        FROM mm.async_samples s WHERE s.pool = pool_buckets.pool
+        GROUP BY 1, 2
+    )
+    SELECT k.labels, k.bucket, r.lower_mmr, r.upper_mmr, coalesce(h.fill, 0),
+           mm.async_capacity(pool_buckets.pool, k.labels, k.bucket, cfg), coalesce(x.inserts, 0)
+    FROM (SELECT h2.labels, h2.bucket FROM held h2
+          UNION SELECT x2.labels, x2.bucket FROM sampled x2) k
+    LEFT JOIN held h ON h.labels = k.labels AND h.bucket = k.bucket
+    LEFT JOIN sampled x ON x.labels = k.labels AND x.bucket = k.bucket
+    CROSS JOIN LATERAL mm.async_bucket_bounds(cfg, k.bucket, k.bucket) r
+    ORDER BY k.labels, k.bucket;
+END
+$$;
+COMMENT ON FUNCTION mm.pool_buckets(text) IS
+    'the buckets of a pool that hold entries or were sampled: MMR interval, fill (counted now), capacity, entries added since the sample started';
+
+CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    id bigint;
+BEGIN
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT r.lower_mmr, r.upper_mmr INTO lo, hi FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- counted up to a little past the capacity: exact unless the bucket is
+    -- far over it (a lowered capacity, rows written directly), which then
+    -- shrinks by 17 entries a put
+    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+    -- a new player is not added to a bucket filled to the threshold
+    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+        RETURN NULL;
+    END IF;
+    IF f >= cap THEN
+        -- a full bucket replaces its oldest entries
+        DELETE FROM mm.async_entries e
+        WHERE e.entry_id IN (
+            SELECT o.entry_id FROM mm.async_entries o
+            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+            ORDER BY o.updated_at, o.entry_id
+            LIMIT f - cap + 1
+            FOR UPDATE SKIP LOCKED);
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
+    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+
+CREATE OR REPLACE FUNCTION mm.offer_entry(entry_id bigint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_offer_entry'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mm.offer_entry(bigint) IS
+    'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
+
+CREATE OR REPLACE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
+                                 retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
+                                 searcher bigint DEFAULT NULL)
+RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model jsonb)
+AS 'MODULE_PATHNAME', 'mm_find_opponent'
+LANGUAGE C VOLATILE ROWS 1;
+COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
+    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
+
+CREATE OR REPLACE FUNCTION mm.rebalance_pool(pool text)
+RETURNS TABLE(labels text[], bucket int, capacity int)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    cache int := (cfg ->> 'player_cache_size')::int;
+    min_size int := (cfg ->> 'bucket_min_size')::int;
+    total bigint;
+BEGIN
+    IF cache IS NULL THEN
+        RAISE EXCEPTION 'pool "%" has no player_cache_size', pool
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Rebalancing shares player_cache_size among the buckets.',
+                  HINT = format('Set it first: SELECT mm.alter_pool(%L, ''{"player_cache_size": 100000}'');', pool);
+    END IF;
+    -- merge the sample to one row per bucket (puts keep adding rows)
+    WITH gone AS (
+        DELETE FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool
+        RETURNING s.pool, s.labels, s.bucket, s.inserts
+    )
+    INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+    SELECT g.pool, g.labels, g.bucket, sum(g.inserts)
+    FROM gone g GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+    SELECT sum(s.inserts) INTO total FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
+    IF coalesce(total, 0) > 0 THEN
+        -- each bucket gets its share of the sampled inserts, at least the minimum
+        DELETE FROM mm.async_bucket_sizes z WHERE z.pool = rebalance_pool.pool;
+        INSERT INTO mm.async_bucket_sizes (pool, labels, bucket, capacity)
+        SELECT s.pool, s.labels, s.bucket,
+               least(cache, greatest(min_size, floor(cache::float8 * s.inserts / total)::int))
+        FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
+        -- buckets now over capacity drop their oldest entries
+        DELETE FROM mm.async_entries x
+        WHERE x.entry_id IN (
+            SELECT r.entry_id FROM (
+                SELECT e.entry_id, e.labels, mm.async_bucket(cfg, e.mmr) AS bucket,
+                       row_number() OVER (PARTITION BY e.labels, mm.async_bucket(cfg, e.mmr)
+                                          ORDER BY e.updated_at DESC, e.entry_id DESC) AS rn
+                FROM mm.async_entries e WHERE e.pool = rebalance_pool.pool) r
+            JOIN mm.async_bucket_sizes z
+              ON z.pool = rebalance_pool.pool AND z.labels = r.labels AND z.bucket = r.bucket
+            WHERE r.rn > z.capacity);
+    END IF;
+    RETURN QUERY
+    SELECT z.labels, z.bucket, z.capacity FROM mm.async_bucket_sizes z
+    WHERE z.pool = rebalance_pool.pool ORDER BY z.labels, z.bucket;
+END
+$$;
+COMMENT ON FUNCTION mm.rebalance_pool(text) IS
+    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';
+
+DROP FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint);
+DROP FUNCTION mm.async_take(jsonb, bigint);
+
+-- Placement, finished: remove a server, update a seated player, join a
+-- party, the weights of a place's signals and a weighted breakdown.
+
+CREATE FUNCTION mm.remove_server(server_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- Takes the server row's lock, as joins do: a joiner waiting on it then
+    -- finds the server gone and moves on to the next one. Its players go
+    -- with it (mm.server_players references it ON DELETE CASCADE).
+    DELETE FROM mm.servers s WHERE s.server_id = remove_server.server_id;
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION mm.remove_server(bigint) IS
+    'shut a server down: remove it and its players; false when there was none';
+
+CREATE FUNCTION mm.set_player_attributes(player_id bigint, attributes jsonb)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    sid bigint;
+BEGIN
+    IF pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
+        RAISE EXCEPTION 'player attributes must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', attributes),
+                  HINT = 'For example {"age": 13, "language": "en"}; null removes an attribute.';
+    END IF;
+    SELECT p.server_id INTO sid FROM mm.server_players p
+    WHERE p.player_id = set_player_attributes.player_id;
+    IF sid IS NULL THEN
+        RETURN false;
+    END IF;
+    -- Lock the server row first (as joins and leaves do), so the refresh
+    -- below sees every committed player of the server.
+    PERFORM 1 FROM mm.servers s WHERE s.server_id = sid FOR UPDATE;
+    UPDATE mm.server_players p
+    SET attributes = (p.attributes || set_player_attributes.attributes)
+                     - ARRAY(SELECT a.key FROM pg_catalog.jsonb_each(set_player_attributes.attributes) a
+                             WHERE a.value = 'null'::jsonb)
+    WHERE p.player_id = set_player_attributes.player_id AND p.server_id = sid;
+    IF NOT FOUND THEN
+        -- left (or was moved) meanwhile
+        RETURN false;
+    END IF;
+    PERFORM mm.refresh_servers(ARRAY[sid]);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.set_player_attributes(bigint, jsonb) IS
+    'update a seated player''s attributes: the given keys replace theirs, null removes one; the server''s aggregates follow; false when the player is on no server';
+
+CREATE FUNCTION mm.join_party(place text, player_ids bigint[], players jsonb[] DEFAULT NULL,
+                              preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n int := coalesce(pg_catalog.cardinality(player_ids), 0);
+    attrs jsonb[] := coalesce(players, pg_catalog.array_fill('{}'::jsonb, ARRAY[n]));
+    seated text;
+    candidate bigint;
+    taken bigint;
+BEGIN
+    IF place IS NULL OR player_ids IS NULL OR preferred IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL',
+            CASE WHEN place IS NULL THEN 'place' WHEN player_ids IS NULL THEN 'player_ids' ELSE 'preferred' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the place, the party''s player ids and ''{}'' for no preferred players.';
+    END IF;
+    IF n = 0 THEN
+        RAISE EXCEPTION 'a party must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass the party''s player ids, such as ''{7, 8}''.';
+    END IF;
+    IF pg_catalog.array_position(player_ids, NULL) IS NOT NULL
+       OR pg_catalog.array_position(attrs, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION '% must not contain NULL elements',
+            CASE WHEN pg_catalog.array_position(player_ids, NULL) IS NOT NULL THEN 'player_ids' ELSE 'players' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Give every player an id, and ''{}'' for a player without attributes.';
+    END IF;
+    IF pg_catalog.cardinality(attrs) <> n THEN
+        RAISE EXCEPTION 'players must have one element per player id'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('There are %s player ids and %s attribute objects.', n, pg_catalog.cardinality(attrs)),
+                  HINT = 'players[i] holds the attributes of player_ids[i]; pass NULL for none.';
+    END IF;
+    IF (SELECT count(DISTINCT i) FROM pg_catalog.unnest(player_ids) i) <> n THEN
+        RAISE EXCEPTION 'player_ids must not repeat a player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The ids are %s.', player_ids);
+    END IF;
+    SELECT string_agg(format('%s (server %s)', p.player_id, p.server_id), ', ' ORDER BY p.player_id)
+    INTO seated FROM mm.server_players p WHERE p.player_id = ANY (player_ids);
+    IF seated IS NOT NULL THEN
+        RAISE EXCEPTION 'players of the party are already on a server'
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Seated: %s.', seated),
+                  HINT = 'Call mm.leave_server for them first.';
+    END IF;
+    -- ranked for the party's first player (its leader)
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_party.place, attrs[1], join_party.preferred) r
+    LOOP
+        -- the best server with a slot for everyone, once we hold its row lock
+        UPDATE mm.servers s SET occupancy = s.occupancy + n
+        WHERE s.server_id = candidate AND s.occupancy + n <= s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            BEGIN
+                INSERT INTO mm.server_players (player_id, server_id, attributes)
+                SELECT u.id, taken, u.a FROM unnest(player_ids, attrs) AS u(id, a);
+            EXCEPTION WHEN unique_violation THEN
+                RAISE EXCEPTION 'players of the party joined a server meanwhile'
+                    USING ERRCODE = 'unique_violation',
+                          HINT = 'Nothing was changed; call mm.join_party again.';
+            END;
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mm.join_party(text, bigint[], jsonb[], bigint[]) IS
+    'put a party on the best server (ranked for its first player) with a free slot for every member, all or none; NULL when no server has room';
+
+CREATE FUNCTION mm.place_signals(place text)
+RETURNS TABLE(signal text, kind text, weight float8)
+AS 'MODULE_PATHNAME', 'mm_place_signals'
+LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION mm.place_signals(text) IS
+    'the signals a place scores servers with (its config or the Roblox default), weight-0 signals left out, in rank_servers'' order';
+
+CREATE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    result jsonb;
+    unknown text;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
+        RAISE EXCEPTION 'signals and signal_scores must have the same length'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('There are %s signals and %s scores.',
+                                  pg_catalog.cardinality(signals), pg_catalog.cardinality(signal_scores)),
+                  HINT = 'Pass the signals and signal_scores columns of one mm.rank_servers row.';
+    END IF;
+    IF pg_catalog.array_position(signals, NULL) IS NOT NULL
+       OR pg_catalog.array_position(signal_scores, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'signals and signal_scores must not contain NULL elements'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.unnest(signal_scores) x
+               WHERE NOT (x >= 0 AND x <= 1)) THEN
+        RAISE EXCEPTION 'signal scores must be between 0 and 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The scores are %s.', signal_scores),
+                  HINT = 'Pass the signal_scores column of one mm.rank_servers row.';
+    END IF;
+    SELECT string_agg(u.n, ', ') INTO unknown
+    FROM pg_catalog.unnest(signals) u(n)
+    WHERE NOT EXISTS (SELECT 1 FROM mm.place_signals(place) w WHERE w.signal = u.n);
+    IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION 'place "%" does not score with %', place, unknown
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'See the place''s signals with mm.place_signals.';
+    END IF;
+    SELECT coalesce(pg_catalog.jsonb_object_agg(u.n, pg_catalog.jsonb_build_object(
+               'score', u.s, 'weight', w.weight, 'weighted', u.s * w.weight)), '{}')
+    INTO result
+    FROM unnest(signals, signal_scores) AS u(n, s)
+    JOIN mm.place_signals(place) w ON w.signal = u.n;
+    RETURN result;
+END
+$$;
+COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
+    'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';
+
+
 -- ==== queue engine ====
 -- The queue tables hold their invariants as keys, foreign keys and CHECKs:
 -- a player is a row of mm.queued_player (with its queue, seat and
@@ -375,31 +812,6 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    old_cfg jsonb := mm.async_pool_config(name);
-    new_cfg jsonb;
-    rebucket boolean;
-BEGIN
-    -- the given keys replace the old values; null for a nullable key resets it
-    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
-    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
-    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
-        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
-    IF rebucket THEN
-        -- the buckets changed: forget the old sizing model
-        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
-    END IF;
-    IF new_cfg ->> 'player_cache_size' IS NULL THEN
-        -- no rebalancing, no sample
-        DELETE FROM mm.async_samples s WHERE s.pool = name;
-    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
-        -- a new sample (new buckets, or sampling just turned on) starts
-        -- from the entries the pool holds
-        DELETE FROM mm.async_samples s WHERE s.pool = name;
-        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
-        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
-        FROM mm.async_entries e WHERE e.pool = name
-        GROUP BY 1, 2, 3
-        ORDER BY 1, 2, 3;
     q mm.queue;
     new_cfg jsonb;
     size int;
@@ -433,215 +845,229 @@ BEGIN
     RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
-    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
-
-CREATE OR REPLACE FUNCTION mm.pool_buckets(pool text)
-RETURNS TABLE(labels text[], bucket int, lower_mmr float8, upper_mmr float8,
-              fill int, capacity int, inserts bigint)
 COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
     'change some keys of a queue''s config (nested objects merge; replace => true stores the config as given); returns the stored config; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
 CREATE OR REPLACE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
--- ==== analytics: rating histories, calibration, fitting ====
-
--- Analytics: rating histories, calibration of predictions, fitting.
-
--- Rating histories: the replays' per-match rows.
-
-CREATE FUNCTION mm.openskill_history(
-    history text,
-    initial text DEFAULT NULL,
-    model text DEFAULT 'plackett_luce',
-    beta float8 DEFAULT 25.0 / 6,
-    kappa float8 DEFAULT 0.0001,
-    tau float8 DEFAULT 25.0 / 300,
-    limit_sigma bool DEFAULT false,
-    mu float8 DEFAULT 25,
-    sigma float8 DEFAULT 25.0 / 3,
-    z float8 DEFAULT 3,
-    alpha float8 DEFAULT 1,
-    target float8 DEFAULT 0,
-    balance bool DEFAULT false,
-    epsilon float8 DEFAULT 0.1)
-RETURNS TABLE(match bigint, match_key text, player_id bigint, team bigint, rank float8,
-              win_probability float8, mu_before float8, sigma_before float8,
-              mu_after float8, sigma_after float8)
-AS 'MODULE_PATHNAME', 'mm_openskill_history'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.openskill_history(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
-    'replay_openskill one row per player per match: the team''s pre-match win probability (openskill_predict_win), the rating before and after';
-
-CREATE FUNCTION mm.glicko2_history(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
-                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
-RETURNS TABLE(game bigint, player_id bigint, opponent_id bigint, played_at timestamptz,
-              score float8, expected float8,
-              rating_before float8, rd_before float8, vol_before float8,
-              rating_after float8, rd_after float8, vol_after float8)
-AS 'MODULE_PATHNAME', 'mm_glicko2_history'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) IS
-    'glicko2_replay two rows per game (each player''s view): expected score (glicko2_expect) and the rating before and after its game or rating period';
-
--- Team Glicko-2: each player against the opposing team's composite or
--- against each opposing player.
-
-CREATE FUNCTION mm.glicko2_team_replay(history text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
-                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
-                                       opponents text DEFAULT 'composite')
-RETURNS TABLE(player_id bigint, rating float8, rd float8, vol float8, games bigint, last_played timestamptz)
-AS 'MODULE_PATHNAME', 'mm_glicko2_team_replay'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.glicko2_team_replay(text, interval, float8, jsonb, boolean, text) IS
-    're-rate a team match history (match key, player_id, team, rank, played_at) with Glicko-2: each player against each opposing team''s composite (opponents composite) or every opposing player (each); final ratings per player';
-
--- Calibration: how well predicted probabilities foretold the outcomes.
-
-CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8)
-RETURNS float8[]
-AS 'MODULE_PATHNAME', 'mm_calibration_step'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8) IS
-    'transition function of mm.calibration';
-
-CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8, bins int)
-RETURNS float8[]
-AS 'MODULE_PATHNAME', 'mm_calibration_step'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8, int) IS
-    'transition function of mm.calibration with a number of bins';
-
-CREATE FUNCTION mm.calibration_combine(a float8[], b float8[])
-RETURNS float8[]
-AS 'MODULE_PATHNAME', 'mm_calibration_combine'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.calibration_combine(float8[], float8[]) IS
-    'combine function of mm.calibration: adds two checked states';
-
-CREATE FUNCTION mm.calibration_final(state float8[])
-RETURNS jsonb
-AS 'MODULE_PATHNAME', 'mm_calibration_final'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.calibration_final(float8[]) IS
-    'final function of mm.calibration: checks the state, renders n, brier, log_loss, accuracy and bins';
-
-CREATE AGGREGATE mm.calibration(probability float8, outcome float8) (
-    SFUNC = mm.calibration_step,
-    STYPE = float8[],
-    FINALFUNC = mm.calibration_final,
-    COMBINEFUNC = mm.calibration_combine,
-    PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE mm.calibration(float8, float8) IS
-    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of 10 bins';
-
-CREATE AGGREGATE mm.calibration(probability float8, outcome float8, bins int) (
-    SFUNC = mm.calibration_step,
-    STYPE = float8[],
-    FINALFUNC = mm.calibration_final,
-    COMBINEFUNC = mm.calibration_combine,
-    PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE mm.calibration(float8, float8, int) IS
-    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of the given bins';
-
-CREATE FUNCTION mm.reliability(calibration jsonb)
-RETURNS TABLE(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURNS void
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-SELECT b.bin, b.lo, b.hi, b.n, b.predicted, b.observed
-FROM pg_catalog.jsonb_to_recordset(calibration -> 'bins')
-     AS b(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
-ORDER BY b.bin
+DECLARE
+    id int;
+BEGIN
+    SELECT q.queue_id INTO id FROM mm.queue q
+    WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', name
+            USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
+    END IF;
+    IF keep_history IS DISTINCT FROM false THEN
+        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
+                                'removed', 'drop_queue', false);
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+    ELSE
+        DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue q WHERE q.queue_id = id;
+    END IF;
+END
 $$;
-COMMENT ON FUNCTION mm.reliability(jsonb) IS
-    'the reliability table of a calibration as rows: per bin of predicted probability, the count, mean prediction and observed frequency';
+COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
+    'drop a queue: its waiting rosters are removed; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
-CREATE FUNCTION mm.openskill_calibration(
-    history text,
-    initial text DEFAULT NULL,
-    model text DEFAULT 'plackett_luce',
-    beta float8 DEFAULT 25.0 / 6,
-    kappa float8 DEFAULT 0.0001,
-    tau float8 DEFAULT 25.0 / 300,
-    limit_sigma bool DEFAULT false,
-    mu float8 DEFAULT 25,
-    sigma float8 DEFAULT 25.0 / 3,
-    z float8 DEFAULT 3,
-    alpha float8 DEFAULT 1,
-    target float8 DEFAULT 0,
-    balance bool DEFAULT false,
-    epsilon float8 DEFAULT 0.1,
-    bins int DEFAULT 10)
-RETURNS jsonb
-AS 'MODULE_PATHNAME', 'mm_openskill_calibration'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.openskill_calibration(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8, int) IS
-    'replay a history predicting each match before rating it: calibration of the favoured team''s win probability (n, brier, log_loss, accuracy, bins)';
+-- Look up a queue by name, or fail.
+CREATE OR REPLACE FUNCTION mm._queue(name text)
+RETURNS mm.queue
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+BEGIN
+    SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name AND queue.dropped_at IS NULL;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', name
+            USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
+    END IF;
+    RETURN q;
+END
+$$;
+COMMENT ON FUNCTION mm._queue(text) IS 'internal: the queue of that name, or an error';
 
-CREATE FUNCTION mm.glicko2_calibration(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
-                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
-                                       bins int DEFAULT 10, initial_rd float8 DEFAULT NULL)
-RETURNS jsonb
-AS 'MODULE_PATHNAME', 'mm_glicko2_calibration'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int, float8) IS
-    'replay a game history predicting each game before rating it: calibration of the favoured player''s expected score (n, brier, log_loss, accuracy, bins); initial_rd replaces the deviation new players start with';
+-- Check a roster's numbers (enqueue and update_roster); the table's CHECKs
+-- hold the same rules, these give the message.
+CREATE OR REPLACE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
+                                 ladder_points float8, dishonor int, professions text[], players int)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    v float8;
+    n text;
+BEGIN
+    FOR n, v IN VALUES ('rating', rating), ('deviation', deviation), ('rank', rank), ('ladder_points', ladder_points) LOOP
+        IF v IS NOT NULL AND (v = 'NaN' OR v IN ('Infinity', '-Infinity')) THEN
+            RAISE EXCEPTION '% must be finite', n
+                USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', v);
+        END IF;
+    END LOOP;
+    IF deviation < 0 THEN
+        RAISE EXCEPTION 'deviation must not be negative'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', deviation);
+    END IF;
+    IF dishonor < 0 THEN
+        RAISE EXCEPTION 'dishonor must not be negative'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', dishonor);
+    END IF;
+    IF professions IS NOT NULL THEN
+        IF array_position(professions, NULL) IS NOT NULL THEN
+            RAISE EXCEPTION 'professions must not contain nulls'
+                USING ERRCODE = 'null_value_not_allowed';
+        END IF;
+        IF array_position(professions, '') IS NOT NULL THEN
+            RAISE EXCEPTION 'professions must not be empty strings'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        IF cardinality(professions) NOT IN (0, players) THEN
+            RAISE EXCEPTION 'professions must name one profession per player'
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = format('The roster has %s players and %s professions.', players, cardinality(professions)),
+                      HINT = 'Give one profession per player, in the order of players, or none.';
+        END IF;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[], int) IS
+    'internal: check a roster''s rating, deviation, rank, ladder points, dishonor and professions';
 
--- The IMS matchmaker documentation's beta tuning: line of best fit of
--- (rating delta, favoured team won) and the delta where it reaches 0.8.
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+BEGIN
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF rating IS NULL OR deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'rating, deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
 
-CREATE FUNCTION mm.ims_beta_step(state float8[], delta float8, favoured_won boolean)
-RETURNS float8[]
-AS 'MODULE_PATHNAME', 'mm_ims_beta_step'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.ims_beta_step(float8[], float8, boolean) IS
-    'transition function of mm.ims_beta';
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
 
-CREATE FUNCTION mm.ims_beta_combine(a float8[], b float8[])
-RETURNS float8[]
-AS 'MODULE_PATHNAME', 'mm_ims_beta_combine'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.ims_beta_combine(float8[], float8[]) IS
-    'combine function of mm.ims_beta: merges two checked states';
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
 
-CREATE FUNCTION mm.ims_beta_final(state float8[])
-RETURNS jsonb
-AS 'MODULE_PATHNAME', 'mm_ims_beta_final'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.ims_beta_final(float8[]) IS
-    'final function of mm.ims_beta: checks the state, renders n, slope, intercept and beta';
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
 
-CREATE AGGREGATE mm.ims_beta(delta float8, favoured_won boolean) (
-    SFUNC = mm.ims_beta_step,
-    STYPE = float8[],
-    FINALFUNC = mm.ims_beta_final,
-    COMBINEFUNC = mm.ims_beta_combine,
-    PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE mm.ims_beta(float8, boolean) IS
-    'IMS beta tuning: least-squares line of (rating delta, favoured team won) and beta, the delta where the line reaches 0.8';
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
+    'queue a roster (party); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
--- Fitting: the parameter value that minimises log loss over a history.
-
-CREATE FUNCTION mm.openskill_fit(history text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
-                                 lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
-                                 initial text DEFAULT NULL, model text DEFAULT 'plackett_luce')
-RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
-AS 'MODULE_PATHNAME', 'mm_openskill_fit'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, text, text) IS
-    'maximum likelihood over a history: the beta, tau or kappa that minimises the log loss of the pre-match predictions, on a grid or by golden-section search; every value tried';
-
-CREATE FUNCTION mm.glicko2_fit(games text, parameter text DEFAULT 'tau', grid float8[] DEFAULT NULL,
-                               lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
-                               period interval DEFAULT NULL, per_game boolean DEFAULT false)
-RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
-AS 'MODULE_PATHNAME', 'mm_glicko2_fit'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
-    'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
+-- Take rosters out of their queue with a reason and record it per player;
+-- the rosters that are not waiting (or are locked by a tick, when
+-- skip_locked) are left alone. Returns the rosters taken out.
+CREATE OR REPLACE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
+                                at timestamptz DEFAULT now())
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
     ids bigint[];
 BEGIN
     IF skip_locked THEN
@@ -1013,6 +1439,276 @@ END
 $$;
 COMMENT ON FUNCTION mm.purge(interval, int) IS
     'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+
+
+-- ==== analytics: rating histories, calibration, fitting ====
+
+-- Analytics: rating histories, calibration of predictions, fitting.
+
+-- Rating histories: the replays' per-match rows.
+
+CREATE FUNCTION mm.openskill_history(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1)
+RETURNS TABLE(match bigint, match_key text, player_id bigint, team bigint, rank float8,
+              win_probability float8, mu_before float8, sigma_before float8,
+              mu_after float8, sigma_after float8)
+AS 'MODULE_PATHNAME', 'mm_openskill_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_history(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
+    'replay_openskill one row per player per match: the team''s pre-match win probability (openskill_predict_win), the rating before and after';
+
+CREATE FUNCTION mm.glicko2_history(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
+RETURNS TABLE(game bigint, player_id bigint, opponent_id bigint, played_at timestamptz,
+              score float8, expected float8,
+              rating_before float8, rd_before float8, vol_before float8,
+              rating_after float8, rd_after float8, vol_after float8)
+AS 'MODULE_PATHNAME', 'mm_glicko2_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) IS
+    'glicko2_replay two rows per game (each player''s view): expected score (glicko2_expect) and the rating before and after its game or rating period';
+
+-- Team Glicko-2: each player against the opposing team's composite or
+-- against each opposing player.
+
+CREATE FUNCTION mm.glicko2_team_replay(history text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
+                                       opponents text DEFAULT 'composite')
+RETURNS TABLE(player_id bigint, rating float8, rd float8, vol float8, games bigint, last_played timestamptz)
+AS 'MODULE_PATHNAME', 'mm_glicko2_team_replay'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_team_replay(text, interval, float8, jsonb, boolean, text) IS
+    're-rate a team match history (match key, player_id, team, rank, played_at) with Glicko-2: each player against each opposing team''s composite (opponents composite) or every opposing player (each); final ratings per player';
+
+-- Calibration: how well predicted probabilities foretold the outcomes.
+
+CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8) IS
+    'transition function of mm.calibration';
+
+CREATE FUNCTION mm.calibration_step(state float8[], probability float8, outcome float8, bins int)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_step(float8[], float8, float8, int) IS
+    'transition function of mm.calibration with a number of bins';
+
+CREATE FUNCTION mm.calibration_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_calibration_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_combine(float8[], float8[]) IS
+    'combine function of mm.calibration: adds two checked states';
+
+CREATE FUNCTION mm.calibration_final(state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_calibration_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.calibration_final(float8[]) IS
+    'final function of mm.calibration: checks the state, renders n, brier, log_loss, accuracy and bins';
+
+CREATE AGGREGATE mm.calibration(probability float8, outcome float8) (
+    SFUNC = mm.calibration_step,
+    STYPE = float8[],
+    FINALFUNC = mm.calibration_final,
+    COMBINEFUNC = mm.calibration_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.calibration(float8, float8) IS
+    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of 10 bins';
+
+CREATE AGGREGATE mm.calibration(probability float8, outcome float8, bins int) (
+    SFUNC = mm.calibration_step,
+    STYPE = float8[],
+    FINALFUNC = mm.calibration_final,
+    COMBINEFUNC = mm.calibration_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.calibration(float8, float8, int) IS
+    'calibration of predictions (probability of an event, outcome 1/0/0.5): n, Brier score, log loss, accuracy, reliability table of the given bins';
+
+CREATE FUNCTION mm.reliability(calibration jsonb)
+RETURNS TABLE(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT b.bin, b.lo, b.hi, b.n, b.predicted, b.observed
+FROM pg_catalog.jsonb_to_recordset(calibration -> 'bins')
+     AS b(bin int, lo float8, hi float8, n bigint, predicted float8, observed float8)
+ORDER BY b.bin
+$$;
+COMMENT ON FUNCTION mm.reliability(jsonb) IS
+    'the reliability table of a calibration as rows: per bin of predicted probability, the count, mean prediction and observed frequency';
+
+CREATE FUNCTION mm.openskill_calibration(
+    history text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1,
+    bins int DEFAULT 10)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_openskill_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_calibration(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8, int) IS
+    'replay a history predicting each match before rating it: calibration of the favoured team''s win probability (n, brier, log_loss, accuracy, bins)';
+
+CREATE FUNCTION mm.glicko2_calibration(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+                                       policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
+                                       bins int DEFAULT 10, initial_rd float8 DEFAULT NULL)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_glicko2_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int, float8) IS
+    'replay a game history predicting each game before rating it: calibration of the favoured player''s expected score (n, brier, log_loss, accuracy, bins); initial_rd replaces the deviation new players start with';
+
+-- The IMS matchmaker documentation's beta tuning: line of best fit of
+-- (rating delta, favoured team won) and the delta where it reaches 0.8.
+
+CREATE FUNCTION mm.ims_beta_step(state float8[], delta float8, favoured_won boolean)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_ims_beta_step'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_step(float8[], float8, boolean) IS
+    'transition function of mm.ims_beta';
+
+CREATE FUNCTION mm.ims_beta_combine(a float8[], b float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_ims_beta_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_combine(float8[], float8[]) IS
+    'combine function of mm.ims_beta: merges two checked states';
+
+CREATE FUNCTION mm.ims_beta_final(state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_beta_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_beta_final(float8[]) IS
+    'final function of mm.ims_beta: checks the state, renders n, slope, intercept and beta';
+
+CREATE AGGREGATE mm.ims_beta(delta float8, favoured_won boolean) (
+    SFUNC = mm.ims_beta_step,
+    STYPE = float8[],
+    FINALFUNC = mm.ims_beta_final,
+    COMBINEFUNC = mm.ims_beta_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.ims_beta(float8, boolean) IS
+    'IMS beta tuning: least-squares line of (rating delta, favoured team won) and beta, the delta where the line reaches 0.8';
+
+-- Fitting: the parameter value that minimises log loss over a history.
+
+CREATE FUNCTION mm.openskill_fit(history text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
+                                 lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
+                                 initial text DEFAULT NULL, model text DEFAULT 'plackett_luce')
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+AS 'MODULE_PATHNAME', 'mm_openskill_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, text, text) IS
+    'maximum likelihood over a history: the beta, tau or kappa that minimises the log loss of the pre-match predictions, on a grid or by golden-section search; every value tried';
+
+CREATE FUNCTION mm.glicko2_fit(games text, parameter text DEFAULT 'tau', grid float8[] DEFAULT NULL,
+                               lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
+                               period interval DEFAULT NULL, per_game boolean DEFAULT false)
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+AS 'MODULE_PATHNAME', 'mm_glicko2_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
+    'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
+
+
+-- ==== deployable by a DBA: volatility, versions, privileges ====
+
+-- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
+-- (0.5 without a policy), so that a policy's system_constant no longer
+-- conflicts with a default tau. The C function reads the NULL.
+CREATE OR REPLACE FUNCTION mm.glicko2_rate(player mm.glicko, opp_rating float8[], opp_rd float8[],
+                                score float8[], tau float8 DEFAULT NULL, policy jsonb DEFAULT NULL)
+RETURNS mm.glicko
+AS 'MODULE_PATHNAME', 'mm_glicko2_rate'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], float8, jsonb) IS
+    'rate one Glicko-2 rating period (Glickman steps 1-8); empty arrays are a period without games; tau NULL is the policy''s system_constant (0.5 without one); a policy adds GW2 clamps and max change';
+
+-- Privileges: the list of every object with the roles that may use it, the
+-- function that applies it to PUBLIC and SECURITY DEFINER, and the admin
+-- step that grants the roles (see sql/parts/90_privileges.sql). This section
+-- stays the last of the script: SELECT mm._apply_privileges() casts every
+-- row to its object, so it runs after every other section has created its
+-- objects, and after every CREATE OR REPLACE (which resets SECURITY
+-- DEFINER). An object another section adds or renames needs its row here
+-- (the same row as in sql/parts/90_privileges.sql).
+
+CREATE TABLE mm.privileges (
+    object  text PRIMARY KEY,
+    kind    text NOT NULL CHECK (kind IN ('function', 'relation')),
+    roles   text[] NOT NULL DEFAULT '{}'
+            CHECK (roles <@ ARRAY['public', 'service', 'admin', 'analyst']
+                   AND array_position(roles, NULL) IS NULL),
+    definer boolean NOT NULL DEFAULT false,
+    CHECK (NOT definer OR kind = 'function'),
+    CHECK (NOT definer OR NOT 'public' = ANY (roles)),
+    CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
+);
+COMMENT ON TABLE mm.privileges IS
+    'every function, table, view and sequence of schema mm with the roles that may use it (public, service, admin, analyst; empty: internal) and whether it runs with the owner''s rights; applied by mm._apply_privileges and mm.grant_roles';
+
+CREATE FUNCTION mm._apply_privileges()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r mm.privileges;
+BEGIN
+    EXECUTE 'GRANT USAGE ON SCHEMA mm TO PUBLIC';
+    EXECUTE 'REVOKE ALL ON ALL ROUTINES IN SCHEMA mm FROM PUBLIC';
+    FOR r IN SELECT * FROM mm.privileges p WHERE p.kind = 'function' ORDER BY p.object LOOP
+        IF 'public' = ANY (r.roles) THEN
+            EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO PUBLIC', r.object::regprocedure);
+        END IF;
+        IF r.definer THEN
+            EXECUTE format('ALTER ROUTINE %s SECURITY DEFINER SET search_path = mm, pg_catalog, pg_temp',
+                           r.object::regprocedure);
+        END IF;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION mm._apply_privileges() IS
+    'internal (install and upgrade scripts): grant PUBLIC what mm.privileges marks public, make its definer functions SECURITY DEFINER with search_path pinned';
+
+CREATE FUNCTION mm.grant_roles(service name DEFAULT 'mm_service', admin name DEFAULT 'mm_admin',
+                               analyst name DEFAULT 'mm_analyst')
+RETURNS TABLE (role name, created boolean, functions int, relations int)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
     kinds text[] := ARRAY['service', 'admin', 'analyst'];
     names name[] := ARRAY[service, admin, analyst];
     r mm.privileges;
@@ -1068,10 +1764,6 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.normal_quantile(float8)', 'function', '{public}', false),
 ('mm.rate(jsonb)', 'function', '{public}', false),
 ('mm.party_rating(float8[], float8[], float8, float8, float8)', 'function', '{public}', false),
-('mm.party_rating_accum(float8[], float8, float8, float8, float8, float8)', 'function', '{public}', false),
-('mm.party_rating_accum(float8[], float8, float8)', 'function', '{public}', false),
-('mm.party_rating_combine(float8[], float8[])', 'function', '{public}', false),
-('mm.party_rating_final(float8[])', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8, float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8)', 'function', '{public}', false),
 ('mm.musigma_beta(interval, float8, int, interval)', 'function', '{public}', false),
@@ -1147,22 +1839,17 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ladder_points(float8, float8, text, jsonb, timestamptz)', 'function', '{public}', false),
 ('mm.ladder_apply(int, int, jsonb)', 'function', '{public}', false),
 -- roster matcher
-('mm._roster_deleted()', 'function', '{}', false),
-('mm._match_deleted()', 'function', '{}', false),
 ('mm.matcher_config(jsonb)', 'function', '{public}', false),
 ('mm.matcher_padding(jsonb, float8)', 'function', '{public}', false),
 ('mm.match_rosters(text, jsonb, timestamptz)', 'function', '{service,admin,analyst}', false),
 ('mm._match_rosters(text, jsonb, timestamptz, boolean)', 'function', '{}', false),
 ('mm.create_queue(text, jsonb)', 'function', '{admin}', true),
-('mm.alter_queue(text, jsonb)', 'function', '{admin}', true),
-('mm.drop_queue(text)', 'function', '{admin}', true),
 ('mm._queue(text)', 'function', '{}', false),
 ('mm._check_roster(float8, float8, float8, float8, int, text[], int)', 'function', '{}', false),
 ('mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'function', '{service,admin}', true),
 ('mm.leave(bigint)', 'function', '{service,admin}', true),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'function', '{service,admin}', true),
 ('mm.list_queue(text, timestamptz)', 'function', '{service,admin,analyst}', true),
-('mm._queue_query(int, boolean)', 'function', '{}', false),
 ('mm.tick(text, timestamptz)', 'function', '{service,admin}', true),
 ('mm.preview(text, timestamptz)', 'function', '{service,admin,analyst}', true),
 -- a procedure that commits cannot be SECURITY DEFINER: it calls mm.tick
@@ -1173,10 +1860,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_bucket_bounds(jsonb, int, int)', 'function', '{public}', false),
 ('mm.async_search(jsonb, float8, int)', 'function', '{public}', false),
 ('mm.async_labels(text[])', 'function', '{public}', false),
-('mm.async_count_fill()', 'function', '{}', false),
 ('mm.async_pool_config(text)', 'function', '{}', false),
 ('mm.async_capacity(text, text[], int, jsonb)', 'function', '{}', false),
-('mm.async_fill(text, text[], int)', 'function', '{}', false),
 ('mm.async_check_ids(bigint[], text)', 'function', '{}', false),
 ('mm.async_check_query(float8, text[], int)', 'function', '{}', false),
 ('mm.create_pool(text, jsonb)', 'function', '{admin}', true),
@@ -1186,10 +1871,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'function', '{service,admin}', true),
 ('mm.remove_entry(bigint)', 'function', '{service,admin}', true),
 ('mm.remove_player(text, bigint)', 'function', '{service,admin}', true),
-('mm.async_take(jsonb, bigint)', 'function', '{}', false),
 ('mm.offer_entry(bigint)', 'function', '{service,admin}', true),
 ('mm.async_query(text, float8, text[], int, bigint[], bigint)', 'function', '{}', false),
-('mm.async_find(text, float8, text[], int, bigint[], bigint)', 'function', '{}', false),
 ('mm.find_opponent(text, float8, text[], int, bigint[], bigint)', 'function', '{service,admin}', true),
 ('mm.async_candidates(text, float8, text[], int, bigint[], bigint, int)', 'function', '{}', false),
 ('mm.find_candidates(text, float8, text[], int, bigint[], bigint, int)', 'function', '{service,admin,analyst}', true),
@@ -1215,7 +1898,6 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.queue_stats', 'relation', '{admin,analyst}', false),
 ('mm.async_pools', 'relation', '{admin,analyst}', false),
 ('mm.async_entries', 'relation', '{admin,analyst}', false),
-('mm.async_buckets', 'relation', '{admin,analyst}', false),
 ('mm.async_bucket_sizes', 'relation', '{admin,analyst}', false),
 ('mm.privileges', 'relation', '{admin,analyst}', false),
 -- sequences: only the functions that insert use them
@@ -1225,663 +1907,54 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.roster_position_seq', 'relation', '{}', false),
 ('mm.match_id_seq', 'relation', '{}', false),
 ('mm.tick_id_seq', 'relation', '{}', false),
+-- rows added with the queue engine, the async pool, placement and analytics
+('mm.party_rating_accum(internal, float8, float8, float8, float8, float8)', 'function', '{public}', false),
+('mm.party_rating_accum(internal, float8, float8)', 'function', '{public}', false),
+('mm.party_rating_combine(internal, internal)', 'function', '{public}', false),
+('mm.party_rating_final(internal)', 'function', '{public}', false),
+('mm.party_rating_serialize(internal)', 'function', '{public}', false),
+('mm.party_rating_deserialize(bytea, internal)', 'function', '{public}', false),
+('mm._end_rosters(bigint[], text, text, boolean, timestamptz)', 'function', '{}', false),
+('mm._jsonb_merge(jsonb, jsonb)', 'function', '{}', false),
+('mm._rosters(int)', 'function', '{}', false),
+('mm.alter_queue(text, jsonb, boolean)', 'function', '{admin}', true),
+('mm.drop_queue(text, boolean)', 'function', '{admin}', true),
+('mm.purge(interval, int)', 'function', '{admin}', true),
+('mm.claim_matches(text, int)', 'function', '{service,admin}', true),
+('mm.leave_player(bigint)', 'function', '{service,admin}', true),
+('mm.remove_player(bigint, bigint)', 'function', '{service,admin}', true),
+('mm.explain(bigint, timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm.ticket_status(bigint)', 'function', '{service,admin,analyst}', true),
+('mm.roster_status(bigint)', 'function', '{service,admin,analyst}', true),
+('mm.queue_channel(text)', 'function', '{service,admin,analyst}', true),
+('mm.async_fill(text, text[], float8, float8, int)', 'function', '{}', false),
+('mm.join_party(text, bigint[], jsonb[], bigint[])', 'function', '{service,admin}', true),
+('mm.set_player_attributes(bigint, jsonb)', 'function', '{service,admin}', true),
+('mm.remove_server(bigint)', 'function', '{service,admin}', true),
+('mm.place_signals(text)', 'function', '{service,admin,analyst}', true),
+('mm.server_breakdown_weighted(text, text[], float8[])', 'function', '{service,admin,analyst}', true),
+('mm.calibration(float8, float8)', 'function', '{public}', false),
+('mm.calibration(float8, float8, int)', 'function', '{public}', false),
+('mm.calibration_step(float8[], float8, float8)', 'function', '{public}', false),
+('mm.calibration_step(float8[], float8, float8, int)', 'function', '{public}', false),
+('mm.calibration_combine(float8[], float8[])', 'function', '{public}', false),
+('mm.calibration_final(float8[])', 'function', '{public}', false),
+('mm.reliability(jsonb)', 'function', '{public}', false),
+('mm.ims_beta(float8, boolean)', 'function', '{public}', false),
+('mm.ims_beta_step(float8[], float8, boolean)', 'function', '{public}', false),
+('mm.ims_beta_combine(float8[], float8[])', 'function', '{public}', false),
+('mm.ims_beta_final(float8[])', 'function', '{public}', false),
+('mm.openskill_history(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)', 'function', '{admin,analyst}', false),
+('mm.openskill_calibration(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8, int)', 'function', '{admin,analyst}', false),
+('mm.openskill_fit(text, text, float8[], float8, float8, int, text, text)', 'function', '{admin,analyst}', false),
+('mm.glicko2_history(text, interval, float8, jsonb, boolean)', 'function', '{admin,analyst}', false),
+('mm.glicko2_calibration(text, interval, float8, jsonb, boolean, int, float8)', 'function', '{admin,analyst}', false),
+('mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean)', 'function', '{admin,analyst}', false),
+('mm.glicko2_team_replay(text, interval, float8, jsonb, boolean, text)', 'function', '{admin,analyst}', false),
+('mm.async_samples', 'relation', '{admin,analyst}', false),
+('mm.async_samples_sample_id_seq', 'relation', '{}', false),
+('mm.ticket_event', 'relation', '{admin,analyst}', false),
+('mm.ticket_event_id_seq', 'relation', '{}', false),
 ('mm.async_entries_entry_id_seq', 'relation', '{}', false);
 
 SELECT mm._apply_privileges();
-
--- ==== deployable by a DBA: volatility, versions, privileges ====
-
--- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
--- (0.5 without a policy), so that a policy's system_constant no longer
--- conflicts with a default tau. The C function reads the NULL.
-CREATE OR REPLACE FUNCTION mm.glicko2_rate(player mm.glicko, opp_rating float8[], opp_rd float8[],
-                                score float8[], tau float8 DEFAULT NULL, policy jsonb DEFAULT NULL)
-RETURNS mm.glicko
-AS 'MODULE_PATHNAME', 'mm_glicko2_rate'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], float8, jsonb) IS
-    'rate one Glicko-2 rating period (Glickman steps 1-8); empty arrays are a period without games; tau NULL is the policy''s system_constant (0.5 without one); a policy adds GW2 clamps and max change';
-
--- Privileges: the list of every object with the roles that may use it, the
--- function that applies it to PUBLIC and SECURITY DEFINER, and the admin
--- step that grants the roles (see sql/parts/90_privileges.sql). This section
--- stays the last of the script: SELECT mm._apply_privileges() casts every
--- row to its object, so it runs after every other section has created its
--- objects, and after every CREATE OR REPLACE (which resets SECURITY
--- DEFINER). An object another section adds or renames needs its row here
--- (the same row as in sql/parts/90_privileges.sql).
-
-CREATE TABLE mm.privileges (
-    object  text PRIMARY KEY,
-    kind    text NOT NULL CHECK (kind IN ('function', 'relation')),
-    roles   text[] NOT NULL DEFAULT '{}'
-            CHECK (roles <@ ARRAY['public', 'service', 'admin', 'analyst']
-                   AND array_position(roles, NULL) IS NULL),
-    definer boolean NOT NULL DEFAULT false,
-    CHECK (NOT definer OR kind = 'function'),
-    CHECK (NOT definer OR NOT 'public' = ANY (roles)),
-    CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
-);
-COMMENT ON TABLE mm.privileges IS
-    'every function, table, view and sequence of schema mm with the roles that may use it (public, service, admin, analyst; empty: internal) and whether it runs with the owner''s rights; applied by mm._apply_privileges and mm.grant_roles';
-
-CREATE FUNCTION mm._apply_privileges()
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    id int;
-BEGIN
-    SELECT q.queue_id INTO id FROM mm.queue q
-    WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'queue "%" does not exist', name
-            USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
-    END IF;
-    IF keep_history IS DISTINCT FROM false THEN
-        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
-                                'removed', 'drop_queue', false);
-        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
-    ELSE
-        DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
-        DELETE FROM mm.queue q WHERE q.queue_id = id;
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
-    'drop a queue: its waiting rosters are removed; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
-
--- Look up a queue by name, or fail.
-CREATE OR REPLACE FUNCTION mm._queue(name text)
-RETURNS mm.queue
-LANGUAGE plpgsql STABLE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
-BEGIN
-    RETURN QUERY
-    WITH held AS (
-        SELECT e.labels, mm.async_bucket(cfg, e.mmr) AS bucket, count(*)::int AS fill
-        FROM mm.async_entries e WHERE e.pool = pool_buckets.pool
-        GROUP BY 1, 2
-    ), sampled AS (
-        SELECT s.labels, s.bucket, sum(s.inserts)::bigint AS inserts
-        FROM mm.async_samples s WHERE s.pool = pool_buckets.pool
-        GROUP BY 1, 2
-    )
-    SELECT k.labels, k.bucket, r.lower_mmr, r.upper_mmr, coalesce(h.fill, 0),
-           mm.async_capacity(pool_buckets.pool, k.labels, k.bucket, cfg), coalesce(x.inserts, 0)
-    FROM (SELECT h2.labels, h2.bucket FROM held h2
-          UNION SELECT x2.labels, x2.bucket FROM sampled x2) k
-    LEFT JOIN held h ON h.labels = k.labels AND h.bucket = k.bucket
-    LEFT JOIN sampled x ON x.labels = k.labels AND x.bucket = k.bucket
-    CROSS JOIN LATERAL mm.async_bucket_bounds(cfg, k.bucket, k.bucket) r
-    ORDER BY k.labels, k.bucket;
-END
-$$;
-COMMENT ON FUNCTION mm.pool_buckets(text) IS
-    'the buckets of a pool that hold entries or were sampled: MMR interval, fill (counted now), capacity, entries added since the sample started';
-
-CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
-                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
-    q mm.queue;
-BEGIN
-    SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name AND queue.dropped_at IS NULL;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'queue "%" does not exist', name
-            USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
-    END IF;
-    RETURN q;
-END
-$$;
-COMMENT ON FUNCTION mm._queue(text) IS 'internal: the queue of that name, or an error';
-
--- Check a roster's numbers (enqueue and update_roster); the table's CHECKs
--- hold the same rules, these give the message.
-CREATE OR REPLACE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
-                                 ladder_points float8, dishonor int, professions text[], players int)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    v float8;
-    n text;
-BEGIN
-    FOR n, v IN VALUES ('rating', rating), ('deviation', deviation), ('rank', rank), ('ladder_points', ladder_points) LOOP
-        IF v IS NOT NULL AND (v = 'NaN' OR v IN ('Infinity', '-Infinity')) THEN
-            RAISE EXCEPTION '% must be finite', n
-                USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', v);
-        END IF;
-    END LOOP;
-    IF deviation < 0 THEN
-        RAISE EXCEPTION 'deviation must not be negative'
-            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', deviation);
-    END IF;
-    IF dishonor < 0 THEN
-        RAISE EXCEPTION 'dishonor must not be negative'
-            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', dishonor);
-    END IF;
-    IF professions IS NOT NULL THEN
-        IF array_position(professions, NULL) IS NOT NULL THEN
-            RAISE EXCEPTION 'professions must not contain nulls'
-                USING ERRCODE = 'null_value_not_allowed';
-        END IF;
-        IF array_position(professions, '') IS NOT NULL THEN
-            RAISE EXCEPTION 'professions must not be empty strings'
-                USING ERRCODE = 'invalid_parameter_value';
-        END IF;
-        IF cardinality(professions) NOT IN (0, players) THEN
-            RAISE EXCEPTION 'professions must name one profession per player'
-                USING ERRCODE = 'invalid_parameter_value',
-                      DETAIL = format('The roster has %s players and %s professions.', players, cardinality(professions)),
-                      HINT = 'Give one profession per player, in the order of players, or none.';
-        END IF;
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[], int) IS
-    'internal: check a roster''s rating, deviation, rank, ladder points, dishonor and professions';
-
-CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
-                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
-                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
-                           joined_at timestamptz DEFAULT now())
-RETURNS bigint
-    r mm.privileges;
-BEGIN
-    EXECUTE 'GRANT USAGE ON SCHEMA mm TO PUBLIC';
-    EXECUTE 'REVOKE ALL ON ALL ROUTINES IN SCHEMA mm FROM PUBLIC';
-    FOR r IN SELECT * FROM mm.privileges p WHERE p.kind = 'function' ORDER BY p.object LOOP
-        IF 'public' = ANY (r.roles) THEN
-            EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO PUBLIC', r.object::regprocedure);
-        END IF;
-        IF r.definer THEN
-            EXECUTE format('ALTER ROUTINE %s SECURITY DEFINER SET search_path = mm, pg_catalog, pg_temp',
-                           r.object::regprocedure);
-        END IF;
-    END LOOP;
-END
-$$;
-COMMENT ON FUNCTION mm._apply_privileges() IS
-    'internal (install and upgrade scripts): grant PUBLIC what mm.privileges marks public, make its definer functions SECURITY DEFINER with search_path pinned';
-
-CREATE FUNCTION mm.grant_roles(service name DEFAULT 'mm_service', admin name DEFAULT 'mm_admin',
-                               analyst name DEFAULT 'mm_analyst')
-RETURNS TABLE (role name, created boolean, functions int, relations int)
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
-    lab text[];
-    b int;
-    lo float8;
-    hi float8;
-    existing bigint;
-    is_new boolean;
-    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
-    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
-    f int;
-    cap int;
-    id bigint;
-BEGIN
-    IF put_entry.player_id IS NULL THEN
-        RAISE EXCEPTION 'player_id must not be NULL'
-            USING ERRCODE = 'null_value_not_allowed',
-                  HINT = 'Pass the id of the player whose entry this is.';
-    END IF;
-    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
-    lab := mm.async_labels(put_entry.labels);
-    b := mm.async_bucket(cfg, put_entry.mmr);
-    SELECT r.lower_mmr, r.upper_mmr INTO lo, hi FROM mm.async_bucket_bounds(cfg, b, b) r;
-
-    -- Lock order: the player, his entries, then the bucket (last).
-    -- One put at a time per player, so the per-player rules hold.
-    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
-                                             pg_catalog.hashint8(put_entry.player_id));
-    -- his entries: an offer in flight that holds one is waited for here,
-    -- before the bucket lock (an offer never waits, so this cannot cycle)
-    PERFORM 1 FROM mm.async_entries e
-    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
-    ORDER BY e.entry_id
-    FOR UPDATE OF e;
-
-    -- the player's entry in this bucket is updated in place
-    SELECT e.entry_id INTO existing FROM mm.async_entries e
-    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
-      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
-    LIMIT 1;
-    IF existing IS NOT NULL THEN
-        UPDATE mm.async_entries e
-        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
-        WHERE e.entry_id = existing;
-        IF NOT multi THEN
-            DELETE FROM mm.async_entries e
-            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
-              AND e.entry_id <> existing;
-        END IF;
-        RETURN existing;
-    END IF;
-
-    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
-                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
-    IF NOT multi THEN
-        -- one entry per player: the entry moves to its new bucket
-        DELETE FROM mm.async_entries e
-        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
-    END IF;
-
-    -- Puts that add to a bucket take turns on its advisory lock until
-    -- commit, so a full bucket never overflows; the fill is counted after
-    -- the lock is granted (a new statement, a new snapshot). Nothing below
-    -- waits for a row lock.
-    PERFORM pg_catalog.pg_advisory_xact_lock(
-        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
-    cap := mm.async_capacity(pool, lab, b, cfg);
-    -- counted up to a little past the capacity: exact unless the bucket is
-    -- far over it (a lowered capacity, rows written directly), which then
-    -- shrinks by 17 entries a put
-    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
-    -- a new player is not added to a bucket filled to the threshold
-    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
-        RETURN NULL;
-    END IF;
-    IF f >= cap THEN
-        -- a full bucket replaces its oldest entries
-        DELETE FROM mm.async_entries e
-        WHERE e.entry_id IN (
-            SELECT o.entry_id FROM mm.async_entries o
-            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
-            ORDER BY o.updated_at, o.entry_id
-            LIMIT f - cap + 1
-            FOR UPDATE SKIP LOCKED);
-    END IF;
-    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
-    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
-    RETURNING entry_id INTO id;
-    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
-        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
-        VALUES (put_entry.pool, lab, b, 1);
-    END IF;
-    RETURN id;
-END
-$$;
-COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
-    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
-
-CREATE OR REPLACE FUNCTION mm.offer_entry(entry_id bigint)
-RETURNS boolean
-AS 'MODULE_PATHNAME', 'mm_offer_entry'
-LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION mm.offer_entry(bigint) IS
-    'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
-
-CREATE OR REPLACE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
-                                 retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
-                                 searcher bigint DEFAULT NULL)
-RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model jsonb)
-AS 'MODULE_PATHNAME', 'mm_find_opponent'
-LANGUAGE C VOLATILE ROWS 1;
-COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
-    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
-
-CREATE OR REPLACE FUNCTION mm.rebalance_pool(pool text)
-RETURNS TABLE(labels text[], bucket int, capacity int)
-    q mm.queue := mm._queue(queue);
-    cfg jsonb := mm.matcher_config(q.config);
-    team_size int := (cfg ->> 'team_size')::int;
-    n int := cardinality(players);
-    p bigint;
-    other bigint;
-    s timestamptz;
-    stacks int;
-    id bigint;
-BEGIN
-    IF players IS NULL OR n = 0 THEN
-        RAISE EXCEPTION 'roster must have at least one player'
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
-    END IF;
-    IF array_ndims(players) > 1 THEN
-        RAISE EXCEPTION 'players must be a one-dimensional array'
-            USING ERRCODE = 'array_subscript_error';
-    END IF;
-    IF n > team_size THEN
-        RAISE EXCEPTION 'roster is larger than a team'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
-                  HINT = 'Split the party, or queue it where teams are larger.';
-    END IF;
-    IF array_position(players, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'player % appears twice in the roster', p
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
-    END IF;
-    IF rating IS NULL OR deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
-       OR professions IS NULL OR joined_at IS NULL THEN
-        RAISE EXCEPTION 'rating, deviation, rank, ladder_points, professions and joined_at must not be null'
-            USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF NOT isfinite(joined_at) THEN
-        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF joined_at > now() THEN
-        RAISE EXCEPTION 'joined_at must not be in the future'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
-                  HINT = 'Leave joined_at out to queue the roster now.';
-    END IF;
-    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
-
-    -- dishonor: players in a timeout now may not queue (whatever joined_at
-    -- says); stacks default the roster's dishonor
-    SELECT d.player_id, d.timeout_until INTO p, s
-    FROM mm.dishonor_statuses(players, now()) d
-    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'player % is in a dishonor timeout', p
-            USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('The timeout lasts until %s.', s),
-                  HINT = format('The player can queue again at %s.', s);
-    END IF;
-    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
-
-    SELECT qp.player_id, qp.roster_id INTO p, other
-    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'player % is already queued', p
-            USING ERRCODE = 'unique_violation',
-                  DETAIL = format('The player is in waiting roster %s.', other),
-                  HINT = format('Call mm.leave(%s) first.', other);
-    END IF;
-
-    -- requeue_while_in_match false: a player whose last match is not
-    -- finished waits for it
-    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
-        SELECT e.player_id, e.match_id INTO p, other
-        FROM unnest(players) AS u(x)
-        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
-                            WHERE e.player_id = u.x AND e.status = 'matched'
-                            ORDER BY e.event_id DESC LIMIT 1) e
-        JOIN mm.match m ON m.match_id = e.match_id
-        WHERE m.status <> 'finished'
-        ORDER BY e.player_id LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
-                USING ERRCODE = 'object_not_in_prerequisite_state',
-                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
-                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
-        END IF;
-    END IF;
-
-    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
-    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
-    RETURNING roster.roster_id INTO id;
-    BEGIN
-        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
-        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
-        FROM unnest(players) WITH ORDINALITY AS u(x, o);
-    EXCEPTION WHEN unique_violation THEN
-        RAISE EXCEPTION 'a player of the roster was queued at the same time'
-            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
-    END;
-    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
-    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
-    RETURN id;
-END
-$$;
-COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
-
--- Take rosters out of their queue with a reason and record it per player;
--- the rosters that are not waiting (or are locked by a tick, when
--- skip_locked) are left alone. Returns the rosters taken out.
-CREATE OR REPLACE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
-                                at timestamptz DEFAULT now())
-RETURNS SETOF bigint
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
-    cache int := (cfg ->> 'player_cache_size')::int;
-    min_size int := (cfg ->> 'bucket_min_size')::int;
-    total bigint;
-BEGIN
-    IF cache IS NULL THEN
-        RAISE EXCEPTION 'pool "%" has no player_cache_size', pool
-            USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = 'Rebalancing shares player_cache_size among the buckets.',
-                  HINT = format('Set it first: SELECT mm.alter_pool(%L, ''{"player_cache_size": 100000}'');', pool);
-    END IF;
-    -- merge the sample to one row per bucket (puts keep adding rows)
-    WITH gone AS (
-        DELETE FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool
-        RETURNING s.pool, s.labels, s.bucket, s.inserts
-    )
-    INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
-    SELECT g.pool, g.labels, g.bucket, sum(g.inserts)
-    FROM gone g GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
-    SELECT sum(s.inserts) INTO total FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
-    IF coalesce(total, 0) > 0 THEN
-        -- each bucket gets its share of the sampled inserts, at least the minimum
-        DELETE FROM mm.async_bucket_sizes z WHERE z.pool = rebalance_pool.pool;
-        INSERT INTO mm.async_bucket_sizes (pool, labels, bucket, capacity)
-        SELECT s.pool, s.labels, s.bucket,
-               least(cache, greatest(min_size, floor(cache::float8 * s.inserts / total)::int))
-        FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
-        -- buckets now over capacity drop their oldest entries
-        DELETE FROM mm.async_entries x
-        WHERE x.entry_id IN (
-            SELECT r.entry_id FROM (
-                SELECT e.entry_id, e.labels, mm.async_bucket(cfg, e.mmr) AS bucket,
-                       row_number() OVER (PARTITION BY e.labels, mm.async_bucket(cfg, e.mmr)
-                                          ORDER BY e.updated_at DESC, e.entry_id DESC) AS rn
-                FROM mm.async_entries e WHERE e.pool = rebalance_pool.pool) r
-            JOIN mm.async_bucket_sizes z
-              ON z.pool = rebalance_pool.pool AND z.labels = r.labels AND z.bucket = r.bucket
-            WHERE r.rn > z.capacity);
-    END IF;
-    RETURN QUERY
-    SELECT z.labels, z.bucket, z.capacity FROM mm.async_bucket_sizes z
-    WHERE z.pool = rebalance_pool.pool ORDER BY z.labels, z.bucket;
-END
-$$;
-COMMENT ON FUNCTION mm.rebalance_pool(text) IS
-    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';
-
-DROP FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint);
-DROP FUNCTION mm.async_take(jsonb, bigint);
-
--- Placement, finished: remove a server, update a seated player, join a
--- party, the weights of a place's signals and a weighted breakdown.
-
-CREATE FUNCTION mm.remove_server(server_id bigint)
-RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    -- Takes the server row's lock, as joins do: a joiner waiting on it then
-    -- finds the server gone and moves on to the next one. Its players go
-    -- with it (mm.server_players references it ON DELETE CASCADE).
-    DELETE FROM mm.servers s WHERE s.server_id = remove_server.server_id;
-    RETURN FOUND;
-END
-$$;
-COMMENT ON FUNCTION mm.remove_server(bigint) IS
-    'shut a server down: remove it and its players; false when there was none';
-
-CREATE FUNCTION mm.set_player_attributes(player_id bigint, attributes jsonb)
-RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    sid bigint;
-BEGIN
-    IF pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
-        RAISE EXCEPTION 'player attributes must be a JSON object'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The value is %s.', attributes),
-                  HINT = 'For example {"age": 13, "language": "en"}; null removes an attribute.';
-    END IF;
-    SELECT p.server_id INTO sid FROM mm.server_players p
-    WHERE p.player_id = set_player_attributes.player_id;
-    IF sid IS NULL THEN
-        RETURN false;
-    END IF;
-    -- Lock the server row first (as joins and leaves do), so the refresh
-    -- below sees every committed player of the server.
-    PERFORM 1 FROM mm.servers s WHERE s.server_id = sid FOR UPDATE;
-    UPDATE mm.server_players p
-    SET attributes = (p.attributes || set_player_attributes.attributes)
-                     - ARRAY(SELECT a.key FROM pg_catalog.jsonb_each(set_player_attributes.attributes) a
-                             WHERE a.value = 'null'::jsonb)
-    WHERE p.player_id = set_player_attributes.player_id AND p.server_id = sid;
-    IF NOT FOUND THEN
-        -- left (or was moved) meanwhile
-        RETURN false;
-    END IF;
-    PERFORM mm.refresh_servers(ARRAY[sid]);
-    RETURN true;
-END
-$$;
-COMMENT ON FUNCTION mm.set_player_attributes(bigint, jsonb) IS
-    'update a seated player''s attributes: the given keys replace theirs, null removes one; the server''s aggregates follow; false when the player is on no server';
-
-CREATE FUNCTION mm.join_party(place text, player_ids bigint[], players jsonb[] DEFAULT NULL,
-                              preferred bigint[] DEFAULT '{}')
-RETURNS bigint
-LANGUAGE plpgsql VOLATILE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    n int := coalesce(pg_catalog.cardinality(player_ids), 0);
-    attrs jsonb[] := coalesce(players, pg_catalog.array_fill('{}'::jsonb, ARRAY[n]));
-    seated text;
-    candidate bigint;
-    taken bigint;
-BEGIN
-    IF place IS NULL OR player_ids IS NULL OR preferred IS NULL THEN
-        RAISE EXCEPTION '% must not be NULL',
-            CASE WHEN place IS NULL THEN 'place' WHEN player_ids IS NULL THEN 'player_ids' ELSE 'preferred' END
-            USING ERRCODE = 'null_value_not_allowed',
-                  HINT = 'Pass the place, the party''s player ids and ''{}'' for no preferred players.';
-    END IF;
-    IF n = 0 THEN
-        RAISE EXCEPTION 'a party must have at least one player'
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Pass the party''s player ids, such as ''{7, 8}''.';
-    END IF;
-    IF pg_catalog.array_position(player_ids, NULL) IS NOT NULL
-       OR pg_catalog.array_position(attrs, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION '% must not contain NULL elements',
-            CASE WHEN pg_catalog.array_position(player_ids, NULL) IS NOT NULL THEN 'player_ids' ELSE 'players' END
-            USING ERRCODE = 'null_value_not_allowed',
-                  HINT = 'Give every player an id, and ''{}'' for a player without attributes.';
-    END IF;
-    IF pg_catalog.cardinality(attrs) <> n THEN
-        RAISE EXCEPTION 'players must have one element per player id'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('There are %s player ids and %s attribute objects.', n, pg_catalog.cardinality(attrs)),
-                  HINT = 'players[i] holds the attributes of player_ids[i]; pass NULL for none.';
-    END IF;
-    IF (SELECT count(DISTINCT i) FROM pg_catalog.unnest(player_ids) i) <> n THEN
-        RAISE EXCEPTION 'player_ids must not repeat a player'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The ids are %s.', player_ids);
-    END IF;
-    SELECT string_agg(format('%s (server %s)', p.player_id, p.server_id), ', ' ORDER BY p.player_id)
-    INTO seated FROM mm.server_players p WHERE p.player_id = ANY (player_ids);
-    IF seated IS NOT NULL THEN
-        RAISE EXCEPTION 'players of the party are already on a server'
-            USING ERRCODE = 'unique_violation',
-                  DETAIL = format('Seated: %s.', seated),
-                  HINT = 'Call mm.leave_server for them first.';
-    END IF;
-    -- ranked for the party's first player (its leader)
-    FOR candidate IN
-        SELECT r.server_id FROM mm.rank_servers(join_party.place, attrs[1], join_party.preferred) r
-    LOOP
-        -- the best server with a slot for everyone, once we hold its row lock
-        UPDATE mm.servers s SET occupancy = s.occupancy + n
-        WHERE s.server_id = candidate AND s.occupancy + n <= s.capacity
-        RETURNING s.server_id INTO taken;
-        IF taken IS NOT NULL THEN
-            BEGIN
-                INSERT INTO mm.server_players (player_id, server_id, attributes)
-                SELECT u.id, taken, u.a FROM unnest(player_ids, attrs) AS u(id, a);
-            EXCEPTION WHEN unique_violation THEN
-                RAISE EXCEPTION 'players of the party joined a server meanwhile'
-                    USING ERRCODE = 'unique_violation',
-                          HINT = 'Nothing was changed; call mm.join_party again.';
-            END;
-            PERFORM mm.refresh_servers(ARRAY[taken]);
-            RETURN taken;
-        END IF;
-    END LOOP;
-    RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mm.join_party(text, bigint[], jsonb[], bigint[]) IS
-    'put a party on the best server (ranked for its first player) with a free slot for every member, all or none; NULL when no server has room';
-
-CREATE FUNCTION mm.place_signals(place text)
-RETURNS TABLE(signal text, kind text, weight float8)
-AS 'MODULE_PATHNAME', 'mm_place_signals'
-LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION mm.place_signals(text) IS
-    'the signals a place scores servers with (its config or the Roblox default), weight-0 signals left out, in rank_servers'' order';
-
-CREATE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
-RETURNS jsonb
-LANGUAGE plpgsql STABLE STRICT
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    result jsonb;
-    unknown text;
-BEGIN
-    IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
-        RAISE EXCEPTION 'signals and signal_scores must have the same length'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('There are %s signals and %s scores.',
-                                  pg_catalog.cardinality(signals), pg_catalog.cardinality(signal_scores)),
-                  HINT = 'Pass the signals and signal_scores columns of one mm.rank_servers row.';
-    END IF;
-    IF pg_catalog.array_position(signals, NULL) IS NOT NULL
-       OR pg_catalog.array_position(signal_scores, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'signals and signal_scores must not contain NULL elements'
-            USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF EXISTS (SELECT 1 FROM pg_catalog.unnest(signal_scores) x
-               WHERE NOT (x >= 0 AND x <= 1)) THEN
-        RAISE EXCEPTION 'signal scores must be between 0 and 1'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The scores are %s.', signal_scores),
-                  HINT = 'Pass the signal_scores column of one mm.rank_servers row.';
-    END IF;
-    SELECT string_agg(u.n, ', ') INTO unknown
-    FROM pg_catalog.unnest(signals) u(n)
-    WHERE NOT EXISTS (SELECT 1 FROM mm.place_signals(place) w WHERE w.signal = u.n);
-    IF unknown IS NOT NULL THEN
-        RAISE EXCEPTION 'place "%" does not score with %', place, unknown
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'See the place''s signals with mm.place_signals.';
-    END IF;
-    SELECT coalesce(pg_catalog.jsonb_object_agg(u.n, pg_catalog.jsonb_build_object(
-               'score', u.s, 'weight', w.weight, 'weighted', u.s * w.weight)), '{}')
-    INTO result
-    FROM unnest(signals, signal_scores) AS u(n, s)
-    JOIN mm.place_signals(place) w ON w.signal = u.n;
-    RETURN result;
-END
-$$;
-COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
-    'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';
