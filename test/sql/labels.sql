@@ -8,7 +8,6 @@
 -- Bodies whose words look like a rule's match but are not one.
 CREATE TEMP TABLE label_exceptions (fn regprocedure, rule text, why text);
 INSERT INTO label_exceptions VALUES
-    ('mm._queue_query(int, boolean)', 'reads', 'builds the text of a query on mm.roster; reads nothing'),
     ('mm.async_pool_config(text)', 'calls', 'names mm.create_pool in an error hint; calls nothing');
 
 CREATE TEMP VIEW mm_functions AS

@@ -259,7 +259,7 @@ SELECT count(*) AS matches_seen FROM mm.match;
 SELECT count(*) AS players_in_servers FROM mm.server_players;
 RESET ROLE;
 SET ROLE regress_mm_ops;
-SELECT mm.drop_queue('p_duel');
+SELECT mm.drop_queue('p_duel', keep_history => false);
 SELECT mm.drop_pool('p_arena');
 SELECT mm.dishonor_clear(9);
 RESET ROLE;
@@ -310,7 +310,7 @@ ROLLBACK;
 SELECT :'clean' = :'hijacked' AS hijack_changes_nothing;
 
 SET ROLE regress_mm_ops;
-SELECT mm.drop_queue('h_duel');
+SELECT mm.drop_queue('h_duel', keep_history => false);
 SELECT mm.drop_pool('h_arena');
 RESET ROLE;
 DROP SCHEMA regress_evil CASCADE;

@@ -150,7 +150,7 @@ reads=(
 	"ladder points|SELECT mm.ladder_points(0.6, 500, 'victory', NULL, '2026-01-01'), mm.ladder_apply(1200, 15, NULL)"
 	"preview of a queue|SELECT * FROM mm.preview('ranked', now() + interval '1 hour')"
 	"list_queue and queue_stats|SELECT (SELECT count(*) FROM mm.list_queue('ranked')), (SELECT waiting_rosters FROM mm.queue_stats WHERE queue = 'ranked')"
-	"match_rosters over a query|SELECT * FROM mm.match_rosters('SELECT roster_id, players, rating, deviation, rank, ladder_points, dishonor, professions, joined_at FROM mm.roster ORDER BY position', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1, \"rosters\": 8}}', now() + interval '1 hour')"
+	"match_rosters over a query|SELECT * FROM mm.match_rosters('SELECT roster_id, players, rating, deviation, rank, ladder_points, dishonor, professions, joined_at FROM mm.list_queue(''ranked'') ORDER BY place', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1, \"rosters\": 8}}', now() + interval '1 hour')"
 	"rank_servers|SELECT server_id, score FROM mm.rank_servers('obby', '{\"age\": 13, \"language\": \"en\", \"voice_chat\": true, \"play_history\": 2.4, \"latency\": {\"eu\": 30, \"us\": 140}}')"
 	"find_candidates|SELECT player_id, mmr FROM mm.find_candidates('arena', 1020, '{eu}')"
 	"dishonor_status|SELECT * FROM mm.dishonor_status(42, '2026-01-01 12:30+00')"

@@ -171,7 +171,8 @@ END
 $$;
 SELECT count(*) FROM mm.grant_roles('mm_up_service', 'mm_up_admin', 'mm_up_analyst');
 SET ROLE mm_up_service;
-SELECT mm.enqueue('duel', ARRAY[51::bigint], 1410, 10, joined_at => '2026-01-01 12:02+00') > 0 AS queued \gset
+SELECT count(*) = 2 AS queued FROM (SELECT mm.enqueue('duel', ARRAY[p::bigint], 1400 + p, 10, joined_at => '2026-01-01 12:02+00')
+                                    FROM generate_series(52, 53) p) e \gset
 SELECT count(*) = 2 AS duel_matched FROM mm.tick('duel', '2026-01-01 12:10+00') \gset
 SELECT count(*) = 1 AS service_found FROM mm.find_opponent('arena', 1200, '{eu}') WHERE result = 'success' \gset
 RESET ROLE;
