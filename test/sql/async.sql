@@ -272,8 +272,9 @@ FROM generate_series(1, 2) g;
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.drop_pool('stale');
 
--- find_opponent reads the pool tables directly, with the checks a SELECT
--- makes: the caller's SELECT privilege, and no row level security.
+-- find_opponent runs with the owner's rights (see mm.privileges): a role
+-- without EXECUTE on it is refused, whatever it may read; with the owner's
+-- rights its own SELECT and row level security checks see the owner.
 CREATE ROLE regress_mm_async;
 GRANT USAGE ON SCHEMA mm TO regress_mm_async;
 SET ROLE regress_mm_async;
