@@ -40,6 +40,7 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "openskill.h"
 
 #include <math.h>
 #include <time.h>
@@ -81,6 +82,24 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 	cfg->ticket_ttl_null = true;
 	cfg->ticket_ttl_s = 0;
 	cfg->requeue_while_in_match = true;
+	cfg->rating_model = "openskill";
+	cfg->rating_key = "ranked";
+	cfg->openskill_model = "plackett_luce";
+	cfg->os_mu = 25.0;
+	cfg->os_sigma = 25.0 / 3;
+	cfg->os_beta = 25.0 / 6;
+	cfg->os_kappa = 0.0001;
+	cfg->os_tau = 25.0 / 300;
+	cfg->g_rating = 1500;
+	cfg->g_rd = 350;
+	cfg->g_vol = 0.06;
+	cfg->ladder = true;
+	cfg->season_start = NULL;
+	cfg->season_start_null = true;
+	cfg->season_end = NULL;
+	cfg->season_end_null = true;
+	cfg->desertion_reason = "abandon";
+	cfg->desertion_reason_null = false;
 	mm_prediction_defaults(&cfg->prediction);
 }
 
@@ -88,7 +107,8 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 
 static MmConfigKey filter_keys[8];
 static MmConfigKey scoring_keys[13];
-static MmConfigKey matcher_keys[7];
+static MmConfigKey rating_keys[17];
+static MmConfigKey matcher_keys[8];
 
 static MmConfigKey
 key(const char *name, MmConfigType type, void *target, double min, double max)
@@ -136,6 +156,32 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	scoring_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
 
 	i = 0;
+	rating_keys[i++] = key("model", MM_CONFIG_TEXT, &cfg->rating_model, 0, 0);
+	rating_keys[i++] = key("key", MM_CONFIG_TEXT, &cfg->rating_key, 0, 0);
+	rating_keys[i++] = key("openskill_model", MM_CONFIG_TEXT, &cfg->openskill_model, 0, 0);
+	rating_keys[i++] = key("mu", MM_CONFIG_FLOAT, &cfg->os_mu, -BIG, BIG);
+	rating_keys[i++] = key("sigma", MM_CONFIG_FLOAT, &cfg->os_sigma, 0, BIG);
+	rating_keys[i - 1].min_exclusive = true;
+	rating_keys[i++] = key("beta", MM_CONFIG_FLOAT, &cfg->os_beta, 0, BIG);
+	rating_keys[i - 1].min_exclusive = true;
+	rating_keys[i++] = key("kappa", MM_CONFIG_FLOAT, &cfg->os_kappa, 0, BIG);
+	rating_keys[i - 1].min_exclusive = true;
+	rating_keys[i++] = key("tau", MM_CONFIG_FLOAT, &cfg->os_tau, 0, BIG);
+	rating_keys[i++] = key("rating", MM_CONFIG_FLOAT, &cfg->g_rating, -BIG, BIG);
+	rating_keys[i++] = key("rd", MM_CONFIG_FLOAT, &cfg->g_rd, 0, BIG);
+	rating_keys[i - 1].min_exclusive = true;
+	rating_keys[i++] = key("vol", MM_CONFIG_FLOAT, &cfg->g_vol, 0, BIG);
+	rating_keys[i - 1].min_exclusive = true;
+	rating_keys[i++] = key("ladder", MM_CONFIG_BOOL, &cfg->ladder, 0, 0);
+	rating_keys[i] = key("season_start", MM_CONFIG_TEXT, &cfg->season_start, 0, 0);
+	rating_keys[i++].isnull = &cfg->season_start_null;
+	rating_keys[i] = key("season_end", MM_CONFIG_TEXT, &cfg->season_end, 0, 0);
+	rating_keys[i++].isnull = &cfg->season_end_null;
+	rating_keys[i] = key("desertion_reason", MM_CONFIG_TEXT, &cfg->desertion_reason, 0, 0);
+	rating_keys[i++].isnull = &cfg->desertion_reason_null;
+	rating_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
+
+	i = 0;
 	matcher_keys[i++] = key("team_size", MM_CONFIG_INT, &cfg->team_size, 1, 1000);
 	matcher_keys[i] = key("filter", MM_CONFIG_OBJECT, NULL, 0, 0);
 	matcher_keys[i++].keys = filter_keys;
@@ -146,6 +192,8 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	matcher_keys[i] = key("ticket_ttl", MM_CONFIG_TEXT, &cfg->ticket_ttl, 0, 0);
 	matcher_keys[i++].isnull = &cfg->ticket_ttl_null;
 	matcher_keys[i++] = key("requeue_while_in_match", MM_CONFIG_BOOL, &cfg->requeue_while_in_match, 0, 0);
+	matcher_keys[i] = key("rating", MM_CONFIG_OBJECT, NULL, 0, 0);
+	matcher_keys[i++].keys = rating_keys;
 	matcher_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
 	return matcher_keys;
 }
@@ -177,6 +225,24 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"filter.potentials_max\" must not be less than \"filter.potentials_min\""),
 				 errdetail("potentials_min is %d and potentials_max is %d.",
 						   cfg->potentials_min, cfg->potentials_max)));
+	if (strcmp(cfg->rating_model, "openskill") != 0 &&
+		strcmp(cfg->rating_model, "glicko2") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.model\" is invalid"),
+				 errdetail("The value is \"%s\".", cfg->rating_model),
+				 errhint("Use \"openskill\" or \"glicko2\".")));
+	if (cfg->rating_key[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.key\" must not be empty"),
+				 errhint("Name the rating, such as \"ranked\".")));
+	if (!cfg->desertion_reason_null && cfg->desertion_reason[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.desertion_reason\" must not be empty"),
+				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
+	(void) mm_os_parse_model(cfg->openskill_model);
 }
 
 /* Rating padding after waiting "age" seconds (Filter/Rating). */

@@ -46,6 +46,25 @@ typedef struct MmMatcherConfig
 	bool		ticket_ttl_null;
 	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
 	bool		requeue_while_in_match;
+	/* "rating": how mm.report_result rates a match of the queue */
+	char	   *rating_model;	/* "openskill" or "glicko2" */
+	char	   *rating_key;		/* the key of mm.ratings rows */
+	char	   *openskill_model;	/* a Weng-Lin model of mm.openskill_rate */
+	double		os_mu;			/* a new player's mu */
+	double		os_sigma;		/* a new player's sigma */
+	double		os_beta;
+	double		os_kappa;
+	double		os_tau;
+	double		g_rating;		/* a new player's Glicko-2 rating */
+	double		g_rd;
+	double		g_vol;
+	bool		ladder;			/* award ladder points */
+	char	   *season_start;	/* ladder season bounds as text; NULL: none */
+	bool		season_start_null;
+	char	   *season_end;
+	bool		season_end_null;
+	char	   *desertion_reason;	/* dishonor reason; NULL: no dishonor */
+	bool		desertion_reason_null;
 	/* not a config key: scan the whole queue for potentials (tests) */
 	bool		naive_search;
 } MmMatcherConfig;

@@ -546,6 +546,17 @@ match_outcomes(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
+/* Append ', "key": value' with value a JSON string, or null. */
+static void
+config_text_nullable(StringInfo b, const char *key, const char *value)
+{
+	appendStringInfo(b, ", \"%s\": ", key);
+	if (value)
+		escape_json(b, value);
+	else
+		appendStringInfoString(b, "null");
+}
+
 /* Render a queue configuration with every default filled in. */
 static char *
 config_text(const MmMatcherConfig *c)
@@ -582,8 +593,23 @@ config_text(const MmMatcherConfig *c)
 		escape_json(&b, c->ticket_ttl);
 	else
 		appendStringInfoString(&b, "null");
-	appendStringInfo(&b, ", \"requeue_while_in_match\": %s}",
+	appendStringInfo(&b, ", \"requeue_while_in_match\": %s, \"rating\": {\"model\": ",
 					 c->requeue_while_in_match ? "true" : "false");
+	escape_json(&b, c->rating_model);
+	appendStringInfoString(&b, ", \"key\": ");
+	escape_json(&b, c->rating_key);
+	appendStringInfoString(&b, ", \"openskill_model\": ");
+	escape_json(&b, c->openskill_model);
+	appendStringInfo(&b, ", \"mu\": %.17g, \"sigma\": %.17g, \"beta\": %.17g, "
+					 "\"kappa\": %.17g, \"tau\": %.17g, \"rating\": %.17g, "
+					 "\"rd\": %.17g, \"vol\": %.17g, \"ladder\": %s",
+					 c->os_mu, c->os_sigma, c->os_beta, c->os_kappa, c->os_tau,
+					 c->g_rating, c->g_rd, c->g_vol, c->ladder ? "true" : "false");
+	config_text_nullable(&b, "season_start", c->season_start_null ? NULL : c->season_start);
+	config_text_nullable(&b, "season_end", c->season_end_null ? NULL : c->season_end);
+	config_text_nullable(&b, "desertion_reason",
+						 c->desertion_reason_null ? NULL : c->desertion_reason);
+	appendStringInfoString(&b, "}}");
 	return b.data;
 }
 

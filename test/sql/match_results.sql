@@ -1,0 +1,132 @@
+-- Results: mm.report_result rates a match once (OpenSkill as mm.openskill_rate
+-- does, Glicko-2 as mm.glicko2_rate does), awards ladder points from the
+-- match's prediction, gives dishonor for desertions, records before and
+-- after, finishes the match; a repeated report changes nothing; a
+-- conflicting one is refused; mm.abandon_match.
+\set VERBOSITY sqlstate
+SET timezone = 'UTC';
+-- the tests after this one count on mm's sequences: put them back at the end
+CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
+DO $$
+DECLARE
+    c regclass;
+BEGIN
+    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
+        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
+    END LOOP;
+END
+$$;
+SELECT mm.create_queue('res', '{"team_size": 2, "filter": {"potentials_min": 1}, "requeue_while_in_match": false}');
+SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name = 'res';
+-- bad rating configs
+SELECT mm.alter_queue('res', '{"rating": {"model": "elo"}}');
+SELECT mm.alter_queue('res', '{"rating": {"openskill_model": "nope"}}');
+SELECT mm.alter_queue('res', '{"rating": {"sigma": 0}}');
+SELECT mm.alter_queue('res', '{"rating": {"key": ""}}');
+SELECT mm.alter_queue('res', '{"rating": {"colour": 1}}');
+
+-- 9001 and 9004 against 9002 and 9003 (equal ratings: prediction 0, odds 0.5)
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 12:00:00+00'))
+FROM unnest(ARRAY[9001, 9002, 9003, 9004]::bigint[]) p;
+CREATE TEMP TABLE m1 AS SELECT DISTINCT match_id FROM mm.tick('res', '2024-01-01 12:10:00+00');
+SELECT count(*) AS matches FROM m1;
+SELECT match_id AS m1 FROM m1 \gset
+SELECT r.team, array_agg(p ORDER BY p) AS players
+FROM mm.match_roster r, unnest(r.players) p WHERE r.match_id = :m1 GROUP BY r.team ORDER BY r.team;
+SELECT prediction, red_odds, blue_odds FROM mm.match WHERE match_id = :m1;
+-- the match is not finished: its players may not queue again
+SELECT mm.enqueue('res', ARRAY[9001], 1500);
+
+-- bad results change nothing
+SELECT mm.report_result(NULL, '{}');
+SELECT mm.report_result(-1, '{"teams": {}}');
+SELECT mm.report_result(:m1, '[]');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}, "green": {"rank": 3}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1}, "blue": {}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": "1"}, "blue": {"rank": 2}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1, "desertions": [9002]}, "blue": {"rank": 2}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}, "players": {"9001": {"weight": 2}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}, "players": {"42": {"weight": 1}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1e400}, "blue": {"rank": 2}}}');
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}, "extra": 1}');
+SELECT count(*) AS ratings, (SELECT count(*) FROM mm.match_result) AS results FROM mm.ratings WHERE player_id > 9000;
+
+-- red wins 500 to 450, 9001 played half the match, 9003 (blue) deserted
+\set result '{"teams": {"red": {"rank": 1, "score": 500}, "blue": {"rank": 2, "score": 450, "desertions": [9003]}}, "players": {"9001": {"weight": 0.5}}}'
+CREATE TEMP TABLE out1 AS SELECT * FROM mm.report_result(:m1, :'result');
+SELECT player_id, team, rank, score, weight, deserted, key, mu_before, round(sigma_before::numeric, 6) AS sigma_before,
+       round(mu_after::numeric, 6) AS mu_after, round(sigma_after::numeric, 6) AS sigma_after,
+       ladder_before, ladder_awarded, ladder_after, dishonor_stacks
+FROM out1 ORDER BY player_id;
+-- OpenSkill: exactly mm.openskill_rate on the same inputs
+SELECT count(*) AS equal_to_openskill_rate
+FROM out1 o
+JOIN mm.openskill_rate(ARRAY[1, 2, 2, 1], ARRAY[1, 2, 2, 1]::float8[], ARRAY[25, 25, 25, 25]::float8[],
+                       ARRAY[25.0 / 3, 25.0 / 3, 25.0 / 3, 25.0 / 3], weight => ARRAY[0.5, 1, 1, 1]) r
+  ON r.idx = o.player_id - 9000
+WHERE o.mu_after = r.mu AND o.sigma_after = r.sigma;
+-- ladder by hand: odds 0.5 use the 0.4 matrix (min 0: -1, 400: 0, 500: 1);
+-- red won with 500: 1; blue lost with 450: 0; the deserter scores 0: -1,
+-- and totals start at 0 and are clamped at 0
+SELECT player_id, ladder_awarded, ladder_after FROM out1 ORDER BY player_id;
+-- dishonor by hand: "abandon" is 10 stacks; timeout 10^1.5 * 30 s = 948.7 s,
+-- rounded to 16 minutes
+SELECT d.stacks, d.timeout_until - r.reported_at AS timeout
+FROM mm.match_result r, mm.dishonor_players d WHERE r.match_id = :m1 AND d.player_id = 9003;
+SELECT player_id, key, round(mu::numeric, 6) AS mu, ladder_points, games, last_played IS NOT NULL AS played
+FROM mm.ratings WHERE player_id > 9000 ORDER BY player_id;
+SELECT status FROM mm.match WHERE match_id = :m1;
+
+-- the same report again: the first outcome, nothing changes
+SELECT (SELECT array_agg(o::text ORDER BY o.player_id) FROM out1 o)
+     = (SELECT array_agg(r::text ORDER BY r.player_id) FROM mm.report_result(:m1, :'result') r) AS same_outcome;
+SELECT player_id, round(mu::numeric, 6) AS mu, games FROM mm.ratings WHERE player_id > 9000 ORDER BY player_id;
+SELECT stacks FROM mm.dishonor_players WHERE player_id = 9003;
+-- a different report is refused
+SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 2}, "blue": {"rank": 1}}}');
+SELECT mm.abandon_match(:m1);
+-- the match is finished: its players may queue again
+SELECT mm.enqueue('res', ARRAY[9001], 1500) > 0 AS queued;
+SELECT mm.leave_player(9001);
+-- the deserter is in a timeout: pardon them to play on
+SELECT mm.enqueue('res', ARRAY[9003], 1500);
+SELECT mm.dishonor_clear(9003);
+
+-- Glicko-2, ranks from scores; second match of the same players
+SELECT mm.alter_queue('res', '{"rating": {"model": "glicko2", "key": "g2", "ladder": false, "desertion_reason": null}}') -> 'rating' ->> 'model' AS model;
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 13:00:00+00'))
+FROM unnest(ARRAY[9001, 9002, 9003, 9004]::bigint[]) p;
+SELECT DISTINCT match_id AS m2 FROM mm.tick('res', '2024-01-01 13:10:00+00') \gset
+CREATE TEMP TABLE out2 AS
+SELECT * FROM mm.report_result(:m2, '{"teams": {"red": {"score": 3}, "blue": {"score": 7, "desertions": [9002]}}}');
+SELECT player_id, team, rank, deserted, key, rating_before, rd_before, round(rating_after::numeric, 6) AS rating_after,
+       round(rd_after::numeric, 6) AS rd_after, mu_after, ladder_awarded, dishonor_stacks
+FROM out2 ORDER BY player_id;
+-- each player against every opposing player: exactly mm.glicko2_rate
+SELECT count(*) AS equal_to_glicko2_rate
+FROM out2 o
+CROSS JOIN LATERAL mm.glicko2_rate(ROW(1500, 350, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[],
+                                   CASE o.team WHEN 'blue' THEN ARRAY[1, 1]::float8[] ELSE ARRAY[0, 0]::float8[] END) g
+WHERE o.rating_after = g.rating AND o.rd_after = g.rd AND o.vol_after = g.vol;
+SELECT stacks FROM mm.dishonor_players WHERE player_id = 9002;
+
+-- abandon: no rating; once only; a report afterwards is refused
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 14:00:00+00'))
+FROM unnest(ARRAY[9001, 9002, 9003, 9004]::bigint[]) p;
+SELECT DISTINCT match_id AS m3 FROM mm.tick('res', '2024-01-01 14:10:00+00') \gset
+SELECT mm.abandon_match(:m3) AS abandoned, mm.abandon_match(:m3) AS again;
+SELECT mm.report_result(:m3, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+SELECT status, result FROM mm.match_result WHERE match_id = :m3;
+SELECT mm.abandon_match(NULL);
+SELECT mm.abandon_match(-1);
+SELECT key, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY key ORDER BY key;
+
+SELECT mm.drop_queue('res', keep_history => false);
+SELECT count(*) AS results_left FROM mm.match_result;
+DELETE FROM mm.ratings WHERE player_id > 9000;
+SELECT mm.dishonor_clear(9002);
+DROP TABLE m1, out1, out2;
+SELECT count(*) > 0 AS sequences_restored
+FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
+DROP TABLE saved_sequences;
