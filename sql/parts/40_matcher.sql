@@ -437,9 +437,9 @@ BEGIN
         RAISE EXCEPTION 'player % appears twice in the roster', p
             USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
     END IF;
-    IF rating IS NULL OR deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
        OR professions IS NULL OR joined_at IS NULL THEN
-        RAISE EXCEPTION 'rating, deviation, rank, ladder_points, professions and joined_at must not be null'
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     IF NOT isfinite(joined_at) THEN
@@ -494,6 +494,12 @@ BEGIN
         END IF;
     END IF;
 
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now()) r;
+    END IF;
     INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
@@ -511,7 +517,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when

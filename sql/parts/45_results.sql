@@ -220,6 +220,66 @@ $$;
 COMMENT ON FUNCTION mm._lock_ratings(text, bigint[]) IS
     'internal: lock the mm.ratings rows of the players for a key, in player-id order, inserting missing ones first';
 
+-- A rating row's Glicko-2 rating as of a time: idle deviation growth since
+-- it was last played (mm.glicko2_rating_at), applied when read; NULL when
+-- the row has none.
+CREATE FUNCTION mm._glicko_now(r mm.ratings, at timestamptz)
+RETURNS mm.glicko
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN CASE WHEN r.rating IS NULL THEN NULL
+            WHEN r.last_played IS NULL THEN ROW(r.rating, r.rd, r.vol)::mm.glicko
+            ELSE mm.glicko2_rating_at(ROW(r.rating, r.rd, r.vol)::mm.glicko, r.last_played, at) END;
+COMMENT ON FUNCTION mm._glicko_now(mm.ratings, timestamptz) IS
+    'internal: a mm.ratings row''s Glicko-2 rating at a time, with the idle deviation growth since it was last played';
+
+-- The rating of a roster from its players' mm.ratings rows (defaults of the
+-- queue's "rating" config for players without one).
+CREATE FUNCTION mm.roster_rating(rating_config jsonb, players bigint[], at timestamptz DEFAULT now(),
+                                 OUT rating float8, OUT deviation float8)
+RETURNS record
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    rc jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}'))) -> 'rating';
+BEGIN
+    IF players IS NULL OR cardinality(players) = 0 OR at IS NULL OR NOT isfinite(at) THEN
+        RAISE EXCEPTION 'players must be a non-empty array and at a finite time'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF rc ->> 'model' = 'openskill' THEN
+        -- the IMS party rating: weighted max and median mu minus 3 mean sigma
+        SELECT mm.party_rating(array_agg(coalesce(r.mu, (rc ->> 'mu')::float8)),
+                               array_agg(coalesce(r.sigma, (rc ->> 'sigma')::float8))), 0
+          INTO rating, deviation
+        FROM unnest(players) p
+        LEFT JOIN mm.ratings r ON r.player_id = p AND r.key = rc ->> 'key';
+    ELSE
+        -- Glicko-2: the mean rating and mean deviation (their difference is
+        -- the mean effective rating), with idle growth
+        SELECT avg(coalesce((g).rating, (rc ->> 'rating')::float8)), avg(coalesce((g).rd, (rc ->> 'rd')::float8))
+          INTO rating, deviation
+        FROM (SELECT mm._glicko_now(r, roster_rating.at) AS g
+              FROM unnest(players) p
+              LEFT JOIN mm.ratings r ON r.player_id = p AND r.key = rc ->> 'key') x;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz) IS
+    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth';
+
+-- Leaderboards: per rating key, players by conservative rating.
+CREATE VIEW mm.leaderboard AS
+SELECT x.key, x.player_id, x.ordinal, x.conservative_rating, x.ladder_points, x.games, x.last_played,
+       rank() OVER (PARTITION BY x.key ORDER BY coalesce(x.ordinal, x.conservative_rating) DESC) AS position
+FROM (SELECT r.key, r.player_id, mm.ordinal(r.mu, r.sigma) AS ordinal,
+             (mm._glicko_now(r, now())).rating - 2 * (mm._glicko_now(r, now())).rd AS conservative_rating,
+             r.ladder_points, r.games, r.last_played
+      FROM mm.ratings r WHERE r.games > 0) x;
+COMMENT ON VIEW mm.leaderboard IS
+    'players who played, per rating key, ranked by conservative rating: the OpenSkill ordinal mu - 3 sigma, else Glicko-2 rating - 2 rd with idle growth until now';
+
 CREATE FUNCTION mm.report_result(match_id bigint, result jsonb)
 RETURNS SETOF mm.match_result_player
 LANGUAGE plpgsql
@@ -287,9 +347,9 @@ BEGIN
     -- the rating state before, locked in player-id order
     UPDATE pg_temp.mm_result_work w
        SET mu = coalesce(l.mu, (rc ->> 'mu')::float8), sigma = coalesce(l.sigma, (rc ->> 'sigma')::float8),
-           rating = coalesce(l.rating, (rc ->> 'rating')::float8), rd = coalesce(l.rd, (rc ->> 'rd')::float8),
-           vol = coalesce(l.vol, (rc ->> 'vol')::float8), ladder = l.ladder_points
-      FROM mm._lock_ratings(rkey, ids) l
+           rating = coalesce((l.g).rating, (rc ->> 'rating')::float8), rd = coalesce((l.g).rd, (rc ->> 'rd')::float8),
+           vol = coalesce((l.g).vol, (rc ->> 'vol')::float8), ladder = l.ladder_points
+      FROM (SELECT x.*, mm._glicko_now(x, at) AS g FROM mm._lock_ratings(rkey, ids) x) l
      WHERE l.player_id = w.player_id;
 
     IF rc ->> 'model' = 'openskill' THEN

@@ -88,7 +88,7 @@ SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 2}, "blue": {"rank": 1}
 SELECT mm.abandon_match(:m1);
 -- the match is finished: its players may queue again
 SELECT mm.enqueue('res', ARRAY[9001], 1500) > 0 AS queued;
-SELECT mm.leave_player(9001);
+SELECT mm.leave_player(9001) IS NOT NULL AS left_queue;
 -- the deserter is in a timeout: pardon them to play on
 SELECT mm.enqueue('res', ARRAY[9003], 1500);
 SELECT mm.dishonor_clear(9003);
@@ -121,6 +121,29 @@ SELECT status, result FROM mm.match_result WHERE match_id = :m3;
 SELECT mm.abandon_match(NULL);
 SELECT mm.abandon_match(-1);
 SELECT key, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY key ORDER BY key;
+
+
+-- a roster's rating from mm.ratings: OpenSkill, the IMS party rating of the
+-- players' rows; Glicko-2, the mean rating and mean deviation; defaults for
+-- players without a row (9999)
+SELECT (SELECT r.rating FROM mm.roster_rating('{"key": "ranked"}', ARRAY[9001, 9004]::bigint[]) r)
+     = mm.party_rating(ARRAY(SELECT mu FROM mm.ratings WHERE key = 'ranked' AND player_id IN (9001, 9004) ORDER BY player_id),
+                       ARRAY(SELECT sigma FROM mm.ratings WHERE key = 'ranked' AND player_id IN (9001, 9004) ORDER BY player_id))
+       AS party_rating;
+SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "g2"}', ARRAY[9001, 9002]::bigint[]) r;
+SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "g2"}', ARRAY[9001, 9999]::bigint[]) r;
+SELECT * FROM mm.roster_rating('{"model": "elo"}', ARRAY[1]::bigint[]);
+SELECT * FROM mm.roster_rating('{}', '{}');
+-- enqueue without a rating takes it from there (the queue rates Glicko-2, key g2)
+SELECT mm.enqueue('res', ARRAY[9002, 9003], NULL) AS g2_roster \gset
+SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation FROM mm.roster WHERE roster_id = :g2_roster;
+SELECT mm.leave(:g2_roster);
+-- leaderboard: by ordinal (OpenSkill) or rating - 2 rd (Glicko-2), per key
+SELECT key, player_id, round(ordinal::numeric, 4) AS ordinal, round(conservative_rating::numeric, 4) AS conservative,
+       ladder_points, games, position
+FROM mm.leaderboard WHERE player_id > 9000 ORDER BY key, position, player_id;
 
 SELECT mm.drop_queue('res', keep_history => false);
 SELECT count(*) AS results_left FROM mm.match_result;

@@ -58,7 +58,7 @@ SELECT mm.enqueue('arena', ARRAY[10], 'NaN');
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.enqueue('arena', ARRAY[10], 'Infinity');
 \echo :LAST_ERROR_SQLSTATE
-SELECT mm.enqueue('arena', ARRAY[10], NULL);
+SELECT mm.enqueue('arena', ARRAY[10], 1500, NULL);
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.enqueue('arena', ARRAY[10], 1500, -1);
 \echo :LAST_ERROR_SQLSTATE
