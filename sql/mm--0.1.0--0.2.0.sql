@@ -1852,6 +1852,12 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- a match has at most two teams of 1000 players
+    IF cardinality(player_ids) > 2000 THEN
+        RAISE EXCEPTION 'too many players'
+            USING ERRCODE = 'program_limit_exceeded',
+                  DETAIL = format('%s players were given; a match has at most 2000.', cardinality(player_ids));
+    END IF;
     INSERT INTO mm.ratings AS r (player_id, key)
     SELECT DISTINCT p, _lock_ratings.key FROM unnest(player_ids) p ORDER BY p
     ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING;
@@ -1892,6 +1898,11 @@ BEGIN
     IF players IS NULL OR cardinality(players) = 0 OR at IS NULL OR NOT isfinite(at) THEN
         RAISE EXCEPTION 'players must be a non-empty array and at a finite time'
             USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF cardinality(players) > 1000 THEN
+        RAISE EXCEPTION 'roster is larger than a team can be'
+            USING ERRCODE = 'program_limit_exceeded',
+                  DETAIL = format('The roster has %s players; teams have at most 1000.', cardinality(players));
     END IF;
     IF rc ->> 'model' = 'openskill' THEN
         -- the IMS party rating: weighted max and median mu minus 3 mean sigma

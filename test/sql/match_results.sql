@@ -136,6 +136,7 @@ SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS 
 FROM mm.roster_rating('{"model": "glicko2", "key": "g2"}', ARRAY[9001, 9999]::bigint[]) r;
 SELECT * FROM mm.roster_rating('{"model": "elo"}', ARRAY[1]::bigint[]);
 SELECT * FROM mm.roster_rating('{}', '{}');
+SELECT * FROM mm.roster_rating('{}', ARRAY(SELECT i::bigint FROM generate_series(1, 1001) i));
 -- enqueue without a rating takes it from there (the queue rates Glicko-2, key g2)
 SELECT mm.enqueue('res', ARRAY[9002, 9003], NULL) AS g2_roster \gset
 SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation FROM mm.roster WHERE roster_id = :g2_roster;
