@@ -361,7 +361,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
-    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
 
 CREATE OR REPLACE FUNCTION mm.offer_entry(entry_id bigint)
 RETURNS boolean
@@ -377,7 +377,7 @@ RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model j
 AS 'MODULE_PATHNAME', 'mm_find_opponent'
 LANGUAGE C VOLATILE ROWS 1;
 COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
-    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
+    'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 
 CREATE OR REPLACE FUNCTION mm.rebalance_pool(pool text)
 RETURNS TABLE(labels text[], bucket int, capacity int)
@@ -430,7 +430,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.rebalance_pool(text) IS
-    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';
+    'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';
 
 DROP FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint);
 DROP FUNCTION mm.async_take(jsonb, bigint);
@@ -1641,6 +1641,22 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
     'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
 
+
+-- ==== sources named by what they are ====
+-- Catalog comments that named the source documents by number now name
+-- them: the Guild Wars 2 wiki's PvP matchmaking page, the IMS matchmaker
+-- documentation, Metaplay's async matchmaker documentation.
+COMMENT ON FUNCTION mm.create_pool(text,jsonb) IS 'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
+COMMENT ON FUNCTION mm.dishonor_config_defaults() IS 'the GW2 wiki''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
+COMMENT ON FUNCTION mm.find_opponent(text,double precision,text[],integer,bigint[],bigint) IS 'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
+COMMENT ON FUNCTION mm.glicko2_effective(mm.glicko) IS 'effective rating rating - rd, as GW2 matchmaking uses it (the Guild Wars 2 wiki''s PvP matchmaking page)';
+COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS 'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy';
+COMMENT ON FUNCTION mm.ladder_config_defaults() IS 'the GW2 wiki''s <Ladder> config: default 0, min 0, max 1000000, leaderboard_points 1, its five odds matrices, no season bounds';
+COMMENT ON FUNCTION mm.ladder_points(double precision,double precision,text,jsonb,timestamp with time zone) IS 'ladder points for a game (getPoints and processGame of the Guild Wars 2 wiki''s PvP matchmaking page): result victory, defeat or desertion; 0 outside the season; a victory earns at least 1';
+COMMENT ON FUNCTION mm.prediction_config_defaults() IS 'the GW2 wiki''s <Prediction> config: rank spread 40 weight 1, rating spread 200 weight 5, roster spread 4 weight 2';
+COMMENT ON FUNCTION mm.put_entry(text,bigint,double precision,text[],jsonb) IS 'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+COMMENT ON FUNCTION mm.rate(jsonb) IS 'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out';
+COMMENT ON FUNCTION mm.rebalance_pool(text) IS 'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';
 
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 

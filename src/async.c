@@ -2,9 +2,9 @@
  *
  * async.c
  *		Async opponents: the pool configuration, MMR bucketing and the search
- *		order of the Metaplay asynchronous matchmaker (seed 004).
+ *		order of the Metaplay asynchronous matchmaker (Metaplay's async matchmaker documentation).
  *
- * Seed 004 divides offline players into Buckets by MMR: the range
+ * Metaplay's async matchmaker documentation divides offline players into Buckets by MMR: the range
  * [min_mmr, max_mmr] is cut into mmr_bucket_count equal slices, a player at
  * or near the minimum gets label 0 and one at or near the maximum gets
  * mmr_bucket_count - 1 (values outside the range are clamped to the edge
@@ -15,7 +15,7 @@
  * outside the normal MMR range if the matchmaker doesn't see any").
  *
  * This file holds that arithmetic as plain C over a plain struct, the
- * pool configuration (its keys mirror the seed's options in snake_case),
+ * pool configuration (its keys mirror Metaplay's options in snake_case),
  * and mm.find_opponent and mm.offer_entry, which search and claim entries.
  * The pool tables and the SQL functions that put and rebalance entries are
  * in sql/parts/50_async.sql.
@@ -47,7 +47,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-/* A pool's configuration (seed 004's matchmaker options). */
+/* A pool's configuration (Metaplay's documentation's matchmaker options). */
 typedef struct AsyncConfig
 {
 	double		min_mmr;		/* lower end of the bucketed MMR range */

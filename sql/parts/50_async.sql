@@ -1,5 +1,5 @@
 
--- Async opponents: a pool of offline opponents (seed 004, the Metaplay
+-- Async opponents: a pool of offline opponents (Metaplay's async matchmaker documentation, the Metaplay
 -- asynchronous matchmaker). The bucket arithmetic and the pool config are
 -- in C (src/async.c); the pool tables and the functions that read and write
 -- them are here.
@@ -92,7 +92,7 @@ CREATE INDEX async_samples_bucket ON mm.async_samples (pool, labels, bucket);
 COMMENT ON INDEX mm.async_samples_bucket IS
     'a pool''s samples by bucket';
 
--- The dynamic bucket sizing model (seed 004's DynamicBucketSizingModel):
+-- The dynamic bucket sizing model (Metaplay's documentation's DynamicBucketSizingModel):
 -- capacities set by mm.rebalance_pool. Buckets without a row use
 -- bucket_initial_size.
 CREATE TABLE mm.async_bucket_sizes (
@@ -231,7 +231,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
-    'create an async opponent pool; config keys mirror seed 004 (see README), unknown keys are an error';
+    'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
 
 CREATE FUNCTION mm.alter_pool(name text, config jsonb)
 RETURNS jsonb
@@ -420,7 +420,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
-    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
 
 CREATE FUNCTION mm.remove_entry(entry_id bigint)
 RETURNS boolean
@@ -491,7 +491,7 @@ RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model j
 AS 'MODULE_PATHNAME', 'mm_find_opponent'
 LANGUAGE C VOLATILE ROWS 1;
 COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
-    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
+    'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 
 CREATE FUNCTION mm.async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                                     p_exclude bigint[], p_searcher bigint, p_max int)
@@ -600,4 +600,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.rebalance_pool(text) IS
-    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';
+    'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';

@@ -1,4 +1,4 @@
--- Async opponents (seed 004): pool config, buckets, find_opponent, candidates.
+-- Async opponents (Metaplay's async matchmaker documentation): pool config, buckets, find_opponent, candidates.
 \set VERBOSITY default
 
 -- Config: every key with its default; unknown keys and bad values refused.
@@ -176,7 +176,7 @@ SELECT mm.put_entry('busy', 3, 1002) AS ignored;
 SELECT mm.put_entry('busy', 1, 1003) IS NOT NULL AS updated;
 SELECT player_id, mmr FROM mm.async_entries WHERE pool = 'busy' ORDER BY player_id;
 
--- Candidates for the game's own quality (seed 004's CheckPossibleMatchForQuery):
+-- Candidates for the game's own quality (Metaplay's documentation's CheckPossibleMatchForQuery):
 -- the caller ranks them with its own SQL and claims one with offer_entry.
 SELECT mm.create_pool('guilds');
 SELECT mm.put_entry('guilds', i, 1000 + 10 * i, '{}', jsonb_build_object('guild', i % 3))
