@@ -25,7 +25,7 @@ CREATE FUNCTION mm.async_bucket_bounds(config jsonb, first int, last int,
 AS 'MODULE_PATHNAME', 'mm_async_bucket_bounds'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.async_bucket_bounds(jsonb, int, int) IS
-    'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last (edge buckets are unbounded)';
+    'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last; NULL where an edge bucket is unbounded';
 
 CREATE FUNCTION mm.async_search(config jsonb, mmr float8, retries int,
                                 OUT bucket int, OUT buckets int[],
@@ -33,7 +33,7 @@ CREATE FUNCTION mm.async_search(config jsonb, mmr float8, retries int,
 AS 'MODULE_PATHNAME', 'mm_async_search'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.async_search(jsonb, float8, int) IS
-    'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover';
+    'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover (NULL where unbounded)';
 
 CREATE FUNCTION mm.async_labels(labels text[])
 RETURNS text[]
@@ -314,7 +314,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.pool_buckets(text) IS
-    'the buckets of a pool that hold entries or were sampled: MMR interval, fill (counted now), capacity, entries added since the sample started';
+    'the buckets of a pool that hold entries or were sampled: MMR interval (NULL where an edge bucket is unbounded), fill (counted now), capacity, entries added since the sample started';
 
 -- Entries
 
@@ -346,7 +346,8 @@ BEGIN
     PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
     lab := mm.async_labels(put_entry.labels);
     b := mm.async_bucket(cfg, put_entry.mmr);
-    SELECT r.lower_mmr, r.upper_mmr INTO lo, hi FROM mm.async_bucket_bounds(cfg, b, b) r;
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
 
     -- Lock order: the player, his entries, then the bucket (last).
     -- One put at a time per player, so the per-player rules hold.
@@ -482,7 +483,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
-    'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval';
+    'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval (NULL where unbounded)';
 
 CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
                                  retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
@@ -518,12 +519,14 @@ BEGIN
     SELECT c.entry_id, c.player_id, c.mmr, c.labels, mm.async_bucket(q.cfg, c.mmr),
            maxd - abs(c.mmr - p_mmr), c.model, c.updated_at
     FROM ((SELECT e.* FROM mm.async_entries e
-           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr AND e.mmr < q.upper_mmr
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr
+             AND e.mmr < coalesce(q.upper_mmr, 'Infinity')
              AND e.player_id <> ALL (q.excl)
            ORDER BY e.mmr LIMIT p_max)
           UNION ALL
           (SELECT e.* FROM mm.async_entries e
-           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr AND e.mmr >= q.lower_mmr
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr
+             AND e.mmr >= coalesce(q.lower_mmr, '-Infinity')
              AND e.player_id <> ALL (q.excl)
            ORDER BY e.mmr DESC LIMIT p_max)) c
     WHERE minq IS NULL OR maxd - abs(c.mmr - p_mmr) >= minq

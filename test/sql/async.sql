@@ -33,7 +33,7 @@ WITH cfg(c) AS (VALUES ('{"min_mmr": 0.1, "max_mmr": 0.7, "mmr_bucket_count": 7}
      xs(x) AS (SELECT 0.1 + 0.6 * i / 7 FROM generate_series(-2, 9) i
                UNION ALL SELECT 0.1 + i / 10000.0 FROM generate_series(-100, 7100) i)
 SELECT count(*) AS checked,
-       bool_and(x >= r.lower_mmr AND x < r.upper_mmr) AS inside_bounds,
+       bool_and(x >= coalesce(r.lower_mmr, '-Infinity') AND x < coalesce(r.upper_mmr, 'Infinity')) AS inside_bounds,
        count(DISTINCT mm.async_bucket(c, x)) AS buckets_used
 FROM cfg, xs, LATERAL mm.async_bucket_bounds(c, mm.async_bucket(c, x), mm.async_bucket(c, x)) r;
 SELECT * FROM mm.async_bucket_bounds('{}', 0, 0);
