@@ -361,7 +361,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
-    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
 
 CREATE OR REPLACE FUNCTION mm.offer_entry(entry_id bigint)
 RETURNS boolean
@@ -377,7 +377,7 @@ RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model j
 AS 'MODULE_PATHNAME', 'mm_find_opponent'
 LANGUAGE C VOLATILE ROWS 1;
 COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
-    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
+    'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 
 CREATE OR REPLACE FUNCTION mm.rebalance_pool(pool text)
 RETURNS TABLE(labels text[], bucket int, capacity int)
@@ -430,7 +430,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.rebalance_pool(text) IS
-    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';
+    'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';
 
 DROP FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint);
 DROP FUNCTION mm.async_take(jsonb, bigint);
@@ -1641,6 +1641,183 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS
     'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
 
+
+-- ==== sources named by what they are ====
+-- Catalog comments that named the source documents by number now name
+-- them: the Guild Wars 2 wiki's PvP matchmaking page, the IMS matchmaker
+-- documentation, Metaplay's async matchmaker documentation.
+COMMENT ON FUNCTION mm.create_pool(text,jsonb) IS 'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
+COMMENT ON FUNCTION mm.dishonor_config_defaults() IS 'the GW2 wiki''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
+COMMENT ON FUNCTION mm.find_opponent(text,double precision,text[],integer,bigint[],bigint) IS 'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
+COMMENT ON FUNCTION mm.glicko2_effective(mm.glicko) IS 'effective rating rating - rd, as GW2 matchmaking uses it (the Guild Wars 2 wiki''s PvP matchmaking page)';
+COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS 'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy';
+COMMENT ON FUNCTION mm.ladder_config_defaults() IS 'the GW2 wiki''s <Ladder> config: default 0, min 0, max 1000000, leaderboard_points 1, its five odds matrices, no season bounds';
+COMMENT ON FUNCTION mm.ladder_points(double precision,double precision,text,jsonb,timestamp with time zone) IS 'ladder points for a game (getPoints and processGame of the Guild Wars 2 wiki''s PvP matchmaking page): result victory, defeat or desertion; 0 outside the season; a victory earns at least 1';
+COMMENT ON FUNCTION mm.prediction_config_defaults() IS 'the GW2 wiki''s <Prediction> config: rank spread 40 weight 1, rating spread 200 weight 5, roster spread 4 weight 2';
+COMMENT ON FUNCTION mm.put_entry(text,bigint,double precision,text[],jsonb) IS 'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+COMMENT ON FUNCTION mm.rate(jsonb) IS 'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out';
+COMMENT ON FUNCTION mm.rebalance_pool(text) IS 'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';
+
+-- ==== async pool: unbounded edges are NULL, not infinite ====
+-- mm.async_bucket_bounds, mm.async_search and mm.pool_buckets show an edge
+-- bucket's open side as NULL (no mm function returns an infinite number);
+-- the functions that search between the bounds read NULL as unbounded.
+COMMENT ON FUNCTION mm.async_bucket_bounds(jsonb, int, int) IS
+    'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last; NULL where an edge bucket is unbounded';
+COMMENT ON FUNCTION mm.async_search(jsonb, float8, int) IS
+    'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover (NULL where unbounded)';
+COMMENT ON FUNCTION mm.pool_buckets(text) IS
+    'the buckets of a pool that hold entries or were sampled: MMR interval (NULL where an edge bucket is unbounded), fill (counted now), capacity, entries added since the sample started';
+COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
+    'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval (NULL where unbounded)';
+
+CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    id bigint;
+BEGIN
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- counted up to a little past the capacity: exact unless the bucket is
+    -- far over it (a lowered capacity, rows written directly), which then
+    -- shrinks by 17 entries a put
+    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+    -- a new player is not added to a bucket filled to the threshold
+    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+        RETURN NULL;
+    END IF;
+    IF f >= cap THEN
+        -- a full bucket replaces its oldest entries
+        DELETE FROM mm.async_entries e
+        WHERE e.entry_id IN (
+            SELECT o.entry_id FROM mm.async_entries o
+            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+            ORDER BY o.updated_at, o.entry_id
+            LIMIT f - cap + 1
+            FOR UPDATE SKIP LOCKED);
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+
+CREATE OR REPLACE FUNCTION mm.async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
+                                    p_exclude bigint[], p_searcher bigint, p_max int)
+RETURNS TABLE(o_entry_id bigint, o_player_id bigint, o_mmr float8, o_labels text[],
+              o_bucket int, o_quality float8, o_model jsonb, o_updated_at timestamptz)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q record;
+    maxd float8;
+    minq float8;
+BEGIN
+    SELECT * INTO q FROM mm.async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
+    maxd := (q.cfg ->> 'max_difference')::float8;
+    minq := (q.cfg ->> 'min_quality')::float8;
+    IF p_max IS NULL OR p_max < 1 THEN
+        RAISE EXCEPTION 'max_candidates must be positive'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', coalesce(p_max::text, 'NULL')),
+                  HINT = 'Ask for at least one candidate.';
+    END IF;
+    RETURN QUERY
+    SELECT c.entry_id, c.player_id, c.mmr, c.labels, mm.async_bucket(q.cfg, c.mmr),
+           maxd - abs(c.mmr - p_mmr), c.model, c.updated_at
+    FROM ((SELECT e.* FROM mm.async_entries e
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr
+             AND e.mmr < coalesce(q.upper_mmr, 'Infinity')
+             AND e.player_id <> ALL (q.excl)
+           ORDER BY e.mmr LIMIT p_max)
+          UNION ALL
+          (SELECT e.* FROM mm.async_entries e
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr
+             AND e.mmr >= coalesce(q.lower_mmr, '-Infinity')
+             AND e.player_id <> ALL (q.excl)
+           ORDER BY e.mmr DESC LIMIT p_max)) c
+    WHERE minq IS NULL OR maxd - abs(c.mmr - p_mmr) >= minq
+    ORDER BY abs(c.mmr - p_mmr), c.entry_id
+    LIMIT p_max;
+END
+$$;
+COMMENT ON FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
+    'internal: the body of mm.find_candidates';
 
 -- ==== results, ready checks, backfill ====
 

@@ -2,9 +2,9 @@
  *
  * async.c
  *		Async opponents: the pool configuration, MMR bucketing and the search
- *		order of the Metaplay asynchronous matchmaker (seed 004).
+ *		order of the Metaplay asynchronous matchmaker (Metaplay's async matchmaker documentation).
  *
- * Seed 004 divides offline players into Buckets by MMR: the range
+ * Metaplay's async matchmaker documentation divides offline players into Buckets by MMR: the range
  * [min_mmr, max_mmr] is cut into mmr_bucket_count equal slices, a player at
  * or near the minimum gets label 0 and one at or near the maximum gets
  * mmr_bucket_count - 1 (values outside the range are clamped to the edge
@@ -15,7 +15,7 @@
  * outside the normal MMR range if the matchmaker doesn't see any").
  *
  * This file holds that arithmetic as plain C over a plain struct, the
- * pool configuration (its keys mirror the seed's options in snake_case),
+ * pool configuration (its keys mirror Metaplay's options in snake_case),
  * and mm.find_opponent and mm.offer_entry, which search and claim entries.
  * The pool tables and the SQL functions that put and rebalance entries are
  * in sql/parts/50_async.sql.
@@ -47,7 +47,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-/* A pool's configuration (seed 004's matchmaker options). */
+/* A pool's configuration (Metaplay's documentation's matchmaker options). */
 typedef struct AsyncConfig
 {
 	double		min_mmr;		/* lower end of the bucketed MMR range */
@@ -396,16 +396,26 @@ async_label_set(ArrayType *array)
 
 /* Return a row of the function's OUT parameters; no value is NULL. */
 static Datum
-return_row(FunctionCallInfo fcinfo, Datum *values)
+return_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
 {
 	TupleDesc	tupdesc;
-	bool		nulls[4] = {false, false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	Assert(tupdesc->natts <= 4);
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 											 values, nulls));
+}
+
+/*
+ * An interval bound for SQL: the edge buckets are unbounded, which SQL sees
+ * as NULL rather than as an infinite number.
+ */
+static Datum
+bound_datum(double bound, bool *isnull)
+{
+	*isnull = isinf(bound);
+	return *isnull ? (Datum) 0 : Float8GetDatum(bound);
 }
 
 /*
@@ -979,6 +989,7 @@ mm_async_bucket_bounds(PG_FUNCTION_ARGS)
 	int32		first = PG_GETARG_INT32(1);
 	int32		last = PG_GETARG_INT32(2);
 	Datum		values[2];
+	bool		nulls[2] = {false, false};
 
 	if (first < 0 || last >= c->mmr_bucket_count || first > last)
 		ereport(ERROR,
@@ -987,9 +998,9 @@ mm_async_bucket_bounds(PG_FUNCTION_ARGS)
 				 errdetail("The range is %d to %d.", first, last),
 				 errhint("Buckets are numbered 0 to %d, first <= last.",
 						 c->mmr_bucket_count - 1)));
-	values[0] = Float8GetDatum(async_bound(c, first));
-	values[1] = Float8GetDatum(async_bound(c, last + 1));
-	PG_RETURN_DATUM(return_row(fcinfo, values));
+	values[0] = bound_datum(async_bound(c, first), &nulls[0]);
+	values[1] = bound_datum(async_bound(c, last + 1), &nulls[1]);
+	PG_RETURN_DATUM(return_row(fcinfo, values, nulls));
 }
 
 /*
@@ -1011,6 +1022,7 @@ mm_async_search(PG_FUNCTION_ARGS)
 				hi;
 	Datum	   *elems;
 	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
 
 	check_mmr(mmr);
 	if (retries < 0)
@@ -1032,9 +1044,9 @@ mm_async_search(PG_FUNCTION_ARGS)
 	values[0] = Int32GetDatum(order[0]);
 	values[1] = PointerGetDatum(construct_array(elems, count, INT4OID,
 												sizeof(int32), true, TYPALIGN_INT));
-	values[2] = Float8GetDatum(async_bound(c, lo));
-	values[3] = Float8GetDatum(async_bound(c, hi + 1));
-	PG_RETURN_DATUM(return_row(fcinfo, values));
+	values[2] = bound_datum(async_bound(c, lo), &nulls[2]);
+	values[3] = bound_datum(async_bound(c, hi + 1), &nulls[3]);
+	PG_RETURN_DATUM(return_row(fcinfo, values, nulls));
 }
 
 /*

@@ -11,9 +11,9 @@
  * Glicko scale maps to the Glicko-2 scale by mu = (r - 1500) / 173.7178 and
  * phi = RD / 173.7178 (step 2).
  *
- * The GW2 rating policy follows seed 003 ("Ratings"): the Ratings,
+ * The GW2 rating policy follows the Guild Wars 2 wiki's PvP matchmaking page ("Ratings"): the Ratings,
  * Rating, Deviation and Volatility elements become a jsonb object whose
- * keys are their attributes in snake_case, with the seed's values as
+ * keys are their attributes in snake_case, with the GW2 wiki's values as
  * defaults. Clamps and the maximum change apply after an update; idle
  * growth with max_periods takes a deviation from its minimum to its
  * maximum in max_periods periods:
@@ -54,7 +54,7 @@
 #define GLICKO2_EPSILON		1e-7
 #define GLICKO2_MAX_ITER	200
 
-/* Glickman's recommended defaults, also seed 003's. */
+/* Glickman's recommended defaults, also the Guild Wars 2 wiki's. */
 #define GLICKO2_TAU			0.5
 
 /* A rating on the Glicko scale. */
@@ -77,7 +77,7 @@ typedef struct Glicko2Sums
 	double		n;
 } Glicko2Sums;
 
-/* The GW2 rating policy (seed 003, "Ratings"). */
+/* The GW2 rating policy (the Guild Wars 2 wiki's PvP matchmaking page, "Ratings"). */
 typedef struct Glicko2Policy
 {
 	double		rating_default;
@@ -102,7 +102,7 @@ typedef struct Glicko2Policy
 	bool		reset_null;
 } Glicko2Policy;
 
-/* Seed 003's values. */
+/* The Guild Wars 2 wiki's values. */
 #define GW2_PERIOD			"3d"
 #define GW2_RESET			"2014-02-01 00:00:00+00"
 
@@ -501,7 +501,7 @@ policy_check_range(const char *block, double min, double def, double max)
 				 errhint("Each range needs min <= default <= max.")));
 }
 
-/* Fill a policy from jsonb (NULL gives seed 003's defaults) and check it. */
+/* Fill a policy from jsonb (NULL gives the Guild Wars 2 wiki's defaults) and check it. */
 static void
 glicko2_policy_parse(Jsonb *json, Glicko2Policy *pol)
 {
@@ -790,7 +790,7 @@ mm_glicko2_expect(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(mm_glicko2_effective);
 
-/* mm.glicko2_effective(player mm.glicko): rating - rd, as GW2 uses it (seed 003) */
+/* mm.glicko2_effective(player mm.glicko): rating - rd, as GW2 uses it (the Guild Wars 2 wiki's PvP matchmaking page) */
 Datum
 mm_glicko2_effective(PG_FUNCTION_ARGS)
 {

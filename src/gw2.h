@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * gw2.h
- *		GW2 match prediction, ladder points and dishonor (seed 003): the
+ *		GW2 match prediction, ladder points and dishonor (the Guild Wars 2 wiki's PvP matchmaking page): the
  *		plain C interface shared with the roster matcher.
  *
- * Match prediction (seed 003, "Match Prediction"): each metric (rank,
+ * Match prediction (the Guild Wars 2 wiki's PvP matchmaking page, "Match Prediction"): each metric (rank,
  * rating, roster) gives calculateSpread(red, blue, spread) =
  * clamp((blue - red) / spread, -1, 1); the prediction is the weighted mean
  * of the enabled metrics, clamped to [-1, 1]; -1 means red dominates and +1
@@ -19,7 +19,7 @@
  *
  * A metric is switched off with "enabled": false (the XML's "if present");
  * a weight of 0 has the same effect. "method" accepts "spread" only (the
- * seed's one method; any letter case). "spread" must be positive, "weight"
+ * the GW2 wiki's one method; any letter case). "spread" must be positive, "weight"
  * non-negative. When no metric carries weight the prediction is 0 (even).
  *
  *-------------------------------------------------------------------------
@@ -54,7 +54,7 @@ typedef struct MmTeamSummary
 	double		max_roster_size;	/* players in the team's largest roster */
 } MmTeamSummary;
 
-/* Fill cfg with the seed's defaults (all three metrics on, method spread). */
+/* Fill cfg with the GW2 wiki's defaults (all three metrics on, method spread). */
 extern void mm_prediction_defaults(MmPredictionConfig *cfg);
 
 /*

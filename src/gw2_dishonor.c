@@ -1,16 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * gw2_dishonor.c
- *		GW2 dishonor (seed 003, "Dishonor"): penalties by reason, stacks that
+ *		GW2 dishonor (the Guild Wars 2 wiki's PvP matchmaking page, "Dishonor"): penalties by reason, stacks that
  *		decay over time, and timeouts that grow with the stacks.
  *
- * applyDishonor (seed 003):
+ * applyDishonor (the Guild Wars 2 wiki's PvP matchmaking page):
  *		stacks += penalty.stacks
  *		timeout += roundInterval(stacks ^ timeout_exponent * timeout_duration,
  *								 timeout_rounding)
  *		roundInterval(v, i) = max(i, round(v / i) * i)
  *
- * Readings where the seed is silent (README, section gw2):
+ * Readings where the GW2 wiki page is silent (README, section gw2):
  *	- Stacks decay one at a time: a player loses one stack for every full
  *	  stack_duration that passes while they have any, so n stacks are gone
  *	  n * stack_duration after the last penalty at the latest. A new penalty
@@ -58,7 +58,7 @@ typedef struct MmDishonorConfig
 /* Largest exponent accepted. */
 #define MM_DISHONOR_MAX_EXPONENT 10.0
 
-/* Fill cfg with the seed's defaults. */
+/* Fill cfg with the GW2 wiki's defaults. */
 static void
 dishonor_defaults(MmDishonorConfig *cfg)
 {

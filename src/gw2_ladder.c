@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gw2_ladder.c
- *		GW2 ladder points (seed 003, "Ladder": getPoints and processGame).
+ *		GW2 ladder points (the Guild Wars 2 wiki's PvP matchmaking page, "Ladder": getPoints and processGame).
  *
  * getPoints picks the matrix with the highest odds threshold not above the
  * team's odds of victory, then in it the score with the highest min not
@@ -10,7 +10,7 @@
  * the points to the player's ladder total and updates or removes the
  * player's leaderboard entry around leaderboard_points.
  *
- * Readings where the seed is silent (README, section gw2):
+ * Readings where the GW2 wiki page is silent (README, section gw2):
  *	- A game outside the season [start, end) scores 0, also a victory (the
  *	  pseudo-code's max(1, 0) would award it 1 point; the XML says such
  *	  games "are not included on the ladder"). start and end default to
@@ -71,7 +71,7 @@ typedef struct LadderConfig
 	LadderMatrix *matrix;		/* ascending by odds */
 } LadderConfig;
 
-/* The seed's matrix: odds, then (min, points) pairs, -1 ending a row. */
+/* The GW2 wiki's matrix: odds, then (min, points) pairs, -1 ending a row. */
 static const double default_matrix[5][12] = {
 	{0.0, 0, -1, 200, 0, 300, 1, 400, 2, 500, 3, -1},
 	{0.2, 0, -1, 300, 0, 400, 1, 500, 2, -1},
@@ -81,7 +81,7 @@ static const double default_matrix[5][12] = {
 };
 static const int default_nscores[5] = {5, 4, 3, 4, 5};
 
-/* Fill cfg with the seed's <Ladder default="0" min="0" max="1000000" ...>. */
+/* Fill cfg with the GW2 wiki's <Ladder default="0" min="0" max="1000000" ...>. */
 static void
 ladder_defaults(LadderConfig *cfg)
 {

@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * gw2_prediction.c
- *		GW2 match prediction and odds of victory (seed 003, "Match
+ *		GW2 match prediction and odds of victory (the Guild Wars 2 wiki's PvP matchmaking page, "Match
  *		Prediction": calculateSpread, predict, predictionToOddsOfVictory).
  *
  * calculateSpread(red, blue, s) = clamp((blue - red) / s, -1, 1) for each
  * enabled metric (average rank, average effective rating = rating -
  * deviation, largest roster size); the prediction is
  * clamp(sum(spread_m * weight_m) / sum(weight_m), -1, 1), where -1 means
- * red dominates. The seed divides by the total weight unguarded: here a
+ * red dominates. The GW2 wiki page divides by the total weight unguarded: here a
  * total weight of 0 (every metric off or weightless) predicts 0, an even
  * match. Odds of victory: blue = prediction / 2 + 0.5, red = 1 - blue.
  *

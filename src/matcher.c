@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * matcher.c
- *		The GW2 PvP roster matcher: seed 003 ("PvP Matchmaking Algorithm",
+ *		The GW2 PvP roster matcher: the Guild Wars 2 wiki's PvP matchmaking page ("PvP Matchmaking Algorithm",
  *		Guild Wars 2 wiki), its pseudo-code createMatches, withdrawRosters,
  *		gatherPotentials, populateMatch, shouldPopulateRed, pickRoster and
  *		scoreRoster, over an in-memory array of rosters in queue order.
  *
- * Readings of the pseudo-code's slips (DESIGN.md section 5 and README):
+ * Readings of the pseudo-code's slips (docs/design.md, "How mm reads its sources" and README):
  *	- a roster's rating range is [rating - deviation - pad, rating +
  *	  deviation + pad], pad growing by "padding" per second waited after
  *	  padding_start, up to padding_end; its effective rating (ratingLow in
@@ -26,7 +26,7 @@
  *	  dishonor is the team's total stacks; when blue is empty it is
  *	  populated first (red holds the target).
  *
- * The seed scans the whole queue for every target. Here the live queue
+ * The GW2 wiki page scans the whole queue for every target. Here the live queue
  * (rosters not yet matched or tried) is a linked list in queue order, so
  * the scan never walks over rosters already taken out; and the rosters are
  * also sorted by the low end of their range: every roster whose range
@@ -34,8 +34,8 @@
  * (two binary searches). When that band is narrow compared with the queue,
  * only the band is looked at and its overlapping rosters are put back in
  * queue order and cut at potentials_max. Either way the potentials are
- * exactly the list the seed's scan gives (naive_search keeps the scan; the
- * tests compare all three with a literal PL/pgSQL port of the seed).
+ * exactly the list the GW2 wiki's scan gives (naive_search keeps the scan; the
+ * tests compare all three with a literal PL/pgSQL port of the GW2 wiki page).
  *
  *-------------------------------------------------------------------------
  */
@@ -52,7 +52,7 @@ const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
 	"none", "too_large", "no_potentials", "potentials_min", "incomplete"
 };
 
-/* Fill a configuration with the seed's defaults. */
+/* Fill a configuration with the GW2 wiki's defaults. */
 void
 mm_matcher_defaults(MmMatcherConfig *cfg)
 {
@@ -347,7 +347,7 @@ lower_bound(const Run *run, double value)
  * gatherPotentials: the first potentials_max rosters, in queue order, of
  * the queue whose ranges overlap the target's.
  *
- * The seed scans the queue (naive_search). Here the live queue is a linked
+ * The GW2 wiki page scans the queue (naive_search). Here the live queue is a linked
  * list, so rosters already matched or tried cost nothing; and when the
  * rosters whose lo could overlap (lo in [target.lo - widest, target.hi],
  * found by binary search over by_lo) are few compared with the queue, only

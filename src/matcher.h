@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * matcher.h
- *		The GW2 PvP roster matcher (seed 003) over an in-memory array of
+ *		The GW2 PvP roster matcher (the Guild Wars 2 wiki's PvP matchmaking page) over an in-memory array of
  *		rosters: plain C structs, no fmgr. queue.c reads rosters from SQL,
  *		calls mm_matcher_run and writes the results back.
  *
@@ -14,7 +14,7 @@
 #include "gw2.h"
 #include "datatype/timestamp.h"
 
-/* Configuration of one queue: the seed's Filter and Scoring blocks. */
+/* Configuration of one queue: the GW2 wiki's Filter and Scoring blocks. */
 typedef struct MmMatcherConfig
 {
 	int			team_size;		/* players per team */

@@ -5,7 +5,7 @@
  *
  * A musigma rating is a normal belief N(mu, sigma^2) about a player's skill.
  * Its ordinal is mu - z * sigma, the skill the player has with probability
- * Phi(z); z = 3 is openskill's and the IMS matchmaker's default (seed 002).
+ * Phi(z); z = 3 is openskill's and the IMS matchmaker's default (the IMS matchmaker documentation).
  *
  *-------------------------------------------------------------------------
  */

@@ -7,7 +7,7 @@
  * Source: R. C. Weng and C.-J. Lin, "A Bayesian Approximation Method for
  * Online Ranking", JMLR 12 (2011), Algorithms 1 to 4 (Bradley-Terry and
  * Thurstone-Mosteller with full and partial pairing, Plackett-Luce), with
- * the conventions of openskill.js 5.0.1, whose behaviour seed 002's sample
+ * the conventions of openskill.js 5.0.1, whose behaviour the IMS documentation's sample
  * follows:
  *
  *	- tau is added to every sigma before the update, sigma' = sqrt(sigma^2 +

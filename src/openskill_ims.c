@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * openskill_ims.c
- *		The IMS matchmaker's rate endpoint (seed 002, "Rating Calculation")
+ *		The IMS matchmaker's rate endpoint (the IMS matchmaker documentation, "Rating Calculation")
  *		as one SQL call: mm.rate(request jsonb) -> jsonb.
  *
- * The request is the seed's: {"config": {"modelId", "beta", "epsilon",
+ * The request is the IMS documentation's: {"config": {"modelId", "beta", "epsilon",
  * "mu", "sigma"}, "teams": [{"rank", "team": {"teamId", "players":
- * [{"playerId", "mu", "sigma"}]}}]}. The seed's sample response is
+ * [{"playerId", "mu", "sigma"}]}}]}. The IMS documentation's sample response is
  * openskill.js 5.0.1 Plackett-Luce with tau = 0 and kappa = epsilon
- * (DESIGN.md section 5). Missing player mu/sigma take the config's mu and
+ * (docs/design.md, "How mm reads its sources"). Missing player mu/sigma take the config's mu and
  * sigma; teams and players keep their ids and order; equal ranks draw.
  * mm also accepts the other four models ("BRADLEY_TERRY_FULL", ...) and
  * the config keys "tau" (default 0) and "limitSigma" (default false).

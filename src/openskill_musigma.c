@@ -1,20 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * openskill_musigma.c
- *		musigma matchmaking helpers of the IMS matchmaker (seed 002): party
+ *		musigma matchmaking helpers of the IMS matchmaker (the IMS matchmaker documentation): party
  *		rating (a function and an aggregate), the beta widening schedule and
  *		the musigma data-point score.
  *
- * Party rating (seed 002, "Match Finding"; DESIGN.md section 5):
+ * Party rating (the IMS matchmaker documentation, "Match Finding"; docs/design.md, "How mm reads its sources"):
  *	(max_w * max(mu) + med_w * median(mu)) / (max_w + med_w)
  *		- ordinal_deviations * avg(sigma),
  * the median of an even count being the mean of the middle two.
  *
- * Beta widening (seed 002, "Buckets"; DESIGN.md section 5): with bucket
+ * Beta widening (the IMS matchmaker documentation, "Buckets"; docs/design.md, "How mm reads its sources"): with bucket
  * duration d and n buckets, bucket i (1-based) starts at d * (i - 1)^2
  * seconds and uses beta = max_beta * i / n.
  *
- * Data-point score (mm's definition; the seed only says that entrants whose
+ * Data-point score (mm's definition; the IMS documentation only says that entrants whose
  * rating delta is under beta match, and that a -beta / +beta pair around a
  * pivot gets a low score): for the ratings of the entrants of a candidate
  * match (players or parties, each a party rating), score = max(0, 1 -
@@ -226,7 +226,7 @@ mm_party_rating_accum(PG_FUNCTION_ARGS)
 					 errhint("Filter out members without a rating, or COALESCE them to the defaults.")));
 	mu = PG_GETARG_FLOAT8(1);
 	sigma = PG_GETARG_FLOAT8(2);
-	/* the two-argument aggregate takes the seed's settings */
+	/* the two-argument aggregate takes the IMS documentation's settings */
 	max_w = PG_NARGS() > 3 ? PG_GETARG_FLOAT8(3) : 2.0;
 	med_w = PG_NARGS() > 3 ? PG_GETARG_FLOAT8(4) : 1.0;
 	dev = PG_NARGS() > 3 ? PG_GETARG_FLOAT8(5) : 3.0;
@@ -462,7 +462,7 @@ mm_musigma_data_point(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("floor must be between 0 and 1"),
 				 errdetail("The value is %g.", floor_),
-				 errhint("Scores are in [0, 1]; 0.5 is the seed's starting value.")));
+				 errhint("Scores are in [0, 1]; 0.5 is the IMS documentation's starting value.")));
 	if (n < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

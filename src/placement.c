@@ -4,13 +4,13 @@
  *		The placement engine: per-place signal configurations and the ranking
  *		of a place's live servers for a joining player.
  *
- * Source: seed 000 (ServerScore = sum_i Weight_i * SignalScore_i; the Roblox
+ * Source: Roblox's matchmaking documentation (ServerScore = sum_i Weight_i * SignalScore_i; the Roblox
  * default configuration Friends 10, Latency 3, Occupancy 2, Play History 2,
- * Age 1, Language 1, Voice Chat 1, Device Type 0) and seed 001 (the existing
+ * Age 1, Language 1, Voice Chat 1, Device Type 0) and Roblox's matchmaking documentation (the existing
  * signals and the eight kinds of custom signals: player numeric vs the
  * joining player and vs a constant, player categorical clustering and
  * diversifying, server numeric and categorical vs the joining player and vs
- * a constant). Readings of DESIGN.md section 5: play history is
+ * a constant). Readings of docs/design.md, "How mm reads its sources": play history is
  * 1 - min(1, diff / 4.6); server numeric vs constant is
  * 1 - min(diff / max_relevant_difference, 1); ratios over an empty server
  * score 0.
@@ -50,7 +50,7 @@
 
 typedef enum SignalKind
 {
-	/* the built-in signals of seed 001, in the default configuration */
+	/* the built-in signals of Roblox's matchmaking documentation, in the default configuration */
 	SIG_FRIENDS,
 	SIG_LATENCY,
 	SIG_OCCUPANCY,
@@ -59,7 +59,7 @@ typedef enum SignalKind
 	SIG_LANGUAGE,
 	SIG_VOICE_CHAT,
 	SIG_DEVICE_TYPE,
-	/* the eight kinds of custom signals of seed 001 */
+	/* the eight kinds of custom signals of Roblox's matchmaking documentation */
 	SIG_PLAYER_NUMERIC_JOINING,
 	SIG_PLAYER_NUMERIC_CONSTANT,
 	SIG_PLAYER_CATEGORICAL_CLUSTERING,
@@ -391,7 +391,7 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 				 errmsg("signal \"%s\" needs a \"constant\"", name),
 				 errhint("The server attribute is compared with it for equality.")));
 
-	/* Aggregation: the seed's player numeric examples use average and sum. */
+	/* Aggregation: Roblox's player numeric examples use average and sum. */
 	sig->agg = (k == SIG_PLAYER_NUMERIC_CONSTANT) ? AGG_SUM : AGG_AVERAGE;
 	if (agg != NULL)
 	{

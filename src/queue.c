@@ -473,6 +473,26 @@ match_start(FunctionCallInfo fcinfo, MmMatcherConfig *cfg, TimestampTz *at)
 		elog(ERROR, "SPI_connect failed");
 }
 
+/* One row per roster of every match made, in match order. */
+static void
+put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult *res,
+			const MmMatcherConfig *cfg)
+{
+	for (int m = 0; m < res->nmatches; m++)
+	{
+		MmMatch    *mt = &res->matches[m];
+		double		prediction = mm_matcher_prediction(mt, cfg);
+
+		for (int k = 0; k < mt->nmembers; k++)
+		{
+			MmRoster   *x = &set->r[mt->members[k]];
+
+			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
+					mm_odds_of_victory(prediction, x->team == 0), mt->rating_spread);
+		}
+	}
+}
+
 /* mm.match_rosters: the matches made over a query's rows. */
 static Datum
 match_rosters(FunctionCallInfo fcinfo)
@@ -487,19 +507,7 @@ match_rosters(FunctionCallInfo fcinfo)
 	match_start(fcinfo, &cfg, &at);
 	read_query(query, at, &set);
 	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
-	for (int m = 0; m < res.nmatches; m++)
-	{
-		MmMatch    *mt = &res.matches[m];
-		double		prediction = mm_matcher_prediction(mt, &cfg);
-
-		for (int k = 0; k < mt->nmembers; k++)
-		{
-			MmRoster   *x = &set.r[mt->members[k]];
-
-			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
-					mm_odds_of_victory(prediction, x->team == 0), mt->rating_spread);
-		}
-	}
+	put_matches(rsinfo, &set, &res, &cfg);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -666,19 +674,7 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_execute_plan failed");
 	mm_read_rosters(at, false, &set);
 	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
-	for (int m = 0; m < res.nmatches; m++)
-	{
-		MmMatch    *mt = &res.matches[m];
-		double		prediction = mm_matcher_prediction(mt, &cfg);
-
-		for (int k = 0; k < mt->nmembers; k++)
-		{
-			MmRoster   *x = &set.r[mt->members[k]];
-
-			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
-					mm_odds_of_victory(prediction, x->team == 0), mt->rating_spread);
-		}
-	}
+	put_matches(rsinfo, &set, &res, &cfg);
 	for (int i = 0; i < set.n; i++)
 	{
 		oldest = Max(oldest, set.r[i].age);

@@ -3,14 +3,14 @@
  * signals.c
  *		Roblox server-scoring signals as SQL functions and aggregates.
  *
- * Source: seed 000 (the scoring formula: attributes, signals, weights,
+ * Source: Roblox's matchmaking documentation (the scoring formula: attributes, signals, weights,
  * ServerScore = sum_i Weight_i * SignalScore_i, weights >= 0, a weight of 0
  * drops the signal, numerical signals normalised by a positive factor and
- * clamped to [0, 1]) and seed 001 (the existing signals and their
+ * clamped to [0, 1]) and Roblox's matchmaking documentation (the existing signals and their
  * constants: age 25, latency 250 ms, play history 4.6; the categorical
  * ratio signals; the eight kinds of custom signals).
  *
- * Readings (DESIGN.md section 5): play history is 1 - min(1, diff / 4.6);
+ * Readings (docs/design.md, "How mm reads its sources"): play history is 1 - min(1, diff / 4.6);
  * a ratio over an empty server (whole = 0) scores 0.
  *
  *-------------------------------------------------------------------------
@@ -25,7 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
-/* Normalizing factors of the built-in numerical signals (seed 001). */
+/* Normalizing factors of the built-in numerical signals (Roblox's matchmaking documentation). */
 #define MM_AGE_MAX_DIFFERENCE 25.0
 #define MM_LATENCY_MAX_MS 250.0
 #define MM_PLAY_HISTORY_MAX_DIFFERENCE 4.6

@@ -1,5 +1,5 @@
 
--- OpenSkill (Weng-Lin) ratings and musigma matchmaking (issue 3, seed 002).
+-- OpenSkill (Weng-Lin) ratings and musigma matchmaking (the IMS matchmaker documentation).
 
 CREATE FUNCTION mm.openskill_rate(
     team int[], rank float8[], mu float8[], sigma float8[],
@@ -55,7 +55,7 @@ RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_ims_rate'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.rate(jsonb) IS
-    'the IMS matchmaker rate endpoint (seed 002): a request with config and ranked teams in, new ratings out';
+    'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out';
 
 CREATE FUNCTION mm.replay_openskill(
     history text,

@@ -1,5 +1,5 @@
 
--- Glicko-2 (Glickman's glicko2.pdf) and the GW2 rating policy (seed 003).
+-- Glicko-2 (Glickman's glicko2.pdf) and the GW2 rating policy (the Guild Wars 2 wiki's PvP matchmaking page).
 
 CREATE FUNCTION mm.glicko2_rate(player mm.glicko, opp_rating float8[], opp_rd float8[],
                                 score float8[], tau float8 DEFAULT NULL, policy jsonb DEFAULT NULL)
@@ -28,14 +28,14 @@ RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_glicko2_effective'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_effective(mm.glicko) IS
-    'effective rating rating - rd, as GW2 matchmaking uses it (seed 003)';
+    'effective rating rating - rd, as GW2 matchmaking uses it (the Guild Wars 2 wiki''s PvP matchmaking page)';
 
 CREATE FUNCTION mm.glicko2_policy(policy jsonb DEFAULT NULL)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_glicko2_policy'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS
-    'the GW2 rating policy with every key filled in (seed 003''s values as defaults); checks the policy';
+    'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy';
 
 CREATE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
                                      at timestamptz DEFAULT now(), policy jsonb DEFAULT NULL)

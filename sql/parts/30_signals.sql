@@ -1,5 +1,5 @@
 
--- Signals and server scoring: the Roblox weighted-sum model (seeds 000, 001).
+-- Signals and server scoring: the Roblox weighted-sum model (Roblox's matchmaking documentation).
 
 -- Signal functions: each maps attributes to a score in [0, 1].
 

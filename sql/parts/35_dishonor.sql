@@ -1,10 +1,10 @@
 
--- GW2 dishonor (seed 003, "Dishonor"): penalties by reason, stacks that
+-- GW2 dishonor (the Guild Wars 2 wiki's PvP matchmaking page, "Dishonor"): penalties by reason, stacks that
 -- decay one per stack_duration, timeouts of roundInterval(stacks^exponent *
 -- timeout_duration, timeout_rounding) added to the player's timeout.
 
 -- The dishonor config: one row when set with mm.set_dishonor_config; no row
--- means the seed's defaults. Dumped with the data (pg_dump keeps it).
+-- means the GW2 wiki's defaults. Dumped with the data (pg_dump keeps it).
 CREATE TABLE mm.dishonor_settings (
     singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     config     jsonb NOT NULL,
@@ -41,7 +41,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 RETURN mm.dishonor_config_resolve('{}'::jsonb);
 COMMENT ON FUNCTION mm.dishonor_config_defaults() IS
-    'the seed''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
+    'the GW2 wiki''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
 
 CREATE FUNCTION mm.dishonor_config()
 RETURNS jsonb

@@ -1,6 +1,6 @@
 
--- GW2 match prediction (seed 003, "Match Prediction") and ladder points
--- (seed 003, "Ladder").
+-- GW2 match prediction (the Guild Wars 2 wiki's PvP matchmaking page, "Match Prediction") and ladder points
+-- (the Guild Wars 2 wiki's PvP matchmaking page, "Ladder").
 
 CREATE FUNCTION mm.prediction_config_defaults()
 RETURNS jsonb
@@ -10,7 +10,7 @@ RETURN '{"rank":   {"method": "spread", "spread": 40,  "weight": 1, "enabled": t
          "rating": {"method": "spread", "spread": 200, "weight": 5, "enabled": true},
          "roster": {"method": "spread", "spread": 4,   "weight": 2, "enabled": true}}'::jsonb;
 COMMENT ON FUNCTION mm.prediction_config_defaults() IS
-    'the seed''s <Prediction> config: rank spread 40 weight 1, rating spread 200 weight 5, roster spread 4 weight 2';
+    'the GW2 wiki''s <Prediction> config: rank spread 40 weight 1, rating spread 200 weight 5, roster spread 4 weight 2';
 
 CREATE FUNCTION mm.match_prediction_teams(red_rank float8, red_rating_low float8, red_max_roster_size float8,
                                           blue_rank float8, blue_rating_low float8, blue_max_roster_size float8,
@@ -51,7 +51,7 @@ LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 RETURN mm.ladder_config_resolve(NULL);
 COMMENT ON FUNCTION mm.ladder_config_defaults() IS
-    'the seed''s <Ladder> config: default 0, min 0, max 1000000, leaderboard_points 1, its five odds matrices, no season bounds';
+    'the GW2 wiki''s <Ladder> config: default 0, min 0, max 1000000, leaderboard_points 1, its five odds matrices, no season bounds';
 
 CREATE FUNCTION mm.ladder_points(odds float8, final_score float8, result text,
                                  config jsonb DEFAULT NULL, at timestamptz DEFAULT now())
@@ -59,7 +59,7 @@ RETURNS integer
 AS 'MODULE_PATHNAME', 'mm_ladder_points'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.ladder_points(float8, float8, text, jsonb, timestamptz) IS
-    'ladder points for a game (seed 003 getPoints/processGame): result victory, defeat or desertion; 0 outside the season; a victory earns at least 1';
+    'ladder points for a game (getPoints and processGame of the Guild Wars 2 wiki''s PvP matchmaking page): result victory, defeat or desertion; 0 outside the season; a victory earns at least 1';
 
 CREATE FUNCTION mm.ladder_apply(current integer, points integer, config jsonb DEFAULT NULL,
                                 OUT ladder_points integer, OUT on_leaderboard boolean,

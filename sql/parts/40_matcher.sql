@@ -1,4 +1,4 @@
--- Roster matcher (seed 003, GW2 PvP matchmaking): queue tables, enqueue and
+-- Roster matcher (the Guild Wars 2 wiki's PvP matchmaking page, GW2 PvP matchmaking): queue tables, enqueue and
 -- leave, the matcher over any query, transactional ticks for pg_cron.
 
 -- Queue tables. All are owned by the extension and dumped with the data

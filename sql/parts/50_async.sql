@@ -1,5 +1,5 @@
 
--- Async opponents: a pool of offline opponents (seed 004, the Metaplay
+-- Async opponents: a pool of offline opponents (Metaplay's async matchmaker documentation, the Metaplay
 -- asynchronous matchmaker). The bucket arithmetic and the pool config are
 -- in C (src/async.c); the pool tables and the functions that read and write
 -- them are here.
@@ -25,7 +25,7 @@ CREATE FUNCTION mm.async_bucket_bounds(config jsonb, first int, last int,
 AS 'MODULE_PATHNAME', 'mm_async_bucket_bounds'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.async_bucket_bounds(jsonb, int, int) IS
-    'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last (edge buckets are unbounded)';
+    'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last; NULL where an edge bucket is unbounded';
 
 CREATE FUNCTION mm.async_search(config jsonb, mmr float8, retries int,
                                 OUT bucket int, OUT buckets int[],
@@ -33,7 +33,7 @@ CREATE FUNCTION mm.async_search(config jsonb, mmr float8, retries int,
 AS 'MODULE_PATHNAME', 'mm_async_search'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.async_search(jsonb, float8, int) IS
-    'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover';
+    'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover (NULL where unbounded)';
 
 CREATE FUNCTION mm.async_labels(labels text[])
 RETURNS text[]
@@ -92,7 +92,7 @@ CREATE INDEX async_samples_bucket ON mm.async_samples (pool, labels, bucket);
 COMMENT ON INDEX mm.async_samples_bucket IS
     'a pool''s samples by bucket';
 
--- The dynamic bucket sizing model (seed 004's DynamicBucketSizingModel):
+-- The dynamic bucket sizing model (Metaplay's documentation's DynamicBucketSizingModel):
 -- capacities set by mm.rebalance_pool. Buckets without a row use
 -- bucket_initial_size.
 CREATE TABLE mm.async_bucket_sizes (
@@ -231,7 +231,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
-    'create an async opponent pool; config keys mirror seed 004 (see README), unknown keys are an error';
+    'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
 
 CREATE FUNCTION mm.alter_pool(name text, config jsonb)
 RETURNS jsonb
@@ -314,7 +314,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.pool_buckets(text) IS
-    'the buckets of a pool that hold entries or were sampled: MMR interval, fill (counted now), capacity, entries added since the sample started';
+    'the buckets of a pool that hold entries or were sampled: MMR interval (NULL where an edge bucket is unbounded), fill (counted now), capacity, entries added since the sample started';
 
 -- Entries
 
@@ -346,7 +346,8 @@ BEGIN
     PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
     lab := mm.async_labels(put_entry.labels);
     b := mm.async_bucket(cfg, put_entry.mmr);
-    SELECT r.lower_mmr, r.upper_mmr INTO lo, hi FROM mm.async_bucket_bounds(cfg, b, b) r;
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
 
     -- Lock order: the player, his entries, then the bucket (last).
     -- One put at a time per player, so the per-player rules hold.
@@ -420,7 +421,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
-    'add or update a player''s entry (seed 004''s player state update); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
 
 CREATE FUNCTION mm.remove_entry(entry_id bigint)
 RETURNS boolean
@@ -482,7 +483,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
-    'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval';
+    'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval (NULL where unbounded)';
 
 CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
                                  retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
@@ -491,7 +492,7 @@ RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model j
 AS 'MODULE_PATHNAME', 'mm_find_opponent'
 LANGUAGE C VOLATILE ROWS 1;
 COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
-    'the best opponent for a query (seed 004): success, none_found or fake_opponent; never the searcher or an excluded player';
+    'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 
 CREATE FUNCTION mm.async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                                     p_exclude bigint[], p_searcher bigint, p_max int)
@@ -518,12 +519,14 @@ BEGIN
     SELECT c.entry_id, c.player_id, c.mmr, c.labels, mm.async_bucket(q.cfg, c.mmr),
            maxd - abs(c.mmr - p_mmr), c.model, c.updated_at
     FROM ((SELECT e.* FROM mm.async_entries e
-           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr AND e.mmr < q.upper_mmr
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr >= p_mmr
+             AND e.mmr < coalesce(q.upper_mmr, 'Infinity')
              AND e.player_id <> ALL (q.excl)
            ORDER BY e.mmr LIMIT p_max)
           UNION ALL
           (SELECT e.* FROM mm.async_entries e
-           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr AND e.mmr >= q.lower_mmr
+           WHERE e.pool = p_pool AND e.labels = q.lab AND e.mmr < p_mmr
+             AND e.mmr >= coalesce(q.lower_mmr, '-Infinity')
              AND e.player_id <> ALL (q.excl)
            ORDER BY e.mmr DESC LIMIT p_max)) c
     WHERE minq IS NULL OR maxd - abs(c.mmr - p_mmr) >= minq
@@ -600,4 +603,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.rebalance_pool(text) IS
-    'size each bucket from the observed share of inserts (seed 004''s dynamic bucket sizing): capacity = max(bucket_min_size, player_cache_size * share)';
+    'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';

@@ -26,7 +26,7 @@ FROM m, mm.openskill_rate(m.team, m.rank, m.mu, m.sigma) n
 WHERE p.player_id = m.ids[n.idx]
 RETURNING p.name, round(p.mu::numeric, 3) AS mu, round(p.sigma::numeric, 3) AS sigma;
 
--- The IMS matchmaker's rate endpoint, as one SQL call: seed 002's request in,
+-- The IMS matchmaker's rate endpoint, as one SQL call: the IMS documentation's request in,
 -- its response out (red beat blue).
 SELECT jsonb_pretty(mm.rate('{"config": {"modelId": "PLACKETT_LUCE", "beta": 5, "epsilon": 0.001, "mu": 30, "sigma": 10},
   "teams": [{"rank": 0, "team": {"teamId": "red", "players": [{"playerId": "player1", "mu": 35.0, "sigma": 5.1},

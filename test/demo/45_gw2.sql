@@ -1,4 +1,4 @@
--- GW2 match prediction, ladder points and dishonor (seed 003)
+-- GW2 match prediction, ladder points and dishonor (the Guild Wars 2 wiki's PvP matchmaking page)
 \set QUIET on
 SET timezone = 'UTC';
 \set QUIET off

@@ -26,7 +26,7 @@ SELECT * FROM mm.find_opponent('arena', 2500, '{eu}');
 -- ... and on the game's retry the search widens by a bucket on each side.
 SELECT * FROM mm.find_opponent('arena', 2500, '{eu}', retries => 1);
 
--- The game's own quality (seed 004's CheckPossibleMatchForQuery): rank the
+-- The game's own quality (Metaplay's documentation's CheckPossibleMatchForQuery): rank the
 -- candidates in SQL, here preferring Ada's defence, then claim the pick.
 SELECT player_id, mmr, quality,
        quality + CASE WHEN model ->> 'defence' = 'Ada' THEN 200 ELSE 0 END AS game_quality

@@ -30,9 +30,6 @@ LATE_MS = 5000
 # failure) -> who fixes it. Only that kind of failure of that function is
 # let through, and it is still printed. Empty this list when they are fixed.
 KNOWN_ELSEWHERE = {
-    ('async_search', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
-    ('async_bucket_bounds', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
-    ('async_query', 'non-finite result'): 'async pool: -Infinity/Infinity bucket or search bounds',
 }
 
 GOOD = {

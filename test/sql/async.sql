@@ -1,4 +1,4 @@
--- Async opponents (seed 004): pool config, buckets, find_opponent, candidates.
+-- Async opponents (Metaplay's async matchmaker documentation): pool config, buckets, find_opponent, candidates.
 \set VERBOSITY default
 
 -- Config: every key with its default; unknown keys and bad values refused.
@@ -33,7 +33,7 @@ WITH cfg(c) AS (VALUES ('{"min_mmr": 0.1, "max_mmr": 0.7, "mmr_bucket_count": 7}
      xs(x) AS (SELECT 0.1 + 0.6 * i / 7 FROM generate_series(-2, 9) i
                UNION ALL SELECT 0.1 + i / 10000.0 FROM generate_series(-100, 7100) i)
 SELECT count(*) AS checked,
-       bool_and(x >= r.lower_mmr AND x < r.upper_mmr) AS inside_bounds,
+       bool_and(x >= coalesce(r.lower_mmr, '-Infinity') AND x < coalesce(r.upper_mmr, 'Infinity')) AS inside_bounds,
        count(DISTINCT mm.async_bucket(c, x)) AS buckets_used
 FROM cfg, xs, LATERAL mm.async_bucket_bounds(c, mm.async_bucket(c, x), mm.async_bucket(c, x)) r;
 SELECT * FROM mm.async_bucket_bounds('{}', 0, 0);
@@ -176,7 +176,7 @@ SELECT mm.put_entry('busy', 3, 1002) AS ignored;
 SELECT mm.put_entry('busy', 1, 1003) IS NOT NULL AS updated;
 SELECT player_id, mmr FROM mm.async_entries WHERE pool = 'busy' ORDER BY player_id;
 
--- Candidates for the game's own quality (seed 004's CheckPossibleMatchForQuery):
+-- Candidates for the game's own quality (Metaplay's documentation's CheckPossibleMatchForQuery):
 -- the caller ranks them with its own SQL and claims one with offer_entry.
 SELECT mm.create_pool('guilds');
 SELECT mm.put_entry('guilds', i, 1000 + 10 * i, '{}', jsonb_build_object('guild', i % 3))

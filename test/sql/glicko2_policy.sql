@@ -1,8 +1,8 @@
--- Glicko-2 with the GW2 rating policy (seed 003, "Ratings"): defaults,
+-- Glicko-2 with the GW2 rating policy (the Guild Wars 2 wiki's PvP matchmaking page, "Ratings"): defaults,
 -- clamps, max change, idle growth, reset, profession ratio, policy errors.
 \set VERBOSITY default
 
--- The defaults are seed 003's configuration, keys in snake_case.
+-- The defaults are the Guild Wars 2 wiki's configuration, keys in snake_case.
 SELECT jsonb_pretty(mm.glicko2_policy());
 -- a partial policy keeps the other defaults; null switches a rule off
 SELECT mm.glicko2_policy('{"rating": {"max": 3000}, "max_periods": null, "reset": null}')

@@ -1,4 +1,4 @@
--- GW2 dishonor (seed 003, "Dishonor") with the seed's config:
+-- GW2 dishonor (the Guild Wars 2 wiki's PvP matchmaking page, "Dishonor") with the GW2 wiki's config:
 -- stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5,
 -- timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000.
 --   roundInterval(v, i) = max(i, round(v / i) * i)

@@ -1,5 +1,5 @@
--- GW2 ladder points (seed 003, "Ladder": getPoints, processGame) with the
--- seed's <Ladder default="0" min="0" max="1000000" leaderboard-points="1">
+-- GW2 ladder points (the Guild Wars 2 wiki's PvP matchmaking page, "Ladder": getPoints, processGame) with the
+-- the GW2 wiki's <Ladder default="0" min="0" max="1000000" leaderboard-points="1">
 -- and its five odds matrices.
 \set VERBOSITY default
 

@@ -1,5 +1,5 @@
--- GW2 match prediction (seed 003, "Match Prediction"): calculateSpread,
--- predict and predictionToOddsOfVictory, with the seed's config
+-- GW2 match prediction (the Guild Wars 2 wiki's PvP matchmaking page, "Match Prediction"): calculateSpread,
+-- predict and predictionToOddsOfVictory, with the GW2 wiki's config
 -- (rank spread 40 weight 1, rating spread 200 weight 5, roster spread 4
 -- weight 2; total weight 8).
 \set VERBOSITY default

@@ -1,4 +1,4 @@
--- Roster matcher (seed 003): the algorithm on small hand-made queues.
+-- Roster matcher (the Guild Wars 2 wiki's PvP matchmaking page): the algorithm on small hand-made queues.
 \set VERBOSITY default
 SET timezone = 'UTC';
 
@@ -39,7 +39,7 @@ SELECT * FROM teams('{"team_size": 2, "filter": {"potentials_min": 5, "padding_s
 -- Only the first 4 rosters are targets (filter.rosters): 1's match is made,
 -- 5 is not a target.
 SELECT * FROM teams('{"team_size": 2, "filter": {"rosters": 4, "potentials_min": 1, "padding_start": 60, "padding_end": 60}}');
--- The seed's filter with deviation 0 and no padding yet: ranges are points,
+-- The GW2 wiki's filter with deviation 0 and no padding yet: ranges are points,
 -- nobody overlaps, no match.
 UPDATE r SET deviation = 0;
 SELECT * FROM teams('{"team_size": 2, "filter": {"potentials_min": 1, "padding_start": 60, "padding_end": 60}}');
@@ -157,7 +157,7 @@ FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 4
 SELECT count(DISTINCT match_no) FILTER (WHERE outcome = 'matched') + count(*) FILTER (WHERE outcome = 'failed') > 20 AS many_tried
 FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', '{"filter": {"rosters": 400, "limit": 60000}}', '2024-01-01 00:06:00+00');
 
--- 8. The binary search finds the potentials the seed's scan finds: the
+-- 8. The binary search finds the potentials the GW2 wiki's scan finds: the
 -- same matches over 3000 rosters with the search and with the scan.
 TRUNCATE r;
 INSERT INTO r (pos, roster_id, players, rating, deviation, professions, joined_at)

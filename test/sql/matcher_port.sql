@@ -1,4 +1,4 @@
--- mm.match_rosters against seed 003's pseudo-code ported literally to
+-- mm.match_rosters against the Guild Wars 2 wiki's pseudo-code ported literally to
 -- PL/pgSQL (test/bench/matcher/port.sql, the benchmark's baseline): the
 -- same matches, the same teams, the same failed targets, on random queues
 -- under several configs.
@@ -28,7 +28,7 @@ $$;
 CREATE FUNCTION compare(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
 RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
 LANGUAGE sql AS $$
-    WITH port AS (SELECT * FROM seed003.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
+    WITH port AS (SELECT * FROM gw2_port.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
          c AS (SELECT coalesce(match_no, failed_no), roster_id, coalesce(team, 'failed')
                FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
          scan AS (SELECT coalesce(match_no, failed_no), roster_id, coalesce(team, 'failed')
@@ -39,10 +39,10 @@ LANGUAGE sql AS $$
            NOT EXISTS (SELECT * FROM scan EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM scan)
 $$;
 
--- 5v5, parties of 1..5, the seed's scoring
+-- 5v5, parties of 1..5, the GW2 wiki's scoring
 SELECT fill(200, 5, 0.1);
 SELECT * FROM compare('{"filter": {"rosters": 200, "potentials_min": 10, "potentials_max": 60, "limit": 600000}}');
--- another queue, later (more padding), seed's potentials_min 20
+-- another queue, later (more padding), the GW2 wiki's potentials_min 20
 SELECT fill(200, 5, 0.2);
 SELECT * FROM compare('{"filter": {"rosters": 200, "potentials_max": 60, "limit": 600000}}', '2024-01-01 00:06:00+00');
 -- 3v3, parties of 1..3, professions over the whole match, ladder scored
@@ -55,4 +55,4 @@ SELECT * FROM compare('{"team_size": 2, "filter": {"rosters": 100, "potentials_m
 DROP FUNCTION compare(jsonb, timestamptz);
 DROP FUNCTION fill(int, int, float8);
 DROP TABLE r;
-DROP SCHEMA seed003 CASCADE;
+DROP SCHEMA gw2_port CASCADE;

@@ -1,10 +1,10 @@
 -- OpenSkill: mm.openskill_rate and the predictions (the openskill.js vectors
--- are in openskill_vectors; this file checks the seed, properties, weights,
+-- are in openskill_vectors; this file checks the IMS documentation, properties, weights,
 -- numerics and every error path).
 -- Errors show their message, detail and hint; the SQLSTATE is echoed after each.
 \set VERBOSITY default
 
--- seed 002's sample through openskill_rate: tau 0, kappa = IMS epsilon 0.001
+-- the IMS documentation's sample through openskill_rate: tau 0, kappa = IMS epsilon 0.001
 SELECT idx, mu, sigma,
        abs(mu - (ARRAY[35.703050324698204, 32.32732230798585, 29.976699181616407, 27.111629116096374])[idx]) < 1e-12
    AND abs(sigma - (ARRAY[5.065653319815339, 2.8936994946797667, 4.360939109491974, 9.012856163163935])[idx]) < 1e-12 AS seed_within_1e_12

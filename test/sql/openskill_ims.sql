@@ -1,7 +1,7 @@
--- mm.rate(jsonb): the IMS matchmaker's rate endpoint (seed 002).
+-- mm.rate(jsonb): the IMS matchmaker's rate endpoint (the IMS matchmaker documentation).
 \set VERBOSITY default
 
--- seed 002's request gives seed 002's response, to 1e-12
+-- the IMS documentation's request gives the IMS documentation's response, to 1e-12
 CREATE TEMP TABLE ims AS SELECT mm.rate('{
   "config": {"modelId": "PLACKETT_LUCE", "beta": 5, "epsilon": 0.001, "mu": 30, "sigma": 10},
   "teams": [
@@ -29,7 +29,7 @@ FROM ims, seed_response r,
      jsonb_array_elements(t.team->'players') WITH ORDINALITY p(player, ord)
      JOIN jsonb_array_elements(st.team->'players') WITH ORDINALITY s(player, ord) ON s.ord = p.ord
 ORDER BY 1, 3;
--- the response has exactly the seed's shape
+-- the response has exactly the IMS documentation's shape
 SELECT jsonb_object_keys(response) FROM ims;
 SELECT DISTINCT jsonb_object_keys(t) FROM ims, jsonb_array_elements(response->'teams') t ORDER BY 1;
 SELECT DISTINCT jsonb_object_keys(p) FROM ims, jsonb_array_elements(response->'teams') t, jsonb_array_elements(t->'players') p ORDER BY 1;

@@ -1,4 +1,4 @@
--- musigma matchmaking helpers (seed 002): party rating, beta widening and
+-- musigma matchmaking helpers (the IMS matchmaker documentation): party rating, beta widening and
 -- the data-point score.
 \set VERBOSITY default
 
@@ -9,7 +9,7 @@ SELECT mm.party_rating('{20,35,25}', '{2,4,6}') AS odd,
 -- an even count's median is the mean of the middle two
 SELECT mm.party_rating('{20,35,25,29}', '{1,1,1,1}') AS even,
        (2 * 35 + 1 * (25 + 29) / 2.0) / 3.0 - 3 * 1 AS by_hand;
--- the seed's 2-to-1 ratio: the best player is 2/3 of the base rating
+-- the IMS documentation's 2-to-1 ratio: the best player is 2/3 of the base rating
 SELECT mm.party_rating('{10,40}', '{1,1}', 1, 0, 0) AS max_only,
        mm.party_rating('{10,40}', '{1,1}', 0, 1, 0) AS median_only,
        mm.party_rating('{10,40}', '{1,1}', 2, 1, 0) AS two_to_one,
@@ -46,7 +46,7 @@ RESET max_parallel_workers_per_gather;
 SELECT mm.party_rating_agg(mu, sigma) IS NULL AS empty_is_null FROM party_members WHERE false;
 DROP TABLE party_members;
 
--- beta widening: the seed's example (10 s buckets, 5 buckets, max 20)
+-- beta widening: the IMS documentation's example (10 s buckets, 5 buckets, max 20)
 SELECT w AS waited, mm.musigma_beta(w, 20, 5, '10 seconds') AS beta
 FROM unnest(ARRAY['0 s', '9.999 s', '10 s', '39 s', '40 s', '89 s', '90 s', '159 s', '160 s', '1 hour', '2 days']::interval[]) w;
 SELECT mm.musigma_beta('1 minute', 20, 1, '10 seconds') AS one_bucket,

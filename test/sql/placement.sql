@@ -1,36 +1,36 @@
 -- The placement engine: place configs, rank_servers, join/leave, server
--- attributes; seed 000's configurations and seed 001's custom-signal
+-- attributes; Roblox's documentation's configurations and Roblox's documentation's custom-signal
 -- examples run through the engine.
 -- Errors show their message, detail and hint; the SQLSTATE is echoed after each.
 \set VERBOSITY default
 -- server ids appear in some messages below: start them at 1
 ALTER SEQUENCE mm.server_id_seq RESTART;
 
--- Seed 000, configurations 1, 2, 5, 6 through the engine: two servers of
+-- Roblox's matchmaking documentation, configurations 1, 2, 5, 6 through the engine: two servers of
 -- capacity 8, A with 2 players (one a friend of the joiner), B with 6.
-SELECT mm.add_server('seed', 8, '{"name": "A"}') AS a \gset
-SELECT mm.add_server('seed', 8, '{"name": "B"}') AS b \gset
+SELECT mm.add_server('roblox', 8, '{"name": "A"}') AS a \gset
+SELECT mm.add_server('roblox', 8, '{"name": "B"}') AS b \gset
 INSERT INTO mm.server_players (player_id, server_id)
 SELECT i, CASE WHEN i <= 2 THEN :a ELSE :b END FROM generate_series(1, 8) i;
-SELECT mm.refresh_servers('seed') AS refreshed;
-SELECT mm.set_place_config('seed', '{"include_defaults": false, "signals": {"friends": {"weight": 1}, "occupancy": {"weight": 5}}}');
+SELECT mm.refresh_servers('roblox') AS refreshed;
+SELECT mm.set_place_config('roblox', '{"include_defaults": false, "signals": {"friends": {"weight": 1}, "occupancy": {"weight": 5}}}');
 SELECT mm.get_server_attribute(server_id, 'name') AS server, round(score::numeric, 12) AS score,
        mm.server_breakdown(signals, signal_scores) AS breakdown
-FROM mm.rank_servers('seed', '{}', '{1}');
-SELECT mm.set_place_config('seed', '{"include_defaults": false, "signals": {"friends": {"weight": 3}, "occupancy": {"weight": 5}}}');
+FROM mm.rank_servers('roblox', '{}', '{1}');
+SELECT mm.set_place_config('roblox', '{"include_defaults": false, "signals": {"friends": {"weight": 3}, "occupancy": {"weight": 5}}}');
 SELECT mm.get_server_attribute(server_id, 'name') AS server, round(score::numeric, 12) AS score
-FROM mm.rank_servers('seed', '{}', '{1}');
-SELECT mm.set_place_config('seed', '{"include_defaults": false, "signals": {"friends": {"weight": 10000}, "occupancy": {"weight": 15000}}}');
+FROM mm.rank_servers('roblox', '{}', '{1}');
+SELECT mm.set_place_config('roblox', '{"include_defaults": false, "signals": {"friends": {"weight": 10000}, "occupancy": {"weight": 15000}}}');
 SELECT mm.get_server_attribute(server_id, 'name') AS server, round(score::numeric, 12) AS score
-FROM mm.rank_servers('seed', '{}', '{1}');
-SELECT mm.set_place_config('seed', '{"include_defaults": false, "signals": {"friends": {"weight": 0.01}, "occupancy": {"weight": 0.05}}}');
+FROM mm.rank_servers('roblox', '{}', '{1}');
+SELECT mm.set_place_config('roblox', '{"include_defaults": false, "signals": {"friends": {"weight": 0.01}, "occupancy": {"weight": 0.05}}}');
 SELECT mm.get_server_attribute(server_id, 'name') AS server, round(score::numeric, 12) AS score
-FROM mm.rank_servers('seed', '{}', '{1}');
+FROM mm.rank_servers('roblox', '{}', '{1}');
 -- without preferred players no server has friends
 SELECT mm.get_server_attribute(server_id, 'name') AS server, round(score::numeric, 12) AS score
-FROM mm.rank_servers('seed', '{}');
+FROM mm.rank_servers('roblox', '{}');
 
--- Seed 001's custom signals, all eight kinds, on one server of 19 players:
+-- Roblox's documentation's custom signals, all eight kinds, on one server of 19 players:
 -- Elo averages 2000, PowerLevel sums to 4500, 15 share the Guild and the
 -- RpgClass of the joiner; server Level 4500, GameTime 500, GameMode
 -- Survival, GameNotStarted true.
@@ -251,7 +251,7 @@ SELECT mm.refresh_servers(ARRAY[:t1]::bigint[]);
 DELETE FROM mm.server_players WHERE player_id = 304;
 
 -- dropping a server takes its players with it
-DELETE FROM mm.servers WHERE place = 'seed';
+DELETE FROM mm.servers WHERE place = 'roblox';
 SELECT count(*) AS seed_players_left FROM mm.server_players WHERE player_id <= 8;
 DELETE FROM mm.servers;
 DELETE FROM mm.place_configs;

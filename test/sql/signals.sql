@@ -1,17 +1,17 @@
 -- Signals and server scoring: the signal functions and aggregates, against
--- every worked example of seeds 000 and 001.
+-- every worked example of Roblox's matchmaking documentation.
 -- Errors show their message, detail and hint; the SQLSTATE is echoed after each.
 \set VERBOSITY default
 
--- seed 000, occupancy table: servers of capacity 8 with 2 and 6 players.
+-- Roblox's matchmaking documentation, occupancy table: servers of capacity 8 with 2 and 6 players.
 SELECT server, players, mm.occupancy_signal(players, 8) AS occupancy_score
 FROM (VALUES ('A', 2), ('B', 6)) v(server, players) ORDER BY server;
 
--- seed 000, weighted occupancy table: Occupancy weight 2 gives 0.5 and 1.5.
+-- Roblox's matchmaking documentation, weighted occupancy table: Occupancy weight 2 gives 0.5 and 1.5.
 SELECT server, mm.weighted_score(mm.occupancy_signal(players, 8), 2) AS weighted
 FROM (VALUES ('A', 2), ('B', 6)) v(server, players) GROUP BY server ORDER BY server;
 
--- seed 000, configurations 1, 2, 5 and 6: Friends and Occupancy weights;
+-- Roblox's matchmaking documentation, configurations 1, 2, 5 and 6: Friends and Occupancy weights;
 -- server A has a friend and 2 of 8 players, server B no friend and 6 of 8.
 CREATE TEMP TABLE configs (config int, friends_w float8, occupancy_w float8);
 INSERT INTO configs VALUES (1, 1, 5), (2, 3, 5), (5, 10000, 15000), (6, 0.01, 0.05);
@@ -31,7 +31,7 @@ ORDER BY c.config, c.friends_w * mm.friends_signal(s.preferred)
                    + c.occupancy_w * mm.occupancy_signal(s.players, 8) DESC;
 DROP TABLE configs, seed_servers;
 
--- seed 000, the age table: normalizing factors 100 and 25.
+-- Roblox's matchmaking documentation, the age table: normalizing factors 100 and 25.
 SELECT age_difference,
        round(mm.age_signal(age_difference, 0, 100)::numeric, 12) AS factor_100,
        round(mm.age_signal(age_difference, 0, 25)::numeric, 12) AS factor_25,
@@ -41,19 +41,19 @@ ORDER BY age_difference DESC;
 -- the difference is absolute: a younger server is as far as an older one
 SELECT mm.age_signal(10, 22) AS younger, mm.age_signal(34, 22) AS older;
 
--- seed 001, latency: 1 - min(250, ping) / 250
+-- Roblox's matchmaking documentation, latency: 1 - min(250, ping) / 250
 SELECT ping, round(mm.latency_signal(ping)::numeric, 12) AS latency
 FROM (VALUES (0), (50), (125), (250), (400)) v(ping) ORDER BY ping;
 SELECT mm.latency_signal(100, 200) AS custom_max;
 
--- seed 001, play history: 1 - min(1, diff / 4.6) (DESIGN 5: the text's min(4.6, ...) is a slip)
+-- Roblox's matchmaking documentation, play history: 1 - min(1, diff / 4.6) (DESIGN 5: the text's min(4.6, ...) is a slip)
 SELECT diff, round(mm.play_history_signal(2 + diff, 2)::numeric, 12) AS play_history
 FROM (VALUES (0), (1.15), (2.3), (4.6), (9.2)) v(diff) ORDER BY diff;
 
--- seed 001, friends: min(# preferred players, 1) / 1
+-- Roblox's matchmaking documentation, friends: min(# preferred players, 1) / 1
 SELECT n, mm.friends_signal(n) FROM generate_series(0, 3) n;
 
--- seed 001, custom player numeric vs the joining player: Elo average 2000,
+-- Roblox's matchmaking documentation, custom player numeric vs the joining player: Elo average 2000,
 -- joining 1000, max relevant difference 1500 -> 1 - 1000/1500
 SELECT round(mm.numeric_signal(2000, 1000, 1500)::numeric, 12) AS elo;
 -- vs a constant: server sum 4500 + joining 9901 vs 5000, max 1500 -> 0
@@ -68,7 +68,7 @@ SELECT mm.categorical_signal('Survival'::text, 'Survival') AS game_mode,
        mm.categorical_signal(true, true) AS game_not_started,
        mm.categorical_signal(false, true) AS started;
 
--- seed 001, player categorical clustering and diversifying: 15 of 19
+-- Roblox's matchmaking documentation, player categorical clustering and diversifying: 15 of 19
 -- players share the joining player's Guild / RpgClass.
 CREATE TEMP TABLE on_server (guild text, rpg_class text);
 INSERT INTO on_server

@@ -1,19 +1,19 @@
--- Seed 003's matcher pseudo-code (createMatches, withdrawRosters,
+-- The Guild Wars 2 wiki's matcher pseudo-code (createMatches, withdrawRosters,
 -- gatherPotentials, populateMatch, shouldPopulateRed, pickRoster,
 -- scoreRoster) ported literally to PL/pgSQL, with the readings of
--- DESIGN.md section 5 that mm takes (see src/matcher.c): the baseline of
+-- docs/design.md, "How mm reads its sources" that mm takes (see src/matcher.c): the baseline of
 -- the matcher benchmark, and the reference test/sql/matcher_port.sql
 -- compares mm.match_rosters with. Every target scans the whole queue for
--- potentials, as the seed does.
+-- potentials, as the GW2 wiki page does.
 --
 -- Same input as mm.match_rosters: a query with roster_id, players, rating,
 -- deviation, rank, ladder_points, dishonor, professions, joined_at, in
 -- queue order. Rosters have at most 5 players (professions are kept 5 per
 -- roster in one flat array). Returns the matches: match_no, roster_id,
 -- team; and the failed targets with team 'failed'.
-CREATE SCHEMA seed003;
+CREATE SCHEMA gw2_port;
 
-CREATE FUNCTION seed003.match_rosters(rosters text, config jsonb, at timestamptz)
+CREATE FUNCTION gw2_port.match_rosters(rosters text, config jsonb, at timestamptz)
 RETURNS TABLE (match_no int, roster_id bigint, team text)
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -11,7 +11,7 @@ INSERT INTO quality SELECT 'C, 10k queue, 50 targets', match_no, roster_id, team
 FROM mm.match_rosters('SELECT r.* FROM mm.queue q, mm._rosters(q.queue_id) r WHERE q.name = ''q10k'' ORDER BY r.queue_position',
                       '{"filter": {"rosters": 50, "limit": 600000}}', '2024-01-01 00:05:00+00');
 INSERT INTO quality SELECT 'PL/pgSQL port, 10k queue, 50 targets', match_no, roster_id, team
-FROM seed003.match_rosters('SELECT r.* FROM mm.queue q, mm._rosters(q.queue_id) r WHERE q.name = ''q10k'' ORDER BY r.queue_position',
+FROM gw2_port.match_rosters('SELECT r.* FROM mm.queue q, mm._rosters(q.queue_id) r WHERE q.name = ''q10k'' ORDER BY r.queue_position',
                            '{"filter": {"rosters": 50, "limit": 600000}}', '2024-01-01 00:05:00+00')
 WHERE team <> 'failed';
 INSERT INTO quality SELECT 'C, 100k queue, all 100k targets', match_no, roster_id, team

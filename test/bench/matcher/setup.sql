@@ -1,7 +1,7 @@
 -- Queues of 10k and 100k waiting rosters (5v5): party sizes 1-5 (half
 -- solo), ratings ~ N(1500, 250) clamped to [100, 3000], deviations 30-150,
 -- waits 0-300 s at the benchmark's "at" (2024-01-01 00:05:00), nine
--- professions. Plus seed 003's pseudo-code ported literally to PL/pgSQL
+-- professions. Plus the Guild Wars 2 wiki's pseudo-code ported literally to PL/pgSQL
 -- (port.sql), the baseline.
 \i test/bench/matcher/port.sql
 
