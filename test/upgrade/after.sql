@@ -187,3 +187,21 @@ RESET ROLE;
 \endif
 DROP OWNED BY mm_up_service, mm_up_admin, mm_up_analyst;
 DROP ROLE mm_up_service, mm_up_admin, mm_up_analyst;
+
+-- a match 0.1.0 made is reported after the upgrade: its players are rated
+-- once (mm.ratings, the queue's default rating config) and it is finished
+SELECT count(*) = 2 AS reported
+FROM mm.report_result((SELECT min(m.match_id) FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'duel'),
+                      '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}') \gset
+SELECT (SELECT m.status FROM mm.match m WHERE m.match_id = (SELECT max(r.match_id) FROM mm.match_result r)) = 'finished'
+       AND (SELECT sum(games) FROM mm.ratings WHERE key = 'ranked') = 2 AS finished \gset
+\if :reported
+\else
+    \echo 'a 0.1.0 match could not be reported after the upgrade'
+    SELECT 1/0;
+\endif
+\if :finished
+\else
+    \echo 'a reported 0.1.0 match is not finished or its players not rated once'
+    SELECT 1/0;
+\endif
