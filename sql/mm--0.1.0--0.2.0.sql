@@ -1819,7 +1819,7 @@ $$;
 COMMENT ON FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
     'internal: the body of mm.find_candidates';
 
--- ==== results, ready checks, backfill ====
+-- ==== results exactly once, ratings kept by mm ====
 
 -- From match to result: ratings stored per player and rating key, and
 -- mm.report_result, which rates a finished match of a queue exactly once
