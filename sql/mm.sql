@@ -13,7 +13,7 @@
 CREATE SCHEMA mm;
 COMMENT ON SCHEMA mm IS 'mm: game matchmaking and skill rating (Glicko-2, OpenSkill, server scoring, roster matching, async opponents)';
 
--- Types of the SQL contract (docs/design.md).
+-- Types of the SQL contract (docs/architecture.md).
 
 CREATE TYPE mm.rating AS (
     mu    float8,

@@ -6,7 +6,7 @@
  *		gatherPotentials, populateMatch, shouldPopulateRed, pickRoster and
  *		scoreRoster, over an in-memory array of rosters in queue order.
  *
- * Readings of the pseudo-code's slips (docs/design.md, "How mm reads its sources" and README):
+ * Readings of the pseudo-code's slips (docs/architecture.md, "How mm reads its sources" and README):
  *	- a roster's rating range is [rating - deviation - pad, rating +
  *	  deviation + pad], pad growing by "padding" per second waited after
  *	  padding_start, up to padding_end; its effective rating (ratingLow in

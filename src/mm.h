@@ -4,7 +4,7 @@
  *		Shared declarations of the mm extension: game matchmaking and skill
  *		rating inside PostgreSQL.
  *
- * Feature files (one per feature, see docs/design.md) keep their math in plain C
+ * Feature files (one per feature, see docs/architecture.md) keep their math in plain C
  * over plain structs; the helpers declared here are the small checks that
  * every SQL-callable wrapper shares, so that errors read the same across
  * the extension.
@@ -94,7 +94,7 @@ extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
 extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
 
 /*
- * jsonb configurations (docs/design.md, Conventions): keys mirror the source
+ * jsonb configurations (docs/architecture.md, Conventions): keys mirror the source
  * documents in snake_case, every key has a default, unknown keys and values
  * of the wrong type or out of range are errors.
  *

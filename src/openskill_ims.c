@@ -8,7 +8,7 @@
  * "mu", "sigma"}, "teams": [{"rank", "team": {"teamId", "players":
  * [{"playerId", "mu", "sigma"}]}}]}. The IMS documentation's sample response is
  * openskill.js 5.0.1 Plackett-Luce with tau = 0 and kappa = epsilon
- * (docs/design.md, "How mm reads its sources"). Missing player mu/sigma take the config's mu and
+ * (docs/architecture.md, "How mm reads its sources"). Missing player mu/sigma take the config's mu and
  * sigma; teams and players keep their ids and order; equal ranks draw.
  * mm also accepts the other four models ("BRADLEY_TERRY_FULL", ...) and
  * the config keys "tau" (default 0) and "limitSigma" (default false).

@@ -5,12 +5,12 @@
  *		rating (a function and an aggregate), the beta widening schedule and
  *		the musigma data-point score.
  *
- * Party rating (the IMS matchmaker documentation, "Match Finding"; docs/design.md, "How mm reads its sources"):
+ * Party rating (the IMS matchmaker documentation, "Match Finding"; docs/architecture.md, "How mm reads its sources"):
  *	(max_w * max(mu) + med_w * median(mu)) / (max_w + med_w)
  *		- ordinal_deviations * avg(sigma),
  * the median of an even count being the mean of the middle two.
  *
- * Beta widening (the IMS matchmaker documentation, "Buckets"; docs/design.md, "How mm reads its sources"): with bucket
+ * Beta widening (the IMS matchmaker documentation, "Buckets"; docs/architecture.md, "How mm reads its sources"): with bucket
  * duration d and n buckets, bucket i (1-based) starts at d * (i - 1)^2
  * seconds and uses beta = max_beta * i / n.
  *

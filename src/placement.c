@@ -10,7 +10,7 @@
  * signals and the eight kinds of custom signals: player numeric vs the
  * joining player and vs a constant, player categorical clustering and
  * diversifying, server numeric and categorical vs the joining player and vs
- * a constant). Readings of docs/design.md, "How mm reads its sources": play history is
+ * a constant). Readings of docs/architecture.md, "How mm reads its sources": play history is
  * 1 - min(1, diff / 4.6); server numeric vs constant is
  * 1 - min(diff / max_relevant_difference, 1); ratios over an empty server
  * score 0.

@@ -10,7 +10,7 @@
  * constants: age 25, latency 250 ms, play history 4.6; the categorical
  * ratio signals; the eight kinds of custom signals).
  *
- * Readings (docs/design.md, "How mm reads its sources"): play history is 1 - min(1, diff / 4.6);
+ * Readings (docs/architecture.md, "How mm reads its sources"): play history is 1 - min(1, diff / 4.6);
  * a ratio over an empty server (whole = 0) scores 0.
  *
  *-------------------------------------------------------------------------
