@@ -50,6 +50,8 @@ cmd_deps() {
 		|| need+=(postgresql-server-dev-15)
 	[ -f /usr/lib/postgresql/15/lib/pg_cron.so ] || need+=(postgresql-15-cron)
 	command -v make >/dev/null && command -v gcc >/dev/null || need+=(make gcc)
+	# the fuzz suite's client
+	command -v python3 >/dev/null || need+=(python3)
 	if [ ${#need[@]} -eq 0 ]; then
 		return 0
 	fi
