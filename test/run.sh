@@ -9,6 +9,10 @@
 #   suites     every executable test/suites/*.sh; each prints TAP lines
 #              ("ok - what" / "not ok - what") and exits non-zero on failure.
 #              They get PGHOST, PGPORT, PGUSER and MM_ROOT in the environment.
+#
+# MM_ONLY (a developer's shortcut, unset in CI) runs only the parts it names,
+# separated by spaces: "regress", "isolation" and suite names without .sh,
+# e.g. MM_ONLY='regress upgrade readme' make test.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,11 +22,20 @@ cluster=test/cluster.sh
 passed=0
 failed=0
 log=$(mktemp -d /tmp/mm-test-log.XXXXXX)
+only=${MM_ONLY:-}
+
+# wanted PART: true when MM_ONLY is unset or names PART.
+wanted() {
+	[ -z "$only" ] && return 0
+	case " $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 finish() {
 	bash "$cluster" stop test
 	echo
 	echo "$passed passed, $failed failed"
+	[ -n "$only" ] && echo "(only: $only)"
 	if [ "$failed" -gt 0 ] || [ "${setup_ok:-0}" != 1 ]; then
 		exit 1
 	fi
@@ -49,7 +62,7 @@ export MM_ROOT=$here
 setup_ok=1
 
 regress=$(ls test/sql/*.sql 2>/dev/null | wc -l)
-if [ "$regress" -gt 0 ]; then
+if [ "$regress" -gt 0 ] && wanted regress; then
 	echo "== regress"
 	rm -rf results regression.diffs regression.out
 	make -s installcheck ISOLATION= 2>&1 | tee "$log/regress.out"
@@ -65,7 +78,7 @@ if [ "$regress" -gt 0 ]; then
 fi
 
 specs=$(ls test/isolation/specs/*.spec 2>/dev/null | wc -l)
-if [ "$specs" -gt 0 ]; then
+if [ "$specs" -gt 0 ] && wanted isolation; then
 	echo "== isolation"
 	rm -rf output_iso
 	make -s installcheck REGRESS= 2>&1 | tee "$log/isolation.out"
@@ -82,6 +95,7 @@ fi
 
 for suite in test/suites/*.sh; do
 	[ -e "$suite" ] || continue
+	wanted "$(basename "$suite" .sh)" || continue
 	echo "== suite $(basename "$suite" .sh)"
 	bash "$suite" 2>&1 | tee "$log/suite.out"
 	status=${PIPESTATUS[0]}
