@@ -8,8 +8,8 @@ PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
 	src/async.o \
 	src/calibration.o \
+	src/config.o \
 	src/glicko2.o \
-	src/gw2_common.o \
 	src/gw2_dishonor.o \
 	src/gw2_ladder.o \
 	src/gw2_prediction.o \

@@ -92,10 +92,10 @@ typedef struct Glicko2Policy
 	double		volatility_default;
 	double		volatility_min;
 	double		volatility_max;
-	double		system_constant;	/* NaN when the policy does not set it */
-	char	   *period;
+	double		system_constant;
+	bool		system_constant_set;	/* the policy gives it */
+	MmDuration	period;
 	bool		period_set;		/* the policy gives period */
-	double		period_seconds;
 	int			max_periods;
 	bool		max_periods_null;
 	char	   *reset;
@@ -103,7 +103,6 @@ typedef struct Glicko2Policy
 } Glicko2Policy;
 
 /* The Guild Wars 2 wiki's values. */
-#define GW2_PERIOD			"3d"
 #define GW2_RESET			"2014-02-01 00:00:00+00"
 
 /* Step 3's g(phi). */
@@ -360,20 +359,6 @@ policy_key_context(void *arg)
 	errcontext("policy key \"%s\"", (const char *) arg);
 }
 
-/* Parse an interval text into seconds (months count 30 days, as PostgreSQL does). */
-static double
-interval_seconds(const char *text)
-{
-	Interval   *iv = DatumGetIntervalP(DirectFunctionCall3(interval_in,
-														   CStringGetDatum(text),
-														   ObjectIdGetDatum(InvalidOid),
-														   Int32GetDatum(-1)));
-
-	return iv->time / (double) USECS_PER_SEC +
-		iv->day * (double) SECS_PER_DAY +
-		iv->month * (double) DAYS_PER_MONTH * SECS_PER_DAY;
-}
-
 /* Read exactly n ASCII digits at *s into *out; advance *s. */
 static bool
 read_digits(const char **s, int n, int *out)
@@ -501,102 +486,115 @@ policy_check_range(const char *block, double min, double def, double max)
 				 errhint("Each range needs min <= default <= max.")));
 }
 
+#define PK(field) offsetof(Glicko2Policy, field)
+#define RANGE_KEY(key, field, lo, hi, d, u, text) \
+	{.name = (key), .type = MM_CONFIG_FLOAT, .offset = PK(field), \
+	 .min = (lo), .max = (hi), .def = (d), .unit = (u), .doc = (text)}
+#define POSITIVE_KEY(key, field, hi, d, u, text) \
+	{.name = (key), .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE, \
+	 .offset = PK(field), .min = 0, .max = (hi), .def = (d), .unit = (u), \
+	 .doc = (text)}
+
+/* The policy's keys: the Guild Wars 2 wiki's rating configuration. */
+static const MmConfigKey policy_rating_keys[] = {
+	RANGE_KEY("default", rating_default, -1e9, 1e9, 1500, "rating",
+			  "a new player's rating"),
+	RANGE_KEY("min", rating_min, -1e9, 1e9, 100, "rating",
+			  "smallest rating a game or idle growth can give"),
+	RANGE_KEY("max", rating_max, -1e9, 1e9, 5000, "rating",
+			  "largest rating a game can give"),
+	{.name = "max_change", .type = MM_CONFIG_FLOAT,
+		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = PK(rating_max_change), .null_offset = PK(rating_max_change_null),
+		.min = 0, .max = 1e9, .def = 300, .unit = "rating",
+	.doc = "largest change of rating in one period (null: no limit)"},
+	RANGE_KEY("profession_ratio", profession_ratio, 0, 1, 0, NULL,
+			  "weight of the profession rating in mm.glicko2_blend"),
+	{.name = NULL}
+};
+
+static const MmConfigKey policy_deviation_keys[] = {
+	POSITIVE_KEY("default", deviation_default, 1e9, 350, "rating",
+				 "a new player's rating deviation"),
+	POSITIVE_KEY("min", deviation_min, 1e9, 30, "rating",
+				 "smallest deviation"),
+	POSITIVE_KEY("max", deviation_max, 1e9, 350, "rating",
+				 "largest deviation, reached by idle growth"),
+	{.name = NULL}
+};
+
+static const MmConfigKey policy_volatility_keys[] = {
+	POSITIVE_KEY("default", volatility_default, 100, 0.06, NULL,
+				 "a new player's volatility"),
+	POSITIVE_KEY("min", volatility_min, 100, 0.04, NULL, "smallest volatility"),
+	POSITIVE_KEY("max", volatility_max, 100, 0.08, NULL, "largest volatility"),
+	{.name = "system_constant", .type = MM_CONFIG_FLOAT,
+		.flags = MM_CONFIG_MIN_EXCLUSIVE | MM_CONFIG_GIVEN,
+		.offset = PK(system_constant), .given_offset = PK(system_constant_set),
+		.min = 0, .max = 100, .def = GLICKO2_TAU,
+	.doc = "Glickman's tau; when given, a tau argument must agree with it"},
+	{.name = NULL}
+};
+
+static const MmConfigKey policy_keys[] = {
+	{.name = "period", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_MIN_EXCLUSIVE | MM_CONFIG_GIVEN, .offset = PK(period),
+		.given_offset = PK(period_set),
+		.min = 0, .max = 1e10, .def = 3 * SECS_PER_DAY, .def_text = "3d",
+		.unit = "s",
+	.doc = "length of a rating period (seconds, or an interval without months)"},
+	{.name = "max_periods", .type = MM_CONFIG_INT, .flags = MM_CONFIG_NULLABLE,
+		.offset = PK(max_periods), .null_offset = PK(max_periods_null),
+		.min = 1, .max = 1e9, .def = 20, .unit = "periods",
+	.doc = "idle periods for the deviation to go from min to max (null: Glickman's growth)"},
+	{.name = "reset", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = PK(reset), .null_offset = PK(reset_null), .def_text = GW2_RESET,
+	.doc = "instant (ISO 8601 with its UTC offset) before which ratings count as never played (null: none)"},
+	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = policy_rating_keys},
+	{.name = "deviation", .type = MM_CONFIG_OBJECT, .keys = policy_deviation_keys},
+	{.name = "volatility", .type = MM_CONFIG_OBJECT, .keys = policy_volatility_keys},
+	{.name = NULL}
+};
+
+#undef POSITIVE_KEY
+#undef RANGE_KEY
+#undef PK
+
+static void glicko2_policy_check(void *base, const char *what);
+
+const MmConfigKind mm_policy_config_kind = {
+	.kind = "policy", .what = "policy", .keys = policy_keys,
+	.size = sizeof(Glicko2Policy), .check = glicko2_policy_check
+};
+
 /* Fill a policy from jsonb (NULL gives the Guild Wars 2 wiki's defaults) and check it. */
 static void
 glicko2_policy_parse(Jsonb *json, Glicko2Policy *pol)
 {
-#define FKEY(n, t, lo, hi, excl, isn) \
-	{.name = (n), .type = MM_CONFIG_FLOAT, .target = (t), .min = (lo), \
-	 .max = (hi), .min_exclusive = (excl), .isnull = (isn)}
-	MmConfigKey rating_keys[] = {
-		FKEY("default", &pol->rating_default, -1e9, 1e9, false, NULL),
-		FKEY("min", &pol->rating_min, -1e9, 1e9, false, NULL),
-		FKEY("max", &pol->rating_max, -1e9, 1e9, false, NULL),
-		FKEY("max_change", &pol->rating_max_change, 0, 1e9, true,
-			 &pol->rating_max_change_null),
-		FKEY("profession_ratio", &pol->profession_ratio, 0, 1, false, NULL),
-		{.name = NULL}
-	};
-	MmConfigKey deviation_keys[] = {
-		FKEY("default", &pol->deviation_default, 0, 1e9, true, NULL),
-		FKEY("min", &pol->deviation_min, 0, 1e9, true, NULL),
-		FKEY("max", &pol->deviation_max, 0, 1e9, true, NULL),
-		{.name = NULL}
-	};
-	MmConfigKey volatility_keys[] = {
-		FKEY("default", &pol->volatility_default, 0, 100, true, NULL),
-		FKEY("min", &pol->volatility_min, 0, 100, true, NULL),
-		FKEY("max", &pol->volatility_max, 0, 100, true, NULL),
-		FKEY("system_constant", &pol->system_constant, 0, 100, true, NULL),
-		{.name = NULL}
-	};
-#undef FKEY
-	MmConfigKey keys[] = {
-		{.name = "period", .type = MM_CONFIG_TEXT, .target = &pol->period},
-		{.name = "max_periods", .type = MM_CONFIG_INT, .target = &pol->max_periods,
-		.min = 1, .max = 1e9, .isnull = &pol->max_periods_null},
-		{.name = "reset", .type = MM_CONFIG_TEXT, .target = &pol->reset,
-		.isnull = &pol->reset_null},
-		{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
-		{.name = "deviation", .type = MM_CONFIG_OBJECT, .keys = deviation_keys},
-		{.name = "volatility", .type = MM_CONFIG_OBJECT, .keys = volatility_keys},
-		{.name = NULL}
-	};
+	mm_config_read(&mm_policy_config_kind, json, pol);
+}
 
-	pol->rating_default = 1500;
-	pol->rating_min = 100;
-	pol->rating_max = 5000;
-	pol->rating_max_change = 300;
-	pol->rating_max_change_null = false;
-	pol->profession_ratio = 0;
-	pol->deviation_default = 350;
-	pol->deviation_min = 30;
-	pol->deviation_max = 350;
-	pol->volatility_default = 0.06;
-	pol->volatility_min = 0.04;
-	pol->volatility_max = 0.08;
-	pol->system_constant = get_float8_nan();
-	pol->period = NULL;
-	pol->max_periods = 20;
-	pol->max_periods_null = false;
-	pol->reset = pstrdup(GW2_RESET);
-	pol->reset_null = false;
+/* The checks between keys, and the reset instant. */
+static void
+glicko2_policy_check(void *base, const char *what)
+{
+	Glicko2Policy *pol = base;
 
-	mm_config_parse(json, "policy", keys);
-	pol->period_set = pol->period != NULL;
-	if (!pol->period_set)
-		pol->period = pstrdup(GW2_PERIOD);
-
+	(void) what;
 	policy_check_range("rating", pol->rating_min, pol->rating_default, pol->rating_max);
 	policy_check_range("deviation", pol->deviation_min, pol->deviation_default, pol->deviation_max);
 	policy_check_range("volatility", pol->volatility_min, pol->volatility_default, pol->volatility_max);
-
+	if (!pol->reset_null)
 	{
 		ErrorContextCallback cb;
 
 		cb.callback = policy_key_context;
-		cb.arg = (void *) "period";
+		cb.arg = (void *) "reset";
 		cb.previous = error_context_stack;
 		error_context_stack = &cb;
-		pol->period_seconds = interval_seconds(pol->period);
-		if (!pol->reset_null)
-		{
-			cb.arg = (void *) "reset";
-			(void) parse_timestamptz(pol->reset);
-		}
+		(void) parse_timestamptz(pol->reset);
 		error_context_stack = cb.previous;
 	}
-	/*
-	 * A minus sign reads differently under IntervalStyle sql_standard ("-1
-	 * 30:00" is -54 hours there, +6 hours otherwise): refused, so that a
-	 * policy means the same in every session.
-	 */
-	if (!(pol->period_seconds > 0) || strchr(pol->period, '-') != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("policy key \"period\" must be a positive interval"),
-				 errdetail("The value is \"%s\".", pol->period),
-				 errhint("Give an interval such as \"3d\" or \"12 hours\".")));
 }
 
 /*
@@ -611,7 +609,7 @@ glicko2_resolve_tau(double tau, const Glicko2Policy *pol)
 
 	if (given)
 		mm_check_positive(tau, "tau");
-	if (pol != NULL && !isnan(pol->system_constant))
+	if (pol != NULL && pol->system_constant_set)
 	{
 		if (given && tau != pol->system_constant)
 			ereport(ERROR,
@@ -799,16 +797,6 @@ mm_glicko2_effective(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(mm_check_result(p.rating - p.rd, "effective rating"));
 }
 
-/* Append a float8 as a JSON number, shortest exact form. */
-static void
-append_number(StringInfo buf, double x)
-{
-	char		tmp[DOUBLE_SHORTEST_DECIMAL_LEN];
-
-	double_to_shortest_decimal_buf(x, tmp);
-	appendStringInfoString(buf, tmp);
-}
-
 PG_FUNCTION_INFO_V1(mm_glicko2_policy);
 
 /* mm.glicko2_policy(policy jsonb DEFAULT NULL): the policy with every default filled in */
@@ -816,50 +804,9 @@ Datum
 mm_glicko2_policy(PG_FUNCTION_ARGS)
 {
 	Glicko2Policy pol;
-	StringInfoData buf;
 
 	glicko2_policy_parse(PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0), &pol);
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "{\"period\": ");
-	escape_json(&buf, pol.period);
-	if (pol.max_periods_null)
-		appendStringInfoString(&buf, ", \"max_periods\": null");
-	else
-		appendStringInfo(&buf, ", \"max_periods\": %d", pol.max_periods);
-	appendStringInfoString(&buf, ", \"reset\": ");
-	if (pol.reset_null)
-		appendStringInfoString(&buf, "null");
-	else
-		escape_json(&buf, pol.reset);
-	appendStringInfoString(&buf, ", \"rating\": {\"default\": ");
-	append_number(&buf, pol.rating_default);
-	appendStringInfoString(&buf, ", \"min\": ");
-	append_number(&buf, pol.rating_min);
-	appendStringInfoString(&buf, ", \"max\": ");
-	append_number(&buf, pol.rating_max);
-	appendStringInfoString(&buf, ", \"max_change\": ");
-	if (pol.rating_max_change_null)
-		appendStringInfoString(&buf, "null");
-	else
-		append_number(&buf, pol.rating_max_change);
-	appendStringInfoString(&buf, ", \"profession_ratio\": ");
-	append_number(&buf, pol.profession_ratio);
-	appendStringInfoString(&buf, "}, \"deviation\": {\"default\": ");
-	append_number(&buf, pol.deviation_default);
-	appendStringInfoString(&buf, ", \"min\": ");
-	append_number(&buf, pol.deviation_min);
-	appendStringInfoString(&buf, ", \"max\": ");
-	append_number(&buf, pol.deviation_max);
-	appendStringInfoString(&buf, "}, \"volatility\": {\"default\": ");
-	append_number(&buf, pol.volatility_default);
-	appendStringInfoString(&buf, ", \"min\": ");
-	append_number(&buf, pol.volatility_min);
-	appendStringInfoString(&buf, ", \"max\": ");
-	append_number(&buf, pol.volatility_max);
-	appendStringInfoString(&buf, ", \"system_constant\": ");
-	append_number(&buf, isnan(pol.system_constant) ? GLICKO2_TAU : pol.system_constant);
-	appendStringInfoString(&buf, "}}");
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+	PG_RETURN_JSONB_P(mm_config_jsonb(policy_keys, &pol));
 }
 
 PG_FUNCTION_INFO_V1(mm_glicko2_rating_at);
@@ -912,7 +859,7 @@ mm_glicko2_rating_at(PG_FUNCTION_ARGS)
 		}
 	}
 	p = glicko2_player_arg(PG_GETARG_HEAPTUPLEHEADER(0), &pol, "player");
-	periods = floor((at - updated_at) / (double) USECS_PER_SEC / pol.period_seconds);
+	periods = floor((at - updated_at) / (double) USECS_PER_SEC / pol.period.seconds);
 	PG_RETURN_DATUM(glicko2_player_datum(fcinfo, glicko2_idle(p, periods, &pol)));
 }
 
@@ -1642,7 +1589,7 @@ replay_args_at(FunctionCallInfo fcinfo, Replay *rp, int period_arg, int tau_arg,
 	rp->tau = glicko2_resolve_tau(tau_arg < 0 || PG_ARGISNULL(tau_arg) ?
 								  get_float8_nan() : PG_GETARG_FLOAT8(tau_arg),
 								  rp->pol);
-	rp->period_usec = pol->period_seconds * USECS_PER_SEC;
+	rp->period_usec = pol->period.seconds * USECS_PER_SEC;
 	if (period_arg >= 0 && !PG_ARGISNULL(period_arg))
 	{
 		Interval   *iv = PG_GETARG_INTERVAL_P(period_arg);
@@ -1655,11 +1602,11 @@ replay_args_at(FunctionCallInfo fcinfo, Replay *rp, int period_arg, int tau_arg,
 					 errmsg("period must be a positive interval"),
 					 errhint("Give an interval such as '3 days'.")));
 		if (rp->pol != NULL && pol->period_set &&
-			rp->period_usec != pol->period_seconds * USECS_PER_SEC)
+			rp->period_usec != pol->period.seconds * USECS_PER_SEC)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("period conflicts with the policy's period"),
-					 errdetail("The policy's period is \"%s\".", pol->period),
+					 errdetail("The policy's period is %g seconds.", pol->period.seconds),
 					 errhint("Pass the same period, or leave period out of the policy.")));
 	}
 	rp->initial.rating = rp->pol ? pol->rating_default : GLICKO2_CENTRE;

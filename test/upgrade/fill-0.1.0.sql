@@ -3,7 +3,7 @@
 -- placement servers with players and a place config; dishonor settings and
 -- players. Written against the 0.1.0 API only.
 \set ON_ERROR_STOP 1
-SELECT mm.create_queue('ranked', '{"team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('ranked', '{"team_size": 2, "filter": {"potentials_min": 1}, "scoring": {"age": 0.1}}');
 SELECT mm.create_queue('duel', '{"team_size": 1, "filter": {"potentials_min": 1}}');
 SELECT mm.enqueue('duel', ARRAY[p::bigint], 1500 + p, 40, joined_at => '2026-01-01 12:00+00')
 FROM generate_series(1, 6) p;
@@ -23,7 +23,7 @@ SELECT mm.set_place_config('obby', '{"voice_chat": false}');
 SELECT mm.add_server('obby', 8, '{"region": "eu"}');
 SELECT mm.place_player((SELECT min(server_id) FROM mm.servers), 7, '{"age": 20, "language": "en"}');
 
-SELECT mm.set_dishonor_config('{"stack_duration": "10m"}');
+SELECT mm.set_dishonor_config('{"stack_duration": "10m", "timeout_rounding": "1 mon 1 min"}');
 SELECT mm.dishonor(42, 'abandon', '2026-01-01 12:00+00');
 -- a roster 0.1.0 accepted by direct INSERT that 0.2.0's CHECKs refuse, and
 -- players whose roster was truncated away
