@@ -23,10 +23,14 @@ SELECT mm.set_place_config('obby', '{"voice_chat": false}');
 SELECT mm.add_server('obby', 8, '{"region": "eu"}');
 SELECT mm.place_player((SELECT min(server_id) FROM mm.servers), 7, '{"age": 20, "language": "en"}');
 
-SELECT mm.set_dishonor_config('{"stack_duration": "10m", "timeout_rounding": "1 mon 1 min"}');
+SELECT mm.set_dishonor_config('{"stack_duration": "10m"}');
 SELECT mm.dishonor(42, 'abandon', '2026-01-01 12:00+00');
 -- a roster 0.1.0 accepted by direct INSERT that 0.2.0's CHECKs refuse, and
 -- players whose roster was truncated away
 INSERT INTO mm.roster (queue_id, players, rating, joined_at)
 SELECT queue_id, ARRAY[900::bigint], 1500, '-infinity' FROM mm.queue WHERE name = 'duel';
 INSERT INTO mm.queued_player (player_id, roster_id) VALUES (901, 999999);
+
+-- last, as the 0.2.0 library in use here refuses months: 0.1.0 read a month
+-- as 30 days in a dishonor duration and stored the text
+UPDATE mm.dishonor_settings SET config = config || '{"timeout_rounding": "1 mon 1 min"}';
