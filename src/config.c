@@ -9,6 +9,7 @@
  */
 #include "mm.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "common/shortest_dec.h"
@@ -167,6 +168,9 @@ config_check_range(const MmConfigKey *key, double d, const char *what,
 				 errmsg("%s key \"%s\" is out of range", what, path),
 				 errdetail("The value is %g%s.", d,
 						   key->type == MM_CONFIG_DURATION ? " s" : ""),
+				 key->max >= DBL_MAX ?
+				 errhint("\"%s\" must be %s %g.", path,
+						 exclusive ? "greater than" : "at least", key->min) :
 				 errhint("\"%s\" must be %s %g and at most %g%s.", path,
 						 exclusive ? "greater than" : "at least",
 						 key->min, key->max,
@@ -492,7 +496,8 @@ config_keys_rows(ReturnSetInfo *rsinfo, const char *kind, const char *prefix,
 		values[3] = DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
 		values[4] = Float8GetDatum(k->min);
 		values[5] = Float8GetDatum(k->max);
-		nulls[4] = nulls[5] = !ranged;
+		nulls[4] = !ranged || isinf(k->min);
+		nulls[5] = !ranged || isinf(k->max);
 		values[6] = k->unit ? CStringGetTextDatum(k->unit) : (Datum) 0;
 		nulls[6] = k->unit == NULL;
 		values[7] = CStringGetTextDatum(k->doc ? k->doc : "");

@@ -655,19 +655,13 @@ glicko2_player_arg(HeapTupleHeader tup, const Glicko2Policy *pol, const char *wh
 static Datum
 glicko2_player_datum(FunctionCallInfo fcinfo, Glicko2Player p)
 {
-	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning mm.glicko called in a context that cannot accept it")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Float8GetDatum(p.rating);
 	values[1] = Float8GetDatum(p.rd);
 	values[2] = Float8GetDatum(p.vol);
-	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+	return mm_result_row(fcinfo, values, nulls);
 }
 
 /* Check one game's values. */

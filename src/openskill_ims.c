@@ -17,6 +17,7 @@
  */
 #include "openskill.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "common/shortest_dec.h"
@@ -159,19 +160,19 @@ static const MmConfigKey rate_keys[] = {
 		.def_text = "PLACKETT_LUCE",
 	.doc = "PLACKETT_LUCE, BRADLEY_TERRY_FULL, BRADLEY_TERRY_PART, THURSTONE_MOSTELLER_FULL or THURSTONE_MOSTELLER_PART"},
 	{.name = "beta", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = RK(beta), .min = 0, .max = HUGE_VAL, .def = 5,
+		.offset = RK(beta), .min = 0, .max = DBL_MAX, .def = 5,
 	.doc = "performance deviation"},
 	{.name = "epsilon", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = RK(epsilon), .min = 0, .max = HUGE_VAL, .def = 0.0001,
+		.offset = RK(epsilon), .min = 0, .max = DBL_MAX, .def = 0.0001,
 	.doc = "openskill's kappa: floor of the sigma shrink factor"},
 	{.name = "mu", .type = MM_CONFIG_FLOAT, .offset = RK(mu),
-		.min = -HUGE_VAL, .max = HUGE_VAL, .def = 30,
+		.min = -DBL_MAX, .max = DBL_MAX, .def = 30,
 	.doc = "mu of a player given without one"},
 	{.name = "sigma", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = RK(sigma), .min = 0, .max = HUGE_VAL, .def = 10,
+		.offset = RK(sigma), .min = 0, .max = DBL_MAX, .def = 10,
 	.doc = "sigma of a player given without one"},
 	{.name = "tau", .type = MM_CONFIG_FLOAT, .offset = RK(tau),
-		.min = 0, .max = HUGE_VAL, .def = 0,
+		.min = 0, .max = DBL_MAX, .def = 0,
 	.doc = "dynamics added to sigma before the update"},
 	{.name = "limitSigma", .type = MM_CONFIG_BOOL, .offset = RK(limit_sigma),
 		.def = 0,
