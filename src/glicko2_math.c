@@ -123,15 +123,8 @@ mm_g2_finish(Glicko2Player p, const Glicko2Sums *sums, double tau)
 		return r;
 	}
 
-	/* Steps 3 and 4 */
-	if (!(sums->v_inv > 0.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("rating difference is too large for glicko-2"),
-				 errdetail("The estimated variance of the rating is infinite (v^-1 = %g).",
-						   sums->v_inv),
-				 errhint("Ratings far apart (tens of thousands of points) make every outcome certain; check the ratings.")));
-	v = 1.0 / sums->v_inv;
+	/* Steps 3 and 4; v^-1 of 0 (or NaN) leaves v infinite */
+	v = sums->v_inv > 0.0 ? 1.0 / sums->v_inv : INFINITY;
 	delta = v * sums->delta_sum;
 	if (!isfinite(v) || !isfinite(delta))
 		ereport(ERROR,

@@ -213,6 +213,9 @@ void
 mm_matcher_check(MmMatcherConfig *cfg)
 {
 	mm_prediction_check(&cfg->prediction, "queue config");
+	/* any letter case is accepted; the stored config says "spread" */
+	cfg->prediction.rank.method = cfg->prediction.rating.method =
+		cfg->prediction.roster.method = "spread";
 	if (strcmp(cfg->type, "team") == 0)
 		cfg->per_match = false;
 	else if (strcmp(cfg->type, "match") == 0)
