@@ -201,6 +201,14 @@ mm_config_input(PGFunction input, const char *text, const char *what,
 	return result;
 }
 
+double
+mm_interval_seconds(const Interval *iv)
+{
+	return iv->time / (double) USECS_PER_SEC + (double) iv->day * SECS_PER_DAY +
+		(double) (iv->month / MONTHS_PER_YEAR) * DAYS_PER_YEAR * SECS_PER_DAY +
+		(double) (iv->month % MONTHS_PER_YEAR) * DAYS_PER_MONTH * SECS_PER_DAY;
+}
+
 void
 mm_duration_parse(JsonbValue *v, const char *what, const char *path,
 				  MmDuration *out)

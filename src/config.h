@@ -29,6 +29,7 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
@@ -161,6 +162,13 @@ extern void mm_duration_parse(JsonbValue *v, const char *what,
  */
 extern Datum mm_config_input(PGFunction input, const char *text,
 							 const char *what, const char *key);
+
+/*
+ * Seconds in an interval argument, as EXTRACT(EPOCH FROM interval) counts
+ * them: a month 30 days, a year 365.25 days. (Durations in configs refuse
+ * months and years instead: see mm_duration_parse.)
+ */
+extern double mm_interval_seconds(const Interval *iv);
 
 /* Value of key "name" of an object container; NULL if absent or no object. */
 extern JsonbValue *mm_jsonb_object_get(JsonbContainer *container,

@@ -508,8 +508,7 @@ replay_args_at(FunctionCallInfo fcinfo, Replay *rp, int period_arg, int tau_arg,
 	{
 		Interval   *iv = PG_GETARG_INTERVAL_P(period_arg);
 
-		rp->period_usec = iv->time + iv->day * (double) USECS_PER_DAY +
-			iv->month * (double) DAYS_PER_MONTH * USECS_PER_DAY;
+		rp->period_usec = mm_interval_seconds(iv) * USECS_PER_SEC;
 		if (!(rp->period_usec > 0))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -395,9 +395,7 @@ mm_dishonor_decay(PG_FUNCTION_ARGS)
 
 	check_stacks(stacks);
 	dishonor_config(PG_GETARG_JSONB_P(2), &cfg);
-	seconds = elapsed->time / (double) USECS_PER_SEC +
-		elapsed->day * (double) SECS_PER_DAY +
-		elapsed->month * (double) DAYS_PER_MONTH * SECS_PER_DAY;
+	seconds = mm_interval_seconds(elapsed);
 	if (seconds < 0.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -395,15 +395,6 @@ mm_party_rating_final(PG_FUNCTION_ARGS)
 									 "party rating"));
 }
 
-/* Seconds in an interval, as EXTRACT(EPOCH FROM interval) counts them. */
-static double
-interval_seconds(const Interval *iv)
-{
-	return iv->time / 1e6 + (double) iv->day * SECS_PER_DAY +
-		(double) (iv->month / MONTHS_PER_YEAR) * DAYS_PER_YEAR * SECS_PER_DAY +
-		(double) (iv->month % MONTHS_PER_YEAR) * DAYS_PER_MONTH * SECS_PER_DAY;
-}
-
 /*
  * Beta after waiting "waited" seconds: the bucket i is the largest in
  * [1, buckets] whose start d * (i - 1)^2 is at most waited, computed
@@ -437,10 +428,10 @@ PG_FUNCTION_INFO_V1(mm_musigma_beta);
 Datum
 mm_musigma_beta(PG_FUNCTION_ARGS)
 {
-	double		waited = interval_seconds(PG_GETARG_INTERVAL_P(0));
+	double		waited = mm_interval_seconds(PG_GETARG_INTERVAL_P(0));
 	double		max_beta = PG_GETARG_FLOAT8(1);
 	int32		buckets = PG_GETARG_INT32(2);
-	double		d = interval_seconds(PG_GETARG_INTERVAL_P(3));
+	double		d = mm_interval_seconds(PG_GETARG_INTERVAL_P(3));
 
 	mm_check_positive(max_beta, "max_beta");
 	if (buckets < 1)

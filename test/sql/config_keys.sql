@@ -49,3 +49,9 @@ SELECT mm.dishonor_config_resolve('{"stack_duration": "1 year"}');
 SELECT mm.matcher_config('{"ticket_ttl": 0}');
 SELECT mm.matcher_config('{"ticket_ttl": true}');
 SELECT mm.dishonor_config_resolve('{"stack_duration": "soon"}');
+
+-- an interval argument counts as EXTRACT(EPOCH FROM interval): a year is
+-- 365.25 days, a month 30 days (one stack of 10 days decays in both)
+SELECT mm.dishonor_decay(2, '1 year', '{"stack_duration": "182 days 15 hours"}') AS one_year,
+       mm.dishonor_decay(2, '365 days', '{"stack_duration": "182 days 15 hours"}') AS days_365,
+       mm.dishonor_decay(3, '1 mon', '{"stack_duration": "10 days"}') AS one_month;
