@@ -2416,6 +2416,111 @@ $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
     'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
+-- ==== config spine: one key table per config, stored configs normalised ====
+
+CREATE FUNCTION mm.config_keys(kind text DEFAULT NULL)
+RETURNS TABLE (kind text, key text, type text, "default" jsonb, min float8, max float8,
+               unit text, doc text)
+AS 'MODULE_PATHNAME', 'mm_config_keys'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 200;
+COMMENT ON FUNCTION mm.config_keys(text) IS
+    'the keys of a kind of config (queue, pool, policy, dishonor, ladder, prediction, rate, place; NULL: every kind): dotted key, type (number, integer, boolean, text, duration, object), default, range, unit and a one-line doc';
+
+-- A queue stores its config complete, as mm.matcher_config returns it (as a
+-- pool does), numbers in their shortest round-trip form.
+CREATE OR REPLACE FUNCTION mm.create_queue(name text, config jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Give the queue a name, such as ''ranked''.';
+    END IF;
+    IF config IS NULL THEN
+        RAISE EXCEPTION 'queue config must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' for the defaults.';
+    END IF;
+    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
+EXCEPTION WHEN unique_violation THEN
+    RAISE EXCEPTION 'queue "%" already exists', name
+        USING ERRCODE = 'duplicate_object',
+              HINT = 'Pick another name, or change its config with mm.alter_queue.';
+END
+$$;
+COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
+    'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config); stores the config complete, as mm.matcher_config returns it';
+
+CREATE OR REPLACE FUNCTION mm.alter_queue(name text, config jsonb, replace boolean DEFAULT false)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+    new_cfg jsonb;
+    size int;
+    removed int;
+BEGIN
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'queue config and replace must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' to change nothing.';
+    END IF;
+    -- FOR NO KEY UPDATE: ticks and enqueues (FOR KEY SHARE through their
+    -- foreign keys) do not wait for it
+    SELECT * INTO q FROM mm.queue WHERE queue.name = alter_queue.name AND queue.dropped_at IS NULL FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', name
+            USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
+    END IF;
+    new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
+    size := (new_cfg ->> 'team_size')::int;
+    UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
+    -- rosters larger than a team now could never match: take them out
+    SELECT count(*) INTO removed
+    FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                               WHERE qp.queue_id = q.queue_id
+                               GROUP BY qp.roster_id HAVING count(*) > size),
+                         'removed', 'team_size', false);
+    IF removed > 0 THEN
+        RAISE NOTICE '% rosters of queue "%" had more players than the new team size and were removed', removed, name
+            USING HINT = 'mm.ticket_status tells their players; they may queue again in smaller parties.';
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
+    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
+
+-- Stored configs, normalised the same way: every key present, numbers
+-- shortest (0.1, not 0.10000000000000001).
+UPDATE mm.queue SET config = mm.matcher_config(config);
+UPDATE mm.async_pools SET config = mm.async_config(config);
+
+-- Durations have one meaning: seconds, or an interval of days, hours,
+-- minutes and seconds; months and years are refused. 0.1.0 read a month of
+-- a dishonor duration as 30 days: such a stored duration becomes that many
+-- seconds.
+UPDATE mm.dishonor_settings s
+SET config = mm.dishonor_config_resolve((
+    SELECT pg_catalog.jsonb_object_agg(e.key,
+               CASE WHEN e.key IN ('stack_duration', 'timeout_duration', 'timeout_rounding')
+                         AND pg_catalog.jsonb_typeof(e.value) = 'string'
+                         AND pg_catalog.date_part('month', (e.value #>> '{}')::interval)
+                             + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval) <> 0
+                    THEN pg_catalog.to_jsonb(
+                             pg_catalog.date_part('epoch', (e.value #>> '{}')::interval
+                                 - pg_catalog.make_interval(months => (pg_catalog.date_part('month', (e.value #>> '{}')::interval)
+                                     + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval))::int))
+                             + 2592000 * (pg_catalog.date_part('month', (e.value #>> '{}')::interval)
+                                 + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval)))
+                    ELSE e.value END)
+    FROM pg_catalog.jsonb_each(s.config) e));
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2614,6 +2719,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ladder_apply(int, int, jsonb)', 'function', '{public}', false),
 -- roster matcher
 ('mm.matcher_config(jsonb)', 'function', '{public}', false),
+('mm.config_keys(text)', 'function', '{public}', false),
 ('mm.matcher_padding(jsonb, float8)', 'function', '{public}', false),
 ('mm.match_rosters(text, jsonb, timestamptz)', 'function', '{service,admin,analyst}', false),
 ('mm._match_rosters(text, jsonb, timestamptz, boolean)', 'function', '{}', false),

@@ -42,7 +42,7 @@ typedef struct MmMatcherConfig
 	double		dishonor_stack;
 	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
 	/* queue keys (mm.tick and mm.enqueue; mm.match_rosters ignores them) */
-	char	   *ticket_ttl;		/* an interval as text; NULL: never expire */
+	MmDuration	ticket_ttl;		/* a duration; null: never expire */
 	bool		ticket_ttl_null;
 	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
 	bool		requeue_while_in_match;
@@ -137,7 +137,6 @@ typedef struct MmMatcherResult
 } MmMatcherResult;
 
 extern void mm_matcher_defaults(MmMatcherConfig *cfg);
-extern const MmConfigKey *mm_matcher_keys(MmMatcherConfig *cfg);
 extern void mm_matcher_check(MmMatcherConfig *cfg);
 extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
 extern void mm_matcher_run(MmRoster *rosters, int n, int nprofessions,

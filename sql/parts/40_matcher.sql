@@ -231,8 +231,7 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Pass ''{}'' for the defaults.';
     END IF;
-    PERFORM mm.matcher_config(config);
-    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, create_queue.config);
+    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
 EXCEPTION WHEN unique_violation THEN
     RAISE EXCEPTION 'queue "%" already exists', name
         USING ERRCODE = 'duplicate_object',
@@ -240,7 +239,7 @@ EXCEPTION WHEN unique_violation THEN
 END
 $$;
 COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
-    'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config)';
+    'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config); stores the config complete, as mm.matcher_config returns it';
 
 -- Merge jsonb objects: b's keys replace a's, nested objects merge.
 CREATE FUNCTION mm._jsonb_merge(a jsonb, b jsonb)
@@ -281,8 +280,8 @@ BEGIN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
     END IF;
-    new_cfg := CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END;
-    size := (mm.matcher_config(new_cfg) ->> 'team_size')::int;
+    new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
+    size := (new_cfg ->> 'team_size')::int;
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
     -- rosters larger than a team now could never match: take them out
     SELECT count(*) INTO removed
@@ -298,7 +297,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
-    'change some keys of a queue''s config (nested objects merge; replace => true stores the config as given); returns the stored config; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
+    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
 CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void

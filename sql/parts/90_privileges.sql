@@ -199,6 +199,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ladder_apply(int, int, jsonb)', 'function', '{public}', false),
 -- roster matcher
 ('mm.matcher_config(jsonb)', 'function', '{public}', false),
+('mm.config_keys(text)', 'function', '{public}', false),
 ('mm.matcher_padding(jsonb, float8)', 'function', '{public}', false),
 ('mm.match_rosters(text, jsonb, timestamptz)', 'function', '{service,admin,analyst}', false),
 ('mm._match_rosters(text, jsonb, timestamptz, boolean)', 'function', '{}', false),

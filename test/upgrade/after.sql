@@ -205,3 +205,20 @@ SELECT (SELECT m.status FROM mm.match m WHERE m.match_id = (SELECT max(r.match_i
     \echo 'a reported 0.1.0 match is not finished or its players not rated once'
     SELECT 1/0;
 \endif
+
+-- stored configs are normalised: a queue's config is complete, numbers in
+-- their shortest form; a dishonor duration given in months (30 days each in
+-- 0.1.0) is now that many seconds
+DO $$
+BEGIN
+    IF (SELECT config #> '{scoring,age}' FROM mm.queue WHERE name = 'ranked') <> '0.1'::jsonb
+       OR (SELECT config #>> '{scoring,age}' FROM mm.queue WHERE name = 'ranked') <> '0.1'
+       OR (SELECT config #> '{filter,padding}' FROM mm.queue WHERE name = 'ranked') <> '10'::jsonb THEN
+        RAISE EXCEPTION 'queue config not normalised: %', (SELECT config FROM mm.queue WHERE name = 'ranked');
+    END IF;
+    IF mm.dishonor_config() -> 'timeout_rounding' <> '2592060'::jsonb
+       OR mm.dishonor_config() -> 'stack_duration' <> '"10m"'::jsonb THEN
+        RAISE EXCEPTION 'dishonor durations not migrated: %', mm.dishonor_config();
+    END IF;
+END
+$$;
