@@ -264,20 +264,42 @@ count_professions(HeapTuple tup, TupleDesc desc, int col, const MmRosterSet *set
 	}
 }
 
-/* Read the open requests of the queue (locking them) into reqs. */
+/* The roster set's ids, sorted, to look roster indexes up by id. */
+static IdIndex *
+roster_lookup(const MmRosterSet *set)
+{
+	IdIndex    *lookup = palloc(sizeof(IdIndex) * Max(set->n, 1));
+
+	for (int i = 0; i < set->n; i++)
+	{
+		lookup[i].id = set->r[i].id;
+		lookup[i].index = i;
+	}
+	qsort(lookup, set->n, sizeof(IdIndex), cmp_id_index);
+	return lookup;
+}
+
+/*
+ * Read the open requests of the queue (locking them) into reqs; build the
+ * id lookup only when there are some (most ticks have none).
+ */
 static int
 read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-			  const MmRosterSet *set, const IdIndex *lookup, Request **reqs)
+			  const MmRosterSet *set, IdIndex **lookup_out, Request **reqs)
 {
 	Datum		args[2];
 	int			n;
 	TupleDesc	desc;
+	IdIndex    *lookup;
 
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
 	run(B_OPEN, args, false, SPI_OK_SELECT);
 	n = (int) SPI_processed;
+	if (n == 0)
+		return 0;
 	desc = SPI_tuptable->tupdesc;
+	lookup = *lookup_out = roster_lookup(set);
 	*reqs = palloc0(sizeof(Request) * Max(n, 1));
 	for (int j = 0; j < n; j++)
 	{
@@ -482,23 +504,18 @@ int
 mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 				 const MmMatcherConfig *cfg, MmRosterSet *set)
 {
-	IdIndex    *lookup = palloc(sizeof(IdIndex) * Max(set->n, 1));
-	bool	   *taken = palloc0(sizeof(bool) * Max(set->n, 1));
+	IdIndex    *lookup = NULL;
+	bool	   *taken;
 	Request    *reqs;
 	int			nreqs;
 	int64	   *match_ids;
 	int			nfilled;
 	int			kept = 0;
 
-	for (int i = 0; i < set->n; i++)
-	{
-		lookup[i].id = set->r[i].id;
-		lookup[i].index = i;
-	}
-	qsort(lookup, set->n, sizeof(IdIndex), cmp_id_index);
-	nreqs = read_requests(queue_id, at, cfg, set, lookup, &reqs);
+	nreqs = read_requests(queue_id, at, cfg, set, &lookup, &reqs);
 	if (nreqs == 0)
 		return 0;
+	taken = palloc0(sizeof(bool) * Max(set->n, 1));
 
 	for (int j = 0; j < nreqs; j++)
 	{
