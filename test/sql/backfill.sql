@@ -125,6 +125,34 @@ SELECT count(*) AS new_match_rows FROM mm.tick('bf3');
 SELECT status FROM mm.backfill WHERE backfill_id = :b3;
 SELECT mm.drop_queue('bf3', keep_history => false);
 
+-- Professions count against the team, as in scoreRoster
+--
+-- A 2v2 of solos with professions (queue order 7501 guardian, 7502 thief,
+-- 7503 guardian, 7504 mesmer, equal ratings): red holds 7501, blue is
+-- populated first and takes 7502 and 7503 (ties go to the earlier), red
+-- gets 7504: red is guardian + mesmer. Red asks for one player; waiting:
+--   X 7505 guardian, 60 s: red would have 2 guardians, at profession_max 2:
+--          (2 - (2 - 1)) * -500 = -500; score 900 + 200 - 500 = 600
+--   Y 7506 thief, 40 s: 1 thief, under the max: (2 - 1) * 500 = +500;
+--          score 600 + 200 + 500 = 1300
+-- Y joins red (without the profession rule X, 1100, would beat Y, 800).
+SELECT mm.create_queue('bfprof', '{"team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT count(*) AS queued FROM (VALUES (mm.enqueue('bfprof', ARRAY[7501], 1500, 50, professions => '{guardian}')),
+                                      (mm.enqueue('bfprof', ARRAY[7502], 1500, 50, professions => '{thief}')),
+                                      (mm.enqueue('bfprof', ARRAY[7503], 1500, 50, professions => '{guardian}')),
+                                      (mm.enqueue('bfprof', ARRAY[7504], 1500, 50, professions => '{mesmer}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfprof');
+SELECT match_id AS mp FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfprof' \gset
+SELECT team, string_agg(players::text || professions::text, ' ' ORDER BY roster_id) AS rosters
+FROM mm.match_roster WHERE match_id = :mp GROUP BY team ORDER BY team DESC;
+SELECT mm.request_backfill(:mp, 'red', 1) AS bp \gset
+SELECT count(*) AS queued
+FROM (VALUES (mm.enqueue('bfprof', ARRAY[7505], 1500, 50, professions => '{guardian}', joined_at => now() - interval '60 s')),
+             (mm.enqueue('bfprof', ARRAY[7506], 1500, 50, professions => '{thief}', joined_at => now() - interval '40 s'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfprof');
+SELECT players, professions, team FROM mm.match_roster WHERE backfill_id = :bp;
+SELECT mm.drop_queue('bfprof', keep_history => false);
+
 -- A roster is never both backfilled and matched in one tick
 --
 -- Duels (team_size 1). Red (7401) left its match and queued again; it has
