@@ -37,6 +37,11 @@
  * exactly the list the GW2 wiki's scan gives (naive_search keeps the scan; the
  * tests compare all three with a literal PL/pgSQL port of the GW2 wiki page).
  *
+ * mm_matcher_backfill, at the end, fills the open seats of one team of a
+ * running match with the same gatherPotentials / pickRoster / scoreRoster
+ * against that team's figures (a backfill; the GW2 wiki page has none),
+ * keeping only rosters that leave an exact fill possible.
+ *
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
