@@ -7,6 +7,7 @@ MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
 	src/async.o \
+	src/backfill.o \
 	src/calibration.o \
 	src/config.o \
 	src/glicko2.o \

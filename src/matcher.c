@@ -37,6 +37,11 @@
  * exactly the list the GW2 wiki's scan gives (naive_search keeps the scan; the
  * tests compare all three with a literal PL/pgSQL port of the GW2 wiki page).
  *
+ * mm_matcher_backfill, at the end, fills the open seats of one team of a
+ * running match with the same gatherPotentials / pickRoster / scoreRoster
+ * against that team's figures (a backfill; the GW2 wiki page has none),
+ * keeping only rosters that leave an exact fill possible.
+ *
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
@@ -748,4 +753,186 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 				run.chosen[run.team[side].rosters[k]] = false;
 		run.team[0].nrosters = run.team[1].nrosters = 0;
 	}
+}
+
+/* Backfill: open seats of a running match's team */
+
+/*
+ * Whether "target" players can be made exactly from rosters of the given
+ * sizes, cnt[s] rosters of size s (1 <= s <= target): a bounded subset sum,
+ * O(target) per distinct size. reach and used hold target + 1 ints.
+ */
+static bool
+fill_possible(const int *cnt, int target, int *reach, int *used)
+{
+	if (target == 0)
+		return true;
+	memset(reach, 0, sizeof(int) * (target + 1));
+	reach[0] = 1;
+	for (int s = 1; s <= target; s++)
+	{
+		if (cnt[s] == 0)
+			continue;
+		memset(used, 0, sizeof(int) * (target + 1));
+		for (int x = s; x <= target; x++)
+		{
+			if (!reach[x] && reach[x - s] && used[x - s] < cnt[s])
+			{
+				reach[x] = 1;
+				used[x] = used[x - s] + 1;
+			}
+		}
+		if (reach[target])
+			return true;
+	}
+	return reach[target] != 0;
+}
+
+/*
+ * pickRoster for a backfill: the best-scoring potential that fits the
+ * seats still open and leaves a remainder the other potentials can fill
+ * exactly; -1 if none. Ties go to the earlier roster in queue order.
+ */
+static int
+pick_backfill(const Run *run, const int *potentials, int npotentials, const bool *chosen,
+			  int needed, const TeamFigures *team, double max_ladder, int max_roster_size,
+			  int *cnt, int *reach, int *used)
+{
+	int			best = -1;
+	double		best_score = 0;
+	signed char *fits = palloc0(needed + 1);	/* per size: 0 unknown, 1 yes, -1 no */
+
+	memset(cnt, 0, sizeof(int) * (needed + 1));
+	for (int k = 0; k < npotentials; k++)
+		if (!chosen[potentials[k]] && run->r[potentials[k]].players <= needed)
+			cnt[run->r[potentials[k]].players]++;
+	for (int k = 0; k < npotentials; k++)
+	{
+		int			i = potentials[k];
+		int			s = run->r[i].players;
+		double		score;
+
+		if (chosen[i] || s > needed)
+			continue;
+		if (fits[s] == 0)
+		{
+			cnt[s]--;
+			fits[s] = fill_possible(cnt, needed - s, reach, used) ? 1 : -1;
+			cnt[s]++;
+		}
+		if (fits[s] < 0)
+			continue;
+		score = score_roster(run, i, 0, team, max_ladder, max_roster_size);
+		if (best < 0 || best_score < score)
+		{
+			best = i;
+			best_score = score;
+		}
+	}
+	pfree(fits);
+	return best;
+}
+
+/*
+ * Fill the open seats of one team of a running match from the waiting
+ * rosters, with the matcher's own rules: the potentials are the rosters
+ * not taken whose rating range overlaps the team's ([rating - deviation -
+ * pad, rating + deviation + pad] with the team's mean rating and deviation,
+ * padded by how long the request has waited, as a roster's would be), up
+ * to potentials_max in queue order; potentials_min does not apply (a
+ * backfill needs only enough players for its seats). Then pickRoster and
+ * scoreRoster as when populating a team, the team's figures being its
+ * players' plus those picked so far, and only rosters that keep an exact
+ * fill possible (the sizes add up to the open seats). "taken" marks rosters
+ * that may not be picked (matched, excluded or picked before); those picked
+ * here are marked too. Fills team->picked, or team->fail_reason.
+ */
+void
+mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
+					const MmMatcherConfig *cfg, MmBackfillTeam *team, bool *taken)
+{
+	Run			run;
+	double		pad = mm_matcher_padding(cfg, team->age);
+	double		lo = team->rating - team->deviation - pad;
+	double		hi = team->rating + team->deviation + pad;
+	int		   *potentials = palloc(sizeof(int) * Max(n, 1));
+	bool	   *chosen = palloc0(sizeof(bool) * Max(n, 1));
+	int			npotentials = 0;
+	int			needed = team->open;
+	int			weight = Max(team->present, 1);
+	double		sum_rating_low = (team->rating - team->deviation) * weight;
+	double		sum_rank = team->rank * weight;
+	double		dishonor = team->dishonor;
+	double		max_ladder = team->max_ladder;
+	int			max_roster_size = team->max_roster_size;
+	int		   *cnt = palloc(sizeof(int) * (needed + 1));
+	int		   *reach = palloc(sizeof(int) * (needed + 1));
+	int		   *used = palloc(sizeof(int) * (needed + 1));
+
+	memset(&run, 0, sizeof(run));
+	run.r = rosters;
+	run.n = n;
+	run.cfg = cfg;
+	run.nprofessions = nprofessions;
+	run.prof_count[0] = team->prof_count[0];
+	run.prof_count[1] = team->prof_count[1];
+	team->npicked = 0;
+	team->picked = palloc(sizeof(int) * Max(needed, 1));
+	team->fail_reason = MM_FAIL_NONE;
+
+	/* gatherPotentials against the team's range */
+	for (int i = 0; i < n && npotentials < cfg->potentials_max; i++)
+	{
+		MmRoster   *r = &rosters[i];
+		double		rpad = mm_matcher_padding(cfg, r->age);
+
+		r->rating_low = r->rating - r->deviation;
+		r->lo = r->rating_low - rpad;
+		r->hi = r->rating + r->deviation + rpad;
+		if (taken[i] || r->players > needed || r->lo > hi || r->hi < lo)
+			continue;
+		potentials[npotentials++] = i;
+	}
+	if (npotentials == 0)
+	{
+		team->fail_reason = MM_FAIL_NO_POTENTIALS;
+		return;
+	}
+
+	while (needed > 0)
+	{
+		TeamFigures figures;
+		int			best;
+		int			players = weight + (team->open - needed);
+		const MmRoster *r;
+
+		CHECK_FOR_INTERRUPTS();
+		figures.rating_low = sum_rating_low / players;
+		figures.rank = sum_rank / players;
+		figures.dishonor = dishonor;
+		best = pick_backfill(&run, potentials, npotentials, chosen, needed, &figures,
+							 max_ladder, max_roster_size, cnt, reach, used);
+		if (best < 0)
+			break;
+		r = &rosters[best];
+		chosen[best] = true;
+		team->picked[team->npicked++] = best;
+		needed -= r->players;
+		sum_rating_low += r->rating_low * r->players;
+		sum_rank += r->rank * r->players;
+		dishonor += r->dishonor;
+		for (int k = 0; k < r->nprof; k++)
+			team->prof_count[0][r->prof[k]] += r->prof_count[k];
+		max_ladder = Max(max_ladder, r->ladder);
+		max_roster_size = Max(max_roster_size, r->players);
+	}
+	if (needed > 0)
+	{
+		/* no exact fill: nothing is taken */
+		team->fail_reason = MM_FAIL_INCOMPLETE;
+		team->npicked = 0;
+		return;
+	}
+	for (int k = 0; k < team->npicked; k++)
+		taken[team->picked[k]] = true;
 }

@@ -383,6 +383,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 	out->r = r;
 	out->n = (int) n;
 	out->nprof = prof.n;
+	out->prof_names = prof.names;
 }
 
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */

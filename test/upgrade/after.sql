@@ -222,3 +222,18 @@ BEGIN
     END IF;
 END
 $$;
+
+-- a running match 0.1.0 made is backfilled after the upgrade: the next tick
+-- fills the open seat, the roster is delivered as a backfill of that match
+SELECT mm.request_backfill((SELECT min(m.match_id) FROM mm.match m JOIN mm.queue q USING (queue_id)
+                            WHERE q.name = 'duel' AND m.status = 'matched'), 'blue', 1) AS upgraded_request \gset
+SELECT mm.enqueue('duel', ARRAY[60::bigint], 1500) > 0 AS queued \gset
+SELECT count(*) FROM mm.tick('duel');
+SELECT (SELECT b.status FROM mm.backfill b WHERE b.backfill_id = :upgraded_request) = 'filled'
+       AND (SELECT count(*) FROM mm.claim_matches('duel') c
+            WHERE c.kind = 'backfill' AND c.backfill_id = :upgraded_request AND c.players = '{60}') = 1 AS backfilled \gset
+\if :backfilled
+\else
+    \echo 'a 0.1.0 match could not be backfilled after the upgrade'
+    SELECT 1/0;
+\endif
