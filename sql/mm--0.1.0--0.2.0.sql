@@ -2416,6 +2416,615 @@ $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
     'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
+-- ==== scale-out: queues over Citus workers, must run on the primary ====
+
+-- Calls that write refuse to run on a hot standby with mm's own message
+-- (SQLSTATE 25006) before PostgreSQL's "cannot execute ... in a read-only
+-- transaction" deeper inside them: the C functions call the check first,
+-- these SQL and PL/pgSQL functions call mm._require_primary at their start.
+
+CREATE FUNCTION mm._require_primary(fname text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'mm_require_primary_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._require_primary(text) IS
+    'internal: raise "<fname> must run on the primary" (SQLSTATE 25006) when this server is a standby in recovery; the functions that write call it first';
+
+CREATE OR REPLACE FUNCTION mm.join_server(place text, player_id bigint, player jsonb DEFAULT '{}',
+                               preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    candidate bigint;
+    taken bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.join_server');
+    IF EXISTS (SELECT 1 FROM mm.server_players p WHERE p.player_id = join_server.player_id) THEN
+        RAISE EXCEPTION 'player % is already on a server', join_server.player_id
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Server %s.', (SELECT p.server_id FROM mm.server_players p
+                                                 WHERE p.player_id = join_server.player_id)),
+                  HINT = 'Call mm.leave_server first.';
+    END IF;
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_server.place, join_server.player,
+                                                join_server.preferred) r
+    LOOP
+        -- The best server that still has a slot once we hold its row lock.
+        UPDATE mm.servers s SET occupancy = s.occupancy + 1
+        WHERE s.server_id = candidate AND s.occupancy < s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            INSERT INTO mm.server_players (player_id, server_id, attributes)
+            VALUES (join_server.player_id, taken, join_server.player);
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.join_party(place text, player_ids bigint[], players jsonb[] DEFAULT NULL,
+                              preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n int := coalesce(pg_catalog.cardinality(player_ids), 0);
+    attrs jsonb[] := coalesce(players, pg_catalog.array_fill('{}'::jsonb, ARRAY[n]));
+    seated text;
+    candidate bigint;
+    taken bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.join_party');
+    IF place IS NULL OR player_ids IS NULL OR preferred IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL',
+            CASE WHEN place IS NULL THEN 'place' WHEN player_ids IS NULL THEN 'player_ids' ELSE 'preferred' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the place, the party''s player ids and ''{}'' for no preferred players.';
+    END IF;
+    IF n = 0 THEN
+        RAISE EXCEPTION 'a party must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass the party''s player ids, such as ''{7, 8}''.';
+    END IF;
+    IF pg_catalog.array_position(player_ids, NULL) IS NOT NULL
+       OR pg_catalog.array_position(attrs, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION '% must not contain NULL elements',
+            CASE WHEN pg_catalog.array_position(player_ids, NULL) IS NOT NULL THEN 'player_ids' ELSE 'players' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Give every player an id, and ''{}'' for a player without attributes.';
+    END IF;
+    IF pg_catalog.cardinality(attrs) <> n THEN
+        RAISE EXCEPTION 'players must have one element per player id'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('There are %s player ids and %s attribute objects.', n, pg_catalog.cardinality(attrs)),
+                  HINT = 'players[i] holds the attributes of player_ids[i]; pass NULL for none.';
+    END IF;
+    IF (SELECT count(DISTINCT i) FROM pg_catalog.unnest(player_ids) i) <> n THEN
+        RAISE EXCEPTION 'player_ids must not repeat a player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The ids are %s.', player_ids);
+    END IF;
+    SELECT string_agg(format('%s (server %s)', p.player_id, p.server_id), ', ' ORDER BY p.player_id)
+    INTO seated FROM mm.server_players p WHERE p.player_id = ANY (player_ids);
+    IF seated IS NOT NULL THEN
+        RAISE EXCEPTION 'players of the party are already on a server'
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Seated: %s.', seated),
+                  HINT = 'Call mm.leave_server for them first.';
+    END IF;
+    -- ranked for the party's first player (its leader)
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_party.place, attrs[1], join_party.preferred) r
+    LOOP
+        -- the best server with a slot for everyone, once we hold its row lock
+        UPDATE mm.servers s SET occupancy = s.occupancy + n
+        WHERE s.server_id = candidate AND s.occupancy + n <= s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            BEGIN
+                INSERT INTO mm.server_players (player_id, server_id, attributes)
+                SELECT u.id, taken, u.a FROM unnest(player_ids, attrs) AS u(id, a);
+            EXCEPTION WHEN unique_violation THEN
+                RAISE EXCEPTION 'players of the party joined a server meanwhile'
+                    USING ERRCODE = 'unique_violation',
+                          HINT = 'Nothing was changed; call mm.join_party again.';
+            END;
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.dishonor(player_id bigint, reason text, at timestamptz DEFAULT now(),
+                            OUT stacks integer, OUT timeout_until timestamptz)
+RETURNS record
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg  jsonb := mm.dishonor_config();
+    cur  mm.dishonor_players;
+    next record;
+BEGIN
+    PERFORM mm._require_primary('mm.dishonor');
+    IF player_id IS NULL OR reason IS NULL OR at IS NULL THEN
+        RAISE EXCEPTION 'player_id, reason and at must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the player, a reason from the dishonor config and the time.';
+    END IF;
+    -- check the reason before taking any lock
+    PERFORM mm.dishonor_penalty(reason, cfg);
+    SELECT * INTO cur FROM mm.dishonor_players d WHERE d.player_id = dishonor.player_id FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO mm.dishonor_players AS d (player_id, stacks, stacks_at, timeout_until, reason, updated_at)
+        VALUES (dishonor.player_id, 0, at, NULL, dishonor.reason, at)
+        ON CONFLICT ON CONSTRAINT dishonor_players_pkey DO NOTHING;
+        SELECT * INTO cur FROM mm.dishonor_players d WHERE d.player_id = dishonor.player_id FOR UPDATE;
+    END IF;
+    next := mm.dishonor_apply(cur.stacks, cur.stacks_at, cur.timeout_until, reason, at, cfg);
+    UPDATE mm.dishonor_players d
+       SET stacks = next.new_stacks, stacks_at = next.new_stacks_at,
+           timeout_until = next.new_timeout_until, reason = dishonor.reason, updated_at = at
+     WHERE d.player_id = dishonor.player_id;
+    stacks := next.new_stacks;
+    timeout_until := next.new_timeout_until;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION mm.create_queue(name text, config jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM mm._require_primary('mm.create_queue');
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Give the queue a name, such as ''ranked''.';
+    END IF;
+    IF config IS NULL THEN
+        RAISE EXCEPTION 'queue config must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' for the defaults.';
+    END IF;
+    PERFORM mm.matcher_config(config);
+    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, create_queue.config);
+EXCEPTION WHEN unique_violation THEN
+    RAISE EXCEPTION 'queue "%" already exists', name
+        USING ERRCODE = 'duplicate_object',
+              HINT = 'Pick another name, or change its config with mm.alter_queue.';
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.enqueue');
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now()) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    RETURN id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.leave(roster_id bigint)
+RETURNS boolean
+LANGUAGE sql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT mm._require_primary('mm.leave');
+    SELECT count(*) > 0 FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false)
+$$;
+
+CREATE OR REPLACE FUNCTION mm.leave_player(player_id bigint)
+RETURNS bigint
+LANGUAGE sql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT mm._require_primary('mm.leave_player');
+    SELECT r FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                                        WHERE qp.player_id = leave_player.player_id),
+                                  'left', 'leave_player', false) r
+$$;
+
+CREATE OR REPLACE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+BEGIN
+    PERFORM mm._require_primary('mm.claim_matches');
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
+    END IF;
+    RETURN QUERY
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = clock_timestamp()
+        FROM c WHERE m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
+    )
+    SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players
+    FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+    ORDER BY d.match_id, mr.team DESC, mr.roster_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.report_result(match_id bigint, result jsonb)
+RETURNS SETOF mm.match_result_player
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    prev mm.match_result;
+    cfg jsonb;
+    rc jsonb;
+    rkey text;
+    season jsonb;
+    at timestamptz := now();
+    ids bigint[];
+BEGIN
+    PERFORM mm._require_primary('mm.report_result');
+    IF match_id IS NULL OR result IS NULL THEN
+        RAISE EXCEPTION 'match_id and result must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- one report at a time per match: the second waits, then sees the first
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = report_result.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object', HINT = 'Report the match_id that mm.claim_matches delivered.';
+    END IF;
+    SELECT * INTO prev FROM mm.match_result x WHERE x.match_id = report_result.match_id;
+    IF FOUND THEN
+        IF prev.status = 'abandoned' THEN
+            RAISE EXCEPTION 'match % was abandoned', match_id
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('mm.abandon_match ended it at %s.', prev.reported_at);
+        ELSIF prev.result <> result THEN
+            RAISE EXCEPTION 'match % already has a different result', match_id
+                USING ERRCODE = 'unique_violation',
+                      DETAIL = format('The reported result is %s.', prev.result),
+                      HINT = 'A match is rated once; report the same result again to read its outcome.';
+        END IF;
+        RETURN QUERY SELECT * FROM mm.match_result_player p
+                     WHERE p.match_id = report_result.match_id ORDER BY p.player_id;
+        RETURN;
+    END IF;
+    IF m.status <> 'matched' THEN
+        RAISE EXCEPTION 'match % is %', match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
+    rc := cfg -> 'rating';
+    rkey := rc ->> 'key';
+    season := jsonb_strip_nulls(jsonb_build_object('start', rc -> 'season_start', 'end', rc -> 'season_end'));
+
+    -- a work table per session, emptied at commit
+    IF pg_catalog.to_regclass('pg_temp.mm_result_work') IS NULL THEN
+        CREATE TEMP TABLE pg_temp.mm_result_work (
+            player_id bigint, team text, rank float8, team_score float8, weight float8, score float8,
+            deserted boolean, ord int, mu float8, sigma float8, rating float8, rd float8, vol float8,
+            ladder int, mu2 float8, sigma2 float8, rating2 float8, rd2 float8, vol2 float8,
+            awarded int, ladder2 int, stacks int) ON COMMIT DELETE ROWS;
+    END IF;
+    DELETE FROM pg_temp.mm_result_work;
+    INSERT INTO pg_temp.mm_result_work (player_id, team, rank, team_score, weight, score, deserted, ord)
+    SELECT rp.*, row_number() OVER (ORDER BY rp.player_id)
+    FROM mm._result_players(report_result.match_id, result) rp;
+    ids := ARRAY(SELECT w.player_id FROM pg_temp.mm_result_work w ORDER BY w.player_id);
+
+    -- the rating state before, locked in player-id order
+    UPDATE pg_temp.mm_result_work w
+       SET mu = coalesce(l.mu, (rc ->> 'mu')::float8), sigma = coalesce(l.sigma, (rc ->> 'sigma')::float8),
+           rating = coalesce((l.g).rating, (rc ->> 'rating')::float8), rd = coalesce((l.g).rd, (rc ->> 'rd')::float8),
+           vol = coalesce((l.g).vol, (rc ->> 'vol')::float8), ladder = l.ladder_points
+      FROM (SELECT x.*, mm._glicko_now(x, at) AS g FROM mm._lock_ratings(rkey, ids) x) l
+     WHERE l.player_id = w.player_id;
+
+    IF rc ->> 'model' = 'openskill' THEN
+        UPDATE pg_temp.mm_result_work w SET mu2 = o.mu, sigma2 = o.sigma
+          FROM (SELECT * FROM mm.openskill_rate(
+                    ARRAY(SELECT CASE x.team WHEN 'red' THEN 1 ELSE 2 END FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.rank FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.mu FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.sigma FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    model => rc ->> 'openskill_model', beta => (rc ->> 'beta')::float8,
+                    kappa => (rc ->> 'kappa')::float8, tau => (rc ->> 'tau')::float8,
+                    weight => ARRAY(SELECT x.weight FROM pg_temp.mm_result_work x ORDER BY x.ord))) o
+         WHERE o.idx = w.ord;
+    ELSE
+        -- Glicko-2, one game: each player against every opposing player
+        UPDATE pg_temp.mm_result_work w SET rating2 = (g).rating, rd2 = (g).rd, vol2 = (g).vol
+          FROM (SELECT x.player_id,
+                       mm.glicko2_rate(ROW(x.rating, x.rd, x.vol)::mm.glicko,
+                                       ARRAY(SELECT o.rating FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord),
+                                       ARRAY(SELECT o.rd FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord),
+                                       ARRAY(SELECT CASE WHEN x.rank < o.rank THEN 1.0 WHEN x.rank = o.rank THEN 0.5 ELSE 0.0 END
+                                             FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord)) AS g
+                FROM pg_temp.mm_result_work x) n
+         WHERE n.player_id = w.player_id;
+    END IF;
+
+    -- ladder points from the match's prediction, with the team's final score
+    IF (rc ->> 'ladder')::boolean THEN
+        UPDATE pg_temp.mm_result_work w
+           SET awarded = mm.ladder_points(CASE w.team WHEN 'red' THEN m.red_odds ELSE m.blue_odds END,
+                                          w.team_score,
+                                          CASE WHEN w.deserted THEN 'desertion'
+                                               WHEN w.rank < (SELECT min(o.rank) FROM pg_temp.mm_result_work o WHERE o.team <> w.team)
+                                               THEN 'victory' ELSE 'defeat' END,
+                                          season, at)
+         WHERE w.team_score IS NOT NULL;
+        UPDATE pg_temp.mm_result_work w SET ladder2 = (mm.ladder_apply(w.ladder, w.awarded, season)).ladder_points
+         WHERE w.awarded IS NOT NULL;
+    END IF;
+
+    -- dishonor for desertions, in player-id order
+    IF rc ->> 'desertion_reason' IS NOT NULL THEN
+        UPDATE pg_temp.mm_result_work w SET stacks = d.stacks
+          FROM (SELECT x.player_id, (mm.dishonor(x.player_id, rc ->> 'desertion_reason', at)).stacks
+                FROM pg_temp.mm_result_work x WHERE x.deserted ORDER BY x.player_id) d
+         WHERE d.player_id = w.player_id;
+    END IF;
+
+    UPDATE mm.ratings r
+       SET mu = coalesce(w.mu2, r.mu), sigma = coalesce(w.sigma2, r.sigma),
+           rating = coalesce(w.rating2, r.rating), rd = coalesce(w.rd2, r.rd), vol = coalesce(w.vol2, r.vol),
+           ladder_points = coalesce(w.ladder2, r.ladder_points),
+           games = r.games + 1, last_played = at
+      FROM pg_temp.mm_result_work w
+     WHERE r.key = rkey AND r.player_id = w.player_id;
+
+    INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
+    VALUES (m.match_id, m.queue_id, 'reported', result, at);
+    INSERT INTO mm.match_result_player
+    SELECT m.match_id, w.player_id, m.queue_id, w.team, w.rank, w.score, w.weight, w.deserted, rkey,
+           CASE WHEN w.mu2 IS NOT NULL THEN w.mu END, CASE WHEN w.mu2 IS NOT NULL THEN w.sigma END, w.mu2, w.sigma2,
+           CASE WHEN w.rating2 IS NOT NULL THEN w.rating END, CASE WHEN w.rating2 IS NOT NULL THEN w.rd END,
+           CASE WHEN w.rating2 IS NOT NULL THEN w.vol END, w.rating2, w.rd2, w.vol2,
+           w.ladder, w.awarded, w.ladder2, w.stacks
+    FROM pg_temp.mm_result_work w ORDER BY w.player_id;
+    UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    DELETE FROM pg_temp.mm_result_work;
+
+    RETURN QUERY SELECT * FROM mm.match_result_player p
+                 WHERE p.match_id = report_result.match_id ORDER BY p.player_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    id bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.put_entry');
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- counted up to a little past the capacity: exact unless the bucket is
+    -- far over it (a lowered capacity, rows written directly), which then
+    -- shrinks by 17 entries a put
+    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+    -- a new player is not added to a bucket filled to the threshold
+    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+        RETURN NULL;
+    END IF;
+    IF f >= cap THEN
+        -- a full bucket replaces its oldest entries
+        DELETE FROM mm.async_entries e
+        WHERE e.entry_id IN (
+            SELECT o.entry_id FROM mm.async_entries o
+            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+            ORDER BY o.updated_at, o.entry_id
+            LIMIT f - cap + 1
+            FOR UPDATE SKIP LOCKED);
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
+    RETURN id;
+END
+$$;
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2739,6 +3348,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_samples_sample_id_seq', 'relation', '{}', false),
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
+('mm._require_primary(text)', 'function', '{}', false),
 ('mm.async_entries_entry_id_seq', 'relation', '{}', false);
 
 SELECT mm._apply_privileges();

@@ -673,6 +673,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	int64		tick_id;
 	int64	   *match_ids;
 
+	mm_require_primary("mm.tick");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -1049,6 +1050,7 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	MemoryContext cxt;
 	RunQueues	q = {0};
 
+	mm_require_primary("mm.run_ticks");
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -221,6 +221,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM mm._require_primary('mm.create_queue');
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'queue name must not be empty'
             USING ERRCODE = 'invalid_parameter_value',
@@ -415,6 +416,7 @@ DECLARE
     stacks int;
     id bigint;
 BEGIN
+    PERFORM mm._require_primary('mm.enqueue');
     IF players IS NULL OR n = 0 THEN
         RAISE EXCEPTION 'roster must have at least one player'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
@@ -559,6 +561,7 @@ RETURNS boolean
 LANGUAGE sql STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+    SELECT mm._require_primary('mm.leave');
     SELECT count(*) > 0 FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false)
 $$;
 COMMENT ON FUNCTION mm.leave(bigint) IS
@@ -569,6 +572,7 @@ RETURNS bigint
 LANGUAGE sql STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+    SELECT mm._require_primary('mm.leave_player');
     SELECT r FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
                                         WHERE qp.player_id = leave_player.player_id),
                                   'left', 'leave_player', false) r
@@ -770,6 +774,7 @@ AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
 BEGIN
+    PERFORM mm._require_primary('mm.claim_matches');
     IF max IS NULL OR max < 1 THEN
         RAISE EXCEPTION 'max must be at least 1'
             USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);

@@ -324,6 +324,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_samples_sample_id_seq', 'relation', '{}', false),
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
+('mm._require_primary(text)', 'function', '{}', false),
 ('mm.async_entries_entry_id_seq', 'relation', '{}', false);
 
 SELECT mm._apply_privileges();
