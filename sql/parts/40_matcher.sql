@@ -415,6 +415,7 @@ DECLARE
     s timestamptz;
     stacks int;
     id bigint;
+    distributed boolean;
 BEGIN
     PERFORM mm._require_primary('mm.enqueue');
     IF players IS NULL OR n = 0 THEN
@@ -468,8 +469,11 @@ BEGIN
     END IF;
     SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
 
+    -- (on Citus mm._hold_players checks this below, on the players' own
+    -- rows, without asking every shard of every queue)
+    distributed := mm._queues_distributed();
     SELECT qp.player_id, qp.roster_id INTO p, other
-    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    FROM mm.queued_player qp WHERE NOT distributed AND qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is already queued', p
             USING ERRCODE = 'unique_violation',
@@ -515,7 +519,7 @@ BEGIN
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
     SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
     -- on Citus the key above holds per queue: hold the players cluster-wide
-    IF mm._queues_distributed() THEN
+    IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players);
     END IF;
     RETURN id;

@@ -9,6 +9,8 @@
 #      all at once from 8 sessions; each tick is the whole statement
 #      "SELECT * FROM mm.tick(queue_id, at)", which Citus runs on the
 #      queue's worker. The queues are refilled (untimed) before each run.
+#      Beside them, one of the queues ticked on a plain single node (a
+#      database of the coordinator's server without Citus), same rows.
 #   2. Enqueue: MM_BENCH_ENQUEUES (default 300) solo enqueues from one
 #      session, one statement each: on a plain single node (a database of
 #      the coordinator without Citus: the local call) against the queue-id
@@ -21,6 +23,7 @@
 # Output: a Markdown table on stdout and in test/bench/out/citus_queues.md.
 # Skipped, saying why, without Citus.
 set -euo pipefail
+shopt -s inherit_errexit
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
@@ -49,19 +52,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION mm;
 SELECT mm.citus_distribute_queues(32);
 SELECT mm.create_queue('bq' || i, '{"filter": {"rosters": 10000, "limit": 600000}}') FROM generate_series(1, 16) i;
-CREATE TABLE fill_roster AS
-SELECT i, CASE WHEN u < 0.50 THEN 1 WHEN u < 0.70 THEN 2 WHEN u < 0.82 THEN 3 WHEN u < 0.90 THEN 4 ELSE 5 END AS size,
-       least(3000, greatest(100, 1500 + 250 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))) AS rating,
-       30 + 120 * random() AS deviation, floor(random() * 40) AS rank, floor(random() * 300) AS waited
-FROM generate_series(1, 10000) i, LATERAL (SELECT random() AS u, i AS j) u;
--- queue order: longest waiting first, as they would have joined
-ALTER TABLE fill_roster ADD COLUMN pos bigint;
-UPDATE fill_roster f SET pos = o.pos FROM (SELECT i, row_number() OVER (ORDER BY waited DESC, i) AS pos FROM fill_roster) o
-WHERE o.i = f.i;
-CREATE TABLE fill_player AS
-SELECT r.i, k AS seat,
-       (ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int] AS profession
-FROM fill_roster r, generate_series(1, r.size) k;
+\i test/bench/citus_queues_fill.sql
 CREATE TABLE bench_queue AS
 SELECT queue_id, groupid FROM (
     SELECT q.queue_id, p.groupid, row_number() OVER (PARTITION BY p.groupid ORDER BY q.queue_id) AS n
@@ -111,13 +102,32 @@ concurrent() {
 
 # ---- the single node for the local enqueue: a database of the
 # coordinator's server without Citus
-q -d postgres -c "DROP DATABASE IF EXISTS single" -c "CREATE DATABASE single" >/dev/null
+q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS single" \
+	-c "CREATE DATABASE single" >/dev/null 2>&1
 q -d single >/dev/null <<'SQL'
 CREATE EXTENSION mm;
 SELECT mm.create_queue('bq1', '{"filter": {"rosters": 10000, "limit": 600000}}');
+\i test/bench/citus_queues_fill.sql
 SQL
 qlocal=$(q -d single -c "SELECT queue_id FROM mm.queue WHERE name = 'bq1'")
 qdist=$(echo "$queues" | cut -d' ' -f1)
+# one 10k queue ticked on the single node, same rows
+tick_single() {
+	local t0
+	q -d single >/dev/null <<SQL
+TRUNCATE mm.roster, mm.queued_player, mm.match, mm.match_roster, mm.ticket_event, mm.tick_log, mm.match_result, mm.match_result_player;
+INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, joined_at)
+SELECT 100000000 + r.i, $qlocal, r.pos, r.rating, r.deviation, r.rank, '$at'::timestamptz - r.waited * interval '1 second' FROM fill_roster r;
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+SELECT p.i * 5 + p.seat, 100000000 + p.i, $qlocal, p.seat, p.profession FROM fill_player p;
+VACUUM ANALYZE mm.roster;
+VACUUM ANALYZE mm.queued_player;
+CHECKPOINT;
+SQL
+	t0=$(date +%s%N)
+	q -d single -c "SELECT * FROM mm.tick($qlocal, '$at')" >/dev/null
+	ms_since "$t0"
+}
 enqueue_run() {
 	local db=$1 qid=$2 base=$3 t0
 	seq 1 "$enqueues" | awk -v q="$qid" -v b="$base" \
@@ -129,7 +139,7 @@ enqueue_run() {
 work=$(mktemp -d)
 trap 'rm -rf "$work"; bash "$cluster" clean' EXIT
 
-seq_ms=() conc_ms=() local_ms=() dist_ms=() matches=()
+seq_ms=() conc_ms=() local_ms=() dist_ms=() single_ms=() matches=()
 for r in $(seq 1 "$runs"); do
 	refill
 	seq_ms+=("$(sequential)")
@@ -137,6 +147,7 @@ for r in $(seq 1 "$runs"); do
 	refill
 	conc_ms+=("$(concurrent)")
 	matches+=("$(q -d postgres -c "SELECT sum(matches_made) FROM mm.tick_log")")
+	single_ms+=("$(tick_single)")
 	local_ms+=("$(enqueue_run single "$qlocal" $((r * 10000000)))")
 	dist_ms+=("$(enqueue_run postgres "$qdist" $((r * 10000000)))")
 done
@@ -159,6 +170,8 @@ mkdir -p test/bench/out
 	echo "|---|---:|---:|---:|"
 	echo "| 8 queues of 10k rosters (4 per worker), ticked one after another (baseline) | $(ms "$ms_seq") | $(minimum "${seq_ms[@]}") | 1.00x |"
 	echo "| the same 8 queues ticked at the same time from 8 sessions | $(ms "$ms_conc") | $(minimum "${conc_ms[@]}") | $(awk "BEGIN {printf \"%.2fx\", $ms_seq / $ms_conc}") |"
+	echo "| one of the queues (10k rosters) ticked on a single node: a database of the coordinator's server without Citus | $(ms "$(median "${single_ms[@]}")") | $(minimum "${single_ms[@]}") | |"
+	echo "| (per queue ticked one after another on Citus: the baseline / 8) | $(ms "$ms_seq / 8") | | |"
 	echo "| $enqueues solo enqueues on a single node, one statement each (baseline): per call | $(ms "$ms_local / $enqueues") | $(ms "$(minimum "${local_ms[@]}") / $enqueues") | 1.00x |"
 	echo "| $enqueues enqueues through the coordinator, delegated to the queue's worker: per call | $(ms "$ms_dist / $enqueues") | $(ms "$(minimum "${dist_ms[@]}") / $enqueues") | $(awk "BEGIN {printf \"%.2fx\", $ms_local / $ms_dist}") |"
 } | tee test/bench/out/citus_queues.md
