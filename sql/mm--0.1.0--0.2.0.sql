@@ -1646,7 +1646,8 @@ COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, in
 -- Catalog comments that named the source documents by number now name
 -- them: the Guild Wars 2 wiki's PvP matchmaking page, the IMS matchmaker
 -- documentation, Metaplay's async matchmaker documentation.
-COMMENT ON FUNCTION mm.create_pool(text,jsonb) IS 'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
+COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
+    'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
 COMMENT ON FUNCTION mm.dishonor_config_defaults() IS 'the GW2 wiki''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
 COMMENT ON FUNCTION mm.find_opponent(text,double precision,text[],integer,bigint[],bigint) IS 'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 COMMENT ON FUNCTION mm.glicko2_effective(mm.glicko) IS 'effective rating rating - rd, as GW2 matchmaking uses it (the Guild Wars 2 wiki''s PvP matchmaking page)';
@@ -2912,6 +2913,1010 @@ $$;
 COMMENT ON FUNCTION mm.abandon_match(bigint) IS
     'end a match that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished (its open backfill requests expired), so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match is an error';
 
+-- ==== scale-out: queues over Citus workers, must run on the primary ====
+
+-- Calls that write refuse to run on a hot standby with mm's own message
+-- (SQLSTATE 25006) before PostgreSQL's "cannot execute ... in a read-only
+-- transaction" deeper inside them: the C functions call the check first,
+-- the SQL and PL/pgSQL functions below call mm._require_primary at their
+-- start.
+
+CREATE FUNCTION mm._require_primary(fname text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'mm_require_primary_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._require_primary(text) IS
+    'internal: raise "<fname> must run on the primary" (SQLSTATE 25006) when this server is a standby in recovery; the functions that write call it first';
+
+-- The functions that write, with the check; on Citus each of their
+-- statements keeps to one queue's shard where it can (claim_matches names
+-- the queue and takes the time as a value, _end_rosters removes the players
+-- before their rosters, enqueue reads the last match of its players without
+-- a lateral join and holds them cluster-wide, leave and leave_player are
+-- PL/pgSQL: Citus cannot plan SQL functions with parameters over
+-- distributed tables).
+
+CREATE OR REPLACE FUNCTION mm.join_server(place text, player_id bigint, player jsonb DEFAULT '{}',
+                               preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    candidate bigint;
+    taken bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.join_server');
+    IF EXISTS (SELECT 1 FROM mm.server_players p WHERE p.player_id = join_server.player_id) THEN
+        RAISE EXCEPTION 'player % is already on a server', join_server.player_id
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Server %s.', (SELECT p.server_id FROM mm.server_players p
+                                                 WHERE p.player_id = join_server.player_id)),
+                  HINT = 'Call mm.leave_server first.';
+    END IF;
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_server.place, join_server.player,
+                                                join_server.preferred) r
+    LOOP
+        -- The best server that still has a slot once we hold its row lock.
+        UPDATE mm.servers s SET occupancy = s.occupancy + 1
+        WHERE s.server_id = candidate AND s.occupancy < s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            INSERT INTO mm.server_players (player_id, server_id, attributes)
+            VALUES (join_server.player_id, taken, join_server.player);
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.join_party(place text, player_ids bigint[], players jsonb[] DEFAULT NULL,
+                              preferred bigint[] DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n int := coalesce(pg_catalog.cardinality(player_ids), 0);
+    attrs jsonb[] := coalesce(players, pg_catalog.array_fill('{}'::jsonb, ARRAY[n]));
+    seated text;
+    candidate bigint;
+    taken bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.join_party');
+    IF place IS NULL OR player_ids IS NULL OR preferred IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL',
+            CASE WHEN place IS NULL THEN 'place' WHEN player_ids IS NULL THEN 'player_ids' ELSE 'preferred' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the place, the party''s player ids and ''{}'' for no preferred players.';
+    END IF;
+    IF n = 0 THEN
+        RAISE EXCEPTION 'a party must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass the party''s player ids, such as ''{7, 8}''.';
+    END IF;
+    IF pg_catalog.array_position(player_ids, NULL) IS NOT NULL
+       OR pg_catalog.array_position(attrs, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION '% must not contain NULL elements',
+            CASE WHEN pg_catalog.array_position(player_ids, NULL) IS NOT NULL THEN 'player_ids' ELSE 'players' END
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Give every player an id, and ''{}'' for a player without attributes.';
+    END IF;
+    IF pg_catalog.cardinality(attrs) <> n THEN
+        RAISE EXCEPTION 'players must have one element per player id'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('There are %s player ids and %s attribute objects.', n, pg_catalog.cardinality(attrs)),
+                  HINT = 'players[i] holds the attributes of player_ids[i]; pass NULL for none.';
+    END IF;
+    IF (SELECT count(DISTINCT i) FROM pg_catalog.unnest(player_ids) i) <> n THEN
+        RAISE EXCEPTION 'player_ids must not repeat a player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The ids are %s.', player_ids);
+    END IF;
+    SELECT string_agg(format('%s (server %s)', p.player_id, p.server_id), ', ' ORDER BY p.player_id)
+    INTO seated FROM mm.server_players p WHERE p.player_id = ANY (player_ids);
+    IF seated IS NOT NULL THEN
+        RAISE EXCEPTION 'players of the party are already on a server'
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Seated: %s.', seated),
+                  HINT = 'Call mm.leave_server for them first.';
+    END IF;
+    -- ranked for the party's first player (its leader)
+    FOR candidate IN
+        SELECT r.server_id FROM mm.rank_servers(join_party.place, attrs[1], join_party.preferred) r
+    LOOP
+        -- the best server with a slot for everyone, once we hold its row lock
+        UPDATE mm.servers s SET occupancy = s.occupancy + n
+        WHERE s.server_id = candidate AND s.occupancy + n <= s.capacity
+        RETURNING s.server_id INTO taken;
+        IF taken IS NOT NULL THEN
+            BEGIN
+                INSERT INTO mm.server_players (player_id, server_id, attributes)
+                SELECT u.id, taken, u.a FROM unnest(player_ids, attrs) AS u(id, a);
+            EXCEPTION WHEN unique_violation THEN
+                RAISE EXCEPTION 'players of the party joined a server meanwhile'
+                    USING ERRCODE = 'unique_violation',
+                          HINT = 'Nothing was changed; call mm.join_party again.';
+            END;
+            PERFORM mm.refresh_servers(ARRAY[taken]);
+            RETURN taken;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.dishonor(player_id bigint, reason text, at timestamptz DEFAULT now(),
+                            OUT stacks integer, OUT timeout_until timestamptz)
+RETURNS record
+LANGUAGE plpgsql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg  jsonb := mm.dishonor_config();
+    cur  mm.dishonor_players;
+    next record;
+BEGIN
+    PERFORM mm._require_primary('mm.dishonor');
+    IF player_id IS NULL OR reason IS NULL OR at IS NULL THEN
+        RAISE EXCEPTION 'player_id, reason and at must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the player, a reason from the dishonor config and the time.';
+    END IF;
+    -- check the reason before taking any lock
+    PERFORM mm.dishonor_penalty(reason, cfg);
+    SELECT * INTO cur FROM mm.dishonor_players d WHERE d.player_id = dishonor.player_id FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO mm.dishonor_players AS d (player_id, stacks, stacks_at, timeout_until, reason, updated_at)
+        VALUES (dishonor.player_id, 0, at, NULL, dishonor.reason, at)
+        ON CONFLICT ON CONSTRAINT dishonor_players_pkey DO NOTHING;
+        SELECT * INTO cur FROM mm.dishonor_players d WHERE d.player_id = dishonor.player_id FOR UPDATE;
+    END IF;
+    next := mm.dishonor_apply(cur.stacks, cur.stacks_at, cur.timeout_until, reason, at, cfg);
+    UPDATE mm.dishonor_players d
+       SET stacks = next.new_stacks, stacks_at = next.new_stacks_at,
+           timeout_until = next.new_timeout_until, reason = dishonor.reason, updated_at = at
+     WHERE d.player_id = dishonor.player_id;
+    stacks := next.new_stacks;
+    timeout_until := next.new_timeout_until;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION mm.create_queue(name text, config jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM mm._require_primary('mm.create_queue');
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Give the queue a name, such as ''ranked''.';
+    END IF;
+    IF config IS NULL THEN
+        RAISE EXCEPTION 'queue config must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' for the defaults.';
+    END IF;
+    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
+EXCEPTION WHEN unique_violation THEN
+    RAISE EXCEPTION 'queue "%" already exists', name
+        USING ERRCODE = 'duplicate_object',
+              HINT = 'Pick another name, or change its config with mm.alter_queue.';
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+    distributed boolean;
+BEGIN
+    PERFORM mm._require_primary('mm.enqueue');
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    -- (on Citus mm._hold_players checks this below, on the players' own
+    -- rows, without asking every shard of every queue)
+    distributed := mm._queues_distributed();
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE NOT distributed AND qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, e.queue_id, e.match_id FROM mm.ticket_event e
+              WHERE e.player_id = ANY (players) AND e.status = 'matched'
+              ORDER BY e.player_id, e.event_id DESC) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now()) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    -- on Citus the key above holds per queue: hold the players cluster-wide
+    IF distributed THEN
+        PERFORM mm._hold_players(q.queue_id, id, players);
+    END IF;
+    RETURN id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
+                                at timestamptz DEFAULT now())
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    IF skip_locked THEN
+        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                     WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED);
+    ELSE
+        ids := roster_ids;
+    END IF;
+    -- the players first: Citus runs each part of this statement on its own,
+    -- and deleting the rosters first would cascade to the players before
+    -- they are recorded
+    RETURN QUERY
+    WITH p AS (
+        DELETE FROM mm.queued_player qp WHERE qp.roster_id = ANY (ids)
+        RETURNING qp.queue_id, qp.roster_id, qp.player_id
+    ), r AS (
+        DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
+    ), e AS (
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+        SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, p.queue_id, _end_rosters.reason FROM p
+    )
+    SELECT r.roster_id FROM r;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.leave(roster_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM mm._require_primary('mm.leave');
+    RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false));
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.leave_player(player_id bigint)
+RETURNS bigint
+LANGUAGE plpgsql STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    PERFORM mm._require_primary('mm.leave_player');
+    ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id);
+    RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
+               kind text, backfill_id bigint)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    claimed_at timestamptz := clock_timestamp();
+BEGIN
+    PERFORM mm._require_primary('mm.claim_matches');
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
+    END IF;
+    -- every statement names the queue and the time is a value, so that
+    -- on Citus the statement runs whole on the queue's shard
+    RETURN QUERY
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = claimed_at
+        FROM c WHERE m.queue_id = q.queue_id AND m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
+    ), cb AS (
+        SELECT b.backfill_id FROM mm.backfill b
+        WHERE b.queue_id = q.queue_id AND b.status = 'filled' AND b.delivered_at IS NULL
+        ORDER BY b.backfill_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), db AS (
+        UPDATE mm.backfill b SET delivered_at = claimed_at
+        FROM cb WHERE b.queue_id = q.queue_id AND b.backfill_id = cb.backfill_id
+        RETURNING b.backfill_id, b.match_id, b.ended_at
+    )
+    SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id
+    FROM (SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players, 'match'::text AS kind,
+                 NULL::bigint AS backfill_id, 0 AS part
+          FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+          WHERE mr.backfill_id IS NULL
+          UNION ALL
+          SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1
+          FROM db JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = db.match_id
+                                          AND mr.backfill_id = db.backfill_id) x
+    ORDER BY x.part, x.match_id, x.backfill_id, x.team DESC, x.roster_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.report_result(match_id bigint, result jsonb)
+RETURNS SETOF mm.match_result_player
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    prev mm.match_result;
+    cfg jsonb;
+    rc jsonb;
+    rkey text;
+    season jsonb;
+    at timestamptz := now();
+    ids bigint[];
+BEGIN
+    PERFORM mm._require_primary('mm.report_result');
+    IF match_id IS NULL OR result IS NULL THEN
+        RAISE EXCEPTION 'match_id and result must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- one report at a time per match: the second waits, then sees the first
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = report_result.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object', HINT = 'Report the match_id that mm.claim_matches delivered.';
+    END IF;
+    SELECT * INTO prev FROM mm.match_result x WHERE x.match_id = report_result.match_id;
+    IF FOUND THEN
+        IF prev.status = 'abandoned' THEN
+            RAISE EXCEPTION 'match % was abandoned', match_id
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('mm.abandon_match ended it at %s.', prev.reported_at);
+        ELSIF prev.result <> result THEN
+            RAISE EXCEPTION 'match % already has a different result', match_id
+                USING ERRCODE = 'unique_violation',
+                      DETAIL = format('The reported result is %s.', prev.result),
+                      HINT = 'A match is rated once; report the same result again to read its outcome.';
+        END IF;
+        RETURN QUERY SELECT * FROM mm.match_result_player p
+                     WHERE p.match_id = report_result.match_id ORDER BY p.player_id;
+        RETURN;
+    END IF;
+    IF m.status <> 'matched' THEN
+        RAISE EXCEPTION 'match % is %', match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
+    rc := cfg -> 'rating';
+    rkey := rc ->> 'key';
+    season := jsonb_strip_nulls(jsonb_build_object('start', rc -> 'season_start', 'end', rc -> 'season_end'));
+
+    -- a work table per session, emptied at commit
+    IF pg_catalog.to_regclass('pg_temp.mm_result_work') IS NULL THEN
+        CREATE TEMP TABLE pg_temp.mm_result_work (
+            player_id bigint, team text, rank float8, team_score float8, weight float8, score float8,
+            deserted boolean, ord int, mu float8, sigma float8, rating float8, rd float8, vol float8,
+            ladder int, mu2 float8, sigma2 float8, rating2 float8, rd2 float8, vol2 float8,
+            awarded int, ladder2 int, stacks int) ON COMMIT DELETE ROWS;
+    END IF;
+    DELETE FROM pg_temp.mm_result_work;
+    INSERT INTO pg_temp.mm_result_work (player_id, team, rank, team_score, weight, score, deserted, ord)
+    SELECT rp.*, row_number() OVER (ORDER BY rp.player_id)
+    FROM mm._result_players(report_result.match_id, result) rp;
+    ids := ARRAY(SELECT w.player_id FROM pg_temp.mm_result_work w ORDER BY w.player_id);
+
+    -- the rating state before, locked in player-id order
+    UPDATE pg_temp.mm_result_work w
+       SET mu = coalesce(l.mu, (rc ->> 'mu')::float8), sigma = coalesce(l.sigma, (rc ->> 'sigma')::float8),
+           rating = coalesce((l.g).rating, (rc ->> 'rating')::float8), rd = coalesce((l.g).rd, (rc ->> 'rd')::float8),
+           vol = coalesce((l.g).vol, (rc ->> 'vol')::float8), ladder = l.ladder_points
+      FROM (SELECT x.*, mm._glicko_now(x, at) AS g FROM mm._lock_ratings(rkey, ids) x) l
+     WHERE l.player_id = w.player_id;
+
+    IF rc ->> 'model' = 'openskill' THEN
+        UPDATE pg_temp.mm_result_work w SET mu2 = o.mu, sigma2 = o.sigma
+          FROM (SELECT * FROM mm.openskill_rate(
+                    ARRAY(SELECT CASE x.team WHEN 'red' THEN 1 ELSE 2 END FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.rank FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.mu FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.sigma FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    model => rc ->> 'openskill_model', beta => (rc ->> 'beta')::float8,
+                    kappa => (rc ->> 'kappa')::float8, tau => (rc ->> 'tau')::float8,
+                    weight => ARRAY(SELECT x.weight FROM pg_temp.mm_result_work x ORDER BY x.ord))) o
+         WHERE o.idx = w.ord;
+    ELSE
+        -- Glicko-2, one game: each player against every opposing player
+        UPDATE pg_temp.mm_result_work w SET rating2 = (g).rating, rd2 = (g).rd, vol2 = (g).vol
+          FROM (SELECT x.player_id,
+                       mm.glicko2_rate(ROW(x.rating, x.rd, x.vol)::mm.glicko,
+                                       ARRAY(SELECT o.rating FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord),
+                                       ARRAY(SELECT o.rd FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord),
+                                       ARRAY(SELECT CASE WHEN x.rank < o.rank THEN 1.0 WHEN x.rank = o.rank THEN 0.5 ELSE 0.0 END
+                                             FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord)) AS g
+                FROM pg_temp.mm_result_work x) n
+         WHERE n.player_id = w.player_id;
+    END IF;
+
+    -- ladder points from the match's prediction, with the team's final score
+    IF (rc ->> 'ladder')::boolean THEN
+        UPDATE pg_temp.mm_result_work w
+           SET awarded = mm.ladder_points(CASE w.team WHEN 'red' THEN m.red_odds ELSE m.blue_odds END,
+                                          w.team_score,
+                                          CASE WHEN w.deserted THEN 'desertion'
+                                               WHEN w.rank < (SELECT min(o.rank) FROM pg_temp.mm_result_work o WHERE o.team <> w.team)
+                                               THEN 'victory' ELSE 'defeat' END,
+                                          season, at)
+         WHERE w.team_score IS NOT NULL;
+        UPDATE pg_temp.mm_result_work w SET ladder2 = (mm.ladder_apply(w.ladder, w.awarded, season)).ladder_points
+         WHERE w.awarded IS NOT NULL;
+    END IF;
+
+    -- dishonor for desertions, in player-id order
+    IF rc ->> 'desertion_reason' IS NOT NULL THEN
+        UPDATE pg_temp.mm_result_work w SET stacks = d.stacks
+          FROM (SELECT x.player_id, (mm.dishonor(x.player_id, rc ->> 'desertion_reason', at)).stacks
+                FROM pg_temp.mm_result_work x WHERE x.deserted ORDER BY x.player_id) d
+         WHERE d.player_id = w.player_id;
+    END IF;
+
+    UPDATE mm.ratings r
+       SET mu = coalesce(w.mu2, r.mu), sigma = coalesce(w.sigma2, r.sigma),
+           rating = coalesce(w.rating2, r.rating), rd = coalesce(w.rd2, r.rd), vol = coalesce(w.vol2, r.vol),
+           ladder_points = coalesce(w.ladder2, r.ladder_points),
+           games = r.games + 1, last_played = at
+      FROM pg_temp.mm_result_work w
+     WHERE r.key = rkey AND r.player_id = w.player_id;
+
+    INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
+    VALUES (m.match_id, m.queue_id, 'reported', result, at);
+    INSERT INTO mm.match_result_player
+    SELECT m.match_id, w.player_id, m.queue_id, w.team, w.rank, w.score, w.weight, w.deserted, rkey,
+           CASE WHEN w.mu2 IS NOT NULL THEN w.mu END, CASE WHEN w.mu2 IS NOT NULL THEN w.sigma END, w.mu2, w.sigma2,
+           CASE WHEN w.rating2 IS NOT NULL THEN w.rating END, CASE WHEN w.rating2 IS NOT NULL THEN w.rd END,
+           CASE WHEN w.rating2 IS NOT NULL THEN w.vol END, w.rating2, w.rd2, w.vol2,
+           w.ladder, w.awarded, w.ladder2, w.stacks
+    FROM pg_temp.mm_result_work w ORDER BY w.player_id;
+    UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    -- open backfill requests end with the match
+    UPDATE mm.backfill b SET status = 'expired', ended_at = at
+    WHERE b.match_id = m.match_id AND b.status = 'open';
+    DELETE FROM pg_temp.mm_result_work;
+
+    RETURN QUERY SELECT * FROM mm.match_result_player p
+                 WHERE p.match_id = report_result.match_id ORDER BY p.player_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    id bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.put_entry');
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- counted up to a little past the capacity: exact unless the bucket is
+    -- far over it (a lowered capacity, rows written directly), which then
+    -- shrinks by 17 entries a put
+    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+    -- a new player is not added to a bucket filled to the threshold
+    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+        RETURN NULL;
+    END IF;
+    IF f >= cap THEN
+        -- a full bucket replaces its oldest entries
+        DELETE FROM mm.async_entries e
+        WHERE e.entry_id IN (
+            SELECT o.entry_id FROM mm.async_entries o
+            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+            ORDER BY o.updated_at, o.entry_id
+            LIMIT f - cap + 1
+            FOR UPDATE SKIP LOCKED);
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
+    RETURN id;
+END
+$$;
+
+-- Queues over Citus workers: the cluster-wide key of waiting players, the
+-- queue-id forms Citus delegates, the DBA's step.
+
+-- The cluster-wide key of waiting players on Citus, distributed by player:
+-- mm.queued_player is distributed by queue there, so its key holds per queue
+-- only. mm.enqueue writes a player's row in the same distributed
+-- transaction as the roster; a row whose roster has ended is taken over by
+-- the player's next enqueue (ticks never write it).
+CREATE TABLE mm.waiting_player (
+    player_id bigint NOT NULL,
+    queue_id  int NOT NULL,
+    roster_id bigint NOT NULL,
+    since     timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT waiting_player_pkey PRIMARY KEY (player_id)
+);
+COMMENT ON TABLE mm.waiting_player IS
+    'on Citus (mm.citus_distribute_queues), the roster each player last queued in, one row per player, distributed by player: mm.enqueue refuses a player whose roster here still waits; empty on a single node, where mm.queued_player''s key does this';
+SELECT pg_catalog.pg_extension_config_dump('mm.waiting_player', '');
+
+CREATE FUNCTION mm._queues_distributed()
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    d boolean;
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN false;
+    END IF;
+    EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = ''mm.waiting_player''::regclass)'
+        INTO d;
+    RETURN d;
+END
+$$;
+COMMENT ON FUNCTION mm._queues_distributed() IS
+    'internal: true when mm.citus_distribute_queues has distributed the queue tables (Citus metadata names mm.waiting_player)';
+
+-- A live queue's name from its id, or an error.
+CREATE FUNCTION mm._queue_name(queue_id int)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n text;
+BEGIN
+    SELECT q.name INTO n FROM mm.queue q WHERE q.queue_id = _queue_name.queue_id AND q.dropped_at IS NULL;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue % does not exist', coalesce(queue_id::text, 'NULL')
+            USING ERRCODE = 'undefined_object', HINT = 'See the live queues and their ids in mm.queue.';
+    END IF;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mm._queue_name(int) IS 'internal: the name of the live queue of that id, or an error';
+
+-- Citus: hold the players of a new roster cluster-wide (mm.enqueue calls it
+-- after inserting the roster). In player order, so that two enqueues sharing
+-- players wait for each other instead of deadlocking. A row naming another
+-- roster is taken over only on evidence that this player has left it: a
+-- visible end in its ticket history (matched, left, expired, removed), or no
+-- trace of it at all for long after its enqueue (a roster whose history
+-- was truncated or purged). Without that evidence the player counts as
+-- waiting: the enqueue that wrote the row may still be committing on the
+-- roster's worker (a distributed commit does not become visible on every
+-- node at the same instant).
+CREATE FUNCTION mm._hold_players(queue_id int, roster_id bigint, players bigint[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    p bigint;
+    w mm.waiting_player;
+BEGIN
+    FOR p IN SELECT x FROM unnest(players) x ORDER BY x LOOP
+        INSERT INTO mm.waiting_player (player_id, queue_id, roster_id)
+        VALUES (p, _hold_players.queue_id, _hold_players.roster_id)
+        ON CONFLICT (player_id) DO NOTHING;
+        CONTINUE WHEN FOUND;
+        SELECT * INTO w FROM mm.waiting_player wp WHERE wp.player_id = p FOR UPDATE;
+        IF EXISTS (SELECT FROM mm.queued_player qp
+                   WHERE qp.queue_id = w.queue_id AND qp.roster_id = w.roster_id AND qp.player_id = p)
+           OR (NOT EXISTS (SELECT FROM mm.ticket_event e
+                           WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p
+                             AND e.status <> 'waiting')
+               AND (w.since > now() - interval '10 minutes'
+                    OR EXISTS (SELECT FROM mm.ticket_event e
+                               WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p)))
+        THEN
+            RAISE EXCEPTION 'player % is already queued', p
+                USING ERRCODE = 'unique_violation',
+                      DETAIL = format('The player is in waiting roster %s of queue %s.', w.roster_id, w.queue_id),
+                      HINT = format('Call mm.leave(%s) first.', w.roster_id);
+        END IF;
+        UPDATE mm.waiting_player wp
+        SET queue_id = _hold_players.queue_id, roster_id = _hold_players.roster_id, since = now()
+        WHERE wp.player_id = p;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION mm._hold_players(int, bigint, bigint[]) IS
+    'internal (Citus): record a new roster''s players in mm.waiting_player, refusing a player whose previous roster may still wait';
+
+-- The queue-id forms: Citus sends a call whose distribution argument is the
+-- queue id to the worker holding the queue (create_distributed_function in
+-- mm.citus_distribute_queues). On a single node they call the name forms.
+
+CREATE FUNCTION mm.tick(queue_id int, at timestamptz DEFAULT now())
+RETURNS TABLE (match_id bigint, roster_id bigint, team text)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN QUERY SELECT t.match_id, t.roster_id, t.team FROM mm.tick(mm._queue_name(queue_id), at) t;
+END
+$$;
+COMMENT ON FUNCTION mm.tick(int, timestamptz) IS
+    'mm.tick of the queue of that id; on Citus it runs on the worker holding the queue';
+
+CREATE FUNCTION mm.enqueue(queue_id int, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN mm.enqueue(mm._queue_name(queue_id), players, rating, deviation, rank, ladder_points,
+                      dishonor, professions, joined_at);
+END
+$$;
+COMMENT ON FUNCTION mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
+    'mm.enqueue into the queue of that id; on Citus it runs on the worker holding the queue';
+
+CREATE FUNCTION mm.claim_matches(queue_id int, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN QUERY SELECT c.match_id, c.created_at, c.roster_id, c.team, c.players
+                 FROM mm.claim_matches(mm._queue_name(queue_id), max) c;
+END
+$$;
+COMMENT ON FUNCTION mm.claim_matches(int, int) IS
+    'mm.claim_matches of the queue of that id; on Citus it runs on the worker holding the queue';
+
+CREATE FUNCTION mm.leave(queue_id int, roster_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    n int;
+BEGIN
+    PERFORM mm._require_primary('mm.leave');
+    -- as mm._end_rosters, each part kept to the queue's shard
+    WITH p AS (
+        DELETE FROM mm.queued_player qp WHERE qp.queue_id = leave.queue_id AND qp.roster_id = leave.roster_id
+        RETURNING qp.roster_id, qp.player_id
+    ), r AS (
+        DELETE FROM mm.roster r WHERE r.queue_id = leave.queue_id AND r.roster_id = leave.roster_id
+        RETURNING r.roster_id
+    ), e AS (
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+        SELECT p.roster_id, p.player_id, 'left', now(), leave.queue_id FROM p
+    )
+    SELECT count(*) INTO n FROM r;
+    RETURN n > 0;
+END
+$$;
+COMMENT ON FUNCTION mm.leave(int, bigint) IS
+    'mm.leave of a roster of the queue of that id (false if it is not waiting there); on Citus it runs on the worker holding the queue';
+
+-- The DBA's step on a Citus coordinator.
+CREATE FUNCTION mm.citus_distribute_queues(shard_count int DEFAULT 32)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    -- keys that name a row without its queue: Citus needs the distribution
+    -- column in every unique key and foreign key
+    keys text := $k$
+        ALTER TABLE mm.roster DROP CONSTRAINT roster_queue_id_fkey, DROP CONSTRAINT roster_pkey;
+        ALTER TABLE mm.match DROP CONSTRAINT match_queue_id_fkey, DROP CONSTRAINT match_pkey;
+        ALTER TABLE mm.tick_log DROP CONSTRAINT tick_log_queue_id_fkey, DROP CONSTRAINT tick_log_pkey,
+            ADD CONSTRAINT tick_log_pkey PRIMARY KEY (queue_id, tick_id);
+        ALTER TABLE mm.queued_player DROP CONSTRAINT queued_player_roster_fkey, DROP CONSTRAINT queued_player_pkey,
+            ADD CONSTRAINT queued_player_pkey PRIMARY KEY (queue_id, player_id);
+        ALTER TABLE mm.match_roster DROP CONSTRAINT match_roster_match_fkey, DROP CONSTRAINT match_roster_pkey,
+            DROP CONSTRAINT match_roster_roster_id_key, DROP CONSTRAINT match_roster_backfill_fkey,
+            ADD CONSTRAINT match_roster_pkey PRIMARY KEY (queue_id, match_id, roster_id),
+            ADD CONSTRAINT match_roster_roster_id_key UNIQUE (queue_id, roster_id);
+        ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey,
+            ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, roster_id, player_id, status);
+        ALTER TABLE mm.backfill DROP CONSTRAINT backfill_match_fkey, DROP CONSTRAINT backfill_pkey,
+            DROP CONSTRAINT backfill_match_team_key,
+            ADD CONSTRAINT backfill_pkey PRIMARY KEY (queue_id, backfill_id),
+            ADD CONSTRAINT backfill_match_team_key UNIQUE (queue_id, match_id, team, backfill_id);
+        ALTER TABLE mm.match_result DROP CONSTRAINT match_result_match_fkey;
+    $k$;
+    t text;
+    ok boolean;
+    coordinator boolean;
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RAISE EXCEPTION 'mm.citus_distribute_queues needs Citus'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Extension citus is not installed in this database.',
+                  HINT = 'On a single node the queues need no step. On a Citus coordinator, CREATE EXTENSION citus first.';
+    END IF;
+    IF shard_count IS NULL OR shard_count < 1 THEN
+        RAISE EXCEPTION 'shard_count must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', shard_count);
+    END IF;
+    IF mm._queues_distributed() THEN
+        RAISE EXCEPTION 'the queues are already distributed'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'See them with: SELECT * FROM citus_tables WHERE table_name::text LIKE ''mm.%''.';
+    END IF;
+    EXECUTE 'SELECT pg_catalog.citus_is_coordinator()' INTO coordinator;
+    IF NOT coordinator THEN
+        RAISE EXCEPTION 'mm.citus_distribute_queues must run on the Citus coordinator'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Add the coordinator (citus_set_coordinator_host) and the workers (citus_add_node), then call it there.';
+    END IF;
+    PERFORM mm._require_primary('mm.citus_distribute_queues');
+    -- foreign keys to reference tables need one connection per node
+    PERFORM pg_catalog.set_config('citus.multi_shard_modify_mode', 'sequential', true);
+
+    -- the same keys on every node (the workers' copies of mm's tables are
+    -- the shells Citus keeps beside the shards)
+    PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
+    EXECUTE keys;
+    EXECUTE format('SELECT pg_catalog.bool_and(success) FROM pg_catalog.run_command_on_workers(%L)',
+                   'SET citus.enable_ddl_propagation = off; ' || keys) INTO STRICT ok;
+    PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'on', true);
+    RETURN NEXT 'keys of the queue tables carry queue_id';
+
+    -- read by every queue's worker: queues, dishonor
+    FOREACH t IN ARRAY ARRAY['mm.queue', 'mm.dishonor_settings', 'mm.dishonor_players'] LOOP
+        EXECUTE format('SELECT pg_catalog.create_reference_table(%L)', t);
+    END LOOP;
+    RETURN NEXT 'reference tables: mm.queue, mm.dishonor_settings, mm.dishonor_players';
+
+    EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
+                   'mm.roster', 'queue_id', shard_count);
+    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.backfill', 'mm.match_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
+        EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
+                       t, 'queue_id', 'mm.roster');
+    END LOOP;
+    EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
+                   'mm.waiting_player', 'player_id', shard_count);
+    EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
+                   'mm.ratings', 'player_id', 'mm.waiting_player');
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.backfill, mm.match_roster, mm.ticket_event, mm.tick_log';
+    RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
+
+    ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
+    ALTER TABLE mm.match ADD CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
+    ALTER TABLE mm.tick_log ADD CONSTRAINT tick_log_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
+    ALTER TABLE mm.queued_player ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
+        REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE;
+    ALTER TABLE mm.match_roster ADD CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+    ALTER TABLE mm.backfill ADD CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+    ALTER TABLE mm.match_roster ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (queue_id, match_id, team, backfill_id)
+        REFERENCES mm.backfill (queue_id, match_id, team, backfill_id) ON DELETE CASCADE;
+    RETURN NEXT 'foreign keys restored with queue_id';
+
+    -- ids made on different nodes must not collide: each node draws from
+    -- its own range of 2^48 values (the coordinator's is group 0's)
+    t := $s$
+        DO $d$
+        DECLARE
+            g bigint := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+            s text;
+        BEGIN
+            FOREACH s IN ARRAY ARRAY['mm.roster_id_seq', 'mm.roster_position_seq', 'mm.match_id_seq',
+                                     'mm.tick_id_seq', 'mm.ticket_event_id_seq', 'mm.backfill_id_seq'] LOOP
+                IF g = 0 THEN
+                    EXECUTE format('ALTER SEQUENCE %s MAXVALUE %s', s, 1::bigint << 48);
+                ELSE
+                    EXECUTE format('ALTER SEQUENCE %s MINVALUE %s MAXVALUE %s START WITH %s RESTART WITH %s',
+                                   s, 1 + (g << 48), (g + 1) << 48, 1 + (g << 48), 1 + (g << 48));
+                END IF;
+            END LOOP;
+        END
+        $d$
+    $s$;
+    EXECUTE t;
+    EXECUTE format('SELECT pg_catalog.bool_and(success) FROM pg_catalog.run_command_on_workers(%L)', t) INTO STRICT ok;
+    RETURN NEXT 'sequences: one range of 2^48 ids per node';
+
+    -- calls sent to the worker holding the queue
+    FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz)',
+                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
+        EXECUTE format('SELECT pg_catalog.create_distributed_function(%L, %L, colocate_with => %L)',
+                       t, 'queue_id', 'mm.roster');
+    END LOOP;
+    -- a delegated enqueue writes mm.waiting_player and reads mm.ratings on
+    -- the players' workers; a tick that expires rosters, and the checks of
+    -- enqueue, read and write beyond the queue's shard
+    FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz)',
+                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
+        EXECUTE format('ALTER FUNCTION %s SET citus.allow_nested_distributed_execution = on', t);
+    END LOOP;
+    RETURN NEXT 'delegated by queue_id: mm.tick, mm.enqueue, mm.claim_matches, mm.leave (queue-id forms)';
+END
+$$;
+COMMENT ON FUNCTION mm.citus_distribute_queues(int) IS
+    'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -3240,6 +4245,16 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_samples_sample_id_seq', 'relation', '{}', false),
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
+('mm._require_primary(text)', 'function', '{}', false),
+('mm.waiting_player', 'relation', '{admin,analyst}', false),
+('mm._queues_distributed()', 'function', '{}', false),
+('mm._queue_name(int)', 'function', '{}', false),
+('mm._hold_players(int, bigint, bigint[])', 'function', '{}', false),
+('mm.tick(int, timestamptz)', 'function', '{service,admin}', true),
+('mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'function', '{service,admin}', true),
+('mm.claim_matches(int, int)', 'function', '{service,admin}', true),
+('mm.leave(int, bigint)', 'function', '{service,admin}', true),
+('mm.citus_distribute_queues(int)', 'function', '{}', false),
 ('mm.async_entries_entry_id_seq', 'relation', '{}', false);
 
 SELECT mm._apply_privileges();

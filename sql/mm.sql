@@ -28,6 +28,17 @@ CREATE TYPE mm.glicko AS (
 );
 COMMENT ON TYPE mm.glicko IS 'a Glicko-2 rating on the Glicko scale: rating, rating deviation, volatility';
 
+-- Calls that write refuse to run on a hot standby with mm's own message
+-- (SQLSTATE 25006, read_only_sql_transaction) before PostgreSQL's
+-- "cannot execute ... in a read-only transaction" deeper inside them.
+
+CREATE FUNCTION mm._require_primary(fname text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'mm_require_primary_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._require_primary(text) IS
+    'internal: raise "<fname> must run on the primary" (SQLSTATE 25006) when this server is a standby in recovery; the functions that write call it first';
+
 -- musigma: ordinal
 
 CREATE FUNCTION mm.ordinal(mu float8, sigma float8, z float8 DEFAULT 3)

@@ -1086,6 +1086,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
 
+	mm_require_primary("mm.find_opponent");
 	check_not_null(fcinfo, 0, "pool", "Pass the name of a pool made with mm.create_pool.");
 	check_not_null(fcinfo, 1, "mmr", null_hint);
 	check_not_null(fcinfo, 2, "labels", null_hint);
@@ -1167,6 +1168,7 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 	bool		isnull;
 	bool		ok = false;
 
+	mm_require_primary("mm.offer_entry");
 	if (PG_ARGISNULL(0))
 		PG_RETURN_BOOL(false);
 	values[0] = PG_GETARG_DATUM(0);

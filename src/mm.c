@@ -19,6 +19,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
@@ -115,6 +116,29 @@ mm_check_version(void)
 						   get_database_name(MyDatabaseId), installed, MM_VERSION),
 				 errhint("Run ALTER EXTENSION mm UPDATE to move the SQL objects to %s, or install the mm library of version %s.",
 						 MM_VERSION, installed)));
+}
+
+void
+mm_require_primary(const char *fname)
+{
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("%s must run on the primary", fname),
+				 errdetail("This server is a standby in recovery (pg_is_in_recovery() is true): it cannot write."),
+				 errhint("Call %s on the primary server; a standby answers read-only calls only.", fname)));
+}
+
+/*
+ * mm._require_primary(fname text): the check above for SQL and PL/pgSQL
+ * functions, called at their start.
+ */
+PG_FUNCTION_INFO_V1(mm_require_primary_sql);
+Datum
+mm_require_primary_sql(PG_FUNCTION_ARGS)
+{
+	mm_require_primary(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
 }
 
 void

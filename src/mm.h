@@ -59,6 +59,15 @@ CppConcat(pg_finfo_,funcname) (void) \
 extern int no_such_variable
 
 /*
+ * Refuse a call that writes when this server is a hot standby: "fname"
+ * (such as "mm.tick") must run on the primary. SQLSTATE 25006, as
+ * PostgreSQL's own read-only error, with mm's message and a hint. C
+ * functions call it first; SQL and PL/pgSQL functions call its SQL form,
+ * mm._require_primary(fname).
+ */
+extern void mm_require_primary(const char *fname);
+
+/*
  * Check that a float8 argument is finite; "what" names it in the message
  * ("sigma", "beta"...).
  */

@@ -161,12 +161,16 @@ static const TickStatement statements[Q_COUNT] = {
 		11, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID}
 	},
-	/* failed targets to the back, in the order they failed */
+	/*
+	 * failed targets to the back, in the order they failed (the positions
+	 * drawn in a CTE of their own: Citus refuses nextval() inside an UPDATE
+	 * of a distributed table)
+	 */
 	[Q_REQUEUE] = {
-		"UPDATE mm.roster r SET position = f.pos "
-		"FROM (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
-		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o) f "
-		"WHERE r.roster_id = f.id AND r.roster_id IN "
+		"WITH f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o) "
+		"UPDATE mm.roster r SET position = f.pos FROM f "
+		"WHERE r.queue_id = $1 AND r.roster_id = f.id AND r.roster_id IN "
 		"(SELECT l.roster_id FROM mm.roster l WHERE l.queue_id = $1 AND l.roster_id = ANY ($2) "
 		"FOR UPDATE SKIP LOCKED)",
 		2, {INT4OID, INT8ARRAYOID}
@@ -679,6 +683,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	int64		tick_id;
 	int64	   *match_ids;
 
+	mm_require_primary("mm.tick");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -1055,6 +1060,7 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	MemoryContext cxt;
 	RunQueues	q = {0};
 
+	mm_require_primary("mm.run_ticks");
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -367,6 +367,7 @@ DECLARE
     candidate bigint;
     taken bigint;
 BEGIN
+    PERFORM mm._require_primary('mm.join_server');
     IF EXISTS (SELECT 1 FROM mm.server_players p WHERE p.player_id = join_server.player_id) THEN
         RAISE EXCEPTION 'player % is already on a server', join_server.player_id
             USING ERRCODE = 'unique_violation',
@@ -538,6 +539,7 @@ DECLARE
     candidate bigint;
     taken bigint;
 BEGIN
+    PERFORM mm._require_primary('mm.join_party');
     IF place IS NULL OR player_ids IS NULL OR preferred IS NULL THEN
         RAISE EXCEPTION '% must not be NULL',
             CASE WHEN place IS NULL THEN 'place' WHEN player_ids IS NULL THEN 'player_ids' ELSE 'preferred' END

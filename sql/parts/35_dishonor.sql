@@ -128,6 +128,7 @@ DECLARE
     cur  mm.dishonor_players;
     next record;
 BEGIN
+    PERFORM mm._require_primary('mm.dishonor');
     IF player_id IS NULL OR reason IS NULL OR at IS NULL THEN
         RAISE EXCEPTION 'player_id, reason and at must not be NULL'
             USING ERRCODE = 'null_value_not_allowed',

@@ -221,6 +221,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM mm._require_primary('mm.create_queue');
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'queue name must not be empty'
             USING ERRCODE = 'invalid_parameter_value',
@@ -413,7 +414,9 @@ DECLARE
     s timestamptz;
     stacks int;
     id bigint;
+    distributed boolean;
 BEGIN
+    PERFORM mm._require_primary('mm.enqueue');
     IF players IS NULL OR n = 0 THEN
         RAISE EXCEPTION 'roster must have at least one player'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
@@ -465,8 +468,11 @@ BEGIN
     END IF;
     SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
 
+    -- (on Citus mm._hold_players checks this below, on the players' own
+    -- rows, without asking every shard of every queue)
+    distributed := mm._queues_distributed();
     SELECT qp.player_id, qp.roster_id INTO p, other
-    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    FROM mm.queued_player qp WHERE NOT distributed AND qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is already queued', p
             USING ERRCODE = 'unique_violation',
@@ -478,11 +484,10 @@ BEGIN
     -- finished waits for it
     IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
         SELECT e.player_id, e.match_id INTO p, other
-        FROM unnest(players) AS u(x)
-        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
-                            WHERE e.player_id = u.x AND e.status = 'matched'
-                            ORDER BY e.event_id DESC LIMIT 1) e
-        JOIN mm.match m ON m.match_id = e.match_id
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, e.queue_id, e.match_id FROM mm.ticket_event e
+              WHERE e.player_id = ANY (players) AND e.status = 'matched'
+              ORDER BY e.player_id, e.event_id DESC) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
         WHERE m.status <> 'finished'
         ORDER BY e.player_id LIMIT 1;
         IF FOUND THEN
@@ -512,6 +517,10 @@ BEGIN
     END;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
     SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    -- on Citus the key above holds per queue: hold the players cluster-wide
+    IF distributed THEN
+        PERFORM mm._hold_players(q.queue_id, id, players);
+    END IF;
     RETURN id;
 END
 $$;
@@ -536,13 +545,15 @@ BEGIN
     ELSE
         ids := roster_ids;
     END IF;
+    -- the players first: Citus runs each part of this statement on its own,
+    -- and deleting the rosters first would cascade to the players before
+    -- they are recorded
     RETURN QUERY
-    WITH r AS (
-        DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
-    ), p AS (
-        DELETE FROM mm.queued_player qp USING r
-        WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
+    WITH p AS (
+        DELETE FROM mm.queued_player qp WHERE qp.roster_id = ANY (ids)
         RETURNING qp.queue_id, qp.roster_id, qp.player_id
+    ), r AS (
+        DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
     ), e AS (
         INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
         SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, p.queue_id, _end_rosters.reason FROM p
@@ -555,22 +566,29 @@ COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz) 
 
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
-LANGUAGE sql STRICT
+LANGUAGE plpgsql STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT count(*) > 0 FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false)
+BEGIN
+    PERFORM mm._require_primary('mm.leave');
+    RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false));
+END
 $$;
 COMMENT ON FUNCTION mm.leave(bigint) IS
     'take a waiting roster out of its queue; false if it is not waiting (already matched or left); waits for a tick that is matching it';
 
 CREATE FUNCTION mm.leave_player(player_id bigint)
 RETURNS bigint
-LANGUAGE sql STRICT
+LANGUAGE plpgsql STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT r FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
-                                        WHERE qp.player_id = leave_player.player_id),
-                                  'left', 'leave_player', false) r
+DECLARE
+    ids bigint[];
+BEGIN
+    PERFORM mm._require_primary('mm.leave_player');
+    ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id);
+    RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
+END
 $$;
 COMMENT ON FUNCTION mm.leave_player(bigint) IS
     'take the waiting roster of a player (with the whole party) out of its queue; returns its roster id, or NULL if the player is not waiting';
@@ -769,11 +787,15 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
+    claimed_at timestamptz := clock_timestamp();
 BEGIN
+    PERFORM mm._require_primary('mm.claim_matches');
     IF max IS NULL OR max < 1 THEN
         RAISE EXCEPTION 'max must be at least 1'
             USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
     END IF;
+    -- every statement names the queue and the time is a value, so that
+    -- on Citus the statement runs whole on the queue's shard
     RETURN QUERY
     WITH c AS (
         SELECT m.match_id FROM mm.match m
@@ -781,8 +803,8 @@ BEGIN
         ORDER BY m.match_id LIMIT max
         FOR UPDATE SKIP LOCKED
     ), d AS (
-        UPDATE mm.match m SET delivered_at = clock_timestamp()
-        FROM c WHERE m.match_id = c.match_id
+        UPDATE mm.match m SET delivered_at = claimed_at
+        FROM c WHERE m.queue_id = q.queue_id AND m.match_id = c.match_id
         RETURNING m.match_id, m.created_at
     ), cb AS (
         SELECT b.backfill_id FROM mm.backfill b
@@ -790,8 +812,8 @@ BEGIN
         ORDER BY b.backfill_id LIMIT max
         FOR UPDATE SKIP LOCKED
     ), db AS (
-        UPDATE mm.backfill b SET delivered_at = clock_timestamp()
-        FROM cb WHERE b.backfill_id = cb.backfill_id
+        UPDATE mm.backfill b SET delivered_at = claimed_at
+        FROM cb WHERE b.queue_id = q.queue_id AND b.backfill_id = cb.backfill_id
         RETURNING b.backfill_id, b.match_id, b.ended_at
     )
     SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id

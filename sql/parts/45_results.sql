@@ -306,6 +306,7 @@ DECLARE
     at timestamptz := now();
     ids bigint[];
 BEGIN
+    PERFORM mm._require_primary('mm.report_result');
     IF match_id IS NULL OR result IS NULL THEN
         RAISE EXCEPTION 'match_id and result must not be NULL'
             USING ERRCODE = 'null_value_not_allowed';

@@ -338,6 +338,7 @@ DECLARE
     cap int;
     id bigint;
 BEGIN
+    PERFORM mm._require_primary('mm.put_entry');
     IF put_entry.player_id IS NULL THEN
         RAISE EXCEPTION 'player_id must not be NULL'
             USING ERRCODE = 'null_value_not_allowed',

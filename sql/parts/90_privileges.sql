@@ -329,6 +329,16 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_samples_sample_id_seq', 'relation', '{}', false),
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
+('mm._require_primary(text)', 'function', '{}', false),
+('mm.waiting_player', 'relation', '{admin,analyst}', false),
+('mm._queues_distributed()', 'function', '{}', false),
+('mm._queue_name(int)', 'function', '{}', false),
+('mm._hold_players(int, bigint, bigint[])', 'function', '{}', false),
+('mm.tick(int, timestamptz)', 'function', '{service,admin}', true),
+('mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'function', '{service,admin}', true),
+('mm.claim_matches(int, int)', 'function', '{service,admin}', true),
+('mm.leave(int, bigint)', 'function', '{service,admin}', true),
+('mm.citus_distribute_queues(int)', 'function', '{}', false),
 ('mm.async_entries_entry_id_seq', 'relation', '{}', false);
 
 SELECT mm._apply_privileges();

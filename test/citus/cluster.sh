@@ -14,7 +14,8 @@
 #
 # Ports: MM_CITUS_PORT (default 55450) is the coordinator, the next two are the
 # workers. Data in /tmp/mm-citus-PORT. Run as root, the servers run as the
-# postgres OS user. PG_CONFIG picks the PostgreSQL installation.
+# postgres OS user. PG_CONFIG picks the PostgreSQL installation. The
+# coordinator also loads pg_cron when it is installed.
 #
 # The source is Citus 13.2.2 (the last release for PostgreSQL 15), a tarball
 # kept beside the repository in ../shared/citus with a one-line patch for
@@ -134,6 +135,14 @@ full_page_writes = ${MM_CITUS_FSYNC:-off}
 lc_messages = 'C'
 log_min_messages = warning
 CONF
+	# pg_cron on the coordinator, when installed: it drives the queues' ticks
+	if [ "$port" = "${ports[0]}" ] && [ -f "$("$PG_CONFIG" --pkglibdir)/pg_cron.so" ]; then
+		cat >>"$dir/data/postgresql.conf" <<CONF
+shared_preload_libraries = 'citus,pg_cron'
+cron.database_name = 'postgres'
+cron.host = '127.0.0.1'
+CONF
+	fi
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
 		|| { cat "$dir/server.log" >&2; exit 1; }
 }

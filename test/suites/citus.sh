@@ -2,8 +2,9 @@
 # Scale-out on Citus: a coordinator and two workers (test/citus/cluster.sh),
 # mm created on the coordinator, the ratings queries of an analyst and of a
 # nightly job on distributed tables, each compared with the same query on
-# plain tables of the same rows (the single node's answer), and the Citus-only
-# examples of docs/scaling.md. TAP lines "ok - ..." / "not ok - ...".
+# plain tables of the same rows (the single node's answer), queues spread
+# over the workers (test/citus/queues.sh), and the Citus-only examples of
+# docs/scaling.md. TAP lines "ok - ..." / "not ok - ...".
 #
 # Citus is built once from ../shared/citus into the PostgreSQL that PG_CONFIG
 # names (see test/citus/cluster.sh); without an installed Citus or its source
@@ -315,12 +316,6 @@ check "per-shard replays (run_command_on_shards) equal the coordinator's replays
 	          FROM league_games_local WHERE league = ANY (%L) ORDER BY game_id', lg.leagues), '1 day')))
 	 FROM s JOIN lg USING (shardid)"
 
-# ---- queues over workers: waits for the queue engine without triggers; its
-# scenarios (tick, enqueue, leave, claim_matches delegated to the queue's
-# worker; one waiting roster per player across the cluster; pg_cron on the
-# coordinator) go here.
-ok "queues distributed by queue # SKIP waits for the queue engine without triggers"
-
 # ---- docs/scaling.md: its Citus-only examples ("-- not run" blocks) and the
 # others, in page order, on the coordinator.
 work=$(mktemp -d)
@@ -340,6 +335,11 @@ for block in "$work"/*.sql; do
 	fi
 done
 rm -rf "$work"
+
+# ---- queues over workers (test/citus/queues.sh): distributed by queue,
+# tick, enqueue, leave and claim_matches on the queue's worker, one waiting
+# roster per player across the cluster, pg_cron on the coordinator.
+bash test/citus/queues.sh || fail=1
 
 # Keep the nodes' logs and data for a look when something failed.
 [ "$fail" = 0 ] && bash "$cluster" clean

@@ -3,7 +3,8 @@
 # streaming replica of it made with pg_basebackup and run as a hot standby.
 # Every read-only call (ratings, predictions, replays, queue preview and
 # statistics, placement scoring, async candidates) works on the standby and
-# gives the primary's answer; what writes fails there with SQLSTATE 25006 and
+# gives the primary's answer; mm's calls that write fail there with SQLSTATE
+# 25006 and "mm.<call> must run on the primary", other writes with
 # PostgreSQL's "cannot execute ... in a read-only transaction".
 # TAP lines "ok - ..." / "not ok - ...".
 #
@@ -172,29 +173,56 @@ for item in "${reads[@]}"; do
 done
 
 # Calls that write: refused on the standby with SQLSTATE 25006 (read-only
-# transaction) and a message naming the statement; nothing is written.
+# transaction) and mm's own message naming the call and the primary, before
+# anything is tried; nothing is written.
+hint_want="HINT:  Call mm.NAME on the primary server; a standby answers read-only calls only."
 writes=(
 	"enqueue|SELECT mm.enqueue('ranked', '{100}', 1500, 50)"
+	"leave|SELECT mm.leave((SELECT min(roster_id) FROM mm.roster))"
+	"leave_player|SELECT mm.leave_player(1)"
 	"tick|SELECT * FROM mm.tick('ranked')"
+	"run_ticks|CALL mm.run_ticks('ranked', '1 second', '1 second')"
+	"claim_matches|SELECT * FROM mm.claim_matches('ranked')"
 	"create_queue|SELECT mm.create_queue('casual')"
-	"find_opponent (takes the entry)|SELECT * FROM mm.find_opponent('arena', 1020, '{eu}')"
+	"report_result|SELECT * FROM mm.report_result(1, '{\"winner\": \"red\"}')"
+	"find_opponent|SELECT * FROM mm.find_opponent('arena', 1020, '{eu}')"
+	"offer_entry|SELECT mm.offer_entry((SELECT min(entry_id) FROM mm.async_entries))"
 	"put_entry|SELECT mm.put_entry('arena', 2, 1100, '{eu}')"
 	"join_server|SELECT mm.join_server('obby', 7, '{\"age\": 13, \"language\": \"en\", \"voice_chat\": true, \"play_history\": 2.4, \"latency\": {\"eu\": 30, \"us\": 140}}')"
+	"join_party|SELECT mm.join_party('obby', '{8,9}')"
 	"dishonor|SELECT mm.dishonor(43, 'abandon')"
-	"a rating update|UPDATE players SET mu = n.mu, sigma = n.sigma FROM mm.openskill_rate('{1,2}', '{1,2}', '{25,25}', '{8,8}') n WHERE player_id = n.idx"
 )
 for item in "${writes[@]}"; do
 	name=${item%%|*}
 	sql=${item#*|}
 	err=$(on_standby -v VERBOSITY=verbose -c "$sql" 2>&1 >/dev/null)
-	if [[ "$err" == *"ERROR:  25006: cannot execute "*" in a read-only transaction"* ]]; then
-		ok "on the standby: $name is refused (25006 read-only transaction)"
-		echo "#   $(echo "$err" | head -1)"
+	if [[ "$(echo "$err" | head -1)" == "ERROR:  25006: mm.$name must run on the primary" ]] &&
+		[[ "$err" == *"${hint_want/NAME/$name}"* ]]; then
+		ok "on the standby: mm.$name is refused (25006, must run on the primary)"
 	else
-		notok "on the standby: $name is refused (25006 read-only transaction)"
+		notok "on the standby: mm.$name is refused (25006, must run on the primary)"
 		echo "$err" | sed 's/^/#   /' | head -5
 	fi
 done
+# The same calls on the primary pass the check (they fail, if at all, for
+# their own reasons, never with that message).
+for item in "${writes[@]}"; do
+	name=${item%%|*}
+	sql=${item#*|}
+	err=$(on -c "BEGIN" -c "$sql" -c "ROLLBACK" 2>&1 >/dev/null)
+	if [[ "$err" == *"must run on the primary"* ]]; then
+		notok "on the primary: mm.$name is not refused by the check"
+		echo "$err" | sed 's/^/#   /' | head -3
+	fi
+done
+# A plain write of the analyst's own: PostgreSQL's read-only error.
+err=$(on_standby -v VERBOSITY=verbose -c "UPDATE players SET mu = n.mu, sigma = n.sigma FROM mm.openskill_rate('{1,2}', '{1,2}', '{25,25}', '{8,8}') n WHERE player_id = n.idx" 2>&1 >/dev/null)
+if [[ "$err" == *"ERROR:  25006: cannot execute UPDATE in a read-only transaction"* ]]; then
+	ok "on the standby: a rating update is refused (25006 read-only transaction)"
+else
+	notok "on the standby: a rating update is refused (25006 read-only transaction)"
+	echo "$err" | sed 's/^/#   /' | head -5
+fi
 if [ "$(on_standby -c "SELECT count(*) FROM mm.roster")" = 6 ] && [ "$(on -c "SELECT count(*) FROM mm.roster")" = 6 ]; then
 	ok "nothing was written by the refused calls"
 else
