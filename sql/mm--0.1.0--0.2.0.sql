@@ -2416,6 +2416,514 @@ $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
     'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
+-- ==== ready check: accept, decline, dissolve ====
+
+-- Matches: proposed (in a ready check until accept_until) and dissolved;
+-- only matched ones are claimable. A matched roster keeps its queue place,
+-- for a dissolved ready check to give it back (NULL for 0.1.0's matches,
+-- none of which had a ready check: they stay matched or finished).
+ALTER TABLE mm.match ADD COLUMN accept_until timestamptz;
+ALTER TABLE mm.match DROP CONSTRAINT match_status_check;
+ALTER TABLE mm.match ADD CONSTRAINT match_status_check CHECK (status IN ('proposed', 'matched', 'dissolved', 'finished'));
+ALTER TABLE mm.match ADD CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until));
+DROP INDEX mm.match_undelivered_idx;
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL AND status IN ('matched', 'finished');
+CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
+COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
+COMMENT ON COLUMN mm.match.accept_until IS 'end of the ready check of a proposed match (the queue''s accept_timeout after the tick); NULL once it is matched or dissolved, and for queues without a ready check';
+COMMENT ON CONSTRAINT match_accept_until_check ON mm.match IS 'a proposed match, and only a proposed one, has a finite end of its ready check';
+COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches), but those in or after a failed ready check';
+COMMENT ON INDEX mm.match_proposed_idx IS 'proposed matches of a queue by the end of their ready check (ticks dissolve those past it)';
+ALTER TABLE mm.match_roster ADD COLUMN position bigint;
+COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is in at most one match (a dissolved match gives its rosters up)';
+COMMENT ON COLUMN mm.match_roster.position IS 'the roster''s place in queue order when matched: a roster that goes back to the queue after a dissolved ready check takes it again (NULL for matches made by 0.1.0)';
+
+-- Ticket history: one row per event (a roster may wait, be proposed and
+-- wait again), keyed by event_id; a roster's events by their own index.
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (event_id);
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_status_check;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'proposed', 'accepted', 'matched', 'expired', 'left', 'removed'));
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_match_check;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_match_check CHECK (CASE WHEN status IN ('proposed', 'accepted', 'matched') THEN match_id IS NOT NULL
+                                                    WHEN status IN ('expired', 'left') THEN match_id IS NULL
+                                                    ELSE true END);
+CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason; with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined or accept_timeout)';
+COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
+COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
+
+-- Ready check: a queue with an accept_timeout makes its matches "proposed";
+-- each player accepts (mm.accept) or declines (mm.decline). When all have
+-- accepted the match is matched (then notified and claimable); a decline,
+-- or the end of the ready check (seen by the queue's next tick, or by a
+-- decline), dissolves it: rosters without a dodger go back to the queue in
+-- their old place with their old joined_at, the others are removed, and
+-- each dodger gets the queue's dodge_reason dishonor (the Guild Wars 2
+-- wiki's QueueDodge: "leaving or failing to confirm you're ready for a
+-- match"). Everything in the transaction of the call or tick that decides.
+
+-- One row per player who accepted a proposed match; the key makes an
+-- accept count once.
+CREATE TABLE mm.match_accept (
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    queue_id    int NOT NULL,
+    accepted_at timestamptz NOT NULL,
+    CONSTRAINT match_accept_pkey PRIMARY KEY (match_id, player_id),
+    CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_accept_accepted_at_check CHECK (isfinite(accepted_at))
+);
+COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
+SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
+
+-- Dissolve a proposed match the caller has locked. With "decliners", they
+-- are the dodgers (a decline); without, every player who has not accepted
+-- is (the ready check ended). Rosters without a dodger go back to the
+-- queue in their old place (unless one of their players queued again
+-- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
+-- dodge_reason dishonor in player-id order.
+CREATE FUNCTION mm._dissolve_match(match_id bigint, decliners bigint[], at timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    reason text := CASE WHEN decliners IS NULL THEN 'accept_timeout' ELSE 'declined' END;
+    dodge text;
+    dodgers bigint[];
+    back bigint[];
+    p bigint;
+BEGIN
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
+    dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
+    dodgers := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                       AND CASE WHEN decliners IS NULL
+                                THEN NOT EXISTS (SELECT FROM mm.match_accept a
+                                                 WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                                ELSE u.p = ANY (decliners) END
+                     ORDER BY u.p);
+    back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
+                  WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                    AND NOT mr.players && dodgers
+                    AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = ANY (mr.players))
+                    AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
+                  ORDER BY mr.roster_id);
+
+    -- back to the queue: the same roster id, place and joined_at
+    INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
+           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, mr.joined_at
+    FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+    INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+    SELECT u.p, mr.roster_id, mr.queue_id, u.o,
+           CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END
+    FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
+    WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+
+    -- each player's ticket: waiting again, or removed
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
+    SELECT mr.roster_id, u.p, CASE WHEN mr.roster_id = ANY (back) THEN 'waiting' ELSE 'removed' END,
+           _dissolve_match.at, mr.queue_id, m.match_id, reason
+    FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY mr.roster_id, u.p;
+
+    -- the match gives its rosters up (a roster is in at most one match)
+    DELETE FROM mm.match_roster mr WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
+
+    IF dodge IS NOT NULL THEN
+        FOREACH p IN ARRAY dodgers LOOP
+            PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
+        END LOOP;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], timestamptz) IS
+    'internal: dissolve a proposed match the caller has locked: the decliners (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
+
+-- The ready checks of a queue that ended by "at", dissolved; those another
+-- session is deciding (an accept or decline holds the match) are left to
+-- it or to the next tick. Called by mm.tick first.
+CREATE FUNCTION mm._resolve_proposals(queue_id int, at timestamptz)
+RETURNS int
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    id bigint;
+    n int := 0;
+BEGIN
+    FOR id IN SELECT m.match_id FROM mm.match m
+              WHERE m.queue_id = _resolve_proposals.queue_id AND m.accept_until IS NOT NULL
+                AND m.accept_until <= _resolve_proposals.at
+              ORDER BY m.match_id
+              FOR UPDATE SKIP LOCKED LOOP
+        PERFORM mm._dissolve_match(id, NULL, _resolve_proposals.at);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
+    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds; returns how many';
+
+-- Lock a match for mm.accept and mm.decline and find the player's roster
+-- in it (NULL when the match is no longer proposed).
+CREATE FUNCTION mm._ready_match(match_id bigint, player_id bigint, OUT m mm.match, OUT roster_id bigint)
+RETURNS record
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF match_id IS NULL OR player_id IS NULL THEN
+        RAISE EXCEPTION 'match_id and player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- one decision at a time per match: accepts, declines and ticks queue up
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = _ready_match.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object', HINT = 'mm.ticket_status tells a player''s match.';
+    END IF;
+    IF m.status = 'dissolved' THEN
+        RETURN;
+    END IF;
+    SELECT mr.roster_id INTO roster_id FROM mm.match_roster mr
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id AND _ready_match.player_id = ANY (mr.players);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'player % is not in match %', player_id, match_id
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'mm.ticket_status tells a player''s match.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._ready_match(bigint, bigint) IS
+    'internal: lock a match for mm.accept or mm.decline and find the player''s roster in it (none when dissolved); errors for a missing match or a player not in it';
+
+CREATE FUNCTION mm.accept(match_id bigint, player_id bigint)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record := mm._ready_match(match_id, player_id);
+    m mm.match := r.m;
+    players int;
+    accepted int;
+BEGIN
+    IF m.status = 'dissolved' THEN
+        RAISE EXCEPTION 'match % was dissolved', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A player declined or did not accept in time.',
+                  HINT = 'mm.ticket_status tells whether the player is waiting again.';
+    END IF;
+    IF m.status <> 'proposed' THEN
+        RETURN m.status;   -- matched or finished: nothing to accept
+    END IF;
+    IF now() >= m.accept_until THEN
+        RAISE EXCEPTION 'the ready check of match % has ended', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It ended at %s.', m.accept_until),
+                  HINT = 'The next tick of the queue dissolves the match; rosters whose players all accepted go back to the queue.';
+    END IF;
+    INSERT INTO mm.match_accept AS a (match_id, player_id, queue_id, accepted_at)
+    VALUES (m.match_id, accept.player_id, m.queue_id, now())
+    ON CONFLICT ON CONSTRAINT match_accept_pkey DO NOTHING;
+    IF FOUND THEN
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+        VALUES (r.roster_id, accept.player_id, 'accepted', now(), m.queue_id, m.match_id);
+    END IF;
+    SELECT sum(cardinality(mr.players)) INTO players FROM mm.match_roster mr
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.match_id = m.match_id;
+    IF accepted < players THEN
+        RETURN 'proposed';
+    END IF;
+
+    -- everyone accepted: the match is ready to play, notified and claimable
+    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.match_id = m.match_id;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+    SELECT mr.roster_id, u.p, 'matched', now(), m.queue_id, m.match_id
+    FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY mr.roster_id, u.p;
+    PERFORM pg_catalog.pg_notify('mm_queue_' || m.queue_id,
+                                 format('{"queue_id": %s, "queue": %s, "matches": [%s]}', m.queue_id,
+                                        to_json((SELECT q.name FROM mm.queue q WHERE q.queue_id = m.queue_id)),
+                                        m.match_id));
+    RETURN 'matched';
+END
+$$;
+COMMENT ON FUNCTION mm.accept(bigint, bigint) IS
+    'a player accepts a proposed match (ready check); returns the match''s status: proposed while others have not accepted, matched once all have (the match is then notified on the queue''s channel and claimable); accepting again changes nothing; refused (55000) once the ready check has ended or the match was dissolved';
+
+CREATE FUNCTION mm.decline(match_id bigint, player_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record := mm._ready_match(match_id, player_id);
+    m mm.match := r.m;
+BEGIN
+    IF m.status = 'dissolved' THEN
+        RETURN false;
+    END IF;
+    IF m.status <> 'proposed' THEN
+        RAISE EXCEPTION 'match % is % and can no longer be declined', match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Every player accepted it.',
+                  HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
+    END IF;
+    -- after the end of the ready check everyone who did not accept dodged
+    PERFORM mm._dissolve_match(m.match_id, CASE WHEN now() < m.accept_until THEN ARRAY[player_id] END, now());
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
+    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; true when it dissolved the match, false when it was already dissolved';
+
+-- enqueue refuses players in a ready check; claims and purge know the new statuses
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+BEGIN
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- a player in a ready check (a proposed match) is not free to queue
+    SELECT e.player_id, e.match_id INTO p, other
+    FROM unnest(players) AS u(x)
+    CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status FROM mm.ticket_event e
+                        WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
+    JOIN mm.match m ON m.match_id = e.match_id
+    WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed'
+    ORDER BY e.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in the ready check of match %', p, other
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = format('Accept the match with mm.accept(%s, %s), or decline it with mm.decline.', other, p);
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now()) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+
+CREATE OR REPLACE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+BEGIN
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
+    END IF;
+    RETURN QUERY
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL AND m.status IN ('matched', 'finished')
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = clock_timestamp()
+        FROM c WHERE m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
+    )
+    SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players
+    FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+    ORDER BY d.match_id, mr.team DESC, mr.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.claim_matches(text, int) IS
+    'hand up to "max" undelivered matches of a queue to this caller, one row per roster (never a match in its ready check, nor a dissolved one): each match goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
+
+CREATE OR REPLACE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz;
+    left_rows int := max_rows;
+    n int;
+    total bigint := 0;
+BEGIN
+    IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
+    END IF;
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        RAISE EXCEPTION 'max_rows must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
+    END IF;
+    cutoff := now() - older_than;
+    -- the tick log
+    DELETE FROM mm.tick_log l WHERE l.tick_id IN
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    total := total + n; left_rows := left_rows - n;
+    -- ticket history of rosters that are not waiting
+    IF left_rows > 0 THEN
+        DELETE FROM mm.ticket_event e WHERE e.event_id IN
+            (SELECT x.event_id FROM mm.ticket_event x
+             WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             ORDER BY x.event_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- matches that are finished or delivered, or of a dropped queue (nobody
+    -- can claim those any more), with their rosters
+    IF left_rows > 0 THEN
+        DELETE FROM mm.match m WHERE m.match_id IN
+            (SELECT x.match_id FROM mm.match x
+             WHERE x.created_at < cutoff
+               AND (x.status IN ('finished', 'dissolved') OR x.delivered_at IS NOT NULL
+                    OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
+             ORDER BY x.match_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- dropped queues whose history is all gone
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue q
+        WHERE q.dropped_at < cutoff
+          AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n;
+    END IF;
+    RETURN total;
+END
+$$;
+COMMENT ON FUNCTION mm.purge(interval, int) IS
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+
+COMMENT ON FUNCTION mm.ticket_status(bigint) IS
+    'where a player is now: waiting (queue, roster, since when), in a ready check (proposed, or accepted, with the match id), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when; removed by a dissolved match names it); no row if the player never queued or its history was purged';
+COMMENT ON FUNCTION mm.roster_status(bigint) IS
+    'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); with a ready check also proposed and accepted, and waiting again or removed when the match dissolved (with the match and the reason); its last row is its state now';
+
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2711,6 +3219,12 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ticket_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.roster_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.queue_channel(text)', 'function', '{service,admin,analyst}', true),
+('mm._dissolve_match(bigint, bigint[], timestamptz)', 'function', '{}', false),
+('mm._resolve_proposals(int, timestamptz)', 'function', '{}', false),
+('mm._ready_match(bigint, bigint)', 'function', '{}', false),
+('mm.accept(bigint, bigint)', 'function', '{service,admin}', true),
+('mm.decline(bigint, bigint)', 'function', '{service,admin}', true),
+('mm.match_accept', 'relation', '{admin,analyst}', false),
 ('mm.async_fill(text, text[], float8, float8, int)', 'function', '{}', false),
 ('mm.join_party(text, bigint[], jsonb[], bigint[])', 'function', '{service,admin}', true),
 ('mm.set_player_attributes(bigint, jsonb)', 'function', '{service,admin}', true),

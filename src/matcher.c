@@ -82,6 +82,11 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 	cfg->ticket_ttl_null = true;
 	cfg->ticket_ttl_s = 0;
 	cfg->requeue_while_in_match = true;
+	cfg->accept_timeout = NULL;
+	cfg->accept_timeout_null = true;
+	cfg->accept_timeout_s = 0;
+	cfg->dodge_reason = "queue_dodge";
+	cfg->dodge_reason_null = false;
 	cfg->rating_model = "openskill";
 	cfg->rating_key = "ranked";
 	cfg->openskill_model = "plackett_luce";
@@ -108,7 +113,7 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 static MmConfigKey filter_keys[8];
 static MmConfigKey scoring_keys[13];
 static MmConfigKey rating_keys[17];
-static MmConfigKey matcher_keys[8];
+static MmConfigKey matcher_keys[10];
 
 static MmConfigKey
 key(const char *name, MmConfigType type, void *target, double min, double max)
@@ -192,6 +197,10 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	matcher_keys[i] = key("ticket_ttl", MM_CONFIG_TEXT, &cfg->ticket_ttl, 0, 0);
 	matcher_keys[i++].isnull = &cfg->ticket_ttl_null;
 	matcher_keys[i++] = key("requeue_while_in_match", MM_CONFIG_BOOL, &cfg->requeue_while_in_match, 0, 0);
+	matcher_keys[i] = key("accept_timeout", MM_CONFIG_TEXT, &cfg->accept_timeout, 0, 0);
+	matcher_keys[i++].isnull = &cfg->accept_timeout_null;
+	matcher_keys[i] = key("dodge_reason", MM_CONFIG_TEXT, &cfg->dodge_reason, 0, 0);
+	matcher_keys[i++].isnull = &cfg->dodge_reason_null;
 	matcher_keys[i] = key("rating", MM_CONFIG_OBJECT, NULL, 0, 0);
 	matcher_keys[i++].keys = rating_keys;
 	matcher_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
@@ -241,6 +250,11 @@ mm_matcher_check(MmMatcherConfig *cfg)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"rating.desertion_reason\" must not be empty"),
+				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
+	if (!cfg->dodge_reason_null && cfg->dodge_reason[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"dodge_reason\" must not be empty"),
 				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
 	(void) mm_os_parse_model(cfg->openskill_model);
 }

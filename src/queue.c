@@ -31,27 +31,31 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-/* Check ticket_ttl: a positive interval without months; in seconds. */
-static void
-check_ticket_ttl(MmMatcherConfig *cfg)
+/*
+ * Check an interval key of the queue config (ticket_ttl, accept_timeout):
+ * a positive interval without months; its value in seconds, 0 when null.
+ */
+static double
+check_interval_key(char **value, bool isnull, const char *name, const char *hint)
 {
 	Interval   *iv;
+	double		s;
 
-	if (cfg->ticket_ttl_null || cfg->ticket_ttl == NULL)
+	if (isnull || *value == NULL)
 	{
-		cfg->ticket_ttl = NULL;
-		cfg->ticket_ttl_s = 0;
-		return;
+		*value = NULL;
+		return 0;
 	}
-	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(cfg->ticket_ttl),
+	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(*value),
 											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
-	cfg->ticket_ttl_s = iv->time / 1e6 + iv->day * 86400.0;
-	if (iv->month != 0 || cfg->ticket_ttl_s <= 0)
+	s = iv->time / 1e6 + iv->day * 86400.0;
+	if (iv->month != 0 || s <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"ticket_ttl\" must be a positive interval without months"),
-				 errdetail("The value is \"%s\".", cfg->ticket_ttl),
-				 errhint("Give it in seconds, minutes, hours or days, such as \"10 minutes\", or null for no expiry.")));
+				 errmsg("queue config key \"%s\" must be a positive interval without months", name),
+				 errdetail("The value is \"%s\".", *value),
+				 errhint("%s", hint)));
+	return s;
 }
 
 /* Parse and check a queue configuration (NULL: defaults). */
@@ -61,7 +65,16 @@ mm_queue_config(Jsonb *config, MmMatcherConfig *cfg)
 	mm_matcher_defaults(cfg);
 	mm_config_parse(config, "queue config", mm_matcher_keys(cfg));
 	mm_matcher_check(cfg);
-	check_ticket_ttl(cfg);
+	cfg->ticket_ttl_s = check_interval_key(&cfg->ticket_ttl, cfg->ticket_ttl_null, "ticket_ttl",
+										   "Give it in seconds, minutes, hours or days, such as \"10 minutes\", or null for no expiry.");
+	cfg->accept_timeout_s = check_interval_key(&cfg->accept_timeout, cfg->accept_timeout_null, "accept_timeout",
+											   "Give it in seconds or minutes, such as \"30 seconds\", or null for no ready check.");
+	if (cfg->accept_timeout_s > 86400)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"accept_timeout\" must not be longer than a day"),
+				 errdetail("The value is \"%s\".", cfg->accept_timeout),
+				 errhint("A ready check lasts seconds, such as \"30 seconds\".")));
 }
 
 /* Column numbers of the rosters query; 0 when absent. */
@@ -601,8 +614,11 @@ config_text(const MmMatcherConfig *c)
 		escape_json(&b, c->ticket_ttl);
 	else
 		appendStringInfoString(&b, "null");
-	appendStringInfo(&b, ", \"requeue_while_in_match\": %s, \"rating\": {\"model\": ",
+	appendStringInfo(&b, ", \"requeue_while_in_match\": %s",
 					 c->requeue_while_in_match ? "true" : "false");
+	config_text_nullable(&b, "accept_timeout", c->accept_timeout);
+	config_text_nullable(&b, "dodge_reason", c->dodge_reason_null ? NULL : c->dodge_reason);
+	appendStringInfoString(&b, ", \"rating\": {\"model\": ");
 	escape_json(&b, c->rating_model);
 	appendStringInfoString(&b, ", \"key\": ");
 	escape_json(&b, c->rating_key);
