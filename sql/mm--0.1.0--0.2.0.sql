@@ -2478,37 +2478,37 @@ CREATE TABLE mm.match_accept (
 COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
 SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
 
--- Dissolve a proposed match the caller has locked. With "decliners", they
--- are the dodgers (a decline); without, every player who has not accepted
--- is (the ready check ended). Rosters without a dodger go back to the
+-- Dissolve a proposed match the caller has locked, for a reason (declined,
+-- accept_timeout, drop_queue). With "dodgers", they are the dodgers (a
+-- decline: the decliner; none); NULL: every player who has not accepted
+-- (the ready check ended). Rosters without a dodger go back to the
 -- queue in their old place (unless one of their players queued again
 -- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
 -- dodge_reason dishonor in player-id order.
-CREATE FUNCTION mm._dissolve_match(match_id bigint, decliners bigint[], at timestamptz)
+CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     m mm.match;
-    reason text := CASE WHEN decliners IS NULL THEN 'accept_timeout' ELSE 'declined' END;
     dodge text;
-    dodgers bigint[];
+    dodged bigint[];
     back bigint[];
     p bigint;
 BEGIN
     SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
     dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
-    dodgers := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
-                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
-                       AND CASE WHEN decliners IS NULL
-                                THEN NOT EXISTS (SELECT FROM mm.match_accept a
-                                                 WHERE a.match_id = m.match_id AND a.player_id = u.p)
-                                ELSE u.p = ANY (decliners) END
-                     ORDER BY u.p);
+    dodged := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                      AND CASE WHEN dodgers IS NULL
+                               THEN NOT EXISTS (SELECT FROM mm.match_accept a
+                                                WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                               ELSE u.p = ANY (dodgers) END
+                    ORDER BY u.p);
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
-                    AND NOT mr.players && dodgers
+                    AND NOT mr.players && dodged
                     AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = ANY (mr.players))
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
                   ORDER BY mr.roster_id);
@@ -2527,7 +2527,7 @@ BEGIN
     -- each player's ticket: waiting again, or removed
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
     SELECT mr.roster_id, u.p, CASE WHEN mr.roster_id = ANY (back) THEN 'waiting' ELSE 'removed' END,
-           _dissolve_match.at, mr.queue_id, m.match_id, reason
+           _dissolve_match.at, mr.queue_id, m.match_id, _dissolve_match.reason
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
     ORDER BY mr.roster_id, u.p;
@@ -2537,14 +2537,14 @@ BEGIN
     UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
 
     IF dodge IS NOT NULL THEN
-        FOREACH p IN ARRAY dodgers LOOP
+        FOREACH p IN ARRAY dodged LOOP
             PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
         END LOOP;
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], timestamptz) IS
-    'internal: dissolve a proposed match the caller has locked: the decliners (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
+COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
 
 -- The ready checks of a queue that ended by "at", dissolved; those another
 -- session is deciding (an accept or decline holds the match) are left to
@@ -2563,7 +2563,7 @@ BEGIN
                 AND m.accept_until <= _resolve_proposals.at
               ORDER BY m.match_id
               FOR UPDATE SKIP LOCKED LOOP
-        PERFORM mm._dissolve_match(id, NULL, _resolve_proposals.at);
+        PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
         n := n + 1;
     END LOOP;
     RETURN n;
@@ -2680,14 +2680,18 @@ BEGIN
                   HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
     END IF;
     -- after the end of the ready check everyone who did not accept dodged
-    PERFORM mm._dissolve_match(m.match_id, CASE WHEN now() < m.accept_until THEN ARRAY[player_id] END, now());
+    IF now() < m.accept_until THEN
+        PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+    ELSE
+        PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+    END IF;
     RETURN true;
 END
 $$;
 COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
     'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; true when it dissolved the match, false when it was already dissolved';
 
--- enqueue refuses players in a ready check; claims and purge know the new statuses
+-- enqueue refuses players in a ready check; claims, purge and drop_queue know the new statuses
 CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
@@ -2767,13 +2771,14 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
-    -- a player in a ready check (a proposed match) is not free to queue
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue
     SELECT e.player_id, e.match_id INTO p, other
     FROM unnest(players) AS u(x)
     CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status FROM mm.ticket_event e
                         WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
     JOIN mm.match m ON m.match_id = e.match_id
-    WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed'
+    WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
     ORDER BY e.player_id LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is in the ready check of match %', p, other
@@ -2917,6 +2922,38 @@ END
 $$;
 COMMENT ON FUNCTION mm.purge(interval, int) IS
     'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+
+CREATE OR REPLACE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    id int;
+BEGIN
+    SELECT q.queue_id INTO id FROM mm.queue q
+    WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', name
+            USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
+    END IF;
+    IF keep_history IS DISTINCT FROM false THEN
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+        -- ready checks in progress end without a dodger (their rosters are
+        -- removed: the queue is dropped)
+        PERFORM mm._dissolve_match(x.match_id, '{}', 'drop_queue', now())
+        FROM (SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
+              ORDER BY m.match_id FOR UPDATE) x;
+        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
+                                'removed', 'drop_queue', false);
+    ELSE
+        DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue q WHERE q.queue_id = id;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
+    'drop a queue: its waiting rosters are removed, its matches in a ready check dissolved without dishonor; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
 COMMENT ON FUNCTION mm.ticket_status(bigint) IS
     'where a player is now: waiting (queue, roster, since when), in a ready check (proposed, or accepted, with the match id), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when; removed by a dissolved match names it); no row if the player never queued or its history was purged';
@@ -3219,7 +3256,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ticket_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.roster_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.queue_channel(text)', 'function', '{service,admin,analyst}', true),
-('mm._dissolve_match(bigint, bigint[], timestamptz)', 'function', '{}', false),
+('mm._dissolve_match(bigint, bigint[], text, timestamptz)', 'function', '{}', false),
 ('mm._resolve_proposals(int, timestamptz)', 'function', '{}', false),
 ('mm._ready_match(bigint, bigint)', 'function', '{}', false),
 ('mm.accept(bigint, bigint)', 'function', '{service,admin}', true),

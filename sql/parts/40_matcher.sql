@@ -329,9 +329,14 @@ BEGIN
             USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
     END IF;
     IF keep_history IS DISTINCT FROM false THEN
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+        -- ready checks in progress end without a dodger (their rosters are
+        -- removed: the queue is dropped)
+        PERFORM mm._dissolve_match(x.match_id, '{}', 'drop_queue', now())
+        FROM (SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
+              ORDER BY m.match_id FOR UPDATE) x;
         PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
                                 'removed', 'drop_queue', false);
-        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
@@ -339,7 +344,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
-    'drop a queue: its waiting rosters are removed; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
+    'drop a queue: its waiting rosters are removed, its matches in a ready check dissolved without dishonor; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
 -- Look up a queue by name, or fail.
 CREATE FUNCTION mm._queue(name text)
@@ -489,13 +494,14 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
-    -- a player in a ready check (a proposed match) is not free to queue
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue
     SELECT e.player_id, e.match_id INTO p, other
     FROM unnest(players) AS u(x)
     CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status FROM mm.ticket_event e
                         WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
     JOIN mm.match m ON m.match_id = e.match_id
-    WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed'
+    WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
     ORDER BY e.player_id LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is in the ready check of match %', p, other

@@ -24,37 +24,37 @@ CREATE TABLE mm.match_accept (
 COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
 SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
 
--- Dissolve a proposed match the caller has locked. With "decliners", they
--- are the dodgers (a decline); without, every player who has not accepted
--- is (the ready check ended). Rosters without a dodger go back to the
+-- Dissolve a proposed match the caller has locked, for a reason (declined,
+-- accept_timeout, drop_queue). With "dodgers", they are the dodgers (a
+-- decline: the decliner; none); NULL: every player who has not accepted
+-- (the ready check ended). Rosters without a dodger go back to the
 -- queue in their old place (unless one of their players queued again
 -- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
 -- dodge_reason dishonor in player-id order.
-CREATE FUNCTION mm._dissolve_match(match_id bigint, decliners bigint[], at timestamptz)
+CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     m mm.match;
-    reason text := CASE WHEN decliners IS NULL THEN 'accept_timeout' ELSE 'declined' END;
     dodge text;
-    dodgers bigint[];
+    dodged bigint[];
     back bigint[];
     p bigint;
 BEGIN
     SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
     dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
-    dodgers := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
-                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
-                       AND CASE WHEN decliners IS NULL
-                                THEN NOT EXISTS (SELECT FROM mm.match_accept a
-                                                 WHERE a.match_id = m.match_id AND a.player_id = u.p)
-                                ELSE u.p = ANY (decliners) END
-                     ORDER BY u.p);
+    dodged := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                      AND CASE WHEN dodgers IS NULL
+                               THEN NOT EXISTS (SELECT FROM mm.match_accept a
+                                                WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                               ELSE u.p = ANY (dodgers) END
+                    ORDER BY u.p);
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
-                    AND NOT mr.players && dodgers
+                    AND NOT mr.players && dodged
                     AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = ANY (mr.players))
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
                   ORDER BY mr.roster_id);
@@ -73,7 +73,7 @@ BEGIN
     -- each player's ticket: waiting again, or removed
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
     SELECT mr.roster_id, u.p, CASE WHEN mr.roster_id = ANY (back) THEN 'waiting' ELSE 'removed' END,
-           _dissolve_match.at, mr.queue_id, m.match_id, reason
+           _dissolve_match.at, mr.queue_id, m.match_id, _dissolve_match.reason
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
     ORDER BY mr.roster_id, u.p;
@@ -83,14 +83,14 @@ BEGIN
     UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
 
     IF dodge IS NOT NULL THEN
-        FOREACH p IN ARRAY dodgers LOOP
+        FOREACH p IN ARRAY dodged LOOP
             PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
         END LOOP;
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], timestamptz) IS
-    'internal: dissolve a proposed match the caller has locked: the decliners (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
+COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
 
 -- The ready checks of a queue that ended by "at", dissolved; those another
 -- session is deciding (an accept or decline holds the match) are left to
@@ -109,7 +109,7 @@ BEGIN
                 AND m.accept_until <= _resolve_proposals.at
               ORDER BY m.match_id
               FOR UPDATE SKIP LOCKED LOOP
-        PERFORM mm._dissolve_match(id, NULL, _resolve_proposals.at);
+        PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
         n := n + 1;
     END LOOP;
     RETURN n;
@@ -226,7 +226,11 @@ BEGIN
                   HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
     END IF;
     -- after the end of the ready check everyone who did not accept dodged
-    PERFORM mm._dissolve_match(m.match_id, CASE WHEN now() < m.accept_until THEN ARRAY[player_id] END, now());
+    IF now() < m.accept_until THEN
+        PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+    ELSE
+        PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+    END IF;
     RETURN true;
 END
 $$;

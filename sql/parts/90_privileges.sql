@@ -296,7 +296,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ticket_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.roster_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.queue_channel(text)', 'function', '{service,admin,analyst}', true),
-('mm._dissolve_match(bigint, bigint[], timestamptz)', 'function', '{}', false),
+('mm._dissolve_match(bigint, bigint[], text, timestamptz)', 'function', '{}', false),
 ('mm._resolve_proposals(int, timestamptz)', 'function', '{}', false),
 ('mm._ready_match(bigint, bigint)', 'function', '{}', false),
 ('mm.accept(bigint, bigint)', 'function', '{service,admin}', true),

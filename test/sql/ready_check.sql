@@ -148,7 +148,33 @@ SELECT DISTINCT match_id AS m7 FROM mm.tick('rc2') \gset
 SELECT status, accept_until FROM mm.match WHERE match_id = :m7;
 SELECT mm.accept(:m7, 9127) AS accept_without_ready_check;
 
+-- 6. A player whose ready check has ended may queue elsewhere before a
+-- tick dissolves the match (9131); the next tick of the queue dissolves
+-- it: 9131 and 9132 never accepted and dodged, and 9131's roster does not
+-- come back (9131 is waiting in rc4). Dropping a queue dissolves its ready
+-- checks without dishonor, and their players are free.
+SELECT mm.create_queue('rc3', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "30 seconds"}');
+SELECT mm.create_queue('rc4', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT count(mm.enqueue('rc3', ARRAY[p], 1500)) FROM unnest(ARRAY[9131, 9132]::bigint[]) p;
+SELECT DISTINCT match_id AS m8 FROM mm.tick('rc3', now() - interval '1 minute') \gset
+SELECT mm.enqueue('rc4', ARRAY[9131], 1500) > 0 AS queued_elsewhere;
+SELECT count(mm.enqueue('rc3', ARRAY[p], 1500)) FROM unnest(ARRAY[9133, 9134]::bigint[]) p;
+SELECT DISTINCT match_id AS m9 FROM mm.tick('rc3') \gset
+SELECT mm.accept(:m9, 9133);
+SELECT mm.enqueue('rc4', ARRAY[9134], 1500);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.drop_queue('rc3');
+SELECT match_id = :m8 AS m8, status FROM mm.match WHERE match_id IN (:m8, :m9) ORDER BY match_id;
+SELECT player_id, t.status, t.reason, t.match_status, d.stacks
+FROM unnest(ARRAY[9131, 9132, 9133, 9134]::bigint[]) AS p(player_id), mm.ticket_status(p.player_id) t,
+     mm.dishonor_status(p.player_id) d ORDER BY player_id;
+SELECT count(mm.enqueue('rc4', ARRAY[p], 1500)) AS queued_after_drop FROM unnest(ARRAY[9133, 9134]::bigint[]) p;
+SELECT mm.drop_queue('rc4', keep_history => false);
+DELETE FROM mm.ticket_event e USING mm.queue q
+WHERE q.queue_id = e.queue_id AND q.name = 'rc3' AND q.dropped_at IS NOT NULL;
+DELETE FROM mm.queue q WHERE q.name = 'rc3' AND q.dropped_at IS NOT NULL;
+
 SELECT mm.drop_queue('rc', keep_history => false);
 SELECT mm.drop_queue('rc2', keep_history => false);
-SELECT count(*) FROM (SELECT mm.dishonor_clear(p) FROM generate_series(9100, 9130) p) x;
+SELECT count(*) FROM (SELECT mm.dishonor_clear(p) FROM generate_series(9100, 9140) p) x;
 SELECT setval('mm.match_id_seq', :seq_value, :'seq_called') = :seq_value AS restored;
