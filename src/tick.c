@@ -289,14 +289,18 @@ queue_unlock(int32 key, int32 queue_id)
 	LockRelease(&tag, ExclusiveLock, true);
 }
 
-/* Read a queue's waiting rosters (no locks) and match them. */
+/*
+ * Read a queue's waiting rosters (no locks) and match them. With "fresh",
+ * the read takes a new snapshot: it sees what this tick wrote before it
+ * (rosters a dissolved ready check gave back).
+ */
 static void
 tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-		   MmRosterSet *set, MmMatcherResult *res)
+		   MmRosterSet *set, MmMatcherResult *res, bool fresh)
 {
 	Datum		arg = Int32GetDatum(queue_id);
 
-	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	run(Q_READ, &arg, !fresh, SPI_OK_SELECT);
 	mm_read_rosters(at, true, set);
 	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
 }
@@ -687,6 +691,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	int32		queue_id;
 	int64		tick_id;
 	int64	   *match_ids;
+	int			dissolved;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -700,10 +705,10 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	run(Q_TICK_ID, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
-	mm_ready_resolve(queue_id, at);
+	dissolved = mm_ready_resolve(queue_id, at);
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
-	tick_match(queue_id, at, &cfg, &set, &res);
+	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
@@ -729,7 +734,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = queue_lookup(name, &cfg);
-	tick_match(queue_id, at, &cfg, &set, &res);
+	tick_match(queue_id, at, &cfg, &set, &res, false);
 	for (int m = 0; m < res.nmatches; m++)
 		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
 	SPI_finish();

@@ -174,7 +174,22 @@ DELETE FROM mm.ticket_event e USING mm.queue q
 WHERE q.queue_id = e.queue_id AND q.name = 'rc3' AND q.dropped_at IS NOT NULL;
 DELETE FROM mm.queue q WHERE q.name = 'rc3' AND q.dropped_at IS NOT NULL;
 
+-- 7. The tick that dissolves a match matches the rosters it gives back:
+-- 9141 accepted, 9142 did not; 9143 joined meanwhile. The tick a minute on
+-- dissolves the first match, then proposes 9141 (its old place first)
+-- against 9143: the same roster is proposed a second time.
+SELECT mm.create_queue('rc5', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "30 seconds"}');
+SELECT mm.enqueue('rc5', ARRAY[9141], 1500, joined_at => now() - interval '5 minutes') AS r41 \gset
+SELECT mm.enqueue('rc5', ARRAY[9142], 1500, joined_at => now() - interval '5 minutes') AS r42 \gset
+SELECT DISTINCT match_id AS m10 FROM mm.tick('rc5', now() - interval '20 seconds') \gset
+SELECT mm.accept(:m10, 9141);
+SELECT mm.enqueue('rc5', ARRAY[9143], 1500) AS r43 \gset
+SELECT roster_id = :r41 AS r41, roster_id = :r43 AS r43, team, match_id > :m10 AS new_match
+FROM mm.tick('rc5', now() + interval '1 minute') ORDER BY team DESC;
+SELECT status, match_id = :m10 AS first_match, reason FROM mm.roster_status(:r41);
+SELECT mm.drop_queue('rc5', keep_history => false);
+
 SELECT mm.drop_queue('rc', keep_history => false);
 SELECT mm.drop_queue('rc2', keep_history => false);
-SELECT count(*) FROM (SELECT mm.dishonor_clear(p) FROM generate_series(9100, 9140) p) x;
+SELECT count(*) FROM (SELECT mm.dishonor_clear(p) FROM generate_series(9100, 9150) p) x;
 SELECT setval('mm.match_id_seq', :seq_value, :'seq_called') = :seq_value AS restored;
