@@ -50,6 +50,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -290,17 +291,26 @@ queue_unlock(int32 key, int32 queue_id)
 }
 
 /*
- * Read a queue's waiting rosters (no locks) and match them. With "fresh",
- * the read takes a new snapshot: it sees what this tick wrote before it
- * (rosters a dissolved ready check gave back).
+ * Read a queue's waiting rosters (no locks) and match them. With "own",
+ * the read also sees what this tick wrote before it (rosters a dissolved
+ * ready check gave back): the statement's snapshot with a newer command
+ * id, so still no roster committed after the statement began.
  */
 static void
 tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-		   MmRosterSet *set, MmMatcherResult *res, bool fresh)
+		   MmRosterSet *set, MmMatcherResult *res, bool own)
 {
 	Datum		arg = Int32GetDatum(queue_id);
 
-	run(Q_READ, &arg, !fresh, SPI_OK_SELECT);
+	if (own)
+	{
+		CommandCounterIncrement();
+		PushCopiedSnapshot(GetActiveSnapshot());
+		UpdateActiveSnapshotCommandId();
+	}
+	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	if (own)
+		PopActiveSnapshot();
 	mm_read_rosters(at, true, set);
 	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
 }
