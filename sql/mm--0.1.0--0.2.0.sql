@@ -2513,10 +2513,12 @@ BEGIN
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
                   ORDER BY mr.roster_id);
 
-    -- back to the queue: the same roster id, place and joined_at
+    -- back to the queue: the same roster id, place and joined_at (no later
+    -- than now(), which roster_joined_at_check holds it to: a transaction
+    -- older than the roster's enqueue may be the one that dissolves)
     INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at)
     SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
-           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, mr.joined_at
+           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now())
     FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
     INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
     SELECT u.p, mr.roster_id, mr.queue_id, u.o,
