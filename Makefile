@@ -26,6 +26,7 @@ OBJS        = \
 	src/openskill_replay.o \
 	src/placement.o \
 	src/queue.o \
+	src/ready.o \
 	src/replay.o \
 	src/signals.o \
 	src/tick.o

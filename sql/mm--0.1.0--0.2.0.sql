@@ -2522,6 +2522,553 @@ SET config = mm.dishonor_config_resolve((
                     ELSE e.value END)
     FROM pg_catalog.jsonb_each(s.config) e));
 
+-- ==== ready check: accept, decline, dissolve ====
+
+-- Matches: proposed (in a ready check until accept_until) and dissolved;
+-- only matched ones are claimable. A matched roster keeps its queue place,
+-- for a dissolved ready check to give it back (NULL for 0.1.0's matches,
+-- none of which had a ready check: they stay matched or finished).
+ALTER TABLE mm.match ADD COLUMN accept_until timestamptz;
+ALTER TABLE mm.match DROP CONSTRAINT match_status_check;
+ALTER TABLE mm.match ADD CONSTRAINT match_status_check CHECK (status IN ('proposed', 'matched', 'dissolved', 'finished'));
+ALTER TABLE mm.match ADD CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until));
+DROP INDEX mm.match_undelivered_idx;
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL AND status IN ('matched', 'finished');
+CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
+COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
+COMMENT ON COLUMN mm.match.accept_until IS 'end of the ready check of a proposed match (the queue''s accept_timeout after the tick); NULL once it is matched or dissolved, and for queues without a ready check';
+COMMENT ON CONSTRAINT match_accept_until_check ON mm.match IS 'a proposed match, and only a proposed one, has a finite end of its ready check';
+COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches): matched or finished, never proposed or dissolved';
+COMMENT ON INDEX mm.match_proposed_idx IS 'proposed matches of a queue by the end of their ready check (ticks dissolve those past it)';
+ALTER TABLE mm.match_roster ADD COLUMN position bigint;
+COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is in at most one match (a dissolved match gives its rosters up)';
+COMMENT ON COLUMN mm.match_roster.position IS 'the roster''s place in queue order when matched: a roster that goes back to the queue after a dissolved ready check takes it again (NULL for matches made by 0.1.0)';
+
+-- Ticket history: one row per event (a roster may wait, be proposed and
+-- wait again), keyed by event_id; a roster's events by their own index.
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (event_id);
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_status_check;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'proposed', 'accepted', 'matched', 'expired', 'left', 'removed'));
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_match_check;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_match_check CHECK (CASE WHEN status IN ('proposed', 'accepted', 'matched') THEN match_id IS NOT NULL
+                                                    WHEN status IN ('expired', 'left') THEN match_id IS NULL
+                                                    ELSE true END);
+CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason; with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
+COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
+COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
+
+-- Ready check: a queue with an accept_timeout makes its matches "proposed";
+-- each player accepts (mm.accept) or declines (mm.decline). When all have
+-- accepted the match is matched (then notified and claimable); a decline,
+-- or the end of the ready check (seen by the queue's next tick, or by a
+-- decline), dissolves it: rosters without a dodger go back to the queue in
+-- their old place with their old joined_at, the others are removed, and
+-- each dodger gets the queue's dodge_reason dishonor (the Guild Wars 2
+-- wiki's QueueDodge: "leaving or failing to confirm you're ready for a
+-- match"). Everything in the transaction of the call or tick that decides.
+
+-- One row per player who accepted a proposed match; the key makes an
+-- accept count once.
+CREATE TABLE mm.match_accept (
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    queue_id    int NOT NULL,
+    accepted_at timestamptz NOT NULL,
+    CONSTRAINT match_accept_pkey PRIMARY KEY (match_id, player_id),
+    CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_accept_accepted_at_check CHECK (isfinite(accepted_at))
+);
+COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
+SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
+
+-- Dissolve a proposed match the caller has locked, for a reason (declined,
+-- accept_timeout, drop_queue). With "dodgers", they are the dodgers (a
+-- decline: the decliner; none); NULL: every player who has not accepted
+-- (the ready check ended). Rosters without a dodger go back to the
+-- queue in their old place (unless one of their players queued again
+-- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
+-- dodge_reason dishonor in player-id order.
+CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    dodge text;
+    dodged bigint[];
+    back bigint[];
+    p bigint;
+BEGIN
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
+    dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
+    dodged := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                      AND CASE WHEN dodgers IS NULL
+                               THEN NOT EXISTS (SELECT FROM mm.match_accept a
+                                                WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                               ELSE u.p = ANY (dodgers) END
+                    ORDER BY u.p);
+    back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
+                  WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                    AND NOT mr.players && dodged
+                    AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = ANY (mr.players))
+                    AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
+                  ORDER BY mr.roster_id);
+
+    -- back to the queue: the same roster id, place and joined_at (no later
+    -- than now(), which roster_joined_at_check holds it to: a transaction
+    -- older than the roster's enqueue may be the one that dissolves)
+    INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
+           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now())
+    FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+    INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+    SELECT u.p, mr.roster_id, mr.queue_id, u.o,
+           CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END
+    FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
+    WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+
+    -- each player's ticket: waiting again, or removed
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
+    SELECT mr.roster_id, u.p, CASE WHEN mr.roster_id = ANY (back) THEN 'waiting' ELSE 'removed' END,
+           _dissolve_match.at, mr.queue_id, m.match_id, _dissolve_match.reason
+    FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY mr.roster_id, u.p;
+
+    -- the match gives its rosters up (a roster is in at most one match)
+    DELETE FROM mm.match_roster mr WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
+
+    IF dodge IS NOT NULL THEN
+        FOREACH p IN ARRAY dodged LOOP
+            PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
+        END LOOP;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
+
+-- The ready checks of a queue that ended by "at", dissolved; those another
+-- session is deciding (an accept or decline holds the match) are left to
+-- it or to the next tick. Called by mm.tick first.
+CREATE FUNCTION mm._resolve_proposals(queue_id int, at timestamptz)
+RETURNS int
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    id bigint;
+    n int := 0;
+BEGIN
+    FOR id IN SELECT m.match_id FROM mm.match m
+              WHERE m.queue_id = _resolve_proposals.queue_id AND m.accept_until IS NOT NULL
+                AND m.accept_until <= _resolve_proposals.at
+              ORDER BY m.match_id
+              FOR UPDATE SKIP LOCKED LOOP
+        PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
+    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds; returns how many';
+
+-- Lock a match for mm.accept and mm.decline and find the player's roster
+-- in it (NULL when the match is no longer proposed).
+CREATE FUNCTION mm._ready_match(match_id bigint, player_id bigint, OUT m mm.match, OUT roster_id bigint)
+RETURNS record
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF match_id IS NULL OR player_id IS NULL THEN
+        RAISE EXCEPTION 'match_id and player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- one decision at a time per match: accepts, declines and ticks queue up
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = _ready_match.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object', HINT = 'mm.ticket_status tells a player''s match.';
+    END IF;
+    IF m.status = 'dissolved' THEN
+        RETURN;
+    END IF;
+    SELECT mr.roster_id INTO roster_id FROM mm.match_roster mr
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id AND _ready_match.player_id = ANY (mr.players);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'player % is not in match %', player_id, match_id
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'mm.ticket_status tells a player''s match.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._ready_match(bigint, bigint) IS
+    'internal: lock a match for mm.accept or mm.decline and find the player''s roster in it (none when dissolved); errors for a missing match or a player not in it';
+
+CREATE FUNCTION mm.accept(match_id bigint, player_id bigint)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record := mm._ready_match(match_id, player_id);
+    m mm.match := r.m;
+    players int;
+    accepted int;
+BEGIN
+    IF m.status = 'dissolved' THEN
+        RAISE EXCEPTION 'match % was dissolved', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A player declined or did not accept in time.',
+                  HINT = 'mm.ticket_status tells whether the player is waiting again.';
+    END IF;
+    IF m.status <> 'proposed' THEN
+        RETURN m.status;   -- matched or finished: nothing to accept
+    END IF;
+    IF now() >= m.accept_until THEN
+        RAISE EXCEPTION 'the ready check of match % has ended', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It ended at %s.', m.accept_until),
+                  HINT = 'The next tick of the queue dissolves the match; rosters whose players all accepted go back to the queue.';
+    END IF;
+    INSERT INTO mm.match_accept AS a (match_id, player_id, queue_id, accepted_at)
+    VALUES (m.match_id, accept.player_id, m.queue_id, now())
+    ON CONFLICT ON CONSTRAINT match_accept_pkey DO NOTHING;
+    IF FOUND THEN
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+        VALUES (r.roster_id, accept.player_id, 'accepted', now(), m.queue_id, m.match_id);
+    END IF;
+    SELECT sum(cardinality(mr.players)) INTO players FROM mm.match_roster mr
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.match_id = m.match_id;
+    IF accepted < players THEN
+        RETURN 'proposed';
+    END IF;
+
+    -- everyone accepted: the match is ready to play, notified and claimable
+    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.match_id = m.match_id;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+    SELECT mr.roster_id, u.p, 'matched', now(), m.queue_id, m.match_id
+    FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY mr.roster_id, u.p;
+    PERFORM pg_catalog.pg_notify('mm_queue_' || m.queue_id,
+                                 format('{"queue_id": %s, "queue": %s, "matches": [%s]}', m.queue_id,
+                                        to_json((SELECT q.name FROM mm.queue q WHERE q.queue_id = m.queue_id)),
+                                        m.match_id));
+    RETURN 'matched';
+END
+$$;
+COMMENT ON FUNCTION mm.accept(bigint, bigint) IS
+    'a player accepts a proposed match (ready check); returns the match''s status: proposed while others have not accepted, matched once all have (the match is then notified on the queue''s channel and claimable); accepting again changes nothing; refused (55000) once the ready check has ended or the match was dissolved';
+
+CREATE FUNCTION mm.decline(match_id bigint, player_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record := mm._ready_match(match_id, player_id);
+    m mm.match := r.m;
+BEGIN
+    IF m.status = 'dissolved' THEN
+        RETURN false;
+    END IF;
+    IF m.status <> 'proposed' THEN
+        RAISE EXCEPTION 'match % is % and can no longer be declined', match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Every player accepted it.',
+                  HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
+    END IF;
+    -- after the end of the ready check everyone who did not accept dodged
+    IF now() < m.accept_until THEN
+        PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+    ELSE
+        PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
+    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; true when it dissolved the match, false when it was already dissolved';
+
+-- enqueue refuses players in a ready check; claims, purge and drop_queue know the new statuses
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+BEGIN
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue
+    SELECT e.player_id, e.match_id INTO p, other
+    FROM unnest(players) AS u(x)
+    CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status FROM mm.ticket_event e
+                        WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
+    JOIN mm.match m ON m.match_id = e.match_id
+    WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
+    ORDER BY e.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in the ready check of match %', p, other
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = format('Accept the match with mm.accept(%s, %s), or decline it with mm.decline.', other, p);
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now()) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+
+CREATE OR REPLACE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+BEGIN
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
+    END IF;
+    RETURN QUERY
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL AND m.status IN ('matched', 'finished')
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = clock_timestamp()
+        FROM c WHERE m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
+    )
+    SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players
+    FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+    ORDER BY d.match_id, mr.team DESC, mr.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.claim_matches(text, int) IS
+    'hand up to "max" undelivered matches of a queue to this caller, one row per roster (never a match in its ready check, nor a dissolved one): each match goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
+
+CREATE OR REPLACE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz;
+    left_rows int := max_rows;
+    n int;
+    total bigint := 0;
+BEGIN
+    IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
+    END IF;
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        RAISE EXCEPTION 'max_rows must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
+    END IF;
+    cutoff := now() - older_than;
+    -- the tick log
+    DELETE FROM mm.tick_log l WHERE l.tick_id IN
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    total := total + n; left_rows := left_rows - n;
+    -- ticket history of rosters that are not waiting
+    IF left_rows > 0 THEN
+        DELETE FROM mm.ticket_event e WHERE e.event_id IN
+            (SELECT x.event_id FROM mm.ticket_event x
+             WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             ORDER BY x.event_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- matches that are finished or delivered, or of a dropped queue (nobody
+    -- can claim those any more), with their rosters
+    IF left_rows > 0 THEN
+        DELETE FROM mm.match m WHERE m.match_id IN
+            (SELECT x.match_id FROM mm.match x
+             WHERE x.created_at < cutoff
+               AND (x.status IN ('finished', 'dissolved') OR x.delivered_at IS NOT NULL
+                    OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
+             ORDER BY x.match_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- dropped queues whose history is all gone
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue q
+        WHERE q.dropped_at < cutoff
+          AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n;
+    END IF;
+    RETURN total;
+END
+$$;
+COMMENT ON FUNCTION mm.purge(interval, int) IS
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+
+CREATE OR REPLACE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    id int;
+BEGIN
+    SELECT q.queue_id INTO id FROM mm.queue q
+    WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', name
+            USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
+    END IF;
+    IF keep_history IS DISTINCT FROM false THEN
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+        -- ready checks in progress end without a dodger (their rosters are
+        -- removed: the queue is dropped)
+        PERFORM mm._dissolve_match(x.match_id, '{}', 'drop_queue', now())
+        FROM (SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
+              ORDER BY m.match_id FOR UPDATE) x;
+        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
+                                'removed', 'drop_queue', false);
+    ELSE
+        DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue q WHERE q.queue_id = id;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
+    'drop a queue: its waiting rosters are removed, its matches in a ready check dissolved without dishonor; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
+
+COMMENT ON FUNCTION mm.ticket_status(bigint) IS
+    'where a player is now: waiting (queue, roster, since when), in a ready check (proposed, or accepted, with the match id), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when; removed by a dissolved match names it); no row if the player never queued or its history was purged';
+COMMENT ON FUNCTION mm.roster_status(bigint) IS
+    'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); with a ready check also proposed and accepted, and waiting again or removed when the match dissolved (with the match and the reason); its last row is its state now';
+
+
 -- ==== backfill: open seats of running matches filled by the next tick ====
 
 -- Backfill: a player left a running match; the next tick of the match's
@@ -2725,7 +3272,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.claim_matches(text, int) IS
-    'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
+    'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with; never a match in its ready check, nor a dissolved one) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 -- report_result and abandon_match expire the match's open backfill requests
 CREATE OR REPLACE FUNCTION mm.report_result(match_id bigint, result jsonb)
@@ -3194,6 +3741,24 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue (on Citus the ready check is not supported: see the
+    -- scaling docs)
+    IF NOT distributed THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status, e.queue_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in the ready check of match %', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = format('Accept the match with mm.accept(%s, %s), or decline it with mm.decline.', other, p);
+        END IF;
+    END IF;
+
     -- requeue_while_in_match false: a player whose last match is not
     -- finished waits for it
     IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
@@ -3316,7 +3881,7 @@ BEGIN
     RETURN QUERY
     WITH c AS (
         SELECT m.match_id FROM mm.match m
-        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL AND m.status IN ('matched', 'finished')
         ORDER BY m.match_id LIMIT max
         FOR UPDATE SKIP LOCKED
     ), d AS (
@@ -3795,7 +4360,9 @@ DECLARE
             ADD CONSTRAINT match_roster_pkey PRIMARY KEY (queue_id, match_id, roster_id),
             ADD CONSTRAINT match_roster_roster_id_key UNIQUE (queue_id, roster_id);
         ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey,
-            ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, roster_id, player_id, status);
+            ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, event_id);
+        ALTER TABLE mm.match_accept DROP CONSTRAINT match_accept_match_fkey, DROP CONSTRAINT match_accept_pkey,
+            ADD CONSTRAINT match_accept_pkey PRIMARY KEY (queue_id, match_id, player_id);
         ALTER TABLE mm.backfill DROP CONSTRAINT backfill_match_fkey, DROP CONSTRAINT backfill_pkey,
             DROP CONSTRAINT backfill_match_team_key,
             ADD CONSTRAINT backfill_pkey PRIMARY KEY (queue_id, backfill_id),
@@ -3848,7 +4415,7 @@ BEGIN
 
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
-    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.backfill', 'mm.match_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
+    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.match_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -3856,7 +4423,7 @@ BEGIN
                    'mm.waiting_player', 'player_id', shard_count);
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                    'mm.ratings', 'player_id', 'mm.waiting_player');
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.backfill, mm.match_roster, mm.ticket_event, mm.tick_log';
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.match_roster, mm.ticket_event, mm.tick_log';
     RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
@@ -3865,6 +4432,8 @@ BEGIN
     ALTER TABLE mm.queued_player ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE;
     ALTER TABLE mm.match_roster ADD CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+    ALTER TABLE mm.match_accept ADD CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
     ALTER TABLE mm.backfill ADD CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
@@ -3915,7 +4484,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.citus_distribute_queues(int) IS
-    'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';
+    'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, accepts, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';
 
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
@@ -4217,6 +4786,12 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ticket_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.roster_status(bigint)', 'function', '{service,admin,analyst}', true),
 ('mm.queue_channel(text)', 'function', '{service,admin,analyst}', true),
+('mm._dissolve_match(bigint, bigint[], text, timestamptz)', 'function', '{}', false),
+('mm._resolve_proposals(int, timestamptz)', 'function', '{}', false),
+('mm._ready_match(bigint, bigint)', 'function', '{}', false),
+('mm.accept(bigint, bigint)', 'function', '{service,admin}', true),
+('mm.decline(bigint, bigint)', 'function', '{service,admin}', true),
+('mm.match_accept', 'relation', '{admin,analyst}', false),
 ('mm.async_fill(text, text[], float8, float8, int)', 'function', '{}', false),
 ('mm.join_party(text, bigint[], jsonb[], bigint[])', 'function', '{service,admin}', true),
 ('mm.set_player_attributes(bigint, jsonb)', 'function', '{service,admin}', true),

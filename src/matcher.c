@@ -184,6 +184,15 @@ static const MmConfigKey matcher_keys[] = {
 	{.name = "requeue_while_in_match", .type = MM_CONFIG_BOOL,
 		.offset = MK(requeue_while_in_match), .def = 1,
 	.doc = "a player in an unfinished match may enqueue again"},
+	{.name = "accept_timeout", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(accept_timeout), .null_offset = MK(accept_timeout_null),
+		.min = 0, .max = 86400, .def_null = true, .unit = "s",
+	.doc = "a ready check: matches are proposed until every player accepts within this time (null: no ready check)"},
+	{.name = "dodge_reason", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(dodge_reason), .null_offset = MK(dodge_reason_null),
+		.def_text = "queue_dodge",
+	.doc = "dishonor reason a player who declines or stays silent in a ready check gets (null: none)"},
 	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
 	{.name = NULL}
 };
@@ -260,8 +269,14 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"rating.desertion_reason\" must not be empty"),
 				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
+	if (!cfg->dodge_reason_null && cfg->dodge_reason[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"dodge_reason\" must not be empty"),
+				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
 	(void) mm_os_parse_model(cfg->openskill_model);
 	cfg->ticket_ttl_s = cfg->ticket_ttl_null ? 0 : cfg->ticket_ttl.seconds;
+	cfg->accept_timeout_s = cfg->accept_timeout_null ? 0 : cfg->accept_timeout.seconds;
 }
 
 /* Rating padding after waiting "age" seconds (Filter/Rating). */

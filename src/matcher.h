@@ -46,6 +46,11 @@ typedef struct MmMatcherConfig
 	bool		ticket_ttl_null;
 	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
 	bool		requeue_while_in_match;
+	MmDuration	accept_timeout; /* ready check: a duration; null: none */
+	bool		accept_timeout_null;
+	double		accept_timeout_s;	/* accept_timeout in seconds; 0: none */
+	char	   *dodge_reason;	/* dishonor reason of a dodged ready check; NULL: none */
+	bool		dodge_reason_null;
 	/* "rating": how mm.report_result rates a match of the queue */
 	char	   *rating_model;	/* "openskill" or "glicko2" */
 	char	   *rating_key;		/* the key of mm.ratings rows */
@@ -185,5 +190,8 @@ extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 extern int	mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 							 const MmMatcherConfig *cfg, MmRosterSet *set);
+
+/* ready.c: dissolve a queue's proposed matches whose ready check ended */
+extern int	mm_ready_resolve(int32 queue_id, TimestampTz at);
 
 #endif							/* MM_MATCHER_H */

@@ -5,6 +5,7 @@
  *		the mm.run_ticks procedure that pg_cron calls.
  *
  * A tick of a queue
+ *	0. dissolves the proposed matches whose ready check has ended (ready.c);
  *	1. takes a transaction-level advisory lock on the queue with a
  *	   try-lock: a second tick of the same queue returns at once, with no
  *	   rows and no tick log entry;
@@ -49,6 +50,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -84,7 +86,7 @@ typedef struct TickStatement
 {
 	const char *sql;
 	int			nargs;
-	Oid			types[12];
+	Oid			types[13];
 } TickStatement;
 
 static const TickStatement statements[Q_COUNT] = {
@@ -125,6 +127,8 @@ static const TickStatement statements[Q_COUNT] = {
 	 * matches come as arrays of their figures ($3..$7, one element per match
 	 * in match order), the rosters as arrays of (roster, match number, team)
 	 * ($8..$10): bulk parameters, one statement however many matches.
+	 * With a ready check ($12 'proposed', $13 its end) the matches and the
+	 * players' ticket events are proposed, else matched ($13 NULL).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -132,8 +136,9 @@ static const TickStatement statements[Q_COUNT] = {
 		" FROM unnest($3::int[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])"
 		" WITH ORDINALITY AS u(no, prediction, red_odds, blue_odds, spread, o) ORDER BY u.o"
 		"), m AS ("
-		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)"
-		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread FROM mi"
+		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
+		" status, accept_until)"
+		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread, $12, $13 FROM mi"
 		"), t AS MATERIALIZED ("
 		" SELECT u.roster_id, u.no, u.team FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
 		"), p AS ("
@@ -148,18 +153,18 @@ static const TickStatement statements[Q_COUNT] = {
 		" FROM p GROUP BY p.roster_id"
 		"), mr AS ("
 		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
-		" ladder_points, dishonor, professions, joined_at, waited, queue_id)"
+		" ladder_points, dishonor, professions, joined_at, waited, queue_id, position)"
 		" SELECT mi.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
-		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $11 - r.joined_at, $1"
+		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $11 - r.joined_at, $1, r.position"
 		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id"
 		" JOIN mi ON mi.no = t.no"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT p.roster_id, p.player_id, 'matched', $11, $1, mi.match_id"
+		" SELECT p.roster_id, p.player_id, $12, $11, $1, mi.match_id"
 		" FROM p JOIN t ON t.roster_id = p.roster_id JOIN mi ON mi.no = t.no"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
-		11, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID}
+		13, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -290,17 +295,28 @@ queue_unlock(int32 key, int32 queue_id)
 }
 
 /*
- * Read a queue's waiting rosters (no locks) and match them. A tick (name
+ * Read a queue's waiting rosters (no locks) and match them. With "own",
+ * the read also sees what this tick wrote before it (rosters a dissolved
+ * ready check gave back): the statement's snapshot with a newer command
+ * id, so still no roster committed after the statement began. A tick (name
  * given) first fills the queue's open backfill requests (backfill.c), which
  * takes the rosters it picks out of the set.
  */
 static void
 tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-		   MmRosterSet *set, MmMatcherResult *res, const char *name, int64 tick_id)
+		   MmRosterSet *set, MmMatcherResult *res, bool own, const char *name, int64 tick_id)
 {
 	Datum		arg = Int32GetDatum(queue_id);
 
+	if (own)
+	{
+		CommandCounterIncrement();
+		PushCopiedSnapshot(GetActiveSnapshot());
+		UpdateActiveSnapshotCommandId();
+	}
 	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	if (own)
+		PopActiveSnapshot();
 	mm_read_rosters(at, true, set);
 	if (name != NULL)
 		(void) mm_backfill_tick(queue_id, name, tick_id, at, cfg, set);
@@ -404,7 +420,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	IdIndex    *lookup;
 	bool	   *ok;				/* per roster index: locked, players unchanged */
 	int		   *count;			/* per roster index: players now */
-	Datum		args[11];
+	Datum		args[13];
+	char		argnulls[13];
 	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread;
 	Datum	   *r_id, *r_no, *r_team;
 	int			ngood = 0, nrows = 0;
@@ -509,7 +526,14 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	args[8] = datum_array(r_no, nrows, INT4OID);
 	args[9] = datum_array(r_team, nrows, TEXTOID);
 	args[10] = TimestampTzGetDatum(at);
-	run(Q_MOVE, args, false, SPI_OK_SELECT);
+	/* a ready check: proposed until at + accept_timeout */
+	memset(argnulls, ' ', sizeof(argnulls));
+	args[11] = CStringGetTextDatum(cfg->accept_timeout_s > 0 ? "proposed" : "matched");
+	args[12] = TimestampTzGetDatum(at + (int64) (cfg->accept_timeout_s * USECS_PER_SEC));
+	if (cfg->accept_timeout_s <= 0)
+		argnulls[12] = 'n';
+	if (SPI_execute_plan(plan_of(Q_MOVE), args, argnulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_plan failed: moving the matched rosters");
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -539,12 +563,15 @@ tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 
 /*
  * NOTIFY the queue's channel (mm_queue_<queue id>) with the matches made:
- * {"queue_id": .., "queue": "..", "matches": [..]}, split over several
+ * {"queue_id": .., "queue": "..", "matches": [..]}, or with a ready check
+ * the matches proposed, under "proposed" (mm.accept notifies each under
+ * "matches" when it is ready), split over several
  * notifications so that none exceeds NOTIFY's payload limit. Delivered
  * when the tick's transaction commits, never before.
  */
 static void
-tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatches)
+tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatches,
+			const char *key)
 {
 	int64	   *made = palloc(sizeof(int64) * Max(nmatches, 1));
 	int			nmade = 0;
@@ -567,7 +594,7 @@ tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatch
 		appendStringInfoString(&head, ", \"queue\": ");
 		escape_json(&head, name);
 	}
-	appendStringInfoString(&head, ", \"matches\": [");
+	appendStringInfo(&head, ", \"%s\": [", key);
 	initStringInfo(&b);
 	while (i < nmade)
 	{
@@ -682,6 +709,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	int32		queue_id;
 	int64		tick_id;
 	int64	   *match_ids;
+	int			dissolved;
 
 	mm_require_primary("mm.tick");
 	InitMaterializedSRF(fcinfo, 0);
@@ -696,13 +724,15 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	run(Q_TICK_ID, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
+	dissolved = mm_ready_resolve(queue_id, at);
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
-	tick_match(queue_id, at, &cfg, &set, &res, name, tick_id);
+	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
-	tick_notify(queue_id, name, match_ids, res.nmatches);
+	tick_notify(queue_id, name, match_ids, res.nmatches,
+				cfg.accept_timeout_s > 0 ? "proposed" : "matches");
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -723,7 +753,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = queue_lookup(name, &cfg);
-	tick_match(queue_id, at, &cfg, &set, &res, NULL, 0);
+	tick_match(queue_id, at, &cfg, &set, &res, false, NULL, 0);
 	for (int m = 0; m < res.nmatches; m++)
 		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
 	SPI_finish();

@@ -88,17 +88,23 @@ CREATE TABLE mm.match (
     rating_spread float8 NOT NULL,
     status        text NOT NULL DEFAULT 'matched',
     delivered_at  timestamptz,
+    accept_until  timestamptz,
     CONSTRAINT match_pkey PRIMARY KEY (match_id),
     CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
     CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
-    CONSTRAINT match_status_check CHECK (status IN ('matched', 'finished'))
+    CONSTRAINT match_status_check CHECK (status IN ('proposed', 'matched', 'dissolved', 'finished')),
+    CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until))
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
 CREATE INDEX match_queue_idx ON mm.match (queue_id, created_at);
-CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL;
-COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (matched, finished), when mm.claim_matches delivered it';
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL AND status IN ('matched', 'finished');
+CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
+COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
+COMMENT ON COLUMN mm.match.accept_until IS 'end of the ready check of a proposed match (the queue''s accept_timeout after the tick); NULL once it is matched or dissolved, and for queues without a ready check';
+COMMENT ON CONSTRAINT match_accept_until_check ON mm.match IS 'a proposed match, and only a proposed one, has a finite end of its ready check';
 COMMENT ON INDEX mm.match_queue_idx IS 'matches of a queue by time';
-COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches)';
+COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches): matched or finished, never proposed or dissolved';
+COMMENT ON INDEX mm.match_proposed_idx IS 'proposed matches of a queue by the end of their ready check (ticks dissolve those past it)';
 
 CREATE TABLE mm.match_roster (
     match_id      bigint NOT NULL,
@@ -114,17 +120,20 @@ CREATE TABLE mm.match_roster (
     joined_at     timestamptz NOT NULL,
     waited        interval NOT NULL,
     queue_id      int NOT NULL,
+    position      bigint,
     CONSTRAINT match_roster_pkey PRIMARY KEY (match_id, roster_id),
     CONSTRAINT match_roster_roster_id_key UNIQUE (roster_id),
     CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
     CONSTRAINT match_roster_team_check CHECK (team IN ('red', 'blue'))
 );
-COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is matched at most once';
+COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is in at most one match (a dissolved match gives its rosters up)';
+COMMENT ON COLUMN mm.match_roster.position IS 'the roster''s place in queue order when matched: a roster that goes back to the queue after a dissolved ready check takes it again (NULL for matches made by 0.1.0)';
 
--- The life of each ticket, one row per player and state: waiting when
--- queued, then matched, expired, left or removed. Kept after the roster
--- is gone; mm.purge trims it. queue_id has no foreign key: a tick writes
+-- The life of each ticket, one row per player and event: waiting when
+-- queued, then matched, expired, left or removed; with a ready check
+-- proposed, accepted, then matched, or removed or waiting again when the
+-- match dissolves. Kept after the roster is gone; mm.purge trims it. queue_id has no foreign key: a tick writes
 -- a row per matched player, and a check per row cost a third of a
 -- full-queue tick; mm.drop_queue and mm.purge delete a queue's rows. event_id orders the events as they
 -- happened (their "at" is the tick's time, which a caller may give).
@@ -139,15 +148,20 @@ CREATE TABLE mm.ticket_event (
     queue_id  int NOT NULL,
     match_id  bigint,
     reason    text,
-    CONSTRAINT ticket_event_pkey PRIMARY KEY (roster_id, player_id, status),
-    CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'matched', 'expired', 'left', 'removed')),
-    CONSTRAINT ticket_event_match_check CHECK ((status = 'matched') = (match_id IS NOT NULL)),
+    CONSTRAINT ticket_event_pkey PRIMARY KEY (event_id),
+    CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'proposed', 'accepted', 'matched', 'expired', 'left', 'removed')),
+    CONSTRAINT ticket_event_match_check CHECK (CASE WHEN status IN ('proposed', 'accepted', 'matched') THEN match_id IS NOT NULL
+                                                    WHEN status IN ('expired', 'left') THEN match_id IS NULL
+                                                    ELSE true END),
     CONSTRAINT ticket_event_at_check CHECK (isfinite(at))
 );
 ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
 CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
-COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason';
+CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason; with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
+COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
 COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
+COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
 
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,
@@ -315,9 +329,14 @@ BEGIN
             USING ERRCODE = 'undefined_object', HINT = 'See the queues in mm.queue.';
     END IF;
     IF keep_history IS DISTINCT FROM false THEN
+        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
+        -- ready checks in progress end without a dodger (their rosters are
+        -- removed: the queue is dropped)
+        PERFORM mm._dissolve_match(x.match_id, '{}', 'drop_queue', now())
+        FROM (SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
+              ORDER BY m.match_id FOR UPDATE) x;
         PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
                                 'removed', 'drop_queue', false);
-        UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
@@ -325,7 +344,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
-    'drop a queue: its waiting rosters are removed; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
+    'drop a queue: its waiting rosters are removed, its matches in a ready check dissolved without dishonor; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
 -- Look up a queue by name, or fail.
 CREATE FUNCTION mm._queue(name text)
@@ -480,6 +499,24 @@ BEGIN
                   HINT = format('Call mm.leave(%s) first.', other);
     END IF;
 
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue (on Citus the ready check is not supported: see the
+    -- scaling docs)
+    IF NOT distributed THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status, e.queue_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in the ready check of match %', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = format('Accept the match with mm.accept(%s, %s), or decline it with mm.decline.', other, p);
+        END IF;
+    END IF;
+
     -- requeue_while_in_match false: a player whose last match is not
     -- finished waits for it
     IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
@@ -525,7 +562,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
@@ -722,7 +759,7 @@ AS $$
     ORDER BY x.pri LIMIT 1
 $$;
 COMMENT ON FUNCTION mm.ticket_status(bigint) IS
-    'where a player is now: waiting (queue, roster, since when), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when); no row if the player never queued or its history was purged';
+    'where a player is now: waiting (queue, roster, since when), in a ready check (proposed, or accepted, with the match id), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when; removed by a dissolved match names it); no row if the player never queued or its history was purged';
 
 CREATE FUNCTION mm.roster_status(roster_id bigint)
 RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
@@ -736,7 +773,7 @@ AS $$
     ORDER BY min(e.event_id)
 $$;
 COMMENT ON FUNCTION mm.roster_status(bigint) IS
-    'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); its last row is its state now';
+    'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); with a ready check also proposed and accepted, and waiting again or removed when the match dissolved (with the match and the reason); its last row is its state now';
 
 -- Ticks
 
@@ -799,7 +836,7 @@ BEGIN
     RETURN QUERY
     WITH c AS (
         SELECT m.match_id FROM mm.match m
-        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL AND m.status IN ('matched', 'finished')
         ORDER BY m.match_id LIMIT max
         FOR UPDATE SKIP LOCKED
     ), d AS (
@@ -829,7 +866,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.claim_matches(text, int) IS
-    'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
+    'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with; never a match in its ready check, nor a dissolved one) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '55 seconds')
@@ -925,7 +962,7 @@ BEGIN
         DELETE FROM mm.match m WHERE m.match_id IN
             (SELECT x.match_id FROM mm.match x
              WHERE x.created_at < cutoff
-               AND (x.status = 'finished' OR x.delivered_at IS NOT NULL
+               AND (x.status IN ('finished', 'dissolved') OR x.delivered_at IS NOT NULL
                     OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
              ORDER BY x.match_id LIMIT left_rows);
         GET DIAGNOSTICS n = ROW_COUNT;
@@ -945,4 +982,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge(interval, int) IS
-    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

@@ -202,7 +202,9 @@ DECLARE
             ADD CONSTRAINT match_roster_pkey PRIMARY KEY (queue_id, match_id, roster_id),
             ADD CONSTRAINT match_roster_roster_id_key UNIQUE (queue_id, roster_id);
         ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey,
-            ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, roster_id, player_id, status);
+            ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, event_id);
+        ALTER TABLE mm.match_accept DROP CONSTRAINT match_accept_match_fkey, DROP CONSTRAINT match_accept_pkey,
+            ADD CONSTRAINT match_accept_pkey PRIMARY KEY (queue_id, match_id, player_id);
         ALTER TABLE mm.backfill DROP CONSTRAINT backfill_match_fkey, DROP CONSTRAINT backfill_pkey,
             DROP CONSTRAINT backfill_match_team_key,
             ADD CONSTRAINT backfill_pkey PRIMARY KEY (queue_id, backfill_id),
@@ -255,7 +257,7 @@ BEGIN
 
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
-    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.backfill', 'mm.match_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
+    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.match_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -263,7 +265,7 @@ BEGIN
                    'mm.waiting_player', 'player_id', shard_count);
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                    'mm.ratings', 'player_id', 'mm.waiting_player');
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.backfill, mm.match_roster, mm.ticket_event, mm.tick_log';
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.match_roster, mm.ticket_event, mm.tick_log';
     RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
@@ -272,6 +274,8 @@ BEGIN
     ALTER TABLE mm.queued_player ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE;
     ALTER TABLE mm.match_roster ADD CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+    ALTER TABLE mm.match_accept ADD CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
     ALTER TABLE mm.backfill ADD CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
@@ -322,4 +326,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.citus_distribute_queues(int) IS
-    'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';
+    'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, accepts, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';

@@ -237,3 +237,55 @@ SELECT (SELECT b.status FROM mm.backfill b WHERE b.backfill_id = :upgraded_reque
     \echo 'a 0.1.0 match could not be backfilled after the upgrade'
     SELECT 1/0;
 \endif
+
+-- ready check after the upgrade: 0.1.0's matches had none (no end of a
+-- ready check, their rosters no queue place), accept returns their status
+-- (matched, or finished once reported) and decline is refused; a queue
+-- given an accept_timeout proposes, and a declined match gives the other
+-- roster back (its ticket waits a second time in the history)
+DO $$
+DECLARE
+    first_duel bigint := (SELECT min(m.match_id) FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'duel');
+    last_duel bigint := (SELECT max(m.match_id) FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'duel'
+                         AND m.created_at < '2026-01-02');
+    p1 bigint;
+    m bigint;
+    ok boolean;
+BEGIN
+    IF EXISTS (SELECT FROM mm.match WHERE accept_until IS NOT NULL OR status NOT IN ('matched', 'finished')) THEN
+        RAISE EXCEPTION 'a 0.1.0 match is in a ready check after the upgrade';
+    END IF;
+    SELECT u.p INTO p1 FROM mm.match_roster mr, unnest(mr.players) u(p) WHERE mr.match_id = first_duel LIMIT 1;
+    IF mm.accept(first_duel, p1) <> 'finished' THEN
+        RAISE EXCEPTION 'accept of a reported 0.1.0 match: %', mm.accept(first_duel, p1);
+    END IF;
+    SELECT u.p INTO p1 FROM mm.match_roster mr, unnest(mr.players) u(p) WHERE mr.match_id = last_duel LIMIT 1;
+    IF mm.accept(last_duel, p1) <> 'matched' THEN
+        RAISE EXCEPTION 'accept of a 0.1.0 match: %', mm.accept(last_duel, p1);
+    END IF;
+    BEGIN
+        PERFORM mm.decline(last_duel, p1);
+        ok := false;
+    EXCEPTION WHEN object_not_in_prerequisite_state THEN
+        ok := true;
+    END;
+    IF NOT ok THEN
+        RAISE EXCEPTION 'a 0.1.0 match was declined after the upgrade';
+    END IF;
+    PERFORM mm.alter_queue('duel', '{"accept_timeout": "30 seconds"}');
+    PERFORM mm.enqueue('duel', ARRAY[p::bigint], 1500, joined_at => now() - interval '1 minute')
+    FROM generate_series(61, 62) p;
+    SELECT DISTINCT t.match_id INTO m FROM mm.tick('duel') t;
+    IF (SELECT status FROM mm.match WHERE match_id = m) <> 'proposed' THEN
+        RAISE EXCEPTION 'no ready check after the upgrade';
+    END IF;
+    PERFORM mm.accept(m, 61);
+    IF NOT mm.decline(m, 62) THEN
+        RAISE EXCEPTION 'decline after the upgrade';
+    END IF;
+    IF (SELECT count(*) FROM mm.ticket_event WHERE player_id = 61 AND status = 'waiting') <> 2
+       OR NOT EXISTS (SELECT FROM mm.queued_player WHERE player_id = 61) THEN
+        RAISE EXCEPTION 'a roster of a dissolved match did not wait again after the upgrade';
+    END IF;
+END
+$$;

@@ -1,0 +1,240 @@
+
+-- Ready check: a queue with an accept_timeout makes its matches "proposed";
+-- each player accepts (mm.accept) or declines (mm.decline). When all have
+-- accepted the match is matched (then notified and claimable); a decline,
+-- or the end of the ready check (seen by the queue's next tick, or by a
+-- decline), dissolves it: rosters without a dodger go back to the queue in
+-- their old place with their old joined_at, the others are removed, and
+-- each dodger gets the queue's dodge_reason dishonor (the Guild Wars 2
+-- wiki's QueueDodge: "leaving or failing to confirm you're ready for a
+-- match"). Everything in the transaction of the call or tick that decides.
+
+-- One row per player who accepted a proposed match; the key makes an
+-- accept count once.
+CREATE TABLE mm.match_accept (
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    queue_id    int NOT NULL,
+    accepted_at timestamptz NOT NULL,
+    CONSTRAINT match_accept_pkey PRIMARY KEY (match_id, player_id),
+    CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_accept_accepted_at_check CHECK (isfinite(accepted_at))
+);
+COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
+SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
+
+-- Dissolve a proposed match the caller has locked, for a reason (declined,
+-- accept_timeout, drop_queue). With "dodgers", they are the dodgers (a
+-- decline: the decliner; none); NULL: every player who has not accepted
+-- (the ready check ended). Rosters without a dodger go back to the
+-- queue in their old place (unless one of their players queued again
+-- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
+-- dodge_reason dishonor in player-id order.
+CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    dodge text;
+    dodged bigint[];
+    back bigint[];
+    p bigint;
+BEGIN
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
+    dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
+    dodged := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                      AND CASE WHEN dodgers IS NULL
+                               THEN NOT EXISTS (SELECT FROM mm.match_accept a
+                                                WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                               ELSE u.p = ANY (dodgers) END
+                    ORDER BY u.p);
+    back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
+                  WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                    AND NOT mr.players && dodged
+                    AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = ANY (mr.players))
+                    AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
+                  ORDER BY mr.roster_id);
+
+    -- back to the queue: the same roster id, place and joined_at (no later
+    -- than now(), which roster_joined_at_check holds it to: a transaction
+    -- older than the roster's enqueue may be the one that dissolves)
+    INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
+           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now())
+    FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+    INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+    SELECT u.p, mr.roster_id, mr.queue_id, u.o,
+           CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END
+    FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
+    WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+
+    -- each player's ticket: waiting again, or removed
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
+    SELECT mr.roster_id, u.p, CASE WHEN mr.roster_id = ANY (back) THEN 'waiting' ELSE 'removed' END,
+           _dissolve_match.at, mr.queue_id, m.match_id, _dissolve_match.reason
+    FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY mr.roster_id, u.p;
+
+    -- the match gives its rosters up (a roster is in at most one match)
+    DELETE FROM mm.match_roster mr WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
+
+    IF dodge IS NOT NULL THEN
+        FOREACH p IN ARRAY dodged LOOP
+            PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
+        END LOOP;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
+
+-- The ready checks of a queue that ended by "at", dissolved; those another
+-- session is deciding (an accept or decline holds the match) are left to
+-- it or to the next tick. Called by mm.tick first.
+CREATE FUNCTION mm._resolve_proposals(queue_id int, at timestamptz)
+RETURNS int
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    id bigint;
+    n int := 0;
+BEGIN
+    FOR id IN SELECT m.match_id FROM mm.match m
+              WHERE m.queue_id = _resolve_proposals.queue_id AND m.accept_until IS NOT NULL
+                AND m.accept_until <= _resolve_proposals.at
+              ORDER BY m.match_id
+              FOR UPDATE SKIP LOCKED LOOP
+        PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
+    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds; returns how many';
+
+-- Lock a match for mm.accept and mm.decline and find the player's roster
+-- in it (NULL when the match is no longer proposed).
+CREATE FUNCTION mm._ready_match(match_id bigint, player_id bigint, OUT m mm.match, OUT roster_id bigint)
+RETURNS record
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF match_id IS NULL OR player_id IS NULL THEN
+        RAISE EXCEPTION 'match_id and player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- one decision at a time per match: accepts, declines and ticks queue up
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = _ready_match.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object', HINT = 'mm.ticket_status tells a player''s match.';
+    END IF;
+    IF m.status = 'dissolved' THEN
+        RETURN;
+    END IF;
+    SELECT mr.roster_id INTO roster_id FROM mm.match_roster mr
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id AND _ready_match.player_id = ANY (mr.players);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'player % is not in match %', player_id, match_id
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'mm.ticket_status tells a player''s match.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._ready_match(bigint, bigint) IS
+    'internal: lock a match for mm.accept or mm.decline and find the player''s roster in it (none when dissolved); errors for a missing match or a player not in it';
+
+CREATE FUNCTION mm.accept(match_id bigint, player_id bigint)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record := mm._ready_match(match_id, player_id);
+    m mm.match := r.m;
+    players int;
+    accepted int;
+BEGIN
+    IF m.status = 'dissolved' THEN
+        RAISE EXCEPTION 'match % was dissolved', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A player declined or did not accept in time.',
+                  HINT = 'mm.ticket_status tells whether the player is waiting again.';
+    END IF;
+    IF m.status <> 'proposed' THEN
+        RETURN m.status;   -- matched or finished: nothing to accept
+    END IF;
+    IF now() >= m.accept_until THEN
+        RAISE EXCEPTION 'the ready check of match % has ended', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It ended at %s.', m.accept_until),
+                  HINT = 'The next tick of the queue dissolves the match; rosters whose players all accepted go back to the queue.';
+    END IF;
+    INSERT INTO mm.match_accept AS a (match_id, player_id, queue_id, accepted_at)
+    VALUES (m.match_id, accept.player_id, m.queue_id, now())
+    ON CONFLICT ON CONSTRAINT match_accept_pkey DO NOTHING;
+    IF FOUND THEN
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+        VALUES (r.roster_id, accept.player_id, 'accepted', now(), m.queue_id, m.match_id);
+    END IF;
+    SELECT sum(cardinality(mr.players)) INTO players FROM mm.match_roster mr
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.match_id = m.match_id;
+    IF accepted < players THEN
+        RETURN 'proposed';
+    END IF;
+
+    -- everyone accepted: the match is ready to play, notified and claimable
+    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.match_id = m.match_id;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+    SELECT mr.roster_id, u.p, 'matched', now(), m.queue_id, m.match_id
+    FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY mr.roster_id, u.p;
+    PERFORM pg_catalog.pg_notify('mm_queue_' || m.queue_id,
+                                 format('{"queue_id": %s, "queue": %s, "matches": [%s]}', m.queue_id,
+                                        to_json((SELECT q.name FROM mm.queue q WHERE q.queue_id = m.queue_id)),
+                                        m.match_id));
+    RETURN 'matched';
+END
+$$;
+COMMENT ON FUNCTION mm.accept(bigint, bigint) IS
+    'a player accepts a proposed match (ready check); returns the match''s status: proposed while others have not accepted, matched once all have (the match is then notified on the queue''s channel and claimable); accepting again changes nothing; refused (55000) once the ready check has ended or the match was dissolved';
+
+CREATE FUNCTION mm.decline(match_id bigint, player_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record := mm._ready_match(match_id, player_id);
+    m mm.match := r.m;
+BEGIN
+    IF m.status = 'dissolved' THEN
+        RETURN false;
+    END IF;
+    IF m.status <> 'proposed' THEN
+        RAISE EXCEPTION 'match % is % and can no longer be declined', match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Every player accepted it.',
+                  HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
+    END IF;
+    -- after the end of the ready check everyone who did not accept dodged
+    IF now() < m.accept_until THEN
+        PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+    ELSE
+        PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
+    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; true when it dissolved the match, false when it was already dissolved';

@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * ready.c
+ *		The tick's side of the ready check: before matching, a tick
+ *		dissolves the proposed matches of its queue whose ready check has
+ *		ended (mm._resolve_proposals, in SQL beside mm.accept and
+ *		mm.decline), so that the rosters going back to the queue can be
+ *		matched by the same tick.
+ *
+ * A match stays proposed for the queue's accept_timeout after the tick
+ * that made it (mm.match.accept_until). A proposed match another session
+ * holds (an accept or a decline deciding it) is skipped and left to that
+ * session or to the next tick.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/timestamp.h"
+
+static SPIPlanPtr resolve_plan = NULL;
+
+/*
+ * Dissolve the proposed matches of a queue whose ready check ended by
+ * "at"; returns how many. The caller is connected to SPI.
+ */
+int
+mm_ready_resolve(int32 queue_id, TimestampTz at)
+{
+	Datum		args[2];
+	bool		isnull;
+	Datum		n;
+
+	if (resolve_plan == NULL)
+	{
+		Oid			types[2] = {INT4OID, TIMESTAMPTZOID};
+		SPIPlanPtr	p = SPI_prepare("SELECT mm._resolve_proposals($1, $2)", 2, types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		resolve_plan = p;
+	}
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = TimestampTzGetDatum(at);
+	if (SPI_execute_plan(resolve_plan, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "SPI_execute_plan failed: resolving the ready checks");
+	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetInt32(n);
+}
