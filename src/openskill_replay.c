@@ -80,6 +80,7 @@ typedef struct OsReplay
 	/* per match, by row: grown to the largest match, reused */
 	int			maxrows;
 	OsPlayer  **player;
+	int64	   *id;
 	int64	   *team;
 	double	   *rank;
 	double	   *weight;
@@ -212,6 +213,7 @@ os_match_arrays(OsReplay *rp, int n)
 	if (rp->maxrows > 0)
 	{
 		pfree(rp->player);
+		pfree(rp->id);
 		pfree(rp->team);
 		pfree(rp->rank);
 		pfree(rp->weight);
@@ -223,6 +225,7 @@ os_match_arrays(OsReplay *rp, int n)
 	}
 	rp->maxrows = Max(n, 2 * rp->maxrows);
 	rp->player = palloc(sizeof(OsPlayer *) * rp->maxrows);
+	rp->id = palloc(sizeof(int64) * rp->maxrows);
 	rp->team = palloc(sizeof(int64) * rp->maxrows);
 	rp->rank = palloc(sizeof(double) * rp->maxrows);
 	rp->weight = palloc(sizeof(double) * rp->maxrows);
@@ -291,14 +294,14 @@ os_match(void *arg, const MmReplayMatch *m)
 	if (n > rp->maxrows)
 		os_match_arrays(rp, n);
 	for (int i = 0; i < n; i++)
-		rp->team[i] = m->rows[i].ival[OS_PLAYER];	/* the ids, for a moment */
-	os_reserve(rp, rp->team, n);
+		rp->id[i] = m->rows[i].ival[OS_PLAYER];
+	os_reserve(rp, rp->id, n);
 	rp->weighted = m->ncolumns == 4;
 	for (int i = 0; i < n; i++)
 	{
 		const MmReplayRow *row = &m->rows[i];
 		bool		found;
-		OsPlayer   *pl = os_player(rp, row->ival[OS_PLAYER], &found);
+		OsPlayer   *pl = os_player(rp, rp->id[i], &found);
 
 		for (int j = 0; found && j < i; j++)
 			if (rp->player[j] == pl)
@@ -472,6 +475,7 @@ os_free(OsReplay *rp)
 {
 	pfree(rp->players);
 	pfree(rp->player);
+	pfree(rp->id);
 	pfree(rp->team);
 	pfree(rp->rank);
 	pfree(rp->weight);

@@ -106,6 +106,15 @@ FROM base, unnest(ARRAY['player_id', 'player_id * 1000', 'player_id - 1000',
      mm.replay_openskill(format('SELECT match_id, %s, team, rank FROM os_history ORDER BY match_id, team, player_id', spread))
          WITH ORDINALITY r(player_id, mu, sigma, matches, n)
 GROUP BY spread, base.ratings ORDER BY spread;
+-- 40,000 players of even ids (the indexed table grows past 65,536 slots),
+-- each in two matches, rate as the same players hashed
+SELECT count(*) AS players,
+       bool_and(a.mu = b.mu AND a.sigma = b.sigma AND a.matches = b.matches) AS same_ratings
+FROM mm.replay_openskill('SELECT k, g, g % 4, g % 4 FROM (SELECT (g - 2) / 4 AS k, g FROM generate_series(2, 80000, 2) g
+                          UNION ALL SELECT 20000 + (g % 80000) / 4, g FROM generate_series(2, 80000, 2) g) s ORDER BY k, g') a
+JOIN mm.replay_openskill('SELECT k, g::numeric * 1000000007, g % 4, g % 4 FROM (SELECT (g - 2) / 4 AS k, g FROM generate_series(2, 80000, 2) g
+                          UNION ALL SELECT 20000 + (g % 80000) / 4, g FROM generate_series(2, 80000, 2) g) s ORDER BY k, g') b
+  ON b.player_id = a.player_id * 1000000007;
 -- match keys need not ascend, only not come back: descending keys, and one
 -- key out of order halfway, rate as the ascending history
 SELECT (SELECT array_agg(ARRAY[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill(
