@@ -4,12 +4,12 @@
  *		The streaming replay driver shared by the rating replays and
  *		histories (OpenSkill and Glicko-2).
  *
- * A replay reads a user's query through a cursor in batches and hands the
- * rating family one match at a time: the consecutive rows that share a
- * match key (or, for a query without a key column, each row on its own).
- * Memory is bounded by the largest match plus what the caller keeps (its
- * players in a hash table); each match is handled in a memory context that
- * is reset after it.
+ * A replay runs a user's query once and hands the rating family one match
+ * at a time: the consecutive rows that share a match key (or, for a query
+ * without a key column, each row on its own). Memory is bounded by the
+ * largest match plus what the caller keeps (its players' ratings) and the
+ * seen keys below; each match is handled in a memory context that is reset
+ * after it.
  *
  * One typing rule for every column: numbers may be of any numeric type
  * (smallint, integer, bigint, real, double precision, numeric); columns
@@ -24,9 +24,8 @@
  * of order on an open-addressing table (at most half full, 16-byte
  * slots); for other keys their text in a hash table.
  *
- * The query runs to completion in one executor run whose rows go straight
- * to the driver (a DestReceiver): no row is copied, none is kept after its
- * match.
+ * The query's rows go straight from the executor to the driver (a
+ * DestReceiver): no row is copied, none is kept after its match.
  *
  *-------------------------------------------------------------------------
  */
