@@ -93,7 +93,13 @@ mm_calibration_add(MmCalibration *c, double p, double y)
 		b = c->bins - 1;
 	c->n += 1.0;
 	c->sq += (p - y) * (p - y);
-	c->ll -= y * log(q) + (1.0 - y) * log(1.0 - q);
+	/* for y 0 or 1 the other term is exactly -0, so it is not computed */
+	if (y == 1.0)
+		c->ll -= log(q);
+	else if (y == 0.0)
+		c->ll -= log(1.0 - q);
+	else
+		c->ll -= y * log(q) + (1.0 - y) * log(1.0 - q);
 	c->acc += p > 0.5 ? y : (p < 0.5 ? 1.0 - y : 0.5);
 	c->bin_n[b] += 1.0;
 	c->bin_p[b] += p;

@@ -46,6 +46,58 @@
 #define OS_SQRT2PI	2.50662827463100050242
 
 /*
+ * Scratch memory of one computation: carved from a stack buffer when the
+ * game is small enough (MM_OS_SMALL players), else from one palloc'd
+ * block. A replay rates millions of games in a call; each would otherwise
+ * make a dozen allocations.
+ */
+#define OS_SCRATCH_BYTES (16 * MM_OS_SMALL * sizeof(double))
+
+typedef struct OsScratch
+{
+	char	   *next;			/* first free byte */
+	char	   *block;			/* the palloc'd block, or NULL */
+	double		stack[OS_SCRATCH_BYTES / sizeof(double)];
+} OsScratch;
+
+/* Get ready to hand out up to bytes (counting each piece MAXALIGNed). */
+static void
+os_scratch_init(OsScratch *s, Size bytes)
+{
+	s->block = bytes <= sizeof(s->stack) ? NULL : palloc(bytes);
+	s->next = s->block ? s->block : (char *) s->stack;
+}
+
+static void *
+os_scratch(OsScratch *s, Size bytes)
+{
+	void	   *p = s->next;
+
+	s->next += MAXALIGN(bytes);
+	return p;
+}
+
+static void
+os_scratch_done(OsScratch *s)
+{
+	if (s->block)
+		pfree(s->block);
+}
+
+/*
+ * The checks of mm.c, called only when a value fails them (this file
+ * checks every player of every game a replay rates).
+ */
+#define OS_CHECK_FINITE(x, what) \
+	do { if (unlikely(!isfinite(x))) mm_check_finite((x), (what)); } while (0)
+#define OS_CHECK_POSITIVE(x, what) \
+	do { if (unlikely(!(isfinite(x) && (x) > 0.0))) mm_check_positive((x), (what)); } while (0)
+#define OS_CHECK_NONNEGATIVE(x, what) \
+	do { if (unlikely(!(isfinite(x) && (x) >= 0.0))) mm_check_nonnegative((x), (what)); } while (0)
+#define OS_CHECK_RESULT(x, what) \
+	do { if (unlikely(!isfinite(x))) mm_check_result((x), (what)); } while (0)
+
+/*
  * Standard normal CDF in openskill.js's form, (1 + erf(x / sqrt 2)) / 2, so
  * that the models and predictions match it to rounding. In the far lower
  * tail this form loses relative precision (the models guard against its
@@ -265,10 +317,29 @@ cmp_label_index(const void *a, const void *b, void *arg)
 static int
 os_number_teams(int n, const int64 *label, int *team_of)
 {
-	int		   *by_label = palloc(sizeof(int) * n);
-	int		   *first = palloc(sizeof(int) * n);	/* player -> team's first player */
+	int		   *by_label;
+	int		   *first;			/* player -> team's first player */
 	int			k = 0;
 
+	if (n <= MM_OS_SMALL)
+	{
+		/* few players: compare each with the teams seen so far */
+		int64		seen[MM_OS_SMALL];
+
+		for (int p = 0; p < n; p++)
+		{
+			int			t = 0;
+
+			while (t < k && seen[t] != label[p])
+				t++;
+			if (t == k)
+				seen[k++] = label[p];
+			team_of[p] = t;
+		}
+		return k;
+	}
+	by_label = palloc(sizeof(int) * n);
+	first = palloc(sizeof(int) * n);
 	for (int p = 0; p < n; p++)
 		by_label[p] = p;
 	qsort_arg(by_label, n, sizeof(int), cmp_label_index, (void *) label);
@@ -298,6 +369,7 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 	int		   *team_of;
 	double	   *trank;
 	double	   *tscore;
+	bool		small_seen[MM_OS_SMALL];
 	bool	   *seen;
 	int			k;
 
@@ -306,24 +378,25 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a game needs players"),
 				 errhint("Pass one array element per player.")));
-	team_of = palloc(sizeof(int) * n);
+	team_of = n <= MM_OS_SMALL ? g->small_team_of : palloc(sizeof(int) * n);
 	k = os_number_teams(n, label, team_of);
-	trank = palloc(sizeof(double) * k);
+	trank = k <= MM_OS_SMALL ? g->small_rank : palloc(sizeof(double) * k);
 	tscore = score ? palloc(sizeof(double) * k) : NULL;
-	seen = palloc0(sizeof(bool) * k);
+	seen = k <= MM_OS_SMALL ? small_seen : palloc(sizeof(bool) * k);
+	memset(seen, 0, sizeof(bool) * k);
 	for (int p = 0; p < n; p++)
 	{
 		int			t = team_of[p];
 
 		CHECK_FOR_INTERRUPTS();
-		mm_check_finite(mu[p], "mu");
-		mm_check_positive(sigma[p], "sigma");
+		OS_CHECK_FINITE(mu[p], "mu");
+		OS_CHECK_POSITIVE(sigma[p], "sigma");
 		if (rank)
-			mm_check_finite(rank[p], "rank");
+			OS_CHECK_FINITE(rank[p], "rank");
 		if (score)
-			mm_check_finite(score[p], "score");
+			OS_CHECK_FINITE(score[p], "score");
 		if (weight)
-			mm_check_nonnegative(weight[p], "weight");
+			OS_CHECK_NONNEGATIVE(weight[p], "weight");
 		if (!seen[t])
 		{
 			seen[t] = true;
@@ -346,7 +419,8 @@ mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
 							   p + 1, score[p], tscore[t]),
 					 errhint("A score belongs to a team: give every player of a team the same score.")));
 	}
-	pfree(seen);
+	if (seen != small_seen)
+		pfree(seen);
 	if (k < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -398,12 +472,12 @@ cmp_rank_index(const void *a, const void *b, void *arg)
  */
 static void
 os_plackett_luce(int k, const double *mu_t, const double *s2_t, double betasq,
-				 const int *pos, double *omega, double *delta)
+				 const int *pos, double *omega, double *delta, OsScratch *scratch)
 {
 	double		csq = 0.0,
 				c;
-	double	   *lse = palloc(sizeof(double) * k);
-	int		   *a = palloc(sizeof(int) * k);
+	double	   *lse = os_scratch(scratch, sizeof(double) * k);
+	int		   *a = os_scratch(scratch, sizeof(int) * k);
 	double		m = -HUGE_VAL,
 				sum = 0.0,
 				r1 = 0.0,
@@ -472,8 +546,6 @@ os_plackett_luce(int k, const double *mu_t, const double *s2_t, double betasq,
 		}
 		i0 = g + 1;
 	}
-	pfree(lse);
-	pfree(a);
 }
 
 /*
@@ -482,13 +554,13 @@ os_plackett_luce(int k, const double *mu_t, const double *s2_t, double betasq,
  */
 static void
 os_model(const MmOsOptions *o, int k, const double *mu_t, const double *s2_t,
-		 const int *pos, double *omega, double *delta)
+		 const int *pos, double *omega, double *delta, OsScratch *scratch)
 {
 	double		betasq = o->beta * o->beta;
 
 	if (o->model == MM_OS_PLACKETT_LUCE)
 	{
-		os_plackett_luce(k, mu_t, s2_t, betasq, pos, omega, delta);
+		os_plackett_luce(k, mu_t, s2_t, betasq, pos, omega, delta, scratch);
 		return;
 	}
 
@@ -556,26 +628,61 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 	int			n = g->nplayers,
 				k = g->nteams;
 	double		tausq = o->tau * o->tau;
-	double	   *sig = palloc(sizeof(double) * n);
-	int		   *ord = palloc(sizeof(int) * k);	/* sorted position -> team */
-	int		   *where = palloc(sizeof(int) * k);	/* team -> sorted position */
-	int		   *pos = palloc(sizeof(int) * k);
-	double	   *mu_t = palloc0(sizeof(double) * k);
-	double	   *s2_t = palloc0(sizeof(double) * k);
-	double	   *omega = palloc(sizeof(double) * k);
-	double	   *delta = palloc(sizeof(double) * k);
+	OsScratch	scratch;
+	double	   *sig;
+	int		   *ord;			/* sorted position -> team */
+	int		   *where;			/* team -> sorted position */
+	int		   *pos;
+	double	   *mu_t;
+	double	   *s2_t;
+	double	   *omega;
+	double	   *delta;
 	double	   *maxord = NULL;
 	double	   *wmin = NULL,
 			   *wmax = NULL;
 	int		   *tsize = NULL;
 
+	/* n doubles; at most 5 int and 10 double arrays of k (with the model's) */
+	os_scratch_init(&scratch, MAXALIGN(sizeof(double) * n) +
+					5 * MAXALIGN(sizeof(int) * k) + 10 * MAXALIGN(sizeof(double) * k));
+	sig = os_scratch(&scratch, sizeof(double) * n);
+	ord = os_scratch(&scratch, sizeof(int) * k);
+	where = os_scratch(&scratch, sizeof(int) * k);
+	pos = os_scratch(&scratch, sizeof(int) * k);
+	mu_t = os_scratch(&scratch, sizeof(double) * k);
+	s2_t = os_scratch(&scratch, sizeof(double) * k);
+	omega = os_scratch(&scratch, sizeof(double) * k);
+	delta = os_scratch(&scratch, sizeof(double) * k);
+	memset(mu_t, 0, sizeof(double) * k);
+	memset(s2_t, 0, sizeof(double) * k);
+
 	for (int p = 0; p < n; p++)
 		sig[p] = sqrt(g->sigma[p] * g->sigma[p] + tausq);
 
-	/* sort the teams by rank, stably (ties keep their order) */
+	/*
+	 * Sort the teams by rank, stably (ties keep their order): (rank,
+	 * index) is a strict order, so any sort gives the one result; few
+	 * teams are sorted by insertion.
+	 */
 	for (int t = 0; t < k; t++)
 		ord[t] = t;
-	qsort_arg(ord, k, sizeof(int), cmp_rank_index, (void *) g->rank);
+	if (k <= MM_OS_SMALL)
+	{
+		for (int i = 1; i < k; i++)
+		{
+			int			x = ord[i];
+			int			j = i;
+
+			while (j > 0 && g->rank[ord[j - 1]] > g->rank[x])
+			{
+				ord[j] = ord[j - 1];
+				j--;
+			}
+			ord[j] = x;
+		}
+	}
+	else
+		qsort_arg(ord, k, sizeof(int), cmp_rank_index, (void *) g->rank);
 	for (int j = 0; j < k; j++)
 	{
 		where[ord[j]] = j;
@@ -586,7 +693,7 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 	/* team sums, in sorted order */
 	if (o->balance)
 	{
-		maxord = palloc(sizeof(double) * k);
+		maxord = os_scratch(&scratch, sizeof(double) * k);
 		for (int j = 0; j < k; j++)
 			maxord[j] = -HUGE_VAL;
 		for (int p = 0; p < n; p++)
@@ -613,20 +720,21 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 	/* every model divides by team variances (and by sums of them) */
 	for (int j = 0; j < k; j++)
 	{
-		mm_check_result(mu_t[j], "team mu");
-		mm_check_result(s2_t[j], "team variance");
+		OS_CHECK_RESULT(mu_t[j], "team mu");
+		OS_CHECK_RESULT(s2_t[j], "team variance");
 		os_nonzero(s2_t[j], "A team's variance is 0");
 	}
 
-	os_model(o, k, mu_t, s2_t, pos, omega, delta);
+	os_model(o, k, mu_t, s2_t, pos, omega, delta, &scratch);
 
 	if (g->weight)
 	{
-		tsize = palloc0(sizeof(int) * k);
-		wmin = palloc(sizeof(double) * k);
-		wmax = palloc(sizeof(double) * k);
+		tsize = os_scratch(&scratch, sizeof(int) * k);
+		wmin = os_scratch(&scratch, sizeof(double) * k);
+		wmax = os_scratch(&scratch, sizeof(double) * k);
 		for (int t = 0; t < k; t++)
 		{
+			tsize[t] = 0;
 			wmin[t] = HUGE_VAL;
 			wmax[t] = -HUGE_VAL;
 		}
@@ -671,7 +779,7 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 	if (g->score && o->margin != 0.0)
 	{
 		/* each team's factor once (O(k^2)), then each player's */
-		double	   *factor = palloc(sizeof(double) * k);
+		double	   *factor = os_scratch(&scratch, sizeof(double) * k);
 
 		for (int t = 0; t < k; t++)
 		{
@@ -685,7 +793,6 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 		}
 		for (int p = 0; p < n; p++)
 			mu_out[p] = g->mu[p] + factor[g->team_of[p]] * (mu_out[p] - g->mu[p]);
-		pfree(factor);
 	}
 
 	if (o->tau != 0.0 && o->limit_sigma)
@@ -694,17 +801,10 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 
 	for (int p = 0; p < n; p++)
 	{
-		mm_check_result(mu_out[p], "rated mu");
-		mm_check_result(sigma_out[p], "rated sigma");
+		OS_CHECK_RESULT(mu_out[p], "rated mu");
+		OS_CHECK_RESULT(sigma_out[p], "rated sigma");
 	}
-	pfree(sig);
-	pfree(ord);
-	pfree(where);
-	pfree(pos);
-	pfree(mu_t);
-	pfree(s2_t);
-	pfree(omega);
-	pfree(delta);
+	os_scratch_done(&scratch);
 }
 
 /* Team sums for the predictions: mu and sigma^2 per team. */
@@ -736,11 +836,16 @@ void
 mm_os_predict_win(const MmOsGame *g, double beta, double *prob)
 {
 	int			k = g->nteams;
-	double	   *mu_t = palloc(sizeof(double) * k);
-	double	   *s2_t = palloc(sizeof(double) * k);
-	int		   *size = palloc(sizeof(int) * k);
+	OsScratch	scratch;
+	double	   *mu_t;
+	double	   *s2_t;
+	int		   *size;
 	double		denom = k * (k - 1) / 2.0;
 
+	os_scratch_init(&scratch, 2 * MAXALIGN(sizeof(double) * k) + MAXALIGN(sizeof(int) * k));
+	mu_t = os_scratch(&scratch, sizeof(double) * k);
+	s2_t = os_scratch(&scratch, sizeof(double) * k);
+	size = os_scratch(&scratch, sizeof(int) * k);
 	os_team_sums(g, mu_t, s2_t, size);
 	for (int i = 0; i < k; i++)
 		prob[i] = 0.0;
@@ -760,6 +865,7 @@ mm_os_predict_win(const MmOsGame *g, double beta, double *prob)
 	}
 	for (int i = 0; i < k; i++)
 		prob[i] /= denom;
+	os_scratch_done(&scratch);
 }
 
 /*

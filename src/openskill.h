@@ -39,9 +39,18 @@ typedef struct MmOsOptions
 } MmOsOptions;
 
 /*
+ * Games of up to this many players are built, rated and predicted without
+ * allocating: their per-player and per-team arrays fit in the game and on
+ * the stack (a replay rates one game per match, millions in one call).
+ */
+#define MM_OS_SMALL 32
+
+/*
  * One game: nplayers players in nteams teams. team_of[p] is player p's
  * team, 0-based, teams numbered in order of first appearance. rank and
  * score are per team (score may be NULL), weight per player (may be NULL).
+ * A small game's team_of and rank point into the game itself: build it
+ * where it is used, do not copy it.
  */
 typedef struct MmOsGame
 {
@@ -53,6 +62,8 @@ typedef struct MmOsGame
 	const double *mu;
 	const double *sigma;
 	const double *weight;
+	int			small_team_of[MM_OS_SMALL];
+	double		small_rank[MM_OS_SMALL];
 } MmOsGame;
 
 extern void mm_os_default_options(MmOsOptions *o);
@@ -64,8 +75,8 @@ extern void mm_os_rate(const MmOsGame *g, const MmOsOptions *o,
 
 /*
  * Build a game from per-player arrays (team labels, ranks, scores,
- * weights), checking everything a user can get wrong. Arrays are palloc'd
- * in the current memory context.
+ * weights), checking everything a user can get wrong. Arrays of games
+ * larger than MM_OS_SMALL are palloc'd in the current memory context.
  */
 extern void mm_os_build_game(MmOsGame *g, int n, const int64 *label,
 							 const double *rank, const double *score,

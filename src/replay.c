@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * replay.c
- *		The streaming replay driver (see replay.h): a cursor over the
- *		user's ordered query, one call per match, bounded memory.
+ *		The streaming replay driver (see replay.h): one executor run of
+ *		the user's ordered query, its rows handed straight to the driver
+ *		(a DestReceiver), one call per match, bounded memory.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,17 +19,31 @@
 #include "utils/memutils.h"
 #include "utils/portal.h"
 
-#define REPLAY_BATCH 10000
-
-/* State of one run. */
+/* State of one run; the executor hands it the query's rows. */
 typedef struct Replay
 {
+	DestReceiver pub;			/* first: the executor's view of it */
 	const MmReplaySpec *spec;
 	int			ncolumns;		/* columns after the key in the query */
 	Oid			types[MM_REPLAY_MAX_COLUMNS + 1];
+	bool		checked;		/* the columns were checked (first row) */
 	bool		int_key;
+	Oid			keytype;
 	Oid			key_out;
-	HTAB	   *seen;			/* keys of the matches already handed over */
+	/*
+	 * Integer keys of the matches handed over: while each key is greater
+	 * than the one before (a history ordered by its key), only the last is
+	 * needed, as none before it can come again unseen; the first key out
+	 * of order starts keeping them all, from the keys array, in seen_ints.
+	 */
+	int64	   *keys;			/* the keys in order, while ascending */
+	int64		nkeys;
+	int64		maxkeys;
+	bool		ascending;		/* every key so far greater than the last */
+	MmReplayIds seen_ints;
+	HTAB	   *seen_texts;		/* other keys, by their text */
+	MemoryContext caller;		/* the context mm_replay_run was called in */
+	ErrorContextCallback *outer_context;	/* the caller's error context */
 	MemoryContext keep;			/* the seen keys and the rows array */
 	MemoryContext matchcxt;		/* reset after each match */
 	MmReplayRow *rows;
@@ -67,6 +82,37 @@ mm_replay_players(const char *name, Size entrysize)
 	ctl.entrysize = entrysize;
 	ctl.hcxt = CurrentMemoryContext;
 	return hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+void
+mm_replay_ids_init(MmReplayIds *t)
+{
+	t->cxt = CurrentMemoryContext;
+	t->mask = 1023;
+	t->count = 0;
+	t->slots = MemoryContextAllocZero(t->cxt, sizeof(MmReplayIdSlot) * (t->mask + 1));
+}
+
+void
+mm_replay_ids_grow(MmReplayIds *t)
+{
+	MmReplayIdSlot *old = t->slots;
+	uint64		nold = t->mask + 1;
+
+	t->mask = 2 * nold - 1;
+	t->slots = MemoryContextAllocExtended(t->cxt, sizeof(MmReplayIdSlot) * 2 * nold,
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (uint64 j = 0; j < nold; j++)
+	{
+		uint64		i;
+
+		if (old[j].index == 0)
+			continue;
+		for (i = mm_replay_ids_slot(t, old[j].id); t->slots[i].index != 0; i = (i + 1) & t->mask)
+			;
+		t->slots[i] = old[j];
+	}
+	pfree(old);
 }
 
 static int
@@ -221,13 +267,10 @@ mm_replay_whole(Datum d, Oid type, const char *what, int64 row)
 
 /* Read one column of a row into out. */
 static void
-replay_value(Replay *r, HeapTuple tup, TupleDesc desc, int c, MmReplayRow *out)
+replay_value(Replay *r, Datum d, bool isnull, int c, MmReplayRow *out)
 {
 	const MmReplayColumn *col = &r->spec->columns[c];
-	int			attno = (r->spec->keyed ? 2 : 1) + c;
 	Oid			t = r->types[c];
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, attno, &isnull);
 
 	if (isnull)
 		ereport(ERROR,
@@ -247,7 +290,9 @@ replay_value(Replay *r, HeapTuple tup, TupleDesc desc, int c, MmReplayRow *out)
 								   TIMESTAMP_IS_NOBEGIN(out->ival[c]) ? "-" : "")));
 			break;
 		case MM_REPLAY_WHOLE:
-			out->ival[c] = mm_replay_whole(d, t, col->name, r->row);
+			/* the common case without a call */
+			out->ival[c] = t == INT8OID ? DatumGetInt64(d) :
+				(t == INT4OID ? DatumGetInt32(d) : mm_replay_whole(d, t, col->name, r->row));
 			out->fval[c] = (double) out->ival[c];
 			break;
 		case MM_REPLAY_NUMBER:
@@ -279,13 +324,49 @@ replay_flush(Replay *r)
 		CHECK_FOR_INTERRUPTS();
 }
 
+/* Whether an integer key was seen before; remember it. */
+static bool
+replay_seen_int(Replay *r, int64 k)
+{
+	bool		found;
+
+	if (r->ascending && (r->nkeys == 0 || k > r->keys[r->nkeys - 1]))
+	{
+		if (r->nkeys == r->maxkeys)
+		{
+			r->maxkeys *= 2;
+			r->keys = repalloc_huge(r->keys, sizeof(int64) * r->maxkeys);
+		}
+		r->keys[r->nkeys++] = k;
+		return false;
+	}
+	if (r->ascending)
+	{
+		/* the first key out of order: from now on, keep them all */
+		MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+		mm_replay_ids_init(&r->seen_ints);
+		MemoryContextSwitchTo(old);
+		for (int64 i = 0; i < r->nkeys; i++)
+			(void) mm_replay_ids_get(&r->seen_ints, r->keys[i], &found);
+		pfree(r->keys);
+		r->keys = NULL;
+		r->ascending = false;
+	}
+	(void) mm_replay_ids_get(&r->seen_ints, k, &found);
+	return found;
+}
+
 /* A new key starts a match: refuse a key seen before. */
 static void
 replay_new_key(Replay *r, const void *key)
 {
 	bool		found;
 
-	hash_search(r->seen, key, HASH_ENTER, &found);
+	if (r->int_key)
+		found = replay_seen_int(r, *(const int64 *) key);
+	else
+		hash_search(r->seen_texts, key, HASH_ENTER, &found);
 	if (found)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -299,10 +380,9 @@ replay_new_key(Replay *r, const void *key)
 
 /* Read the key of a row; flush the match if it starts a new one. */
 static void
-replay_key(Replay *r, HeapTuple tup, TupleDesc desc, Oid keytype)
+replay_key(Replay *r, Datum d, bool isnull)
 {
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, 1, &isnull);
+	Oid			keytype = r->keytype;
 
 	if (isnull)
 		ereport(ERROR,
@@ -341,120 +421,130 @@ replay_key(Replay *r, HeapTuple tup, TupleDesc desc, Oid keytype)
 	r->have_key = true;
 }
 
+/* The first row: check the columns against the spec, once. */
 static void
-replay_init(Replay *r, const MmReplaySpec *spec)
+replay_first(Replay *r, TupleDesc desc)
 {
 	HASHCTL		ctl;
 
-	Assert(spec->ncolumns <= MM_REPLAY_MAX_COLUMNS);
-	memset(r, 0, sizeof(*r));
-	r->spec = spec;
-	r->keep = AllocSetContextCreate(CurrentMemoryContext, "mm replay keys",
-									ALLOCSET_DEFAULT_SIZES);
-	r->matchcxt = AllocSetContextCreate(CurrentMemoryContext, "mm replay match",
-										ALLOCSET_DEFAULT_SIZES);
-	r->maxrows = 16;
-	r->rows = MemoryContextAlloc(r->keep, sizeof(MmReplayRow) * r->maxrows);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.hcxt = r->keep;
-	ctl.keysize = sizeof(int64);	/* an int64 or a char * */
-	ctl.entrysize = sizeof(int64);
-	if (spec->keyed)
-		r->seen = hash_create("mm replay seen keys", 1024, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	replay_check_columns(r, desc);
+	if (r->spec->keyed)
+	{
+		r->keytype = SPI_gettypeid(desc, 1);
+		if (r->int_key)
+		{
+			r->ascending = true;
+			r->maxkeys = 1024;
+			r->keys = MemoryContextAllocHuge(r->keep, sizeof(int64) * r->maxkeys);
+		}
+		else
+		{
+			memset(&ctl, 0, sizeof(ctl));
+			ctl.hcxt = r->keep;
+			ctl.keysize = sizeof(char *);
+			ctl.entrysize = sizeof(char *);
+			ctl.hash = seen_text_hash;
+			ctl.match = seen_text_match;
+			r->seen_texts = hash_create("mm replay seen keys", 1024, &ctl,
+										HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+		}
+	}
+	r->checked = true;
 }
 
-/* Switch the seen set to text keys (a non-integer key column). */
-static void
-replay_text_keys(Replay *r)
+/* One row of the query, as the executor produced it. */
+static bool
+replay_receive(TupleTableSlot *slot, DestReceiver *self)
 {
-	HASHCTL		ctl;
+	Replay	   *r = (Replay *) self;
+	const MmReplaySpec *spec = r->spec;
+	int			first = spec->keyed ? 1 : 0;
+	MemoryContext old = MemoryContextSwitchTo(r->caller);
+	ErrorContextCallback *executor = error_context_stack;
+	MmReplayRow *row;
 
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.hcxt = r->keep;
-	ctl.keysize = sizeof(char *);
-	ctl.entrysize = sizeof(char *);
-	ctl.hash = seen_text_hash;
-	ctl.match = seen_text_match;
-	hash_destroy(r->seen);
-	r->seen = hash_create("mm replay seen keys", 1024, &ctl,
-						  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	/*
+	 * Errors about a row name it and its column: they are the caller's
+	 * errors, without SPI's "SQL statement" context line (the query's own
+	 * errors keep it). An error longjmps to a handler that restores the
+	 * stack.
+	 */
+	error_context_stack = r->outer_context;
+
+	if (!r->checked)
+		replay_first(r, slot->tts_tupleDescriptor);
+	slot_getallattrs(slot);
+	r->row++;
+	if (spec->row_column >= 0 && !slot->tts_isnull[first + spec->row_column])
+		r->row = DatumGetInt64(slot->tts_values[first + spec->row_column]);
+	if (spec->keyed)
+		replay_key(r, slot->tts_values[0], slot->tts_isnull[0]);
+	if (r->nrows == r->maxrows)
+	{
+		r->maxrows *= 2;
+		r->rows = repalloc(r->rows, sizeof(MmReplayRow) * r->maxrows);
+	}
+	row = &r->rows[r->nrows++];
+	row->row = r->row;
+	/* what reading a value allocates (numeric) goes with the match */
+	MemoryContextSwitchTo(r->matchcxt);
+	for (int c = 0; c < r->ncolumns; c++)
+		replay_value(r, slot->tts_values[first + c], slot->tts_isnull[first + c], c, row);
+	MemoryContextSwitchTo(r->caller);
+	if (!spec->keyed)
+		replay_flush(r);
+	MemoryContextSwitchTo(old);
+	error_context_stack = executor;
+	/* false ends the executor's run */
+	return !(spec->stop && *spec->stop);
+}
+
+static void
+replay_startup(DestReceiver *self pg_attribute_unused(), int operation pg_attribute_unused(),
+			   TupleDesc typeinfo pg_attribute_unused())
+{
+}
+
+static void
+replay_shutdown(DestReceiver *self pg_attribute_unused())
+{
 }
 
 int64
 mm_replay_run(const MmReplaySpec *spec, SPIPlanPtr plan, int *ncolumns)
 {
 	Replay		r;
-	Portal		portal;
-	bool		checked = false;
-	Oid			keytype = InvalidOid;
-	MemoryContext caller = CurrentMemoryContext;
+	SPIExecuteOptions options;
+	int			rc;
 
-	replay_init(&r, spec);
-	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	for (;;)
-	{
-		TupleDesc	desc;
+	Assert(spec->ncolumns <= MM_REPLAY_MAX_COLUMNS);
+	memset(&r, 0, sizeof(r));
+	r.pub.receiveSlot = replay_receive;
+	r.pub.rStartup = replay_startup;
+	r.pub.rShutdown = replay_shutdown;
+	r.pub.rDestroy = replay_shutdown;
+	r.pub.mydest = DestNone;	/* SPI keeps none of the rows */
+	r.spec = spec;
+	r.caller = CurrentMemoryContext;
+	r.outer_context = error_context_stack;
+	r.keep = AllocSetContextCreate(CurrentMemoryContext, "mm replay keys",
+								   ALLOCSET_DEFAULT_SIZES);
+	r.matchcxt = AllocSetContextCreate(CurrentMemoryContext, "mm replay match",
+									   ALLOCSET_DEFAULT_SIZES);
+	r.maxrows = 16;
+	r.rows = MemoryContextAlloc(r.keep, sizeof(MmReplayRow) * r.maxrows);
 
-		SPI_cursor_fetch(portal, true, REPLAY_BATCH);
-		if (SPI_processed == 0)
-			break;
-		desc = SPI_tuptable->tupdesc;
-		MemoryContextSwitchTo(caller);
-		if (!checked)
-		{
-			replay_check_columns(&r, desc);
-			if (spec->keyed)
-			{
-				keytype = SPI_gettypeid(desc, 1);
-				if (!r.int_key)
-					replay_text_keys(&r);
-			}
-			checked = true;
-		}
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			HeapTuple	tup = SPI_tuptable->vals[i];
-			MmReplayRow *row;
-
-			r.row++;
-			if (spec->row_column >= 0)
-			{
-				bool		isnull;
-				Datum		d = SPI_getbinval(tup, desc, (spec->keyed ? 2 : 1) + spec->row_column,
-											  &isnull);
-
-				if (!isnull)
-					r.row = DatumGetInt64(d);
-			}
-			if (spec->keyed)
-				replay_key(&r, tup, desc, keytype);
-			if (r.nrows == r.maxrows)
-			{
-				r.maxrows *= 2;
-				r.rows = repalloc(r.rows, sizeof(MmReplayRow) * r.maxrows);
-			}
-			row = &r.rows[r.nrows++];
-			row->row = r.row;
-			/* what reading a value allocates (numeric) goes with the match */
-			MemoryContextSwitchTo(r.matchcxt);
-			for (int c = 0; c < r.ncolumns; c++)
-				replay_value(&r, tup, desc, c, row);
-			MemoryContextSwitchTo(caller);
-			if (!spec->keyed)
-				replay_flush(&r);
-			if (spec->stop && *spec->stop)
-				break;
-		}
-		SPI_freetuptable(SPI_tuptable);
-		if (spec->stop && *spec->stop)
-			break;
-	}
+	memset(&options, 0, sizeof(options));
+	options.read_only = true;
+	options.dest = &r.pub;
+	rc = SPI_execute_plan_extended(plan, &options);
+	if (rc < 0)
+		elog(ERROR, "SPI_execute_plan_extended failed: %s", SPI_result_code_string(rc));
 	if (!(spec->stop && *spec->stop))
 		replay_flush(&r);
-	SPI_cursor_close(portal);
+	MemoryContextSwitchTo(r.caller);
 	MemoryContextDelete(r.keep);
 	MemoryContextDelete(r.matchcxt);
-	*ncolumns = checked ? r.ncolumns : 0;
+	*ncolumns = r.checked ? r.ncolumns : 0;
 	return r.m.number;
 }

@@ -89,7 +89,50 @@ SELECT (SELECT array_agg(mu ORDER BY player_id) FROM mm.replay_openskill(
 -- an empty history returns no players (only the initial ratings, if any)
 SELECT count(*) AS players FROM mm.replay_openskill('SELECT 1, 1, 1, 1 WHERE false');
 
+-- however the ids are spread, the ratings are the same and come out by id:
+-- serial (the ratings indexed by id), scaled by 1000 (indexed, grown),
+-- negative, one far id (indexed until player 40 first plays, in the match
+-- below, then hashed), all far apart (hashed from the start)
+SELECT min(match_id) AS player_40_first_plays_in FROM os_history WHERE player_id = 40;
+WITH base AS (
+    SELECT array_agg(ARRAY[mu, sigma, matches] ORDER BY player_id) AS ratings
+    FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM os_history ORDER BY match_id, team, player_id'))
+SELECT spread,
+       array_agg(ARRAY[r.mu, r.sigma, r.matches] ORDER BY r.n) = base.ratings AS same_ratings,
+       array_agg(r.player_id ORDER BY r.n) = array_agg(r.player_id ORDER BY r.player_id) AS by_id
+FROM base, unnest(ARRAY['player_id', 'player_id * 1000', 'player_id - 1000',
+                        'CASE WHEN player_id = 40 THEN 1099511627776 ELSE player_id END',
+                        'player_id * 1000000007']) spread,
+     mm.replay_openskill(format('SELECT match_id, %s, team, rank FROM os_history ORDER BY match_id, team, player_id', spread))
+         WITH ORDINALITY r(player_id, mu, sigma, matches, n)
+GROUP BY spread, base.ratings ORDER BY spread;
+-- 40,000 players of even ids (the indexed table grows past 65,536 slots),
+-- each in two matches, rate as the same players hashed
+SELECT count(*) AS players,
+       bool_and(a.mu = b.mu AND a.sigma = b.sigma AND a.matches = b.matches) AS same_ratings
+FROM mm.replay_openskill('SELECT k, g, g % 4, g % 4 FROM (SELECT (g - 2) / 4 AS k, g FROM generate_series(2, 80000, 2) g
+                          UNION ALL SELECT 20000 + (g % 80000) / 4, g FROM generate_series(2, 80000, 2) g) s ORDER BY k, g') a
+JOIN mm.replay_openskill('SELECT k, g::numeric * 1000000007, g % 4, g % 4 FROM (SELECT (g - 2) / 4 AS k, g FROM generate_series(2, 80000, 2) g
+                          UNION ALL SELECT 20000 + (g % 80000) / 4, g FROM generate_series(2, 80000, 2) g) s ORDER BY k, g') b
+  ON b.player_id = a.player_id * 1000000007;
+-- match keys need not ascend, only not come back: descending keys, and one
+-- key out of order halfway, rate as the ascending history
+SELECT (SELECT array_agg(ARRAY[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill(
+          'SELECT 1000 - match_id, player_id, team, rank FROM os_history ORDER BY match_id, team, player_id'))
+     = (SELECT array_agg(ARRAY[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill(
+          'SELECT match_id, player_id, team, rank FROM os_history ORDER BY match_id, team, player_id')) AS descending_keys,
+       (SELECT array_agg(ARRAY[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill(
+          'SELECT CASE WHEN match_id = 150 THEN 5000 ELSE match_id END, player_id, team, rank FROM os_history ORDER BY os_history.match_id, team, player_id'))
+     = (SELECT array_agg(ARRAY[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill(
+          'SELECT match_id, player_id, team, rank FROM os_history ORDER BY match_id, team, player_id')) AS one_key_out_of_order;
+
 -- errors
+-- (a key back after keys out of order; a far id twice in a match)
+SELECT * FROM mm.replay_openskill('SELECT * FROM (VALUES (2, 1, 1, 1), (2, 2, 2, 2), (1, 3, 1, 1), (1, 4, 2, 2),
+                                   (3, 5, 1, 1), (3, 6, 2, 2), (1, 7, 1, 1), (1, 8, 2, 2)) v');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.replay_openskill('SELECT 1, 1099511627776, 1, 1 UNION ALL SELECT 1, 1099511627776, 2, 2');
+\echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team FROM os_history');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, NULL::int FROM os_history');

@@ -4,7 +4,9 @@
 -- must be 0.
 
 -- 300 random games: five models, 2-6 teams of 1-5 players, ties, scores and
--- margins, default and custom beta, kappa, tau, limit_sigma, balance, epsilon
+-- margins, default and custom beta, kappa, tau, limit_sigma, balance, epsilon;
+-- then 10 games too large to rate without allocating (20v20, 40-player
+-- free-for-alls)
 CREATE TEMP TABLE os_rate (game int, model text, beta float8, kappa float8, tau float8,
   limit_sigma bool, z float8, alpha float8, target float8, balance bool, epsilon float8,
   margin float8, by_score bool, team int, rank float8, score float8, mu float8, sigma float8,

@@ -5,7 +5,8 @@
 //
 // Writes rate.csv (one row per player of 300 random games: every model,
 // 2-6 teams, 1-5 players, ties, default and custom options, ranks or
-// scores with margins) and predict.csv (one row per player of 120 random
+// scores with margins; then 10 larger games: 20v20 and 40-player
+// free-for-alls) and predict.csv (one row per player of 120 random
 // games with openskill.js's predictWin / predictDraw / predictRank).
 // Deterministic: a seeded PRNG (mulberry32) drives everything.
 import { writeFileSync } from 'node:fs';
@@ -111,4 +112,23 @@ for (let g = 1; g <= 120; g++) {
   }));
 }
 writeFileSync(join(here, 'predict.csv'), csv(prows));
+
+// rate.csv, continued: 10 games larger than mm rates without allocating
+// (more than 32 players, or more than 32 teams), from a seed of their own
+// so that the games above stay as they were
+seed = 20261123;
+for (let g = 301; g <= 310; g++) {
+  const model = NAMES[(g - 1) % 5];
+  const ffa = g % 2 === 0;
+  const k = ffa ? 40 : 2;
+  const teams = Array.from({ length: k }, () => Array.from({ length: ffa ? 1 : 20 },
+    () => ({ mu: uniform(5, 45), sigma: uniform(0.5, 10) })));
+  const rank = teams.map(() => int(1, ffa ? 30 : 2));
+  const out = os.rate(teams, { model: MODELS[model], rank });
+  teams.forEach((team, t) => team.forEach((p, j) => {
+    rows.push([g, model, 25 / 6, 0.0001, 25 / 300, false, 3, 1, 0, false, 0.1, 0, false, t + 1, rank[t], '',
+      p.mu, p.sigma, out[t][j].mu, out[t][j].sigma]);
+  }));
+}
+writeFileSync(join(here, 'rate.csv'), csv(rows));
 console.log(`rate.csv: ${rows.length - 1} players; predict.csv: ${prows.length - 1} players`);
