@@ -2416,6 +2416,209 @@ $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
     'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
+-- ==== one vocabulary; async fill bounds ====
+
+-- Async pools: a put counts its bucket only when a bound (the last count
+-- plus the entry ids handed out since) does not rule out a decision.
+
+CREATE TABLE mm.async_fill_bounds (
+    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels    text[] NOT NULL,
+    bucket    int NOT NULL CHECK (bucket >= 0),
+    fill      int NOT NULL CHECK (fill >= 0),
+    entry_seq bigint NOT NULL,
+    seq_file  oid NOT NULL,
+    CONSTRAINT async_fill_bounds_pkey PRIMARY KEY (pool, labels, bucket)
+);
+COMMENT ON TABLE mm.async_fill_bounds IS
+    'internal cache: a bucket''s fill when last counted and the entry id sequence then; fill + ids handed out since bounds the fill';
+
+CREATE FUNCTION mm.async_entry_seq(OUT entry_seq bigint, OUT seq_file oid)
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(pg_catalog.pg_sequence_last_value('mm.async_entries_entry_id_seq'::pg_catalog.regclass), 0),
+           pg_catalog.pg_relation_filenode('mm.async_entries_entry_id_seq'::pg_catalog.regclass)
+$$;
+COMMENT ON FUNCTION mm.async_entry_seq() IS
+    'internal: the last entry id handed out (0 before the first) and the storage of its sequence, which TRUNCATE ... RESTART IDENTITY renews';
+
+CREATE FUNCTION mm.async_fill_bound(pool text, labels text[], bucket int)
+RETURNS bigint
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT f.fill + (s.entry_seq - f.entry_seq)
+    FROM mm.async_fill_bounds f, mm.async_entry_seq() s
+    WHERE f.pool = $1 AND f.labels = $2 AND f.bucket = $3
+      AND f.seq_file = s.seq_file AND f.entry_seq <= s.entry_seq
+$$;
+COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int) IS
+    'internal: at most this many entries are in a bucket (from mm.async_fill_bounds); NULL when unknown';
+
+CREATE OR REPLACE FUNCTION mm.alter_pool(name text, config jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    old_cfg jsonb := mm.async_pool_config(name);
+    new_cfg jsonb;
+    rebucket boolean;
+BEGIN
+    -- the given keys replace the old values; null for a nullable key resets it
+    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
+    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
+    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
+        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
+    IF rebucket THEN
+        -- the buckets changed: forget the old sizing model and fill bounds
+        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
+        DELETE FROM mm.async_fill_bounds f WHERE f.pool = name;
+    END IF;
+    IF new_cfg ->> 'player_cache_size' IS NULL THEN
+        -- no rebalancing, no sample
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
+        -- a new sample (new buckets, or sampling just turned on) starts
+        -- from the entries the pool holds
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
+        FROM mm.async_entries e WHERE e.pool = name
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3;
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
+    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
+
+CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    bound bigint;
+    seq record;
+    id bigint;
+BEGIN
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- Below both thresholds by the bound of mm.async_fill_bounds: nothing
+    -- to decide, so nothing to count (a bucket far from full).
+    bound := mm.async_fill_bound(pool, lab, b);
+    IF bound IS NULL OR bound >= cap
+       OR (is_new AND ignore_at IS NOT NULL AND bound >= ignore_at * cap) THEN
+        -- the sequence is read before the count's snapshot is taken: an
+        -- entry not counted has a later id (puts into the bucket committed
+        -- before this one got the lock)
+        SELECT * INTO seq FROM mm.async_entry_seq();
+        -- counted up to a little past the capacity: exact unless the bucket
+        -- is far over it (a lowered capacity, rows written directly), which
+        -- then shrinks by 17 entries a put
+        f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+        -- a new player is not added to a bucket filled to the threshold
+        IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+            RETURN NULL;
+        END IF;
+        IF f >= cap THEN
+            -- a full bucket replaces its oldest entries
+            DELETE FROM mm.async_entries e
+            WHERE e.entry_id IN (
+                SELECT o.entry_id FROM mm.async_entries o
+                WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+                ORDER BY o.updated_at, o.entry_id
+                LIMIT f - cap + 1
+                FOR UPDATE SKIP LOCKED);
+        ELSIF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
+            -- room left: remember the count (under an older snapshot,
+            -- in a repeatable read transaction, it may miss entries)
+            INSERT INTO mm.async_fill_bounds (pool, labels, bucket, fill, entry_seq, seq_file)
+            VALUES (put_entry.pool, lab, b, f, seq.entry_seq, seq.seq_file)
+            ON CONFLICT ON CONSTRAINT async_fill_bounds_pkey DO UPDATE
+            SET fill = EXCLUDED.fill, entry_seq = EXCLUDED.entry_seq, seq_file = EXCLUDED.seq_file;
+        END IF;
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2739,6 +2942,10 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_samples_sample_id_seq', 'relation', '{}', false),
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
-('mm.async_entries_entry_id_seq', 'relation', '{}', false);
+('mm.async_entries_entry_id_seq', 'relation', '{}', false),
+-- one vocabulary; async fill bounds
+('mm.async_fill_bounds', 'relation', '{}', false),
+('mm.async_entry_seq()', 'function', '{}', false),
+('mm.async_fill_bound(text, text[], int)', 'function', '{}', false);
 
 SELECT mm._apply_privileges();

@@ -324,6 +324,10 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_samples_sample_id_seq', 'relation', '{}', false),
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
-('mm.async_entries_entry_id_seq', 'relation', '{}', false);
+('mm.async_entries_entry_id_seq', 'relation', '{}', false),
+-- one vocabulary; async fill bounds
+('mm.async_fill_bounds', 'relation', '{}', false),
+('mm.async_entry_seq()', 'function', '{}', false),
+('mm.async_fill_bound(text, text[], int)', 'function', '{}', false);
 
 SELECT mm._apply_privileges();
