@@ -2456,45 +2456,6 @@ $$;
 COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int) IS
     'internal: at most this many entries are in a bucket (from mm.async_fill_bounds); NULL when unknown';
 
-CREATE OR REPLACE FUNCTION mm.alter_pool(name text, config jsonb)
-RETURNS jsonb
-LANGUAGE plpgsql
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    old_cfg jsonb := mm.async_pool_config(name);
-    new_cfg jsonb;
-    rebucket boolean;
-BEGIN
-    -- the given keys replace the old values; null for a nullable key resets it
-    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
-    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
-    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
-        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
-    IF rebucket THEN
-        -- the buckets changed: forget the old sizing model and fill bounds
-        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
-        DELETE FROM mm.async_fill_bounds f WHERE f.pool = name;
-    END IF;
-    IF new_cfg ->> 'player_cache_size' IS NULL THEN
-        -- no rebalancing, no sample
-        DELETE FROM mm.async_samples s WHERE s.pool = name;
-    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
-        -- a new sample (new buckets, or sampling just turned on) starts
-        -- from the entries the pool holds
-        DELETE FROM mm.async_samples s WHERE s.pool = name;
-        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
-        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
-        FROM mm.async_entries e WHERE e.pool = name
-        GROUP BY 1, 2, 3
-        ORDER BY 1, 2, 3;
-    END IF;
-    RETURN new_cfg;
-END
-$$;
-COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
-    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
-
 CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
                              labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
 RETURNS bigint
@@ -2619,6 +2580,235 @@ $$;
 COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
     'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
 
+-- One vocabulary (docs/conventions.md): alter_pool merges or replaces as
+-- alter_queue does.
+
+DROP FUNCTION mm.alter_pool(text, jsonb);
+CREATE FUNCTION mm.alter_pool(name text, config jsonb, replace boolean DEFAULT false)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    old_cfg jsonb := mm.async_pool_config(name);
+    new_cfg jsonb;
+    rebucket boolean;
+BEGIN
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'pool config and replace must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' to change nothing.';
+    END IF;
+    -- merged: the given keys replace the old values (null is a value: a
+    -- nullable key's "never"); replaced: the given keys, defaults for the rest
+    new_cfg := mm.async_config(CASE WHEN replace THEN config ELSE old_cfg || config END);
+    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
+    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
+        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
+    IF rebucket THEN
+        -- the buckets changed: forget the old sizing model and fill bounds
+        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
+        DELETE FROM mm.async_fill_bounds f WHERE f.pool = name;
+    END IF;
+    IF new_cfg ->> 'player_cache_size' IS NULL THEN
+        -- no rebalancing, no sample
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
+        -- a new sample (new buckets, or sampling just turned on) starts
+        -- from the entries the pool holds
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
+        FROM mm.async_entries e WHERE e.pool = name
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3;
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb, boolean) IS
+    'change some keys of a pool config (replace: set the whole config, defaults for keys left out); returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
+
+-- The IMS endpoint by its name, with mm.openskill_rate's defaults; mm.rate
+-- stays, deprecated, with its own.
+
+CREATE FUNCTION mm.ims_rate(request jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_rate_v2'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_rate(jsonb) IS
+    'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out; config keys left out take mm.openskill_rate''s defaults; a playerId may appear once';
+
+COMMENT ON FUNCTION mm.rate(jsonb) IS
+    'deprecated: use mm.ims_rate. The IMS matchmaker rate endpoint with the 0.1.0 defaults for config keys left out (beta 5, tau 0, mu 30, sigma 10)';
+
+-- An unknown server is 42704 and a full one 55000, as for queues and pools.
+
+CREATE OR REPLACE FUNCTION mm.place_player(server_id bigint, player_id bigint, player jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- Take a slot under the server row's lock: a concurrent joiner waits,
+    -- then re-checks occupancy < capacity on the row it waited for.
+    UPDATE mm.servers s SET occupancy = s.occupancy + 1
+    WHERE s.server_id = place_player.server_id AND s.occupancy < s.capacity;
+    IF NOT FOUND THEN
+        IF NOT EXISTS (SELECT 1 FROM mm.servers s WHERE s.server_id = place_player.server_id) THEN
+            RAISE EXCEPTION 'server % does not exist', place_player.server_id
+                USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
+        END IF;
+        RAISE EXCEPTION 'server % is full', place_player.server_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Rank the servers with mm.rank_servers, or use mm.join_server.';
+    END IF;
+    BEGIN
+        INSERT INTO mm.server_players (player_id, server_id, attributes)
+        VALUES (place_player.player_id, place_player.server_id, place_player.player);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'player % is already on a server', place_player.player_id
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Server %s.', (SELECT p.server_id FROM mm.server_players p
+                                                 WHERE p.player_id = place_player.player_id)),
+                  HINT = 'Call mm.leave_server first.';
+    END;
+    -- A new statement, so a new snapshot: it sees every committed player.
+    PERFORM mm.refresh_servers(ARRAY[place_player.server_id]);
+END
+$$;
+COMMENT ON FUNCTION mm.place_player(bigint, bigint, jsonb) IS
+    'put a player on a given server if it has a free slot (errors when full)';
+
+CREATE OR REPLACE FUNCTION mm.get_server_attribute(server_id bigint, name text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    attrs jsonb;
+BEGIN
+    SELECT s.attributes INTO attrs FROM mm.servers s WHERE s.server_id = get_server_attribute.server_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist', get_server_attribute.server_id
+            USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
+    END IF;
+    IF NOT attrs ? name THEN
+        RAISE EXCEPTION 'server % has no attribute "%"', get_server_attribute.server_id, name
+            USING ERRCODE = 'undefined_object',
+                  DETAIL = format('Its attributes are: %s.',
+                                  COALESCE((SELECT string_agg(k, ', ' ORDER BY k) FROM jsonb_object_keys(attrs) k), 'none')),
+                  HINT = 'Set it with mm.set_server_attribute.';
+    END IF;
+    RETURN attrs -> name;
+END
+$$;
+COMMENT ON FUNCTION mm.get_server_attribute(bigint, text) IS
+    'a server attribute''s value (MatchmakingService:GetServerAttribute); errors when unset';
+
+CREATE OR REPLACE FUNCTION mm.set_server_attribute(server_id bigint, name text, value jsonb)
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(value) NOT IN ('string', 'number', 'boolean') THEN
+        RAISE EXCEPTION 'server attribute "%" must be a string, a number or a boolean', name
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', value);
+    END IF;
+    UPDATE mm.servers s SET attributes = s.attributes || jsonb_build_object(name, value)
+    WHERE s.server_id = set_server_attribute.server_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist', set_server_attribute.server_id
+            USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.set_server_attribute(bigint, text, jsonb) IS
+    'set a server attribute (MatchmakingService:SetServerAttribute): a string, number or boolean';
+
+CREATE OR REPLACE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    result jsonb;
+    unknown text;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
+        RAISE EXCEPTION 'signals and signal_scores must have the same length'
+            USING ERRCODE = 'array_subscript_error',
+                  DETAIL = format('There are %s signals and %s scores.',
+                                  pg_catalog.cardinality(signals), pg_catalog.cardinality(signal_scores)),
+                  HINT = 'Pass the signals and signal_scores columns of one mm.rank_servers row.';
+    END IF;
+    IF pg_catalog.array_position(signals, NULL) IS NOT NULL
+       OR pg_catalog.array_position(signal_scores, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'signals and signal_scores must not contain NULL elements'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.unnest(signal_scores) x
+               WHERE NOT (x >= 0 AND x <= 1)) THEN
+        RAISE EXCEPTION 'signal scores must be between 0 and 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The scores are %s.', signal_scores),
+                  HINT = 'Pass the signal_scores column of one mm.rank_servers row.';
+    END IF;
+    SELECT string_agg(u.n, ', ') INTO unknown
+    FROM pg_catalog.unnest(signals) u(n)
+    WHERE NOT EXISTS (SELECT 1 FROM mm.place_signals(place) w WHERE w.signal = u.n);
+    IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION 'place "%" does not score with %', place, unknown
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'See the place''s signals with mm.place_signals.';
+    END IF;
+    SELECT coalesce(pg_catalog.jsonb_object_agg(u.n, pg_catalog.jsonb_build_object(
+               'score', u.s, 'weight', w.weight, 'weighted', u.s * w.weight)), '{}')
+    INTO result
+    FROM unnest(signals, signal_scores) AS u(n, s)
+    JOIN mm.place_signals(place) w ON w.signal = u.n;
+    RETURN result;
+END
+$$;
+COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
+    'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';
+
+-- One meaning of a NULL policy: none (plain Glicko-2). The functions that
+-- read the Guild Wars 2 wiki's defaults when it is left out say so with '{}'.
+
+CREATE OR REPLACE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
+                                     at timestamptz DEFAULT now(), policy jsonb DEFAULT '{}')
+RETURNS mm.glicko
+AS 'MODULE_PATHNAME', 'mm_glicko2_rating_at'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.glicko2_rating_at(mm.glicko, timestamptz, timestamptz, jsonb) IS
+    'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed; policy defaults to the Guild Wars 2 wiki''s ({}); NULL is no policy (plain Glicko-2 growth, periods of the default length)';
+
+CREATE OR REPLACE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT '{}')
+RETURNS mm.glicko
+AS 'MODULE_PATHNAME', 'mm_glicko2_blend'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.glicko2_blend(mm.glicko, mm.glicko, jsonb) IS
+    'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only); policy defaults to the Guild Wars 2 wiki''s ({}); NULL (no policy) is an error';
+
+-- Both forms where a user expects them: mm.glicko and mm.rating arguments.
+
+CREATE FUNCTION mm.glicko2_expect(player mm.glicko, opponent mm.glicko)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.glicko2_expect((player).rating, (player).rd, (opponent).rating, (opponent).rd) $$;
+COMMENT ON FUNCTION mm.glicko2_expect(mm.glicko, mm.glicko) IS
+    'expected score of a player against an opponent, both deviations combined (the mm.glicko form; inlined by the planner)';
+
+CREATE FUNCTION mm.ordinal(rating mm.rating, z float8 DEFAULT 3)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.ordinal((rating).mu, (rating).sigma, z) $$;
+COMMENT ON FUNCTION mm.ordinal(mm.rating, float8) IS
+    'the ordinal mu - z * sigma of an mm.rating (inlined by the planner)';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2740,6 +2930,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.openskill_predict_rank(int[], float8[], float8[], float8)', 'function', '{public}', false),
 ('mm.normal_quantile(float8)', 'function', '{public}', false),
 ('mm.rate(jsonb)', 'function', '{public}', false),
+('mm.ims_rate(jsonb)', 'function', '{public}', false),
 ('mm.party_rating(float8[], float8[], float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8, float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8)', 'function', '{public}', false),
@@ -2848,7 +3039,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_check_ids(bigint[], text)', 'function', '{}', false),
 ('mm.async_check_query(float8, text[], int)', 'function', '{}', false),
 ('mm.create_pool(text, jsonb)', 'function', '{admin}', true),
-('mm.alter_pool(text, jsonb)', 'function', '{admin}', true),
+('mm.alter_pool(text, jsonb, boolean)', 'function', '{admin}', true),
 ('mm.drop_pool(text)', 'function', '{admin}', true),
 ('mm.pool_buckets(text)', 'function', '{service,admin,analyst}', true),
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'function', '{service,admin}', true),
@@ -2946,6 +3137,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 -- one vocabulary; async fill bounds
 ('mm.async_fill_bounds', 'relation', '{}', false),
 ('mm.async_entry_seq()', 'function', '{}', false),
-('mm.async_fill_bound(text, text[], int)', 'function', '{}', false);
+('mm.async_fill_bound(text, text[], int)', 'function', '{}', false),
+('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
+('mm.ordinal(mm.rating, float8)', 'function', '{public}', false);
 
 SELECT mm._apply_privileges();

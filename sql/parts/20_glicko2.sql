@@ -23,6 +23,13 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_expect(float8, float8, float8, float8) IS
     'expected score of a player against an opponent, both deviations combined';
 
+CREATE FUNCTION mm.glicko2_expect(player mm.glicko, opponent mm.glicko)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.glicko2_expect((player).rating, (player).rd, (opponent).rating, (opponent).rd) $$;
+COMMENT ON FUNCTION mm.glicko2_expect(mm.glicko, mm.glicko) IS
+    'expected score of a player against an opponent, both deviations combined (the mm.glicko form; inlined by the planner)';
+
 CREATE FUNCTION mm.glicko2_effective(player mm.glicko)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_glicko2_effective'
@@ -38,19 +45,19 @@ COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS
     'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy';
 
 CREATE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
-                                     at timestamptz DEFAULT now(), policy jsonb DEFAULT NULL)
+                                     at timestamptz DEFAULT now(), policy jsonb DEFAULT '{}')
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_rating_at'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_rating_at(mm.glicko, timestamptz, timestamptz, jsonb) IS
-    'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed';
+    'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed; policy defaults to the Guild Wars 2 wiki''s ({}); NULL is no policy (plain Glicko-2 growth, periods of the default length)';
 
-CREATE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT NULL)
+CREATE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT '{}')
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_blend'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_blend(mm.glicko, mm.glicko, jsonb) IS
-    'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only)';
+    'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only); policy defaults to the Guild Wars 2 wiki''s ({}); NULL (no policy) is an error';
 
 CREATE FUNCTION mm.glicko2_replay(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)

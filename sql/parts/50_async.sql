@@ -277,7 +277,7 @@ $$;
 COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
     'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
 
-CREATE FUNCTION mm.alter_pool(name text, config jsonb)
+CREATE FUNCTION mm.alter_pool(name text, config jsonb, replace boolean DEFAULT false)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -287,8 +287,14 @@ DECLARE
     new_cfg jsonb;
     rebucket boolean;
 BEGIN
-    -- the given keys replace the old values; null for a nullable key resets it
-    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'pool config and replace must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' to change nothing.';
+    END IF;
+    -- merged: the given keys replace the old values (null is a value: a
+    -- nullable key's "never"); replaced: the given keys, defaults for the rest
+    new_cfg := mm.async_config(CASE WHEN replace THEN config ELSE old_cfg || config END);
     UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
     rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
         IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
@@ -313,8 +319,8 @@ BEGIN
     RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
-    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb, boolean) IS
+    'change some keys of a pool config (replace: set the whole config, defaults for keys left out); returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
 
 CREATE FUNCTION mm.drop_pool(name text)
 RETURNS boolean

@@ -122,6 +122,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.openskill_predict_rank(int[], float8[], float8[], float8)', 'function', '{public}', false),
 ('mm.normal_quantile(float8)', 'function', '{public}', false),
 ('mm.rate(jsonb)', 'function', '{public}', false),
+('mm.ims_rate(jsonb)', 'function', '{public}', false),
 ('mm.party_rating(float8[], float8[], float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8, float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8)', 'function', '{public}', false),
@@ -230,7 +231,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_check_ids(bigint[], text)', 'function', '{}', false),
 ('mm.async_check_query(float8, text[], int)', 'function', '{}', false),
 ('mm.create_pool(text, jsonb)', 'function', '{admin}', true),
-('mm.alter_pool(text, jsonb)', 'function', '{admin}', true),
+('mm.alter_pool(text, jsonb, boolean)', 'function', '{admin}', true),
 ('mm.drop_pool(text)', 'function', '{admin}', true),
 ('mm.pool_buckets(text)', 'function', '{service,admin,analyst}', true),
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'function', '{service,admin}', true),
@@ -328,6 +329,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 -- one vocabulary; async fill bounds
 ('mm.async_fill_bounds', 'relation', '{}', false),
 ('mm.async_entry_seq()', 'function', '{}', false),
-('mm.async_fill_bound(text, text[], int)', 'function', '{}', false);
+('mm.async_fill_bound(text, text[], int)', 'function', '{}', false),
+('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
+('mm.ordinal(mm.rating, float8)', 'function', '{public}', false);
 
 SELECT mm._apply_privileges();

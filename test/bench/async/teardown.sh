@@ -1,4 +1,2 @@
-# drop the databases large.sh keeps between runs
-for db in bench_async_large bench_async_large_010; do
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db"
-done
+# drop the database large.sh keeps between runs
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS bench_async_large"
