@@ -123,3 +123,118 @@ CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
 );
 COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8) IS
     'one Glicko-2 rating period over a player''s games (GROUP BY player) with tau; equal to mm.glicko2_rate';
+
+-- The rating-period aggregate with a policy: it collects one player's games
+-- and rates them with mm.glicko2_rate, so it equals mm.glicko2_rate with
+-- the same policy exactly (clamps, max change per game, the policy's idle
+-- rule for a period without games). Its state is the call it will make.
+
+CREATE TYPE mm.glicko2_period_state AS (
+    player     mm.glicko,
+    tau        float8,
+    policy     jsonb,
+    opp_rating float8[],
+    opp_rd     float8[],
+    score      float8[]
+);
+COMMENT ON TYPE mm.glicko2_period_state IS
+    'state of mm.glicko2_period with a policy: the player, tau, the policy and the games so far (the arguments of mm.glicko2_rate)';
+
+CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
+                                              rating float8, rd float8, vol float8,
+                                              opp_rating float8, opp_rd float8, score float8,
+                                              tau float8, policy jsonb)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    game_null boolean := opp_rating IS NULL AND opp_rd IS NULL AND score IS NULL;
+BEGIN
+    IF rating IS NULL OR rd IS NULL OR vol IS NULL THEN
+        RAISE EXCEPTION 'rating, rd and vol must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Use the policy''s defaults for a new player, e.g. COALESCE(rd, 350).';
+    END IF;
+    IF NOT game_null AND (opp_rating IS NULL OR opp_rd IS NULL OR score IS NULL) THEN
+        RAISE EXCEPTION 'opp_rating, opp_rd and score must be all NULL or all set'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'A row with all three NULL counts as no game.';
+    END IF;
+    IF state IS NULL THEN
+        state := ROW(ROW(rating, rd, vol)::mm.glicko, tau, policy,
+                     '{}'::float8[], '{}'::float8[], '{}'::float8[])::mm.glicko2_period_state;
+    ELSIF ((state).player).rating IS DISTINCT FROM rating OR ((state).player).rd IS DISTINCT FROM rd
+          OR ((state).player).vol IS DISTINCT FROM vol OR (state).tau IS DISTINCT FROM tau
+          OR (state).policy IS DISTINCT FROM policy THEN
+        RAISE EXCEPTION 'glicko2_period needs one player rating per group'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The group has %s, tau %s, policy %s and also %s, tau %s, policy %s.',
+                                             (state).player, coalesce((state).tau::text, 'NULL'),
+                                             coalesce((state).policy::text, 'NULL'),
+                                             ROW(rating, rd, vol)::mm.glicko, coalesce(tau::text, 'NULL'),
+                                             coalesce(policy::text, 'NULL')),
+                  HINT = 'Group by player: each player''s rating, rd, vol, tau and policy are constant over a rating period.';
+    END IF;
+    IF NOT game_null THEN
+        state.opp_rating := (state).opp_rating OPERATOR(pg_catalog.||) opp_rating;
+        state.opp_rd := (state).opp_rd OPERATOR(pg_catalog.||) opp_rd;
+        state.score := (state).score OPERATOR(pg_catalog.||) score;
+    END IF;
+    RETURN state;
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+    'transition function of mm.glicko2_period with a policy: checks the row and adds its game';
+
+CREATE FUNCTION mm.glicko2_period_policy_combine(a mm.glicko2_period_state, b mm.glicko2_period_state)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF a IS NULL THEN
+        RETURN b;
+    ELSIF b IS NULL THEN
+        RETURN a;
+    END IF;
+    IF (a).player IS DISTINCT FROM (b).player OR (a).tau IS DISTINCT FROM (b).tau
+       OR (a).policy IS DISTINCT FROM (b).policy THEN
+        RAISE EXCEPTION 'glicko2_period needs one player rating per group'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The group has %s, tau %s, policy %s and also %s, tau %s, policy %s.',
+                                             (a).player, coalesce((a).tau::text, 'NULL'), coalesce((a).policy::text, 'NULL'),
+                                             (b).player, coalesce((b).tau::text, 'NULL'), coalesce((b).policy::text, 'NULL')),
+                  HINT = 'Group by player: each player''s rating, rd, vol, tau and policy are constant over a rating period.';
+    END IF;
+    a.opp_rating := (a).opp_rating OPERATOR(pg_catalog.||) (b).opp_rating;
+    a.opp_rd := (a).opp_rd OPERATOR(pg_catalog.||) (b).opp_rd;
+    a.score := (a).score OPERATOR(pg_catalog.||) (b).score;
+    RETURN a;
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state) IS
+    'combine function of mm.glicko2_period with a policy: the games of both parts, for one player';
+
+CREATE FUNCTION mm.glicko2_period_policy_final(state mm.glicko2_period_state)
+RETURNS mm.glicko
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT mm.glicko2_rate((state).player, (state).opp_rating, (state).opp_rd, (state).score,
+                           (state).tau, (state).policy)
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_final(mm.glicko2_period_state) IS
+    'final function of mm.glicko2_period with a policy: mm.glicko2_rate over the games collected (which checks every field)';
+
+CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
+                                   opp_rating float8, opp_rd float8, score float8,
+                                   tau float8, policy jsonb) (
+    SFUNC = mm.glicko2_period_policy_step,
+    STYPE = mm.glicko2_period_state,
+    FINALFUNC = mm.glicko2_period_policy_final,
+    COMBINEFUNC = mm.glicko2_period_policy_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+    'one Glicko-2 rating period over a player''s games (GROUP BY player) under a policy (NULL: none); tau NULL is the policy''s system_constant; equal to mm.glicko2_rate with that policy';

@@ -127,3 +127,40 @@ SELECT (mm.glicko2_rating_at((1700, 100, 0.06), '2026-01-01', '2026-01-10', '{"r
 SELECT mm.glicko2_blend((1600, 60, 0.05), (1400, 200, 0.07)) = mm.glicko2_blend((1600, 60, 0.05), (1400, 200, 0.07), '{}') AS default_is_gw2;
 SELECT mm.glicko2_blend((1600, 60, 0.05), (1400, 200, 0.07), NULL);
 \echo :LAST_ERROR_SQLSTATE
+
+-- mm.glicko2_period takes a policy, as mm.glicko2_rate does, and equals it:
+-- the upset is clamped by max_change (300 per game), a player without games
+-- grows by the policy's idle rule, tau NULL is the policy's system constant.
+CREATE TEMP TABLE voc_games (player_id int, rating float8, rd float8, vol float8,
+                             opp_rating float8, opp_rd float8, score float8);
+INSERT INTO voc_games VALUES
+    (1, 1500, 350, 0.06, 2500, 30, 1),
+    (2, 1500, 200, 0.06, 1400, 30, 1), (2, 1500, 200, 0.06, 1550, 100, 0), (2, 1500, 200, 0.06, 1700, 300, 0.5),
+    (3, 1600, 40, 0.05, NULL, NULL, NULL);
+SELECT g.player_id,
+       mm.glicko2_period(g.rating, g.rd, g.vol, g.opp_rating, g.opp_rd, g.score, NULL, '{}') AS policy_period,
+       mm.glicko2_period(g.rating, g.rd, g.vol, g.opp_rating, g.opp_rd, g.score, NULL, '{}')
+         = mm.glicko2_rate((min(g.rating), min(g.rd), min(g.vol)),
+                           coalesce(array_agg(g.opp_rating) FILTER (WHERE g.score IS NOT NULL), '{}'),
+                           coalesce(array_agg(g.opp_rd) FILTER (WHERE g.score IS NOT NULL), '{}'),
+                           coalesce(array_agg(g.score) FILTER (WHERE g.score IS NOT NULL), '{}'),
+                           policy => '{}') AS equals_rate,
+       mm.glicko2_period(g.rating, g.rd, g.vol, g.opp_rating, g.opp_rd, g.score, 0.5, NULL)
+         = mm.glicko2_period(g.rating, g.rd, g.vol, g.opp_rating, g.opp_rd, g.score, 0.5) AS null_policy_is_plain
+FROM voc_games g GROUP BY g.player_id ORDER BY 1;
+-- parts combine to the whole (parallel and partial aggregation)
+SELECT mm.glicko2_period_policy_final(mm.glicko2_period_policy_combine(
+           mm.glicko2_period_policy_step(NULL, 1500, 200, 0.06, 1400, 30, 1, NULL, '{}'),
+           mm.glicko2_period_policy_step(mm.glicko2_period_policy_step(NULL, 1500, 200, 0.06, 1550, 100, 0, NULL, '{}'),
+                                         1500, 200, 0.06, 1700, 300, 0.5, NULL, '{}')))
+     = (SELECT mm.glicko2_period(rating, rd, vol, opp_rating, opp_rd, score, NULL, '{}')
+        FROM voc_games WHERE player_id = 2) AS combined;
+-- one player per group; the policy is checked by mm.glicko2_rate
+SELECT mm.glicko2_period(rating, rd, vol, opp_rating, opp_rd, score, NULL, '{}') FROM voc_games;
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_period(rating, rd, vol, opp_rating, opp_rd, score, NULL, '{"surprise": 1}')
+FROM voc_games WHERE player_id = 1;
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_period(rating, NULL, vol, opp_rating, opp_rd, score, NULL, '{}') FROM voc_games WHERE player_id = 1;
+\echo :LAST_ERROR_SQLSTATE
+DROP TABLE voc_games;
