@@ -2425,6 +2425,8 @@ CREATE TABLE mm.async_fill_bounds (
     pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
     labels    text[] NOT NULL,
     bucket    int NOT NULL CHECK (bucket >= 0),
+    lower_mmr float8 NOT NULL,
+    upper_mmr float8 NOT NULL CHECK (lower_mmr < upper_mmr),
     fill      int NOT NULL CHECK (fill >= 0),
     entry_seq bigint NOT NULL,
     seq_file  oid NOT NULL,
@@ -2443,7 +2445,8 @@ $$;
 COMMENT ON FUNCTION mm.async_entry_seq() IS
     'internal: the last entry id handed out (0 before the first) and the storage of its sequence, which TRUNCATE ... RESTART IDENTITY renews';
 
-CREATE FUNCTION mm.async_fill_bound(pool text, labels text[], bucket int)
+CREATE FUNCTION mm.async_fill_bound(pool text, labels text[], bucket int,
+                                    lower_mmr float8, upper_mmr float8)
 RETURNS bigint
 LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
@@ -2451,10 +2454,11 @@ AS $$
     SELECT f.fill + (s.entry_seq - f.entry_seq)
     FROM mm.async_fill_bounds f, mm.async_entry_seq() s
     WHERE f.pool = $1 AND f.labels = $2 AND f.bucket = $3
+      AND f.lower_mmr = $4 AND f.upper_mmr = $5
       AND f.seq_file = s.seq_file AND f.entry_seq <= s.entry_seq
 $$;
-COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int) IS
-    'internal: at most this many entries are in a bucket (from mm.async_fill_bounds); NULL when unknown';
+COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int, float8, float8) IS
+    'internal: at most this many entries are in a bucket [lower_mmr, upper_mmr) (from mm.async_fill_bounds); NULL when unknown';
 
 CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
                              labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
@@ -2534,7 +2538,7 @@ BEGIN
     cap := mm.async_capacity(pool, lab, b, cfg);
     -- Below both thresholds by the bound of mm.async_fill_bounds: nothing
     -- to decide, so nothing to count (a bucket far from full).
-    bound := mm.async_fill_bound(pool, lab, b);
+    bound := mm.async_fill_bound(pool, lab, b, lo, hi);
     IF bound IS NULL OR bound >= cap
        OR (is_new AND ignore_at IS NOT NULL AND bound >= ignore_at * cap) THEN
         -- the sequence is read before the count's snapshot is taken: an
@@ -2561,10 +2565,12 @@ BEGIN
         ELSIF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
             -- room left: remember the count (under an older snapshot,
             -- in a repeatable read transaction, it may miss entries)
-            INSERT INTO mm.async_fill_bounds (pool, labels, bucket, fill, entry_seq, seq_file)
-            VALUES (put_entry.pool, lab, b, f, seq.entry_seq, seq.seq_file)
+            INSERT INTO mm.async_fill_bounds (pool, labels, bucket, lower_mmr, upper_mmr,
+                                              fill, entry_seq, seq_file)
+            VALUES (put_entry.pool, lab, b, lo, hi, f, seq.entry_seq, seq.seq_file)
             ON CONFLICT ON CONSTRAINT async_fill_bounds_pkey DO UPDATE
-            SET fill = EXCLUDED.fill, entry_seq = EXCLUDED.entry_seq, seq_file = EXCLUDED.seq_file;
+            SET lower_mmr = EXCLUDED.lower_mmr, upper_mmr = EXCLUDED.upper_mmr, fill = EXCLUDED.fill,
+                entry_seq = EXCLUDED.entry_seq, seq_file = EXCLUDED.seq_file;
         END IF;
     END IF;
     INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
@@ -3254,7 +3260,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 -- one vocabulary; async fill bounds
 ('mm.async_fill_bounds', 'relation', '{}', false),
 ('mm.async_entry_seq()', 'function', '{}', false),
-('mm.async_fill_bound(text, text[], int)', 'function', '{}', false),
+('mm.async_fill_bound(text, text[], int, float8, float8)', 'function', '{}', false),
 ('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
 ('mm.ordinal(mm.rating, float8)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),

@@ -501,8 +501,8 @@ static const struct
 		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
 	},
 	[PLAN_FILL_BOUND] = {
-		"SELECT mm.async_fill_bound($1, $2, $3)",
-		3, {TEXTOID, TEXTARRAYOID, INT4OID}
+		"SELECT mm.async_fill_bound($1, $2, $3, $4, $5)",
+		5, {TEXTOID, TEXTARRAYOID, INT4OID, FLOAT8OID, FLOAT8OID}
 	},
 	[PLAN_DELETE] = {
 		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
@@ -578,6 +578,8 @@ async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double 
 	values[1] = labels;
 	/* a bucket known to hold fewer is not counted */
 	values[2] = Int32GetDatum(b);
+	values[3] = Float8GetDatum(async_bound(c, b));
+	values[4] = Float8GetDatum(async_bound(c, b + 1));
 	async_exec(PLAN_FILL_BOUND, values);
 	bound = async_value(0, 1, &isnull);
 	if (!isnull && (double) DatumGetInt64(bound) < need)

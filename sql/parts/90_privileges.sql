@@ -329,7 +329,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 -- one vocabulary; async fill bounds
 ('mm.async_fill_bounds', 'relation', '{}', false),
 ('mm.async_entry_seq()', 'function', '{}', false),
-('mm.async_fill_bound(text, text[], int)', 'function', '{}', false),
+('mm.async_fill_bound(text, text[], int, float8, float8)', 'function', '{}', false),
 ('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
 ('mm.ordinal(mm.rating, float8)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
