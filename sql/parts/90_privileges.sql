@@ -332,6 +332,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_fill_bound(text, text[], int, float8, float8)', 'function', '{}', false),
 ('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
 ('mm.ordinal(mm.rating, float8)', 'function', '{public}', false),
+('mm.glicko2_period_policy_check(mm.glicko2_period_state, boolean)', 'function', '{public}', false),
+('mm.glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_final(mm.glicko2_period_state)', 'function', '{public}', false),

@@ -164,3 +164,12 @@ FROM voc_games WHERE player_id = 1;
 SELECT mm.glicko2_period(rating, NULL, vol, opp_rating, opp_rd, score, NULL, '{}') FROM voc_games WHERE player_id = 1;
 \echo :LAST_ERROR_SQLSTATE
 DROP TABLE voc_games;
+-- a state handed to the combine function is checked as mm.glicko2_rate checks its arguments
+SELECT mm.glicko2_period_policy_combine(NULL, ROW((2, 0.06, -1e308), '-Infinity', '{}', '{1}', '{1500}', '{-1e308}'));
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_period_policy_combine(NULL, ROW((1500, 200, 0.06), NULL, '{}', '{1400, 1500}', '{30}', '{1}'));
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_period_policy_combine(NULL, ROW((1500, 200, 0.06), NULL, '{}', '{1400}', '{30}', '{2}'));
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.glicko2_period_policy_step(NULL, 1500, 200, 0.06, 1400, 30, 1, 'NaN', '{}');
+\echo :LAST_ERROR_SQLSTATE
