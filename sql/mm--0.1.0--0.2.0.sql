@@ -4486,6 +4486,577 @@ $$;
 COMMENT ON FUNCTION mm.citus_distribute_queues(int) IS
     'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, accepts, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';
 
+-- ==== one vocabulary; async fill bounds ====
+
+-- Async pools: a put counts its bucket only when a bound (the last count
+-- plus the entry ids handed out since) does not rule out a decision.
+
+CREATE TABLE mm.async_fill_bounds (
+    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels    text[] NOT NULL,
+    bucket    int NOT NULL CHECK (bucket >= 0),
+    lower_mmr float8 NOT NULL,
+    upper_mmr float8 NOT NULL CHECK (lower_mmr < upper_mmr),
+    fill      int NOT NULL CHECK (fill >= 0),
+    entry_seq bigint NOT NULL,
+    seq_file  oid NOT NULL,
+    CONSTRAINT async_fill_bounds_pkey PRIMARY KEY (pool, labels, bucket)
+);
+COMMENT ON TABLE mm.async_fill_bounds IS
+    'internal cache: a bucket''s fill when last counted and the entry id sequence then; fill + ids handed out since bounds the fill';
+
+CREATE FUNCTION mm.async_entry_seq(OUT entry_seq bigint, OUT seq_file oid)
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(pg_catalog.pg_sequence_last_value('mm.async_entries_entry_id_seq'::pg_catalog.regclass), 0),
+           pg_catalog.pg_relation_filenode('mm.async_entries_entry_id_seq'::pg_catalog.regclass)
+$$;
+COMMENT ON FUNCTION mm.async_entry_seq() IS
+    'internal: the last entry id handed out (0 before the first) and the storage of its sequence, which TRUNCATE ... RESTART IDENTITY renews';
+
+CREATE FUNCTION mm.async_fill_bound(pool text, labels text[], bucket int,
+                                    lower_mmr float8, upper_mmr float8)
+RETURNS bigint
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT f.fill + (s.entry_seq - f.entry_seq)
+    FROM mm.async_fill_bounds f, mm.async_entry_seq() s
+    WHERE f.pool = $1 AND f.labels = $2 AND f.bucket = $3
+      AND f.lower_mmr = $4 AND f.upper_mmr = $5
+      AND f.seq_file = s.seq_file AND f.entry_seq <= s.entry_seq
+$$;
+COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int, float8, float8) IS
+    'internal: at most this many entries are in a bucket [lower_mmr, upper_mmr) (from mm.async_fill_bounds); NULL when unknown';
+
+CREATE OR REPLACE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
+                             labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg jsonb := mm.async_pool_config(pool);
+    lab text[];
+    b int;
+    lo float8;
+    hi float8;
+    existing bigint;
+    is_new boolean;
+    multi boolean := (cfg ->> 'allow_multiple_entries_per_player')::boolean;
+    ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
+    f int;
+    cap int;
+    bound bigint;
+    seq record;
+    id bigint;
+BEGIN
+    PERFORM mm._require_primary('mm.put_entry');
+    IF put_entry.player_id IS NULL THEN
+        RAISE EXCEPTION 'player_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass the id of the player whose entry this is.';
+    END IF;
+    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    lab := mm.async_labels(put_entry.labels);
+    b := mm.async_bucket(cfg, put_entry.mmr);
+    SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
+    FROM mm.async_bucket_bounds(cfg, b, b) r;
+
+    -- Lock order: the player, his entries, then the bucket (last).
+    -- One put at a time per player, so the per-player rules hold.
+    PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('mm.async:' || pool),
+                                             pg_catalog.hashint8(put_entry.player_id));
+    -- his entries: an offer in flight that holds one is waited for here,
+    -- before the bucket lock (an offer never waits, so this cannot cycle)
+    PERFORM 1 FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+    ORDER BY e.entry_id
+    FOR UPDATE OF e;
+
+    -- the player's entry in this bucket is updated in place
+    SELECT e.entry_id INTO existing FROM mm.async_entries e
+    WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+      AND e.labels = lab AND e.mmr >= lo AND e.mmr < hi
+    LIMIT 1;
+    IF existing IS NOT NULL THEN
+        UPDATE mm.async_entries e
+        SET mmr = put_entry.mmr, model = put_entry.model, updated_at = clock_timestamp()
+        WHERE e.entry_id = existing;
+        IF NOT multi THEN
+            DELETE FROM mm.async_entries e
+            WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id
+              AND e.entry_id <> existing;
+        END IF;
+        RETURN existing;
+    END IF;
+
+    is_new := NOT EXISTS (SELECT 1 FROM mm.async_entries e
+                          WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id);
+    IF NOT multi THEN
+        -- one entry per player: the entry moves to its new bucket
+        DELETE FROM mm.async_entries e
+        WHERE e.pool = put_entry.pool AND e.player_id = put_entry.player_id;
+    END IF;
+
+    -- Puts that add to a bucket take turns on its advisory lock until
+    -- commit, so a full bucket never overflows; the fill is counted after
+    -- the lock is granted (a new statement, a new snapshot). Nothing below
+    -- waits for a row lock.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
+    cap := mm.async_capacity(pool, lab, b, cfg);
+    -- Below both thresholds by the bound of mm.async_fill_bounds: nothing
+    -- to decide, so nothing to count (a bucket far from full).
+    bound := mm.async_fill_bound(pool, lab, b, lo, hi);
+    IF bound IS NULL OR bound >= cap
+       OR (is_new AND ignore_at IS NOT NULL AND bound >= ignore_at * cap) THEN
+        -- the sequence is read before the count's snapshot is taken: an
+        -- entry not counted has a later id (puts into the bucket committed
+        -- before this one got the lock)
+        SELECT * INTO seq FROM mm.async_entry_seq();
+        -- counted up to a little past the capacity: exact unless the bucket
+        -- is far over it (a lowered capacity, rows written directly), which
+        -- then shrinks by 17 entries a put
+        f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+        -- a new player is not added to a bucket filled to the threshold
+        IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+            RETURN NULL;
+        END IF;
+        IF f >= cap THEN
+            -- a full bucket replaces its oldest entries
+            DELETE FROM mm.async_entries e
+            WHERE e.entry_id IN (
+                SELECT o.entry_id FROM mm.async_entries o
+                WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+                ORDER BY o.updated_at, o.entry_id
+                LIMIT f - cap + 1
+                FOR UPDATE SKIP LOCKED);
+        ELSIF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
+            -- room left: remember the count (under an older snapshot,
+            -- in a repeatable read transaction, it may miss entries)
+            INSERT INTO mm.async_fill_bounds (pool, labels, bucket, lower_mmr, upper_mmr,
+                                              fill, entry_seq, seq_file)
+            VALUES (put_entry.pool, lab, b, lo, hi, f, seq.entry_seq, seq.seq_file)
+            ON CONFLICT ON CONSTRAINT async_fill_bounds_pkey DO UPDATE
+            SET lower_mmr = EXCLUDED.lower_mmr, upper_mmr = EXCLUDED.upper_mmr, fill = EXCLUDED.fill,
+                entry_seq = EXCLUDED.entry_seq, seq_file = EXCLUDED.seq_file;
+        END IF;
+    END IF;
+    INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
+    VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)
+    RETURNING entry_id INTO id;
+    IF cfg ->> 'player_cache_size' IS NOT NULL THEN
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        VALUES (put_entry.pool, lab, b, 1);
+    END IF;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
+    'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
+
+-- One vocabulary (docs/conventions.md): alter_pool merges or replaces as
+-- alter_queue does.
+
+DROP FUNCTION mm.alter_pool(text, jsonb);
+CREATE FUNCTION mm.alter_pool(name text, config jsonb, replace boolean DEFAULT false)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    old_cfg jsonb := mm.async_pool_config(name);
+    new_cfg jsonb;
+    rebucket boolean;
+BEGIN
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'pool config and replace must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' to change nothing.';
+    END IF;
+    -- merged: the given keys replace the old values (null is a value: a
+    -- nullable key's "never"); replaced: the given keys, defaults for the rest
+    new_cfg := mm.async_config(CASE WHEN replace THEN config ELSE old_cfg || config END);
+    UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
+    rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
+        IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
+    IF rebucket THEN
+        -- the buckets changed: forget the old sizing model and fill bounds
+        DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
+        DELETE FROM mm.async_fill_bounds f WHERE f.pool = name;
+    END IF;
+    IF new_cfg ->> 'player_cache_size' IS NULL THEN
+        -- no rebalancing, no sample
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+    ELSIF rebucket OR old_cfg ->> 'player_cache_size' IS NULL THEN
+        -- a new sample (new buckets, or sampling just turned on) starts
+        -- from the entries the pool holds
+        DELETE FROM mm.async_samples s WHERE s.pool = name;
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        SELECT e.pool, e.labels, mm.async_bucket(new_cfg, e.mmr), count(*)
+        FROM mm.async_entries e WHERE e.pool = name
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3;
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb, boolean) IS
+    'change some keys of a pool config (replace: set the whole config, defaults for keys left out); returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
+
+-- The IMS endpoint by its name, with mm.openskill_rate's defaults; mm.rate
+-- stays, deprecated, with its own.
+
+CREATE FUNCTION mm.ims_rate(request jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_rate_v2'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_rate(jsonb) IS
+    'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out; config keys left out take mm.openskill_rate''s defaults; a playerId may appear once';
+
+COMMENT ON FUNCTION mm.rate(jsonb) IS
+    'deprecated: use mm.ims_rate. The IMS matchmaker rate endpoint with the 0.1.0 defaults for config keys left out (beta 5, tau 0, mu 30, sigma 10)';
+
+-- An unknown server is 42704 and a full one 55000, as for queues and pools.
+
+CREATE OR REPLACE FUNCTION mm.place_player(server_id bigint, player_id bigint, player jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- Take a slot under the server row's lock: a concurrent joiner waits,
+    -- then re-checks occupancy < capacity on the row it waited for.
+    UPDATE mm.servers s SET occupancy = s.occupancy + 1
+    WHERE s.server_id = place_player.server_id AND s.occupancy < s.capacity;
+    IF NOT FOUND THEN
+        IF NOT EXISTS (SELECT 1 FROM mm.servers s WHERE s.server_id = place_player.server_id) THEN
+            RAISE EXCEPTION 'server % does not exist', place_player.server_id
+                USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
+        END IF;
+        RAISE EXCEPTION 'server % is full', place_player.server_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Rank the servers with mm.rank_servers, or use mm.join_server.';
+    END IF;
+    BEGIN
+        INSERT INTO mm.server_players (player_id, server_id, attributes)
+        VALUES (place_player.player_id, place_player.server_id, place_player.player);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'player % is already on a server', place_player.player_id
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Server %s.', (SELECT p.server_id FROM mm.server_players p
+                                                 WHERE p.player_id = place_player.player_id)),
+                  HINT = 'Call mm.leave_server first.';
+    END;
+    -- A new statement, so a new snapshot: it sees every committed player.
+    PERFORM mm.refresh_servers(ARRAY[place_player.server_id]);
+END
+$$;
+COMMENT ON FUNCTION mm.place_player(bigint, bigint, jsonb) IS
+    'put a player on a given server if it has a free slot (errors when full)';
+
+CREATE OR REPLACE FUNCTION mm.get_server_attribute(server_id bigint, name text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    attrs jsonb;
+BEGIN
+    SELECT s.attributes INTO attrs FROM mm.servers s WHERE s.server_id = get_server_attribute.server_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist', get_server_attribute.server_id
+            USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
+    END IF;
+    IF NOT attrs ? name THEN
+        RAISE EXCEPTION 'server % has no attribute "%"', get_server_attribute.server_id, name
+            USING ERRCODE = 'undefined_object',
+                  DETAIL = format('Its attributes are: %s.',
+                                  COALESCE((SELECT string_agg(k, ', ' ORDER BY k) FROM jsonb_object_keys(attrs) k), 'none')),
+                  HINT = 'Set it with mm.set_server_attribute.';
+    END IF;
+    RETURN attrs -> name;
+END
+$$;
+COMMENT ON FUNCTION mm.get_server_attribute(bigint, text) IS
+    'a server attribute''s value (MatchmakingService:GetServerAttribute); errors when unset';
+
+CREATE OR REPLACE FUNCTION mm.set_server_attribute(server_id bigint, name text, value jsonb)
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(value) NOT IN ('string', 'number', 'boolean') THEN
+        RAISE EXCEPTION 'server attribute "%" must be a string, a number or a boolean', name
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', value);
+    END IF;
+    UPDATE mm.servers s SET attributes = s.attributes || jsonb_build_object(name, value)
+    WHERE s.server_id = set_server_attribute.server_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist', set_server_attribute.server_id
+            USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.set_server_attribute(bigint, text, jsonb) IS
+    'set a server attribute (MatchmakingService:SetServerAttribute): a string, number or boolean';
+
+CREATE OR REPLACE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
+RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    result jsonb;
+    unknown text;
+BEGIN
+    IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
+        RAISE EXCEPTION 'signals and signal_scores must have the same length'
+            USING ERRCODE = 'array_subscript_error',
+                  DETAIL = format('There are %s signals and %s scores.',
+                                  pg_catalog.cardinality(signals), pg_catalog.cardinality(signal_scores)),
+                  HINT = 'Pass the signals and signal_scores columns of one mm.rank_servers row.';
+    END IF;
+    IF pg_catalog.array_position(signals, NULL) IS NOT NULL
+       OR pg_catalog.array_position(signal_scores, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'signals and signal_scores must not contain NULL elements'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.unnest(signal_scores) x
+               WHERE NOT (x >= 0 AND x <= 1)) THEN
+        RAISE EXCEPTION 'signal scores must be between 0 and 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The scores are %s.', signal_scores),
+                  HINT = 'Pass the signal_scores column of one mm.rank_servers row.';
+    END IF;
+    SELECT string_agg(u.n, ', ') INTO unknown
+    FROM pg_catalog.unnest(signals) u(n)
+    WHERE NOT EXISTS (SELECT 1 FROM mm.place_signals(place) w WHERE w.signal = u.n);
+    IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION 'place "%" does not score with %', place, unknown
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'See the place''s signals with mm.place_signals.';
+    END IF;
+    SELECT coalesce(pg_catalog.jsonb_object_agg(u.n, pg_catalog.jsonb_build_object(
+               'score', u.s, 'weight', w.weight, 'weighted', u.s * w.weight)), '{}')
+    INTO result
+    FROM unnest(signals, signal_scores) AS u(n, s)
+    JOIN mm.place_signals(place) w ON w.signal = u.n;
+    RETURN result;
+END
+$$;
+COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
+    'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';
+
+-- One meaning of a NULL policy: none (plain Glicko-2). The functions that
+-- read the Guild Wars 2 wiki's defaults when it is left out say so with '{}'.
+
+CREATE OR REPLACE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
+                                     at timestamptz DEFAULT now(), policy jsonb DEFAULT '{}')
+RETURNS mm.glicko
+AS 'MODULE_PATHNAME', 'mm_glicko2_rating_at'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.glicko2_rating_at(mm.glicko, timestamptz, timestamptz, jsonb) IS
+    'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed; policy defaults to the Guild Wars 2 wiki''s ({}); NULL is no policy (plain Glicko-2 growth, periods of the default length)';
+
+CREATE OR REPLACE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT '{}')
+RETURNS mm.glicko
+AS 'MODULE_PATHNAME', 'mm_glicko2_blend'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.glicko2_blend(mm.glicko, mm.glicko, jsonb) IS
+    'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only); policy defaults to the Guild Wars 2 wiki''s ({}); NULL (no policy) is an error';
+
+-- Both forms where a user expects them: mm.glicko and mm.rating arguments.
+
+CREATE FUNCTION mm.glicko2_expect(player mm.glicko, opponent mm.glicko)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.glicko2_expect((player).rating, (player).rd, (opponent).rating, (opponent).rd) $$;
+COMMENT ON FUNCTION mm.glicko2_expect(mm.glicko, mm.glicko) IS
+    'expected score of a player against an opponent, both deviations combined (the mm.glicko form; inlined by the planner)';
+
+CREATE FUNCTION mm.ordinal(rating mm.rating, z float8 DEFAULT 3)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.ordinal((rating).mu, (rating).sigma, z) $$;
+COMMENT ON FUNCTION mm.ordinal(mm.rating, float8) IS
+    'the ordinal mu - z * sigma of an mm.rating (inlined by the planner)';
+
+-- mm.glicko2_period takes a policy, as mm.glicko2_rate does.
+
+-- The rating-period aggregate with a policy: it collects one player's games
+-- and rates them with mm.glicko2_rate, so it equals mm.glicko2_rate with
+-- the same policy exactly (clamps, max change per game, the policy's idle
+-- rule for a period without games). Its state is the call it will make.
+
+CREATE TYPE mm.glicko2_period_state AS (
+    player     mm.glicko,
+    tau        float8,
+    policy     jsonb,
+    opp_rating float8[],
+    opp_rd     float8[],
+    score      float8[]
+);
+COMMENT ON TYPE mm.glicko2_period_state IS
+    'state of mm.glicko2_period with a policy: the player, tau, the policy and the games so far (the arguments of mm.glicko2_rate)';
+
+CREATE FUNCTION mm.glicko2_period_policy_check(state mm.glicko2_period_state, with_policy boolean)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    p mm.glicko := (state).player;
+BEGIN
+    IF p IS NULL OR (p).rating IS NULL OR (p).rd IS NULL OR (p).vol IS NULL THEN
+        RAISE EXCEPTION 'rating, rd and vol must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Use the policy''s defaults for a new player, e.g. COALESCE(rd, 350).';
+    END IF;
+    IF NOT ((p).rating > '-Infinity' AND (p).rating < 'Infinity'
+            AND (p).rd > 0 AND (p).rd < 'Infinity' AND (p).vol > 0 AND (p).vol < 'Infinity') THEN
+        RAISE EXCEPTION 'rating must be finite, rd and vol positive and finite'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The rating is %s.', p);
+    END IF;
+    IF NOT coalesce((state).tau > 0 AND (state).tau < 'Infinity', true) THEN
+        RAISE EXCEPTION 'tau must be positive and finite'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The value is %s.', (state).tau),
+                  HINT = 'Pass NULL for the policy''s system_constant.';
+    END IF;
+    IF (state).opp_rating IS NULL OR (state).opp_rd IS NULL OR (state).score IS NULL THEN
+        RAISE EXCEPTION 'the games of a glicko2_period state must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF pg_catalog.array_ndims((state).opp_rating) > 1 OR pg_catalog.array_ndims((state).opp_rd) > 1
+       OR pg_catalog.array_ndims((state).score) > 1
+       OR pg_catalog.cardinality((state).opp_rating) <> pg_catalog.cardinality((state).score)
+       OR pg_catalog.cardinality((state).opp_rd) <> pg_catalog.cardinality((state).score) THEN
+        RAISE EXCEPTION 'opp_rating, opp_rd and score must have the same length'
+            USING ERRCODE = 'array_subscript_error',
+                  HINT = 'Give one element per game in each array.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest((state).opp_rating, (state).opp_rd, (state).score) AS g(o, d, s)
+               WHERE NOT coalesce(g.o > '-Infinity' AND g.o < 'Infinity' AND g.d > 0 AND g.d < 'Infinity'
+                                  AND g.s >= 0 AND g.s <= 1, false)) THEN
+        RAISE EXCEPTION 'every game needs a finite opp_rating, a positive opp_rd and a score between 0 and 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The games are %s, %s, %s.',
+                                             (state).opp_rating, (state).opp_rd, (state).score),
+                  HINT = 'Use 1 for a win, 0.5 for a draw and 0 for a loss.';
+    END IF;
+    IF with_policy AND (state).policy IS NOT NULL THEN
+        PERFORM mm.glicko2_policy((state).policy);
+    END IF;
+    RETURN state;
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_check(mm.glicko2_period_state, boolean) IS
+    'internal: refuse a glicko2_period state that mm.glicko2_rate would refuse (and its policy, when asked)';
+
+CREATE FUNCTION mm.glicko2_period_policy_merge(a mm.glicko2_period_state, b mm.glicko2_period_state)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (a).player IS DISTINCT FROM (b).player OR (a).tau IS DISTINCT FROM (b).tau
+       OR (a).policy IS DISTINCT FROM (b).policy THEN
+        RAISE EXCEPTION 'glicko2_period needs one player rating per group'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The group has %s, tau %s, policy %s and also %s, tau %s, policy %s.',
+                                             (a).player, coalesce((a).tau::text, 'NULL'), coalesce((a).policy::text, 'NULL'),
+                                             (b).player, coalesce((b).tau::text, 'NULL'), coalesce((b).policy::text, 'NULL')),
+                  HINT = 'Group by player: each player''s rating, rd, vol, tau and policy are constant over a rating period.';
+    END IF;
+    a.opp_rating := (a).opp_rating OPERATOR(pg_catalog.||) (b).opp_rating;
+    a.opp_rd := (a).opp_rd OPERATOR(pg_catalog.||) (b).opp_rd;
+    a.score := (a).score OPERATOR(pg_catalog.||) (b).score;
+    RETURN a;
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state) IS
+    'internal: the games of two checked glicko2_period states of one player, an error for two players';
+
+CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
+                                              rating float8, rd float8, vol float8,
+                                              opp_rating float8, opp_rd float8, score float8,
+                                              tau float8, policy jsonb)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    game_null boolean := opp_rating IS NULL AND opp_rd IS NULL AND score IS NULL;
+    game mm.glicko2_period_state;
+BEGIN
+    IF NOT game_null AND (opp_rating IS NULL OR opp_rd IS NULL OR score IS NULL) THEN
+        RAISE EXCEPTION 'opp_rating, opp_rd and score must be all NULL or all set'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'A row with all three NULL counts as no game.';
+    END IF;
+    -- this row alone, checked (its policy only on a group's first row)
+    game := mm.glicko2_period_policy_check(
+        ROW(ROW(rating, rd, vol)::mm.glicko, tau, policy,
+            CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rating] END,
+            CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rd] END,
+            CASE WHEN game_null THEN '{}' ELSE ARRAY[score] END)::mm.glicko2_period_state,
+        state IS NULL);
+    IF state IS NULL THEN
+        RETURN game;
+    END IF;
+    RETURN mm.glicko2_period_policy_merge(state, game);
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+    'transition function of mm.glicko2_period with a policy: checks the row and adds its game';
+
+CREATE FUNCTION mm.glicko2_period_policy_combine(a mm.glicko2_period_state, b mm.glicko2_period_state)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF a IS NULL THEN
+        RETURN mm.glicko2_period_policy_check(b, true);
+    ELSIF b IS NULL THEN
+        RETURN mm.glicko2_period_policy_check(a, true);
+    END IF;
+    RETURN mm.glicko2_period_policy_merge(mm.glicko2_period_policy_check(a, true),
+                                          mm.glicko2_period_policy_check(b, false));
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state) IS
+    'combine function of mm.glicko2_period with a policy: the games of both parts, for one player; both parts checked';
+
+CREATE FUNCTION mm.glicko2_period_policy_final(state mm.glicko2_period_state)
+RETURNS mm.glicko
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT mm.glicko2_rate((state).player, (state).opp_rating, (state).opp_rd, (state).score,
+                           (state).tau, (state).policy)
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_final(mm.glicko2_period_state) IS
+    'final function of mm.glicko2_period with a policy: mm.glicko2_rate over the games collected (which checks every field)';
+
+CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
+                                   opp_rating float8, opp_rd float8, score float8,
+                                   tau float8, policy jsonb) (
+    SFUNC = mm.glicko2_period_policy_step,
+    STYPE = mm.glicko2_period_state,
+    FINALFUNC = mm.glicko2_period_policy_final,
+    COMBINEFUNC = mm.glicko2_period_policy_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+    'one Glicko-2 rating period over a player''s games (GROUP BY player) under a policy (NULL: none); tau NULL is the policy''s system_constant; equal to mm.glicko2_rate with that policy';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -4607,6 +5178,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.openskill_predict_rank(int[], float8[], float8[], float8)', 'function', '{public}', false),
 ('mm.normal_quantile(float8)', 'function', '{public}', false),
 ('mm.rate(jsonb)', 'function', '{public}', false),
+('mm.ims_rate(jsonb)', 'function', '{public}', false),
 ('mm.party_rating(float8[], float8[], float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8, float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8)', 'function', '{public}', false),
@@ -4716,7 +5288,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_check_ids(bigint[], text)', 'function', '{}', false),
 ('mm.async_check_query(float8, text[], int)', 'function', '{}', false),
 ('mm.create_pool(text, jsonb)', 'function', '{admin}', true),
-('mm.alter_pool(text, jsonb)', 'function', '{admin}', true),
+('mm.alter_pool(text, jsonb, boolean)', 'function', '{admin}', true),
 ('mm.drop_pool(text)', 'function', '{admin}', true),
 ('mm.pool_buckets(text)', 'function', '{service,admin,analyst}', true),
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'function', '{service,admin}', true),
@@ -4830,6 +5402,18 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.claim_matches(int, int)', 'function', '{service,admin}', true),
 ('mm.leave(int, bigint)', 'function', '{service,admin}', true),
 ('mm.citus_distribute_queues(int)', 'function', '{}', false),
-('mm.async_entries_entry_id_seq', 'relation', '{}', false);
+('mm.async_entries_entry_id_seq', 'relation', '{}', false),
+-- one vocabulary; async fill bounds
+('mm.async_fill_bounds', 'relation', '{}', false),
+('mm.async_entry_seq()', 'function', '{}', false),
+('mm.async_fill_bound(text, text[], int, float8, float8)', 'function', '{}', false),
+('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
+('mm.ordinal(mm.rating, float8)', 'function', '{public}', false),
+('mm.glicko2_period_policy_check(mm.glicko2_period_state, boolean)', 'function', '{public}', false),
+('mm.glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
+('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
+('mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
+('mm.glicko2_period_policy_final(mm.glicko2_period_state)', 'function', '{public}', false),
+('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false);
 
 SELECT mm._apply_privileges();

@@ -408,7 +408,8 @@ bound_datum(double bound, bool *isnull)
  *
  * No row counts a bucket's fill: it is counted when a decision needs it,
  * from the (pool, labels, mmr) index, and only up to the level the decision
- * is about. Lock order, the same wherever a pool is written: a player's
+ * is about, unless mm.async_fill_bound (a count mm.put_entry remembered,
+ * plus every entry id handed out since) shows the bucket below that level. Lock order, the same wherever a pool is written: a player's
  * advisory lock (mm.put_entry), then entry rows, then a bucket's advisory
  * lock (mm.put_entry, taken last; while holding it, rows are only locked
  * with SKIP LOCKED). An offer locks the offered entry with SKIP LOCKED and
@@ -423,6 +424,7 @@ typedef enum AsyncPlan
 	PLAN_LOCK_ID,				/* claim an entry by id */
 	PLAN_CAPACITY,				/* a bucket's rebalanced capacity */
 	PLAN_FILL,					/* a bucket's fill, counted up to a limit */
+	PLAN_FILL_BOUND,			/* at most this many entries in a bucket */
 	PLAN_DELETE,				/* remove an entry */
 	N_PLANS
 } AsyncPlan;
@@ -473,6 +475,10 @@ static const struct
 		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $4"
 		" ORDER BY e.mmr LIMIT $5) f",
 		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
+	},
+	[PLAN_FILL_BOUND] = {
+		"SELECT mm.async_fill_bound($1, $2, $3, $4, $5)",
+		5, {TEXTOID, TEXTARRAYOID, INT4OID, FLOAT8OID, FLOAT8OID}
 	},
 	[PLAN_DELETE] = {
 		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
@@ -534,6 +540,7 @@ async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double 
 	int			b;
 	double		need;
 	Datum		values[5];
+	Datum		bound;
 	bool		isnull;
 
 	if (c->remove_threshold_null)
@@ -545,6 +552,14 @@ async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double 
 	need = ceil(c->remove_threshold * async_capacity(c, pool, labels, b));
 	values[0] = pool;
 	values[1] = labels;
+	/* a bucket known to hold fewer is not counted */
+	values[2] = Int32GetDatum(b);
+	values[3] = Float8GetDatum(async_bound(c, b));
+	values[4] = Float8GetDatum(async_bound(c, b + 1));
+	async_exec(PLAN_FILL_BOUND, values);
+	bound = async_value(0, 1, &isnull);
+	if (!isnull && (double) DatumGetInt64(bound) < need)
+		return false;
 	values[2] = Float8GetDatum(async_bound(c, b));
 	values[3] = Float8GetDatum(async_bound(c, b + 1));
 	values[4] = Int64GetDatum((int64) need);

@@ -205,9 +205,12 @@ PG_FUNCTION_INFO_V1(mm_glicko2_rating_at);
 
 /*
  * mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
- *						at timestamptz, policy jsonb DEFAULT NULL)
+ *						at timestamptz, policy jsonb DEFAULT '{}')
  * A rating last updated before the policy's reset (and read after it) is
  * the default; otherwise the deviation grows over the whole periods elapsed.
+ * A NULL policy is none, as everywhere: plain Glicko-2 idle growth (no
+ * reset, no max_periods rule) over periods of the default length, the
+ * period mm.glicko2_replay uses without a policy.
  */
 Datum
 mm_glicko2_rating_at(PG_FUNCTION_ARGS)
@@ -217,10 +220,11 @@ mm_glicko2_rating_at(PG_FUNCTION_ARGS)
 	TimestampTz updated_at;
 	TimestampTz at;
 	double		periods;
+	bool		has_policy = !PG_ARGISNULL(3);
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
-	mm_g2_policy_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3), &pol);
+	mm_g2_policy_parse(has_policy ? PG_GETARG_JSONB_P(3) : NULL, &pol);
 	updated_at = PG_GETARG_TIMESTAMPTZ(1);
 	at = PG_GETARG_TIMESTAMPTZ(2);
 	if (TIMESTAMP_NOT_FINITE(updated_at) || TIMESTAMP_NOT_FINITE(at))
@@ -238,7 +242,7 @@ mm_glicko2_rating_at(PG_FUNCTION_ARGS)
 						   from, timestamptz_to_str(at)),
 				 errhint("Ask for the rating at or after its last update.")));
 	}
-	if (!pol.reset_null)
+	if (has_policy && !pol.reset_null)
 	{
 		TimestampTz reset = mm_g2_parse_timestamptz(pol.reset);
 
@@ -250,9 +254,9 @@ mm_glicko2_rating_at(PG_FUNCTION_ARGS)
 			PG_RETURN_DATUM(mm_g2_player_datum(fcinfo, p));
 		}
 	}
-	p = mm_g2_player_arg(PG_GETARG_HEAPTUPLEHEADER(0), &pol, "player");
+	p = mm_g2_player_arg(PG_GETARG_HEAPTUPLEHEADER(0), has_policy ? &pol : NULL, "player");
 	periods = floor((at - updated_at) / (double) USECS_PER_SEC / pol.period.seconds);
-	PG_RETURN_DATUM(mm_g2_player_datum(fcinfo, mm_g2_idle(p, periods, &pol)));
+	PG_RETURN_DATUM(mm_g2_player_datum(fcinfo, mm_g2_idle(p, periods, has_policy ? &pol : NULL)));
 }
 
 PG_FUNCTION_INFO_V1(mm_glicko2_blend);
@@ -273,7 +277,14 @@ mm_glicko2_blend(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	mm_g2_policy_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2), &pol);
+	/* a NULL policy is none, and without one there is no ratio */
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("glicko2_blend needs a policy"),
+				 errdetail("The blend is the policy's rating.profession_ratio; a NULL policy is no policy."),
+				 errhint("Pass '{}' for the Guild Wars 2 wiki's defaults.")));
+	mm_g2_policy_parse(PG_GETARG_JSONB_P(2), &pol);
 	core = mm_g2_player_arg(PG_GETARG_HEAPTUPLEHEADER(0), &pol, "core");
 	prof = mm_g2_player_arg(PG_GETARG_HEAPTUPLEHEADER(1), &pol, "profession");
 	w = pol.profession_ratio;

@@ -9,9 +9,15 @@
  * [{"playerId", "mu", "sigma"}]}}]}. The IMS documentation's sample response is
  * openskill.js 5.0.1 Plackett-Luce with tau = 0 and kappa = epsilon
  * (docs/architecture.md, "How mm reads its sources"). Missing player mu/sigma take the config's mu and
- * sigma; teams and players keep their ids and order; equal ranks draw.
+ * sigma; teams and players keep their ids and order; equal ranks draw; a
+ * player id may appear once in a request.
  * mm also accepts the other four models ("BRADLEY_TERRY_FULL", ...) and
- * the config keys "tau" (default 0) and "limitSigma" (default false).
+ * the config keys "tau" and "limitSigma" (default false).
+ *
+ * Two SQL functions share the code and differ only in the defaults of
+ * config keys a request leaves out: mm.ims_rate takes mm.openskill_rate's
+ * (beta 25/6, tau 25/300, mu 25, sigma 25/3), mm.rate (deprecated, the
+ * 0.1.0 name) keeps its own (beta 5, tau 0, mu 30, sigma 10).
  *
  *-------------------------------------------------------------------------
  */
@@ -187,18 +193,116 @@ const MmConfigKind mm_rate_config_kind = {
 	.size = sizeof(RateConfig)
 };
 
+/* An id and where it was, for the duplicate check. */
+typedef struct ImsId
+{
+	JsonbValue *id;
+	int			team;
+	int			player;
+} ImsId;
+
+/* Order ids: by JSON type, then strings bytewise, numbers by value. */
+static int
+ims_id_cmp(const void *a, const void *b)
+{
+	const JsonbValue *x = ((const ImsId *) a)->id;
+	const JsonbValue *y = ((const ImsId *) b)->id;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (x->type == jbvString)
+	{
+		int			c = memcmp(x->val.string.val, y->val.string.val,
+							   Min(x->val.string.len, y->val.string.len));
+
+		if (c != 0)
+			return c;
+		return (x->val.string.len > y->val.string.len) - (x->val.string.len < y->val.string.len);
+	}
+	return DatumGetInt32(DirectFunctionCall2(numeric_cmp,
+											 NumericGetDatum(x->val.numeric),
+											 NumericGetDatum(y->val.numeric)));
+}
+
+/* An id as the request spelled it, for messages. */
+static char *
+ims_id_text(const JsonbValue *v)
+{
+	if (v->type == jbvString)
+		return psprintf("\"%.*s\"", v->val.string.len, v->val.string.val);
+	return DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+}
+
+/* Refuse a request that names a player twice (in one team or two). */
+static void
+ims_check_unique(ImsId *ids, int n)
+{
+	qsort(ids, n, sizeof(ImsId), ims_id_cmp);
+	for (int i = 1; i < n; i++)
+	{
+		ImsId	   *a = &ids[i - 1],
+				   *b = &ids[i];
+
+		if (ims_id_cmp(a, b) != 0)
+			continue;
+		if (a->team > b->team || (a->team == b->team && a->player > b->player))
+		{
+			ImsId	   *t = a;
+
+			a = b;
+			b = t;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("player %s is in the rate request twice", ims_id_text(a->id)),
+				 errdetail("teams[%d].team.players[%d] and teams[%d].team.players[%d] have the same playerId.",
+						   a->team, a->player, b->team, b->player),
+				 errhint("A player plays for one team, once.")));
+	}
+}
+
+/* Defaults of the config keys a request leaves out. */
+typedef struct ImsDefaults
+{
+	double		beta;
+	double		tau;
+	double		mu;
+	double		sigma;
+} ImsDefaults;
+
+static Datum ims_rate(Jsonb *req, const ImsDefaults *d);
+
+PG_FUNCTION_INFO_V1(mm_ims_rate_v2);
+
+/* mm.ims_rate(request jsonb) -> jsonb: mm.openskill_rate's defaults */
+Datum
+mm_ims_rate_v2(PG_FUNCTION_ARGS)
+{
+	static const ImsDefaults d = {25.0 / 6.0, 25.0 / 300.0, 25.0, 25.0 / 3.0};
+
+	return ims_rate(PG_GETARG_JSONB_P(0), &d);
+}
+
 PG_FUNCTION_INFO_V1(mm_ims_rate);
 
-/* mm.rate(request jsonb) -> jsonb */
+/* mm.rate(request jsonb) -> jsonb, deprecated: the 0.1.0 defaults */
 Datum
 mm_ims_rate(PG_FUNCTION_ARGS)
+{
+	static const ImsDefaults d = {5.0, 0.0, 30.0, 10.0};
+
+	return ims_rate(PG_GETARG_JSONB_P(0), &d);
+}
+
+/* Rate one request; d gives the defaults of keys it leaves out. */
+static Datum
+ims_rate(Jsonb *req, const ImsDefaults *d)
 {
 	static const char *const top_keys[] = {"config", "teams", NULL};
 	static const char *const team_keys[] = {"rank", "team", NULL};
 	static const char *const inner_keys[] = {"teamId", "players", NULL};
 	static const char *const player_keys[] = {"playerId", "mu", "sigma", NULL};
-	Jsonb	   *req = PG_GETARG_JSONB_P(0);
-	RateConfig rc;
+	RateConfig	rc;
 	char	   *model_id;
 	double		def_mu,
 				def_sigma;
@@ -214,6 +318,7 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 	double	   *sigma = palloc(sizeof(double) * cap);
 	JsonbValue **team_id;
 	JsonbValue **player_id = palloc(sizeof(JsonbValue *) * cap);
+	ImsId	   *ids = palloc(sizeof(ImsId) * cap);
 	int		   *team_size;
 	double	   *mu_out,
 			   *sigma_out;
@@ -222,7 +327,12 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 	JsonbValue *res;
 	int			p;
 
+	/* the key table's defaults are the IMS documentation's; the caller's replace four */
 	mm_config_defaults(rate_keys, &rc);
+	rc.beta = d->beta;
+	rc.tau = d->tau;
+	rc.mu = d->mu;
+	rc.sigma = d->sigma;
 
 	if (JB_ROOT_IS_SCALAR(req) || !JB_ROOT_IS_OBJECT(req))
 		ereport(ERROR,
@@ -304,6 +414,7 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 				mu = repalloc(mu, sizeof(double) * cap);
 				sigma = repalloc(sigma, sizeof(double) * cap);
 				player_id = repalloc(player_id, sizeof(JsonbValue *) * cap);
+				ids = repalloc(ids, sizeof(ImsId) * cap);
 			}
 			player_id[n] = ims_id(ims_get(pc, "playerId", true, psprintf("%s.playerId", pp)),
 								  psprintf("%s.playerId", pp));
@@ -321,6 +432,9 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("request key \"%s.sigma\" must be positive", pp),
 						 errdetail("The value is %g.", sigma[n])));
+			ids[n].id = player_id[n];
+			ids[n].team = t;
+			ids[n].player = j;
 			label[n] = t;
 			rank[n] = r;
 			n++;
@@ -331,6 +445,7 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("request key \"teams\" must hold at least two teams"),
 				 errdetail("It holds %d.", nteams)));
+	ims_check_unique(ids, n);
 	mm_os_build_game(&g, n, label, rank, NULL, mu, sigma, NULL);
 	mu_out = palloc(sizeof(double) * n);
 	sigma_out = palloc(sizeof(double) * n);

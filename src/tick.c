@@ -777,7 +777,7 @@ roster_queue(int64 roster_id, char **name, MmMatcherConfig *cfg)
 		elog(ERROR, "SPI_execute failed");
 	if (SPI_processed == 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA_FOUND),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("roster %lld is not waiting", (long long) roster_id),
 				 errhint("mm.roster_status tells what became of it.")));
 	id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -860,7 +860,7 @@ mm_explain(PG_FUNCTION_ARGS)
 			place = i;
 	if (place < 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA_FOUND),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("roster %lld has no players", (long long) roster_id),
 				 errhint("A roster without players is not waiting for anything; mm.leave takes it out.")));
 	/* the roster first, the rest in queue order */

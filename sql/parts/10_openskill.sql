@@ -1,6 +1,13 @@
 
 -- OpenSkill (Weng-Lin) ratings and musigma matchmaking (the IMS matchmaker documentation).
 
+CREATE FUNCTION mm.ordinal(rating mm.rating, z float8 DEFAULT 3)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.ordinal((rating).mu, (rating).sigma, z) $$;
+COMMENT ON FUNCTION mm.ordinal(mm.rating, float8) IS
+    'the ordinal mu - z * sigma of an mm.rating (inlined by the planner)';
+
 CREATE FUNCTION mm.openskill_rate(
     team int[], rank float8[], mu float8[], sigma float8[],
     model text DEFAULT 'plackett_luce',
@@ -50,12 +57,19 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.normal_quantile(float8) IS
     'inverse standard normal CDF (used by Thurstone-Mosteller and predict_draw)';
 
+CREATE FUNCTION mm.ims_rate(request jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_ims_rate_v2'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.ims_rate(jsonb) IS
+    'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out; config keys left out take mm.openskill_rate''s defaults; a playerId may appear once';
+
 CREATE FUNCTION mm.rate(request jsonb)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_ims_rate'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.rate(jsonb) IS
-    'the IMS matchmaker rate endpoint (the IMS matchmaker documentation): a request with config and ranked teams in, new ratings out';
+    'deprecated: use mm.ims_rate. The IMS matchmaker rate endpoint with the 0.1.0 defaults for config keys left out (beta 5, tau 0, mu 30, sigma 10)';
 
 CREATE FUNCTION mm.replay_openskill(
     history text,

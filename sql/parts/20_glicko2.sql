@@ -23,6 +23,13 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_expect(float8, float8, float8, float8) IS
     'expected score of a player against an opponent, both deviations combined';
 
+CREATE FUNCTION mm.glicko2_expect(player mm.glicko, opponent mm.glicko)
+RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT mm.glicko2_expect((player).rating, (player).rd, (opponent).rating, (opponent).rd) $$;
+COMMENT ON FUNCTION mm.glicko2_expect(mm.glicko, mm.glicko) IS
+    'expected score of a player against an opponent, both deviations combined (the mm.glicko form; inlined by the planner)';
+
 CREATE FUNCTION mm.glicko2_effective(player mm.glicko)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_glicko2_effective'
@@ -38,19 +45,19 @@ COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS
     'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy';
 
 CREATE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
-                                     at timestamptz DEFAULT now(), policy jsonb DEFAULT NULL)
+                                     at timestamptz DEFAULT now(), policy jsonb DEFAULT '{}')
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_rating_at'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_rating_at(mm.glicko, timestamptz, timestamptz, jsonb) IS
-    'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed';
+    'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed; policy defaults to the Guild Wars 2 wiki''s ({}); NULL is no policy (plain Glicko-2 growth, periods of the default length)';
 
-CREATE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT NULL)
+CREATE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT '{}')
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_blend'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_blend(mm.glicko, mm.glicko, jsonb) IS
-    'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only)';
+    'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only); policy defaults to the Guild Wars 2 wiki''s ({}); NULL (no policy) is an error';
 
 CREATE FUNCTION mm.glicko2_replay(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
@@ -116,3 +123,172 @@ CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
 );
 COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8) IS
     'one Glicko-2 rating period over a player''s games (GROUP BY player) with tau; equal to mm.glicko2_rate';
+
+-- The rating-period aggregate with a policy: it collects one player's games
+-- and rates them with mm.glicko2_rate, so it equals mm.glicko2_rate with
+-- the same policy exactly (clamps, max change per game, the policy's idle
+-- rule for a period without games). Its state is the call it will make.
+
+CREATE TYPE mm.glicko2_period_state AS (
+    player     mm.glicko,
+    tau        float8,
+    policy     jsonb,
+    opp_rating float8[],
+    opp_rd     float8[],
+    score      float8[]
+);
+COMMENT ON TYPE mm.glicko2_period_state IS
+    'state of mm.glicko2_period with a policy: the player, tau, the policy and the games so far (the arguments of mm.glicko2_rate)';
+
+CREATE FUNCTION mm.glicko2_period_policy_check(state mm.glicko2_period_state, with_policy boolean)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    p mm.glicko := (state).player;
+BEGIN
+    IF p IS NULL OR (p).rating IS NULL OR (p).rd IS NULL OR (p).vol IS NULL THEN
+        RAISE EXCEPTION 'rating, rd and vol must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Use the policy''s defaults for a new player, e.g. COALESCE(rd, 350).';
+    END IF;
+    IF NOT ((p).rating > '-Infinity' AND (p).rating < 'Infinity'
+            AND (p).rd > 0 AND (p).rd < 'Infinity' AND (p).vol > 0 AND (p).vol < 'Infinity') THEN
+        RAISE EXCEPTION 'rating must be finite, rd and vol positive and finite'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The rating is %s.', p);
+    END IF;
+    IF NOT coalesce((state).tau > 0 AND (state).tau < 'Infinity', true) THEN
+        RAISE EXCEPTION 'tau must be positive and finite'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The value is %s.', (state).tau),
+                  HINT = 'Pass NULL for the policy''s system_constant.';
+    END IF;
+    IF (state).opp_rating IS NULL OR (state).opp_rd IS NULL OR (state).score IS NULL THEN
+        RAISE EXCEPTION 'the games of a glicko2_period state must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF pg_catalog.array_ndims((state).opp_rating) > 1 OR pg_catalog.array_ndims((state).opp_rd) > 1
+       OR pg_catalog.array_ndims((state).score) > 1
+       OR pg_catalog.cardinality((state).opp_rating) <> pg_catalog.cardinality((state).score)
+       OR pg_catalog.cardinality((state).opp_rd) <> pg_catalog.cardinality((state).score) THEN
+        RAISE EXCEPTION 'opp_rating, opp_rd and score must have the same length'
+            USING ERRCODE = 'array_subscript_error',
+                  HINT = 'Give one element per game in each array.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest((state).opp_rating, (state).opp_rd, (state).score) AS g(o, d, s)
+               WHERE NOT coalesce(g.o > '-Infinity' AND g.o < 'Infinity' AND g.d > 0 AND g.d < 'Infinity'
+                                  AND g.s >= 0 AND g.s <= 1, false)) THEN
+        RAISE EXCEPTION 'every game needs a finite opp_rating, a positive opp_rd and a score between 0 and 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The games are %s, %s, %s.',
+                                             (state).opp_rating, (state).opp_rd, (state).score),
+                  HINT = 'Use 1 for a win, 0.5 for a draw and 0 for a loss.';
+    END IF;
+    IF with_policy AND (state).policy IS NOT NULL THEN
+        PERFORM mm.glicko2_policy((state).policy);
+    END IF;
+    RETURN state;
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_check(mm.glicko2_period_state, boolean) IS
+    'internal: refuse a glicko2_period state that mm.glicko2_rate would refuse (and its policy, when asked)';
+
+CREATE FUNCTION mm.glicko2_period_policy_merge(a mm.glicko2_period_state, b mm.glicko2_period_state)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (a).player IS DISTINCT FROM (b).player OR (a).tau IS DISTINCT FROM (b).tau
+       OR (a).policy IS DISTINCT FROM (b).policy THEN
+        RAISE EXCEPTION 'glicko2_period needs one player rating per group'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The group has %s, tau %s, policy %s and also %s, tau %s, policy %s.',
+                                             (a).player, coalesce((a).tau::text, 'NULL'), coalesce((a).policy::text, 'NULL'),
+                                             (b).player, coalesce((b).tau::text, 'NULL'), coalesce((b).policy::text, 'NULL')),
+                  HINT = 'Group by player: each player''s rating, rd, vol, tau and policy are constant over a rating period.';
+    END IF;
+    a.opp_rating := (a).opp_rating OPERATOR(pg_catalog.||) (b).opp_rating;
+    a.opp_rd := (a).opp_rd OPERATOR(pg_catalog.||) (b).opp_rd;
+    a.score := (a).score OPERATOR(pg_catalog.||) (b).score;
+    RETURN a;
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state) IS
+    'internal: the games of two checked glicko2_period states of one player, an error for two players';
+
+CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
+                                              rating float8, rd float8, vol float8,
+                                              opp_rating float8, opp_rd float8, score float8,
+                                              tau float8, policy jsonb)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    game_null boolean := opp_rating IS NULL AND opp_rd IS NULL AND score IS NULL;
+    game mm.glicko2_period_state;
+BEGIN
+    IF NOT game_null AND (opp_rating IS NULL OR opp_rd IS NULL OR score IS NULL) THEN
+        RAISE EXCEPTION 'opp_rating, opp_rd and score must be all NULL or all set'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'A row with all three NULL counts as no game.';
+    END IF;
+    -- this row alone, checked (its policy only on a group's first row)
+    game := mm.glicko2_period_policy_check(
+        ROW(ROW(rating, rd, vol)::mm.glicko, tau, policy,
+            CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rating] END,
+            CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rd] END,
+            CASE WHEN game_null THEN '{}' ELSE ARRAY[score] END)::mm.glicko2_period_state,
+        state IS NULL);
+    IF state IS NULL THEN
+        RETURN game;
+    END IF;
+    RETURN mm.glicko2_period_policy_merge(state, game);
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+    'transition function of mm.glicko2_period with a policy: checks the row and adds its game';
+
+CREATE FUNCTION mm.glicko2_period_policy_combine(a mm.glicko2_period_state, b mm.glicko2_period_state)
+RETURNS mm.glicko2_period_state
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF a IS NULL THEN
+        RETURN mm.glicko2_period_policy_check(b, true);
+    ELSIF b IS NULL THEN
+        RETURN mm.glicko2_period_policy_check(a, true);
+    END IF;
+    RETURN mm.glicko2_period_policy_merge(mm.glicko2_period_policy_check(a, true),
+                                          mm.glicko2_period_policy_check(b, false));
+END
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state) IS
+    'combine function of mm.glicko2_period with a policy: the games of both parts, for one player; both parts checked';
+
+CREATE FUNCTION mm.glicko2_period_policy_final(state mm.glicko2_period_state)
+RETURNS mm.glicko
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT mm.glicko2_rate((state).player, (state).opp_rating, (state).opp_rd, (state).score,
+                           (state).tau, (state).policy)
+$$;
+COMMENT ON FUNCTION mm.glicko2_period_policy_final(mm.glicko2_period_state) IS
+    'final function of mm.glicko2_period with a policy: mm.glicko2_rate over the games collected (which checks every field)';
+
+CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
+                                   opp_rating float8, opp_rd float8, score float8,
+                                   tau float8, policy jsonb) (
+    SFUNC = mm.glicko2_period_policy_step,
+    STYPE = mm.glicko2_period_state,
+    FINALFUNC = mm.glicko2_period_policy_final,
+    COMBINEFUNC = mm.glicko2_period_policy_combine,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+    'one Glicko-2 rating period over a player''s games (GROUP BY player) under a policy (NULL: none); tau NULL is the policy''s system_constant; equal to mm.glicko2_rate with that policy';

@@ -334,10 +334,10 @@ BEGIN
     IF NOT FOUND THEN
         IF NOT EXISTS (SELECT 1 FROM mm.servers s WHERE s.server_id = place_player.server_id) THEN
             RAISE EXCEPTION 'server % does not exist', place_player.server_id
-                USING ERRCODE = 'no_data_found', HINT = 'Start it with mm.add_server.';
+                USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
         END IF;
         RAISE EXCEPTION 'server % is full', place_player.server_id
-            USING ERRCODE = 'check_violation',
+            USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Rank the servers with mm.rank_servers, or use mm.join_server.';
     END IF;
     BEGIN
@@ -432,7 +432,7 @@ BEGIN
     SELECT s.attributes INTO attrs FROM mm.servers s WHERE s.server_id = get_server_attribute.server_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'server % does not exist', get_server_attribute.server_id
-            USING ERRCODE = 'no_data_found';
+            USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
     END IF;
     IF NOT attrs ? name THEN
         RAISE EXCEPTION 'server % has no attribute "%"', get_server_attribute.server_id, name
@@ -462,7 +462,7 @@ BEGIN
     WHERE s.server_id = set_server_attribute.server_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'server % does not exist', set_server_attribute.server_id
-            USING ERRCODE = 'no_data_found';
+            USING ERRCODE = 'undefined_object', HINT = 'Start it with mm.add_server.';
     END IF;
 END
 $$;
@@ -622,7 +622,7 @@ DECLARE
 BEGIN
     IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
         RAISE EXCEPTION 'signals and signal_scores must have the same length'
-            USING ERRCODE = 'invalid_parameter_value',
+            USING ERRCODE = 'array_subscript_error',
                   DETAIL = format('There are %s signals and %s scores.',
                                   pg_catalog.cardinality(signals), pg_catalog.cardinality(signal_scores)),
                   HINT = 'Pass the signals and signal_scores columns of one mm.rank_servers row.';

@@ -105,6 +105,32 @@ CREATE TABLE mm.async_bucket_sizes (
 COMMENT ON TABLE mm.async_bucket_sizes IS
     'bucket capacities from the last mm.rebalance_pool (the dynamic bucket sizing model)';
 
+-- Fill bounds: a cache that spares mm.put_entry most counts. A row says
+-- that when the bucket was last counted it held fill entries and the entry
+-- id sequence stood at entry_seq, so the bucket holds at most
+-- fill + (the sequence now - entry_seq) entries: every entry added since
+-- took a new id. Rows are written only by a put that had to count, under
+-- the bucket's advisory lock that put already holds, and never by an offer;
+-- a row too high (entries removed, TRUNCATE) only makes a put count again,
+-- and a sequence reset (TRUNCATE ... RESTART IDENTITY) is noticed by its new
+-- storage (seq_file). The bucket's MMR range is part of the row, so a row
+-- written under another bucket layout (a put that read the config before a
+-- concurrent mm.alter_pool) never serves the new one. Not dumped: a
+-- restored pool counts again.
+CREATE TABLE mm.async_fill_bounds (
+    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels    text[] NOT NULL,
+    bucket    int NOT NULL CHECK (bucket >= 0),
+    lower_mmr float8 NOT NULL,
+    upper_mmr float8 NOT NULL CHECK (lower_mmr < upper_mmr),
+    fill      int NOT NULL CHECK (fill >= 0),
+    entry_seq bigint NOT NULL,
+    seq_file  oid NOT NULL,
+    CONSTRAINT async_fill_bounds_pkey PRIMARY KEY (pool, labels, bucket)
+);
+COMMENT ON TABLE mm.async_fill_bounds IS
+    'internal cache: a bucket''s fill when last counted and the entry id sequence then; fill + ids handed out since bounds the fill';
+
 SELECT pg_catalog.pg_extension_config_dump('mm.async_pools', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.async_entries', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.async_entries_entry_id_seq', '');
@@ -167,6 +193,31 @@ AS $$
 $$;
 COMMENT ON FUNCTION mm.async_fill(text, text[], float8, float8, int) IS
     'internal: entries a bucket holds, counted on the index up to upto (NULL: all)';
+
+CREATE FUNCTION mm.async_entry_seq(OUT entry_seq bigint, OUT seq_file oid)
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(pg_catalog.pg_sequence_last_value('mm.async_entries_entry_id_seq'::pg_catalog.regclass), 0),
+           pg_catalog.pg_relation_filenode('mm.async_entries_entry_id_seq'::pg_catalog.regclass)
+$$;
+COMMENT ON FUNCTION mm.async_entry_seq() IS
+    'internal: the last entry id handed out (0 before the first) and the storage of its sequence, which TRUNCATE ... RESTART IDENTITY renews';
+
+CREATE FUNCTION mm.async_fill_bound(pool text, labels text[], bucket int,
+                                    lower_mmr float8, upper_mmr float8)
+RETURNS bigint
+LANGUAGE sql VOLATILE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT f.fill + (s.entry_seq - f.entry_seq)
+    FROM mm.async_fill_bounds f, mm.async_entry_seq() s
+    WHERE f.pool = $1 AND f.labels = $2 AND f.bucket = $3
+      AND f.lower_mmr = $4 AND f.upper_mmr = $5
+      AND f.seq_file = s.seq_file AND f.entry_seq <= s.entry_seq
+$$;
+COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int, float8, float8) IS
+    'internal: at most this many entries are in a bucket [lower_mmr, upper_mmr) (from mm.async_fill_bounds); NULL when unknown';
 
 CREATE FUNCTION mm.async_check_ids(ids bigint[], what text)
 RETURNS bigint[]
@@ -233,7 +284,7 @@ $$;
 COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
     'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
 
-CREATE FUNCTION mm.alter_pool(name text, config jsonb)
+CREATE FUNCTION mm.alter_pool(name text, config jsonb, replace boolean DEFAULT false)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -243,14 +294,21 @@ DECLARE
     new_cfg jsonb;
     rebucket boolean;
 BEGIN
-    -- the given keys replace the old values; null for a nullable key resets it
-    new_cfg := mm.async_config(old_cfg || coalesce(config, '{}'));
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'pool config and replace must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' to change nothing.';
+    END IF;
+    -- merged: the given keys replace the old values (null is a value: a
+    -- nullable key's "never"); replaced: the given keys, defaults for the rest
+    new_cfg := mm.async_config(CASE WHEN replace THEN config ELSE old_cfg || config END);
     UPDATE mm.async_pools p SET config = new_cfg WHERE p.pool = name;
     rebucket := (new_cfg ->> 'min_mmr', new_cfg ->> 'max_mmr', new_cfg ->> 'mmr_bucket_count')
         IS DISTINCT FROM (old_cfg ->> 'min_mmr', old_cfg ->> 'max_mmr', old_cfg ->> 'mmr_bucket_count');
     IF rebucket THEN
-        -- the buckets changed: forget the old sizing model
+        -- the buckets changed: forget the old sizing model and fill bounds
         DELETE FROM mm.async_bucket_sizes s WHERE s.pool = name;
+        DELETE FROM mm.async_fill_bounds f WHERE f.pool = name;
     END IF;
     IF new_cfg ->> 'player_cache_size' IS NULL THEN
         -- no rebalancing, no sample
@@ -268,8 +326,8 @@ BEGIN
     RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_pool(text, jsonb) IS
-    'change some keys of a pool config; returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
+COMMENT ON FUNCTION mm.alter_pool(text, jsonb, boolean) IS
+    'change some keys of a pool config (replace: set the whole config, defaults for keys left out); returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
 
 CREATE FUNCTION mm.drop_pool(name text)
 RETURNS boolean
@@ -336,6 +394,8 @@ DECLARE
     ignore_at float8 := (cfg ->> 'player_ignore_update_insert_threshold')::float8;
     f int;
     cap int;
+    bound bigint;
+    seq record;
     id bigint;
 BEGIN
     PERFORM mm._require_primary('mm.put_entry');
@@ -393,23 +453,42 @@ BEGIN
     PERFORM pg_catalog.pg_advisory_xact_lock(
         pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
     cap := mm.async_capacity(pool, lab, b, cfg);
-    -- counted up to a little past the capacity: exact unless the bucket is
-    -- far over it (a lowered capacity, rows written directly), which then
-    -- shrinks by 17 entries a put
-    f := mm.async_fill(pool, lab, lo, hi, cap + 16);
-    -- a new player is not added to a bucket filled to the threshold
-    IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
-        RETURN NULL;
-    END IF;
-    IF f >= cap THEN
-        -- a full bucket replaces its oldest entries
-        DELETE FROM mm.async_entries e
-        WHERE e.entry_id IN (
-            SELECT o.entry_id FROM mm.async_entries o
-            WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
-            ORDER BY o.updated_at, o.entry_id
-            LIMIT f - cap + 1
-            FOR UPDATE SKIP LOCKED);
+    -- Below both thresholds by the bound of mm.async_fill_bounds: nothing
+    -- to decide, so nothing to count (a bucket far from full).
+    bound := mm.async_fill_bound(pool, lab, b, lo, hi);
+    IF bound IS NULL OR bound >= cap
+       OR (is_new AND ignore_at IS NOT NULL AND bound >= ignore_at * cap) THEN
+        -- the sequence is read before the count's snapshot is taken: an
+        -- entry not counted has a later id (puts into the bucket committed
+        -- before this one got the lock)
+        SELECT * INTO seq FROM mm.async_entry_seq();
+        -- counted up to a little past the capacity: exact unless the bucket
+        -- is far over it (a lowered capacity, rows written directly), which
+        -- then shrinks by 17 entries a put
+        f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+        -- a new player is not added to a bucket filled to the threshold
+        IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
+            RETURN NULL;
+        END IF;
+        IF f >= cap THEN
+            -- a full bucket replaces its oldest entries
+            DELETE FROM mm.async_entries e
+            WHERE e.entry_id IN (
+                SELECT o.entry_id FROM mm.async_entries o
+                WHERE o.pool = put_entry.pool AND o.labels = lab AND o.mmr >= lo AND o.mmr < hi
+                ORDER BY o.updated_at, o.entry_id
+                LIMIT f - cap + 1
+                FOR UPDATE SKIP LOCKED);
+        ELSIF pg_catalog.current_setting('transaction_isolation') = 'read committed' THEN
+            -- room left: remember the count (under an older snapshot,
+            -- in a repeatable read transaction, it may miss entries)
+            INSERT INTO mm.async_fill_bounds (pool, labels, bucket, lower_mmr, upper_mmr,
+                                              fill, entry_seq, seq_file)
+            VALUES (put_entry.pool, lab, b, lo, hi, f, seq.entry_seq, seq.seq_file)
+            ON CONFLICT ON CONSTRAINT async_fill_bounds_pkey DO UPDATE
+            SET lower_mmr = EXCLUDED.lower_mmr, upper_mmr = EXCLUDED.upper_mmr, fill = EXCLUDED.fill,
+                entry_seq = EXCLUDED.entry_seq, seq_file = EXCLUDED.seq_file;
+        END IF;
     END IF;
     INSERT INTO mm.async_entries (pool, player_id, mmr, labels, model)
     VALUES (put_entry.pool, put_entry.player_id, put_entry.mmr, lab, put_entry.model)

@@ -122,6 +122,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.openskill_predict_rank(int[], float8[], float8[], float8)', 'function', '{public}', false),
 ('mm.normal_quantile(float8)', 'function', '{public}', false),
 ('mm.rate(jsonb)', 'function', '{public}', false),
+('mm.ims_rate(jsonb)', 'function', '{public}', false),
 ('mm.party_rating(float8[], float8[], float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8, float8, float8, float8)', 'function', '{public}', false),
 ('mm.party_rating_agg(float8, float8)', 'function', '{public}', false),
@@ -231,7 +232,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.async_check_ids(bigint[], text)', 'function', '{}', false),
 ('mm.async_check_query(float8, text[], int)', 'function', '{}', false),
 ('mm.create_pool(text, jsonb)', 'function', '{admin}', true),
-('mm.alter_pool(text, jsonb)', 'function', '{admin}', true),
+('mm.alter_pool(text, jsonb, boolean)', 'function', '{admin}', true),
 ('mm.drop_pool(text)', 'function', '{admin}', true),
 ('mm.pool_buckets(text)', 'function', '{service,admin,analyst}', true),
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'function', '{service,admin}', true),
@@ -345,6 +346,18 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.claim_matches(int, int)', 'function', '{service,admin}', true),
 ('mm.leave(int, bigint)', 'function', '{service,admin}', true),
 ('mm.citus_distribute_queues(int)', 'function', '{}', false),
-('mm.async_entries_entry_id_seq', 'relation', '{}', false);
+('mm.async_entries_entry_id_seq', 'relation', '{}', false),
+-- one vocabulary; async fill bounds
+('mm.async_fill_bounds', 'relation', '{}', false),
+('mm.async_entry_seq()', 'function', '{}', false),
+('mm.async_fill_bound(text, text[], int, float8, float8)', 'function', '{}', false),
+('mm.glicko2_expect(mm.glicko, mm.glicko)', 'function', '{public}', false),
+('mm.ordinal(mm.rating, float8)', 'function', '{public}', false),
+('mm.glicko2_period_policy_check(mm.glicko2_period_state, boolean)', 'function', '{public}', false),
+('mm.glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
+('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
+('mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
+('mm.glicko2_period_policy_final(mm.glicko2_period_state)', 'function', '{public}', false),
+('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false);
 
 SELECT mm._apply_privileges();

@@ -258,6 +258,43 @@ RESET session_replication_role;
 SELECT labels, bucket, fill, capacity FROM mm.pool_buckets('tiny');
 SELECT mm.put_entry('tiny', 4, 130) IS NOT NULL AS stored_when_full;
 
+-- A put counts its bucket only when the bound (the last count plus the
+-- entry ids handed out since) reaches a threshold: capacity 3, the first
+-- put counts an empty bucket, the next two are below the bound and count
+-- nothing, the fourth counts and replaces the oldest.
+SELECT mm.create_pool('bnd', '{"bucket_initial_size": 3, "bucket_min_size": 1}');
+TRUNCATE mm.async_entries RESTART IDENTITY;
+SELECT mm.put_entry('bnd', p, 100 + p) FROM generate_series(1, 3) p;
+SELECT bucket, fill, entry_seq FROM mm.async_fill_bounds WHERE pool = 'bnd';
+SELECT mm.async_fill_bound('bnd', '{}', 0, '-Infinity', 300) AS bound;
+-- a row of another bucket layout (another MMR range) serves nobody
+SELECT mm.async_fill_bound('bnd', '{}', 0, '-Infinity', 250) AS other_layout;
+SELECT mm.put_entry('bnd', 4, 104);
+SELECT bucket, fill FROM mm.pool_buckets('bnd');
+SELECT array_agg(player_id ORDER BY player_id) AS players FROM mm.async_entries WHERE pool = 'bnd';
+-- A bound row that stays too high (entries removed) only costs a count.
+DELETE FROM mm.async_entries WHERE pool = 'bnd';
+SELECT mm.put_entry('bnd', p, 100 + p) IS NOT NULL AS stored FROM generate_series(5, 7) p;
+SELECT bucket, fill FROM mm.pool_buckets('bnd');
+-- TRUNCATE ... RESTART IDENTITY resets the sequence: the bound of an empty
+-- bucket counted at id 4 must not let three entries added with ids 1..3
+-- (and three more elsewhere, so that the sequence is past 4 again) pass as
+-- at most two.
+TRUNCATE mm.async_entries RESTART IDENTITY;
+INSERT INTO mm.async_entries (pool, player_id, mmr) SELECT 'bnd', p, 2000 + p FROM generate_series(1, 4) p;
+SELECT mm.put_entry('bnd', 10, 110);
+SELECT fill, entry_seq FROM mm.async_fill_bounds WHERE pool = 'bnd' AND bucket = 0;
+TRUNCATE mm.async_entries RESTART IDENTITY;
+INSERT INTO mm.async_entries (pool, player_id, mmr)
+SELECT 'bnd', p, CASE WHEN p <= 3 THEN 100 + p ELSE 2000 + p END FROM generate_series(1, 6) p;
+SELECT mm.async_fill_bound('bnd', '{}', 0, '-Infinity', 300) AS bound_after_restart;
+SELECT mm.put_entry('bnd', 11, 111) IS NOT NULL AS stored;
+SELECT bucket, fill, capacity FROM mm.pool_buckets('bnd') WHERE bucket = 0;
+-- a new bucket layout forgets the bounds
+SELECT mm.alter_pool('bnd', '{"mmr_bucket_count": 5}') ->> 'mmr_bucket_count' AS buckets;
+SELECT count(*) AS bounds FROM mm.async_fill_bounds WHERE pool = 'bnd';
+SELECT mm.drop_pool('bnd');
+
 -- find_opponent keeps a pool's config between its calls in one statement
 -- and reads it again when it changed: each call sees the max_difference the
 -- previous row set; a pool dropped meanwhile is an error.

@@ -1,6 +1,7 @@
 # pgbench of find_opponent + put_entry on full buckets of capacity 1000,
 # fsync and synchronous_commit on, in a database of its own with the given
-# extension version (current or 0.1.0); appends tps to out/async_capped.txt.
+# extension version (current; 0.1.0 no longer runs beside the 0.2.0 library,
+# which refuses its SQL objects); appends tps to out/async_capped.txt.
 # Usage: capped.sh VERSION (empty: the default version)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,2 +1,0 @@
-# the same pgbench on mm 0.1.0 (bucket counter rows kept by triggers), fsync on (tps in out/async_capped.txt)
-bash "$(dirname "${BASH_SOURCE[0]}")/capped.sh" 0.1.0
