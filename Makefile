@@ -23,6 +23,7 @@ OBJS        = \
 	src/placement.o \
 	src/queue.o \
 	src/replay.o \
+	src/results.o \
 	src/signals.o \
 	src/tick.o
 

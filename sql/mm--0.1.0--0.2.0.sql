@@ -2416,6 +2416,18 @@ $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
     'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
+-- ==== results at speed: mm.report_result in C ====
+
+-- mm.report_result is a C function (src/results.c): the result is checked
+-- in memory, rated with the C OpenSkill core, written with one prepared
+-- multi-row statement per table; its PL/pgSQL helpers go.
+CREATE OR REPLACE FUNCTION mm.report_result(match_id bigint, result jsonb)
+RETURNS SETOF mm.match_result_player
+AS 'MODULE_PATHNAME', 'mm_report_result'
+LANGUAGE C VOLATILE ROWS 10;
+DROP FUNCTION mm._result_players(bigint, jsonb);
+DROP FUNCTION mm._lock_ratings(text, bigint[]);
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2622,8 +2634,6 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm._check_roster(float8, float8, float8, float8, int, text[], int)', 'function', '{}', false),
 ('mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'function', '{service,admin}', true),
 ('mm.leave(bigint)', 'function', '{service,admin}', true),
-('mm._result_players(bigint, jsonb)', 'function', '{}', false),
-('mm._lock_ratings(text, bigint[])', 'function', '{}', false),
 ('mm.report_result(bigint, jsonb)', 'function', '{service,admin}', true),
 ('mm.abandon_match(bigint)', 'function', '{service,admin}', true),
 ('mm._glicko_now(mm.ratings, timestamptz)', 'function', '{public}', false),

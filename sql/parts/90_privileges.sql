@@ -207,8 +207,6 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm._check_roster(float8, float8, float8, float8, int, text[], int)', 'function', '{}', false),
 ('mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'function', '{service,admin}', true),
 ('mm.leave(bigint)', 'function', '{service,admin}', true),
-('mm._result_players(bigint, jsonb)', 'function', '{}', false),
-('mm._lock_ratings(text, bigint[])', 'function', '{}', false),
 ('mm.report_result(bigint, jsonb)', 'function', '{service,admin}', true),
 ('mm.abandon_match(bigint)', 'function', '{service,admin}', true),
 ('mm._glicko_now(mm.ratings, timestamptz)', 'function', '{public}', false),
