@@ -2428,6 +2428,193 @@ LANGUAGE C VOLATILE ROWS 10;
 DROP FUNCTION mm._result_players(bigint, jsonb);
 DROP FUNCTION mm._lock_ratings(text, bigint[]);
 
+-- Profession ratings (the Guild Wars 2 wiki's Rating/@profession-ratio):
+-- mm.roster_rating takes the roster's professions and blends core and
+-- profession ratings by the queue's rating.profession_ratio; mm.enqueue
+-- passes them.
+DROP FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz);
+CREATE FUNCTION mm.roster_rating(rating_config jsonb, players bigint[], at timestamptz DEFAULT now(),
+                                 professions text[] DEFAULT NULL,
+                                 OUT rating float8, OUT deviation float8)
+RETURNS record
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    rc jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}'))) -> 'rating';
+    r float8;
+BEGIN
+    IF players IS NULL OR cardinality(players) = 0 OR at IS NULL OR NOT isfinite(at) THEN
+        RAISE EXCEPTION 'players must be a non-empty array and at a finite time'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF cardinality(players) > 1000 THEN
+        RAISE EXCEPTION 'roster is larger than a team can be'
+            USING ERRCODE = 'program_limit_exceeded',
+                  DETAIL = format('The roster has %s players; teams have at most 1000.', cardinality(players));
+    END IF;
+    IF cardinality(professions) NOT IN (0, cardinality(players)) OR array_position(professions, NULL) IS NOT NULL
+       OR array_position(professions, '') IS NOT NULL THEN
+        RAISE EXCEPTION 'professions must name one profession per player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players and the professions are %s.', cardinality(players), professions),
+                  HINT = 'Give one non-empty profession per player, in the order of players, or none.';
+    END IF;
+    -- without professions, or a ratio of 0: the core rating alone
+    r := CASE WHEN cardinality(professions) > 0 THEN (rc ->> 'profession_ratio')::float8 ELSE 0 END;
+    IF rc ->> 'model' = 'openskill' THEN
+        -- the IMS party rating: weighted max and median mu minus 3 mean sigma
+        SELECT mm.party_rating(array_agg((1 - r) * x.mu + r * x.pmu ORDER BY x.o),
+                               array_agg((1 - r) * x.sigma + r * x.psigma ORDER BY x.o)), 0
+          INTO rating, deviation
+        FROM (SELECT u.o, coalesce(c.mu, (rc ->> 'mu')::float8) AS mu, coalesce(c.sigma, (rc ->> 'sigma')::float8) AS sigma,
+                     coalesce(pr.mu, (rc ->> 'mu')::float8) AS pmu, coalesce(pr.sigma, (rc ->> 'sigma')::float8) AS psigma
+              FROM unnest(players) WITH ORDINALITY u(p, o)
+              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
+    ELSE
+        -- Glicko-2: the mean rating and mean deviation (their difference is
+        -- the mean effective rating), with idle growth
+        SELECT avg((1 - r) * coalesce((x.g).rating, (rc ->> 'rating')::float8)
+                   + r * coalesce((x.pg).rating, (rc ->> 'rating')::float8)),
+               avg((1 - r) * coalesce((x.g).rd, (rc ->> 'rd')::float8)
+                   + r * coalesce((x.pg).rd, (rc ->> 'rd')::float8))
+          INTO rating, deviation
+        FROM (SELECT mm._glicko_now(c, roster_rating.at) AS g, mm._glicko_now(pr, roster_rating.at) AS pg
+              FROM unnest(players) WITH ORDINALITY u(p, o)
+              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz, text[]) IS
+    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
+
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+BEGIN
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x AND e.status = 'matched'
+                            ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now(), professions) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -2637,7 +2824,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.report_result(bigint, jsonb)', 'function', '{service,admin}', true),
 ('mm.abandon_match(bigint)', 'function', '{service,admin}', true),
 ('mm._glicko_now(mm.ratings, timestamptz)', 'function', '{public}', false),
-('mm.roster_rating(jsonb, bigint[], timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm.roster_rating(jsonb, bigint[], timestamptz, text[])', 'function', '{service,admin,analyst}', true),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'function', '{service,admin}', true),
 ('mm.list_queue(text, timestamptz)', 'function', '{service,admin,analyst}', true),
 ('mm.tick(text, timestamptz)', 'function', '{service,admin}', true),

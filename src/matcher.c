@@ -100,6 +100,7 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 	cfg->season_end_null = true;
 	cfg->desertion_reason = "abandon";
 	cfg->desertion_reason_null = false;
+	cfg->profession_ratio = 0;
 	mm_prediction_defaults(&cfg->prediction);
 }
 
@@ -107,7 +108,7 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 
 static MmConfigKey filter_keys[8];
 static MmConfigKey scoring_keys[13];
-static MmConfigKey rating_keys[17];
+static MmConfigKey rating_keys[18];
 static MmConfigKey matcher_keys[8];
 
 static MmConfigKey
@@ -179,6 +180,7 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	rating_keys[i++].isnull = &cfg->season_end_null;
 	rating_keys[i] = key("desertion_reason", MM_CONFIG_TEXT, &cfg->desertion_reason, 0, 0);
 	rating_keys[i++].isnull = &cfg->desertion_reason_null;
+	rating_keys[i++] = key("profession_ratio", MM_CONFIG_FLOAT, &cfg->profession_ratio, 0, 1);
 	rating_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
 
 	i = 0;

@@ -55,6 +55,10 @@ typedef enum ResultStatement
 	RS_INSERT_MISSING,
 	RS_LOCK_OPENSKILL,
 	RS_LOCK_GLICKO2,
+	RS_INSERT_MISSING_PROFESSION,
+	RS_LOCK_OPENSKILL_PROFESSION,
+	RS_LOCK_GLICKO2_PROFESSION,
+	RS_UPDATE_PROFESSION,
 	RS_GLICKO2_RATE,
 	RS_DISHONOR,
 	RS_UPDATE_RATINGS,
@@ -86,13 +90,39 @@ static const StatementText statements[RS_COUNT] = {
 		"SELECT q.config FROM mm.queue q WHERE q.queue_id = $1",
 	1, {INT4OID}},
 	[RS_ROSTERS] = {
-		"SELECT r.team, r.players FROM mm.match_roster r WHERE r.match_id = $1 ORDER BY r.roster_id",
+		"SELECT r.team, r.players, r.professions FROM mm.match_roster r WHERE r.match_id = $1 "
+		"ORDER BY r.roster_id",
 	1, {INT8OID}},
 	[RS_INSERT_MISSING] = {
 		"INSERT INTO mm.ratings AS r (player_id, key) "
 		"SELECT p, $1 FROM unnest($2::bigint[]) p ORDER BY p "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
 	2, {TEXTOID, INT8ARRAYOID}},
+	[RS_INSERT_MISSING_PROFESSION] = {
+		"INSERT INTO mm.ratings AS r (player_id, key) "
+		"SELECT u.p, u.k FROM unnest($2::bigint[], $1::text[]) u(p, k) ORDER BY u.p, u.k "
+		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
+	2, {TEXTARRAYOID, INT8ARRAYOID}},
+	[RS_LOCK_OPENSKILL_PROFESSION] = {
+		"SELECT r.player_id, r.mu, r.sigma, r.ladder_points FROM mm.ratings r "
+		"JOIN unnest($2::bigint[], $1::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
+		"ORDER BY r.player_id, r.key FOR UPDATE OF r",
+	2, {TEXTARRAYOID, INT8ARRAYOID}},
+	[RS_LOCK_GLICKO2_PROFESSION] = {
+		"SELECT r.player_id, g.rating, g.rd, g.vol, r.ladder_points FROM mm.ratings r "
+		"JOIN unnest($2::bigint[], $1::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
+		"CROSS JOIN LATERAL mm._glicko_now(r, $3) g "
+		"ORDER BY r.player_id, r.key FOR UPDATE OF r",
+	3, {TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZOID}},
+	[RS_UPDATE_PROFESSION] = {
+		"UPDATE mm.ratings r SET mu = coalesce(u.mu, r.mu), sigma = coalesce(u.sigma, r.sigma), "
+		"rating = coalesce(u.rating, r.rating), rd = coalesce(u.rd, r.rd), vol = coalesce(u.vol, r.vol), "
+		"games = r.games + 1, last_played = $2 "
+		"FROM unnest($3::bigint[], $1::text[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], "
+		"$8::float8[]) u(player_id, key, mu, sigma, rating, rd, vol) "
+		"WHERE r.key = u.key AND r.player_id = u.player_id",
+		8, {TEXTARRAYOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+	FLOAT8ARRAYOID, FLOAT8ARRAYOID}},
 	[RS_LOCK_OPENSKILL] = {
 		"SELECT r.player_id, r.mu, r.sigma, r.ladder_points FROM mm.ratings r "
 		"WHERE r.key = $1 AND r.player_id = ANY ($2) ORDER BY r.player_id FOR UPDATE",
@@ -180,6 +210,22 @@ col(int r, int i, bool *isnull)
 	return SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, i, isnull);
 }
 
+/* A player's rating under one key: before and after the match. */
+typedef struct ResState
+{
+	double		mu;
+	double		sigma;
+	double		rating;
+	double		rd;
+	double		vol;
+	bool		rated;
+	double		mu2;
+	double		sigma2;
+	double		rating2;
+	double		rd2;
+	double		vol2;
+} ResState;
+
 /* One player of the match. */
 typedef struct ResPlayer
 {
@@ -189,21 +235,11 @@ typedef struct ResPlayer
 	bool		has_score;
 	double		score;
 	bool		deserted;
-	/* the state before (defaults for a new player) */
-	double		mu;
-	double		sigma;
-	double		rating;
-	double		rd;
-	double		vol;
+	char	   *profession;		/* NULL: the roster names none */
+	ResState	core;			/* the queue's rating key */
+	ResState	prof;			/* the profession's key (profession_ratio > 0) */
 	bool		has_ladder;
 	int32		ladder;
-	/* after */
-	bool		rated;
-	double		mu2;
-	double		sigma2;
-	double		rating2;
-	double		rd2;
-	double		vol2;
 	bool		awarded_set;
 	int32		awarded;
 	int32		ladder2;
@@ -271,6 +307,8 @@ read_rosters(ResMatch *m)
 		char	   *team = TextDatumGetCString(col(r, 1, &isnull));
 		int64	   *ids;
 		int			n = mm_int8_array(DatumGetArrayTypeP(col(r, 2, &isnull)), "players", &ids);
+		Datum	   *prof;
+		int			nprof = mm_text_array(DatumGetArrayTypeP(col(r, 3, &isnull)), "professions", &prof);
 		int			t;
 
 		for (t = 0; t < m->nteams; t++)
@@ -297,6 +335,9 @@ read_rosters(ResMatch *m)
 			p->id = ids[i];
 			p->team = t;
 			p->weight = 1.0;
+			/* one profession per player, in the order of players, or none */
+			if (nprof == n)
+				p->profession = TextDatumGetCString(prof[i]);
 		}
 	}
 	qsort(m->players, m->nplayers, sizeof(ResPlayer), player_cmp);
@@ -644,27 +685,67 @@ player_ids(const ResMatch *m)
 	return int8_array(m->nplayers, ids);
 }
 
+/* The state a lock or rate step works on: core or profession. */
+static ResState *
+state_of(ResPlayer *p, bool prof)
+{
+	return prof ? &p->prof : &p->core;
+}
+
+/* The profession's rating key: the queue's key, a slash, the profession. */
+static char *
+profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
+{
+	return psprintf("%s/%s", cfg->rating_key, p->profession);
+}
+
 /*
  * Lock the players' rating rows in player-id order, inserting missing ones
  * first (in the same order), and read the state before: the row's, or the
- * config's defaults where the row has none.
+ * config's defaults where the row has none. prof: the profession rows of
+ * the players whose roster names their profession (locked after every core
+ * row); the others play the profession game with their core rating, which
+ * is not written back.
  */
 static void
-lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 {
 	bool		glicko = strcmp(cfg->rating_model, "glicko2") == 0;
 	Datum		args[3];
+	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
+	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
+	ResPlayer **who = palloc(sizeof(ResPlayer *) * Max(m->nplayers, 1));
+	int			n = 0;
 
-	args[0] = CStringGetTextDatum(cfg->rating_key);
-	args[1] = player_ids(m);
-	args[2] = TimestampTzGetDatum(at);
-	run(RS_INSERT_MISSING, args, NULL, 0);
-	run(glicko ? RS_LOCK_GLICKO2 : RS_LOCK_OPENSKILL, args, NULL, 0);
-	if ((int) SPI_processed != m->nplayers)
-		elog(ERROR, "locked %d rating rows for %d players", (int) SPI_processed, m->nplayers);
 	for (int i = 0; i < m->nplayers; i++)
 	{
 		ResPlayer  *p = &m->players[i];
+
+		if (prof)
+		{
+			p->prof = p->core;
+			p->prof.rated = false;
+			if (p->profession == NULL)
+				continue;
+			keys[n] = profession_key(cfg, p);
+		}
+		ids[n] = p->id;
+		who[n++] = p;
+	}
+	if (n == 0)
+		return;
+	args[0] = prof ? text_array(n, keys) : CStringGetTextDatum(cfg->rating_key);
+	args[1] = int8_array(n, ids);
+	args[2] = TimestampTzGetDatum(at);
+	run(prof ? RS_INSERT_MISSING_PROFESSION : RS_INSERT_MISSING, args, NULL, 0);
+	run(prof ? (glicko ? RS_LOCK_GLICKO2_PROFESSION : RS_LOCK_OPENSKILL_PROFESSION)
+		: (glicko ? RS_LOCK_GLICKO2 : RS_LOCK_OPENSKILL), args, NULL, 0);
+	if ((int) SPI_processed != n)
+		elog(ERROR, "locked %d rating rows for %d players", (int) SPI_processed, n);
+	for (int i = 0; i < n; i++)
+	{
+		ResPlayer  *p = who[i];
+		ResState   *st = state_of(p, prof);
 		bool		n1,
 					n2,
 					n3;
@@ -675,11 +756,11 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 
 		if (DatumGetInt64(col(i, 1, &n1)) != p->id)
 			elog(ERROR, "rating rows are not in player-id order");
-		p->mu = cfg->os_mu;
-		p->sigma = cfg->os_sigma;
-		p->rating = cfg->g_rating;
-		p->rd = cfg->g_rd;
-		p->vol = cfg->g_vol;
+		st->mu = cfg->os_mu;
+		st->sigma = cfg->os_sigma;
+		st->rating = cfg->g_rating;
+		st->rd = cfg->g_rd;
+		st->vol = cfg->g_vol;
 		if (glicko)
 		{
 			d1 = col(i, 2, &n1);
@@ -687,9 +768,9 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 			d3 = col(i, 4, &n3);
 			if (!n1 && !n2 && !n3)
 			{
-				p->rating = DatumGetFloat8(d1);
-				p->rd = DatumGetFloat8(d2);
-				p->vol = DatumGetFloat8(d3);
+				st->rating = DatumGetFloat8(d1);
+				st->rd = DatumGetFloat8(d2);
+				st->vol = DatumGetFloat8(d3);
 			}
 			ld = col(i, 5, &n1);
 		}
@@ -699,20 +780,24 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 			d2 = col(i, 3, &n2);
 			if (!n1 && !n2)
 			{
-				p->mu = DatumGetFloat8(d1);
-				p->sigma = DatumGetFloat8(d2);
+				st->mu = DatumGetFloat8(d1);
+				st->sigma = DatumGetFloat8(d2);
 			}
 			ld = col(i, 4, &n1);
 		}
-		p->has_ladder = !n1;
-		if (!n1)
-			p->ladder = DatumGetInt32(ld);
+		/* ladder points are the core key's */
+		if (!prof)
+		{
+			p->has_ladder = !n1;
+			if (!n1)
+				p->ladder = DatumGetInt32(ld);
+		}
 	}
 }
 
 /* OpenSkill: one game of the match, as mm.openskill_rate rates it. */
 static void
-rate_openskill(ResMatch *m, const MmMatcherConfig *cfg)
+rate_openskill(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 {
 	int			n = m->nplayers;
 	int64	   *label = palloc(sizeof(int64) * n);
@@ -738,23 +823,25 @@ rate_openskill(ResMatch *m, const MmMatcherConfig *cfg)
 		/* red is team 1, any other 2, as mm.report_result always labelled them */
 		label[i] = strcmp(m->teams[p->team].name, "red") == 0 ? 1 : 2;
 		rank[i] = m->teams[p->team].rank;
-		mu[i] = p->mu;
-		sigma[i] = p->sigma;
+		mu[i] = state_of(&m->players[i], prof)->mu;
+		sigma[i] = state_of(&m->players[i], prof)->sigma;
 		weight[i] = p->weight;
 	}
 	mm_os_build_game(&g, n, label, rank, NULL, mu, sigma, weight);
 	mm_os_rate(&g, &o, mu2, sigma2);
 	for (int i = 0; i < n; i++)
 	{
-		m->players[i].rated = true;
-		m->players[i].mu2 = mm_check_result(mu2[i], "mu");
-		m->players[i].sigma2 = mm_check_result(sigma2[i], "sigma");
+		ResState   *st = state_of(&m->players[i], prof);
+
+		st->rated = true;
+		st->mu2 = mm_check_result(mu2[i], "mu");
+		st->sigma2 = mm_check_result(sigma2[i], "sigma");
 	}
 }
 
 /* Glicko-2, one game: each player against every opposing player. */
 static void
-rate_glicko2(ResMatch *m)
+rate_glicko2(ResMatch *m, bool prof)
 {
 	int			n = m->nplayers;
 	double	   *orating = palloc(sizeof(double) * n);
@@ -764,6 +851,7 @@ rate_glicko2(ResMatch *m)
 	for (int i = 0; i < n; i++)
 	{
 		ResPlayer  *p = &m->players[i];
+		ResState   *st = state_of(p, prof);
 		double		r = m->teams[p->team].rank;
 		int			k = 0;
 		Datum		args[6];
@@ -772,27 +860,37 @@ rate_glicko2(ResMatch *m)
 		CHECK_FOR_INTERRUPTS();
 		for (int j = 0; j < n; j++)
 		{
-			const ResPlayer *o = &m->players[j];
+			ResPlayer  *o = &m->players[j];
 			double		s = m->teams[o->team].rank;
 
 			if (o->team == p->team)
 				continue;
-			orating[k] = o->rating;
-			ord[k] = o->rd;
+			orating[k] = state_of(o, prof)->rating;
+			ord[k] = state_of(o, prof)->rd;
 			oscore[k++] = r < s ? 1.0 : r == s ? 0.5 : 0.0;
 		}
-		args[0] = Float8GetDatum(p->rating);
-		args[1] = Float8GetDatum(p->rd);
-		args[2] = Float8GetDatum(p->vol);
+		args[0] = Float8GetDatum(st->rating);
+		args[1] = Float8GetDatum(st->rd);
+		args[2] = Float8GetDatum(st->vol);
 		args[3] = float8_array(k, orating, NULL);
 		args[4] = float8_array(k, ord, NULL);
 		args[5] = float8_array(k, oscore, NULL);
 		run(RS_GLICKO2_RATE, args, NULL, 1);
-		p->rated = true;
-		p->rating2 = DatumGetFloat8(col(0, 1, &isnull));
-		p->rd2 = DatumGetFloat8(col(0, 2, &isnull));
-		p->vol2 = DatumGetFloat8(col(0, 3, &isnull));
+		st->rated = true;
+		st->rating2 = DatumGetFloat8(col(0, 1, &isnull));
+		st->rd2 = DatumGetFloat8(col(0, 2, &isnull));
+		st->vol2 = DatumGetFloat8(col(0, 3, &isnull));
 	}
+}
+
+/* Rate the match with the queue's model: core or profession ratings. */
+static void
+rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
+{
+	if (strcmp(cfg->rating_model, "openskill") == 0)
+		rate_openskill(m, cfg, prof);
+	else
+		rate_glicko2(m, prof);
 }
 
 /* The ladder's season config from the queue's rating config. */
@@ -889,14 +987,14 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	for (int i = 0; i < n; i++)
 	{
 		ResPlayer  *p = &m->players[i];
-		bool		os = p->rated && strcmp(cfg->rating_model, "openskill") == 0;
-		bool		g2 = p->rated && !os;
+		bool		os = p->core.rated && strcmp(cfg->rating_model, "openskill") == 0;
+		bool		g2 = p->core.rated && !os;
 
-		v[0][i] = p->mu2;
-		v[1][i] = p->sigma2;
-		v[2][i] = p->rating2;
-		v[3][i] = p->rd2;
-		v[4][i] = p->vol2;
+		v[0][i] = p->core.mu2;
+		v[1][i] = p->core.sigma2;
+		v[2][i] = p->core.rating2;
+		v[3][i] = p->core.rd2;
+		v[4][i] = p->core.vol2;
 		vnull[i] = !os;
 		gnull[i] = !g2;
 		ladder[i] = p->ladder2;
@@ -914,6 +1012,53 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	run(RS_UPDATE_RATINGS, args, NULL, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d rating rows for %d players", (int) SPI_processed, n);
+}
+
+/* Write the profession ratings of the players whose roster names one. */
+static void
+write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	int			n = 0;
+	bool		os = strcmp(cfg->rating_model, "openskill") == 0;
+	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
+	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
+	double	   *v[5];
+	bool	   *vnull = palloc(sizeof(bool) * Max(m->nplayers, 1) * 2);
+	bool	   *gnull = vnull + Max(m->nplayers, 1);
+	Datum		args[8];
+
+	for (int c = 0; c < 5; c++)
+		v[c] = palloc(sizeof(double) * Max(m->nplayers, 1));
+	for (int i = 0; i < m->nplayers; i++)
+	{
+		ResPlayer  *p = &m->players[i];
+
+		if (p->profession == NULL)
+			continue;
+		ids[n] = p->id;
+		keys[n] = profession_key(cfg, p);
+		v[0][n] = p->prof.mu2;
+		v[1][n] = p->prof.sigma2;
+		v[2][n] = p->prof.rating2;
+		v[3][n] = p->prof.rd2;
+		v[4][n] = p->prof.vol2;
+		vnull[n] = !os;
+		gnull[n] = os;
+		n++;
+	}
+	if (n == 0)
+		return;
+	args[0] = text_array(n, keys);
+	args[1] = TimestampTzGetDatum(at);
+	args[2] = int8_array(n, ids);
+	args[3] = float8_array(n, v[0], vnull);
+	args[4] = float8_array(n, v[1], vnull);
+	args[5] = float8_array(n, v[2], gnull);
+	args[6] = float8_array(n, v[3], gnull);
+	args[7] = float8_array(n, v[4], gnull);
+	run(RS_UPDATE_PROFESSION, args, NULL, 0);
+	if ((int) SPI_processed != n)
+		elog(ERROR, "updated %d profession rating rows for %d players", (int) SPI_processed, n);
 }
 
 /* Record the result and every player's before and after. */
@@ -943,11 +1088,12 @@ write_result(ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result, TimestampTz
 	for (int i = 0; i < n; i++)
 	{
 		ResPlayer  *p = &m->players[i];
-		bool		is_os = p->rated && os;
-		bool		is_g2 = p->rated && !os;
+		ResState   *c = &p->core;
+		bool		is_os = c->rated && os;
+		bool		is_g2 = c->rated && !os;
 		double		fv[13] = {m->teams[p->team].rank, p->score, p->weight,
-			p->mu, p->sigma, p->mu2, p->sigma2,
-		p->rating, p->rd, p->vol, p->rating2, p->rd2, p->vol2};
+			c->mu, c->sigma, c->mu2, c->sigma2,
+		c->rating, c->rd, c->vol, c->rating2, c->rd2, c->vol2};
 
 		team[i] = m->teams[p->team].name;
 		deserted[i] = p->deserted;
@@ -1103,16 +1249,19 @@ mm_report_result(PG_FUNCTION_ARGS)
 	{
 		read_rosters(&m);
 		parse_result(&m, result);
-		lock_ratings(&m, &cfg, at);
-		if (strcmp(cfg.rating_model, "openskill") == 0)
-			rate_openskill(&m, &cfg);
-		else
-			rate_glicko2(&m);
+		lock_ratings(&m, &cfg, at, false);
+		if (cfg.profession_ratio > 0)
+			lock_ratings(&m, &cfg, at, true);
+		rate(&m, &cfg, false);
+		if (cfg.profession_ratio > 0)
+			rate(&m, &cfg, true);
 		if (cfg.ladder)
 			award_ladder(&m, &cfg, at);
 		if (!cfg.desertion_reason_null)
 			give_dishonor(&m, &cfg, at);
 		write_ratings(&m, &cfg, at);
+		if (cfg.profession_ratio > 0)
+			write_profession_ratings(&m, &cfg, at);
 		write_result(&m, &cfg, result, at);
 		{
 			Datum		arg = Int64GetDatum(m.match_id);

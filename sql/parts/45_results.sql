@@ -99,8 +99,13 @@ COMMENT ON FUNCTION mm._glicko_now(mm.ratings, timestamptz) IS
     'internal: a mm.ratings row''s Glicko-2 rating at a time, with the idle deviation growth since it was last played';
 
 -- The rating of a roster from its players' mm.ratings rows (defaults of the
--- queue's "rating" config for players without one).
+-- queue's "rating" config for players without one). With professions (one
+-- per player) and a profession_ratio r > 0, each player's rating is
+-- (1 - r) * core + r * profession, field by field (the Guild Wars 2 wiki's
+-- Rating/@profession-ratio; mm.glicko2_blend), the profession's rating
+-- being the row of key "<key>/<profession>".
 CREATE FUNCTION mm.roster_rating(rating_config jsonb, players bigint[], at timestamptz DEFAULT now(),
+                                 professions text[] DEFAULT NULL,
                                  OUT rating float8, OUT deviation float8)
 RETURNS record
 LANGUAGE plpgsql STABLE
@@ -108,6 +113,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     rc jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}'))) -> 'rating';
+    r float8;
 BEGIN
     IF players IS NULL OR cardinality(players) = 0 OR at IS NULL OR NOT isfinite(at) THEN
         RAISE EXCEPTION 'players must be a non-empty array and at a finite time'
@@ -118,26 +124,44 @@ BEGIN
             USING ERRCODE = 'program_limit_exceeded',
                   DETAIL = format('The roster has %s players; teams have at most 1000.', cardinality(players));
     END IF;
+    IF cardinality(professions) NOT IN (0, cardinality(players)) OR array_position(professions, NULL) IS NOT NULL
+       OR array_position(professions, '') IS NOT NULL THEN
+        RAISE EXCEPTION 'professions must name one profession per player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players and the professions are %s.', cardinality(players), professions),
+                  HINT = 'Give one non-empty profession per player, in the order of players, or none.';
+    END IF;
+    -- without professions, or a ratio of 0: the core rating alone
+    r := CASE WHEN cardinality(professions) > 0 THEN (rc ->> 'profession_ratio')::float8 ELSE 0 END;
     IF rc ->> 'model' = 'openskill' THEN
         -- the IMS party rating: weighted max and median mu minus 3 mean sigma
-        SELECT mm.party_rating(array_agg(coalesce(r.mu, (rc ->> 'mu')::float8)),
-                               array_agg(coalesce(r.sigma, (rc ->> 'sigma')::float8))), 0
+        SELECT mm.party_rating(array_agg((1 - r) * x.mu + r * x.pmu ORDER BY x.o),
+                               array_agg((1 - r) * x.sigma + r * x.psigma ORDER BY x.o)), 0
           INTO rating, deviation
-        FROM unnest(players) p
-        LEFT JOIN mm.ratings r ON r.player_id = p AND r.key = rc ->> 'key';
+        FROM (SELECT u.o, coalesce(c.mu, (rc ->> 'mu')::float8) AS mu, coalesce(c.sigma, (rc ->> 'sigma')::float8) AS sigma,
+                     coalesce(pr.mu, (rc ->> 'mu')::float8) AS pmu, coalesce(pr.sigma, (rc ->> 'sigma')::float8) AS psigma
+              FROM unnest(players) WITH ORDINALITY u(p, o)
+              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
     ELSE
         -- Glicko-2: the mean rating and mean deviation (their difference is
         -- the mean effective rating), with idle growth
-        SELECT avg(coalesce((g).rating, (rc ->> 'rating')::float8)), avg(coalesce((g).rd, (rc ->> 'rd')::float8))
+        SELECT avg((1 - r) * coalesce((x.g).rating, (rc ->> 'rating')::float8)
+                   + r * coalesce((x.pg).rating, (rc ->> 'rating')::float8)),
+               avg((1 - r) * coalesce((x.g).rd, (rc ->> 'rd')::float8)
+                   + r * coalesce((x.pg).rd, (rc ->> 'rd')::float8))
           INTO rating, deviation
-        FROM (SELECT mm._glicko_now(r, roster_rating.at) AS g
-              FROM unnest(players) p
-              LEFT JOIN mm.ratings r ON r.player_id = p AND r.key = rc ->> 'key') x;
+        FROM (SELECT mm._glicko_now(c, roster_rating.at) AS g, mm._glicko_now(pr, roster_rating.at) AS pg
+              FROM unnest(players) WITH ORDINALITY u(p, o)
+              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz) IS
-    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth';
+COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz, text[]) IS
+    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
 
 -- Leaderboards: per rating key, players by conservative rating.
 CREATE VIEW mm.leaderboard AS

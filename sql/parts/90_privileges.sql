@@ -210,7 +210,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.report_result(bigint, jsonb)', 'function', '{service,admin}', true),
 ('mm.abandon_match(bigint)', 'function', '{service,admin}', true),
 ('mm._glicko_now(mm.ratings, timestamptz)', 'function', '{public}', false),
-('mm.roster_rating(jsonb, bigint[], timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm.roster_rating(jsonb, bigint[], timestamptz, text[])', 'function', '{service,admin,analyst}', true),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'function', '{service,admin}', true),
 ('mm.list_queue(text, timestamptz)', 'function', '{service,admin,analyst}', true),
 ('mm.tick(text, timestamptz)', 'function', '{service,admin}', true),
