@@ -101,6 +101,8 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 	cfg->desertion_reason = "abandon";
 	cfg->desertion_reason_null = false;
 	cfg->profession_ratio = 0;
+	cfg->rating_period = "game";
+	cfg->pending_period = false;
 	mm_prediction_defaults(&cfg->prediction);
 }
 
@@ -108,7 +110,7 @@ mm_matcher_defaults(MmMatcherConfig *cfg)
 
 static MmConfigKey filter_keys[8];
 static MmConfigKey scoring_keys[13];
-static MmConfigKey rating_keys[18];
+static MmConfigKey rating_keys[19];
 static MmConfigKey matcher_keys[8];
 
 static MmConfigKey
@@ -181,6 +183,7 @@ mm_matcher_keys(MmMatcherConfig *cfg)
 	rating_keys[i] = key("desertion_reason", MM_CONFIG_TEXT, &cfg->desertion_reason, 0, 0);
 	rating_keys[i++].isnull = &cfg->desertion_reason_null;
 	rating_keys[i++] = key("profession_ratio", MM_CONFIG_FLOAT, &cfg->profession_ratio, 0, 1);
+	rating_keys[i++] = key("period", MM_CONFIG_TEXT, &cfg->rating_period, 0, 0);
 	rating_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
 
 	i = 0;
@@ -245,6 +248,22 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"rating.desertion_reason\" must not be empty"),
 				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
 	(void) mm_os_parse_model(cfg->openskill_model);
+	if (strcmp(cfg->rating_period, "game") != 0 && strcmp(cfg->rating_period, "pending") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.period\" is invalid"),
+				 errdetail("The value is \"%s\".", cfg->rating_period),
+				 errhint("Use \"game\" (each result rates its game) or \"pending\" "
+						 "(Glicko-2 rating periods closed by mm.close_rating_period).")));
+	cfg->pending_period = strcmp(cfg->rating_period, "pending") == 0;
+	if (cfg->pending_period &&
+		(strcmp(cfg->rating_model, "glicko2") != 0 || cfg->profession_ratio > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.period\" \"pending\" needs model \"glicko2\" and no profession_ratio"),
+				 errdetail("The model is \"%s\" and profession_ratio is %g.",
+						   cfg->rating_model, cfg->profession_ratio),
+				 errhint("Rating periods are Glicko-2's; profession ratings are rated per game.")));
 }
 
 /* Rating padding after waiting "age" seconds (Filter/Rating). */

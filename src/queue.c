@@ -617,7 +617,9 @@ config_text(const MmMatcherConfig *c)
 	config_text_nullable(&b, "season_end", c->season_end_null ? NULL : c->season_end);
 	config_text_nullable(&b, "desertion_reason",
 						 c->desertion_reason_null ? NULL : c->desertion_reason);
-	appendStringInfo(&b, ", \"profession_ratio\": %.17g}}", c->profession_ratio);
+	appendStringInfo(&b, ", \"profession_ratio\": %.17g, \"period\": ", c->profession_ratio);
+	escape_json(&b, c->rating_period);
+	appendStringInfoString(&b, "}}");
 	return b.data;
 }
 

@@ -62,6 +62,7 @@ typedef enum ResultStatement
 	RS_GLICKO2_RATE,
 	RS_DISHONOR,
 	RS_UPDATE_RATINGS,
+	RS_INSERT_PENDING,
 	RS_INSERT_RESULT,
 	RS_INSERT_PLAYERS,
 	RS_FINISH,
@@ -143,12 +144,19 @@ static const StatementText statements[RS_COUNT] = {
 	[RS_UPDATE_RATINGS] = {
 		"UPDATE mm.ratings r SET mu = coalesce(u.mu, r.mu), sigma = coalesce(u.sigma, r.sigma), "
 		"rating = coalesce(u.rating, r.rating), rd = coalesce(u.rd, r.rd), vol = coalesce(u.vol, r.vol), "
-		"ladder_points = coalesce(u.ladder, r.ladder_points), games = r.games + 1, last_played = $2 "
+		"ladder_points = coalesce(u.ladder, r.ladder_points), "
+		"games = r.games + CASE WHEN $10 THEN 1 ELSE 0 END, "
+		"last_played = CASE WHEN $10 THEN $2 ELSE r.last_played END "
 		"FROM unnest($3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], "
 		"$9::int[]) u(player_id, mu, sigma, rating, rd, vol, ladder) "
 		"WHERE r.key = $1 AND r.player_id = u.player_id",
-		9, {TEXTOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-	FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4ARRAYOID}},
+		10, {TEXTOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+	FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4ARRAYOID, BOOLOID}},
+	/* a pending rating period: each player's games against every opponent */
+	[RS_INSERT_PENDING] = {
+		"INSERT INTO mm.rating_period_game (key, match_id, player_id, opponent_id, score, reported_at) "
+		"SELECT $1, $2, u.p, u.o, u.s, $3 FROM unnest($4::bigint[], $5::bigint[], $6::float8[]) u(p, o, s)",
+	6, {TEXTOID, INT8OID, TIMESTAMPTZOID, INT8ARRAYOID, INT8ARRAYOID, FLOAT8ARRAYOID}},
 	[RS_INSERT_RESULT] = {
 		"INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at) "
 		"VALUES ($1, $2, 'reported', $3, $4)",
@@ -218,6 +226,7 @@ typedef struct ResState
 	double		rating;
 	double		rd;
 	double		vol;
+	bool		had_rating;		/* the row had a Glicko-2 rating */
 	bool		rated;
 	double		mu2;
 	double		sigma2;
@@ -771,6 +780,7 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 				st->rating = DatumGetFloat8(d1);
 				st->rd = DatumGetFloat8(d2);
 				st->vol = DatumGetFloat8(d3);
+				st->had_rating = true;
 			}
 			ld = col(i, 5, &n1);
 		}
@@ -980,7 +990,7 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	bool	   *gnull = vnull + n;
 	int32	   *ladder = palloc(sizeof(int32) * n);
 	bool	   *lnull = palloc(sizeof(bool) * n);
-	Datum		args[9];
+	Datum		args[10];
 
 	for (int c = 0; c < 5; c++)
 		v[c] = palloc(sizeof(double) * n);
@@ -997,6 +1007,14 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 		v[4][i] = p->core.vol2;
 		vnull[i] = !os;
 		gnull[i] = !g2;
+		if (cfg->pending_period)
+		{
+			/* a new player starts the period from the defaults */
+			v[2][i] = p->core.rating;
+			v[3][i] = p->core.rd;
+			v[4][i] = p->core.vol;
+			gnull[i] = p->core.had_rating;
+		}
 		ladder[i] = p->ladder2;
 		lnull[i] = !p->awarded_set;
 	}
@@ -1009,6 +1027,8 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	args[6] = float8_array(n, v[3], gnull);
 	args[7] = float8_array(n, v[4], gnull);
 	args[8] = int4_array(n, ladder, lnull);
+	/* a pending period counts the games and dates the rating when it closes */
+	args[9] = BoolGetDatum(!cfg->pending_period);
 	run(RS_UPDATE_RATINGS, args, NULL, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d rating rows for %d players", (int) SPI_processed, n);
@@ -1103,8 +1123,9 @@ write_result(ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result, TimestampTz
 		/* the before and after of the model that rated */
 		for (int c = 3; c <= 6; c++)
 			fnull[c][i] = !is_os;
+		/* a pending period: the rating before, none after yet */
 		for (int c = 7; c <= 12; c++)
-			fnull[c][i] = !is_g2;
+			fnull[c][i] = !(is_g2 || (c <= 9 && cfg->pending_period));
 		iv[0][i] = p->ladder;
 		inull[0][i] = !p->has_ladder;
 		iv[1][i] = p->awarded;
@@ -1131,6 +1152,49 @@ write_result(ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result, TimestampTz
 	for (int c = 0; c < 4; c++)
 		args[19 + c] = int4_array(n, iv[c], inull[c]);
 	run(RS_INSERT_PLAYERS, args, NULL, 0);
+}
+
+/*
+ * A pending rating period: record each player's game against every
+ * opposing player (1 win, 0.5 draw, 0 loss) for mm.close_rating_period.
+ */
+static void
+write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	int			cap = Max(m->nplayers * m->nplayers, 1);
+	int64	   *pl = palloc(sizeof(int64) * cap);
+	int64	   *op = palloc(sizeof(int64) * cap);
+	double	   *sc = palloc(sizeof(double) * cap);
+	int			k = 0;
+	Datum		args[6];
+
+	for (int i = 0; i < m->nplayers; i++)
+	{
+		ResPlayer  *p = &m->players[i];
+		double		r = m->teams[p->team].rank;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int j = 0; j < m->nplayers; j++)
+		{
+			ResPlayer  *o = &m->players[j];
+			double		s = m->teams[o->team].rank;
+
+			if (o->team == p->team)
+				continue;
+			pl[k] = p->id;
+			op[k] = o->id;
+			sc[k++] = r < s ? 1.0 : r == s ? 0.5 : 0.0;
+		}
+	}
+	if (k == 0)
+		return;
+	args[0] = CStringGetTextDatum(cfg->rating_key);
+	args[1] = Int64GetDatum(m->match_id);
+	args[2] = TimestampTzGetDatum(at);
+	args[3] = int8_array(k, pl);
+	args[4] = int8_array(k, op);
+	args[5] = float8_array(k, sc, NULL);
+	run(RS_INSERT_PENDING, args, NULL, 0);
 }
 
 /* Return a match's recorded outcome, one row per player by player id. */
@@ -1252,7 +1316,8 @@ mm_report_result(PG_FUNCTION_ARGS)
 		lock_ratings(&m, &cfg, at, false);
 		if (cfg.profession_ratio > 0)
 			lock_ratings(&m, &cfg, at, true);
-		rate(&m, &cfg, false);
+		if (!cfg.pending_period)
+			rate(&m, &cfg, false);
 		if (cfg.profession_ratio > 0)
 			rate(&m, &cfg, true);
 		if (cfg.ladder)
@@ -1263,6 +1328,8 @@ mm_report_result(PG_FUNCTION_ARGS)
 		if (cfg.profession_ratio > 0)
 			write_profession_ratings(&m, &cfg, at);
 		write_result(&m, &cfg, result, at);
+		if (cfg.pending_period)
+			write_pending_games(&m, &cfg, at);
 		{
 			Datum		arg = Int64GetDatum(m.match_id);
 

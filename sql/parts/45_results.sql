@@ -81,6 +81,27 @@ CREATE TABLE mm.match_result_player (
 );
 COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team, rank, score, weight, desertion, the rating before and after (OpenSkill mu/sigma or Glicko-2 rating/rd/vol), ladder points before, awarded and after, dishonor stacks after a desertion';
 
+-- The games of the open Glicko-2 rating period of a rating key (a queue
+-- whose rating config says "period": "pending"): one row per player and
+-- opposing player of a reported match, scored 1, 0.5 or 0.
+-- mm.close_rating_period rates them all at once and removes them.
+CREATE TABLE mm.rating_period_game (
+    key         text NOT NULL,
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    opponent_id bigint NOT NULL,
+    score       float8 NOT NULL,
+    reported_at timestamptz NOT NULL,
+    CONSTRAINT rating_period_game_pkey PRIMARY KEY (key, match_id, player_id, opponent_id),
+    CONSTRAINT rating_period_game_match_fkey FOREIGN KEY (match_id)
+        REFERENCES mm.match_result ON DELETE CASCADE,
+    CONSTRAINT rating_period_game_score_check CHECK (score IN (0, 0.5, 1)),
+    CONSTRAINT rating_period_game_opponent_check CHECK (opponent_id <> player_id)
+);
+COMMENT ON TABLE mm.rating_period_game IS
+    'games of the open Glicko-2 rating period of a rating key ("period": "pending"): each player against each opposing player of a reported match, score 1 win, 0.5 draw, 0 loss; rated at once and removed by mm.close_rating_period';
+SELECT pg_catalog.pg_extension_config_dump('mm.rating_period_game', '');
+
 SELECT pg_catalog.pg_extension_config_dump('mm.ratings', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_result', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_result_player', '');
@@ -163,6 +184,56 @@ $$;
 COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz, text[]) IS
     'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
 
+-- Close the open Glicko-2 rating period of a rating key (Glickman's paper:
+-- every player who played is rated with all of the period's games at once,
+-- against the opponents' ratings as they stood when the period began).
+-- Players who did not play keep their row; their idle deviation growth is
+-- applied when their rating is read (mm.glicko2_rating_at from last_played).
+CREATE FUNCTION mm.close_rating_period(key text, at timestamptz DEFAULT now())
+RETURNS TABLE (player_id bigint, games int, rating float8, rd float8, vol float8)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    k text := close_rating_period.key;
+    start timestamptz;
+    ids bigint[];
+BEGIN
+    IF k IS NULL OR at IS NULL OR NOT isfinite(at) THEN
+        RAISE EXCEPTION 'key must not be NULL and at must be a finite time'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- the players of the period, their rows locked in player-id order (as
+    -- mm.report_result locks them); games reported meanwhile wait, and
+    -- belong to the next period
+    ids := ARRAY(SELECT DISTINCT g.player_id FROM mm.rating_period_game g WHERE g.key = k ORDER BY 1);
+    PERFORM FROM mm.ratings r WHERE r.key = k AND r.player_id = ANY (ids) ORDER BY r.player_id FOR UPDATE;
+    RETURN QUERY
+    WITH g AS (
+        DELETE FROM mm.rating_period_game g WHERE g.key = k AND g.player_id = ANY (ids) RETURNING g.*
+    ), s AS (
+        -- each player's rating when the period began, with idle growth
+        -- until then (a rating period of mm reports nothing but its games)
+        SELECT r.player_id, (mm._glicko_now(r, greatest(r.last_played, x.first))).*
+        FROM mm.ratings r, (SELECT min(g.reported_at) AS first FROM g) x
+        WHERE r.key = k AND r.player_id = ANY (ids)
+    ), n AS (
+        SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n,
+               count(DISTINCT g.match_id)::int AS games
+        FROM g JOIN s p ON p.player_id = g.player_id JOIN s o ON o.player_id = g.opponent_id
+        GROUP BY g.player_id
+    )
+    UPDATE mm.ratings r
+       SET rating = (n.n).rating, rd = (n.n).rd, vol = (n.n).vol, games = r.games + n.games,
+           last_played = greatest(r.last_played, close_rating_period.at)
+      FROM n
+     WHERE r.key = k AND r.player_id = n.player_id
+    RETURNING r.player_id, n.games, r.rating, r.rd, r.vol;
+END
+$$;
+COMMENT ON FUNCTION mm.close_rating_period(text, timestamptz) IS
+    'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period against the opponents'' ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
+
 -- Leaderboards: per rating key, players by conservative rating.
 CREATE VIEW mm.leaderboard AS
 SELECT x.key, x.player_id, x.ordinal, x.conservative_rating, x.ladder_points, x.games, x.last_played,
@@ -183,7 +254,7 @@ RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result'
 LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
-    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings, ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after, marks the match finished; a repeated identical report returns the first outcome, a different one is an error (23505)';
+    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after, marks the match finished; a repeated identical report returns the first outcome, a different one is an error (23505)';
 
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean

@@ -215,6 +215,55 @@ SELECT count(*) AS differ FROM mm.ratings c JOIN mm.ratings p ON p.player_id = c
 WHERE c.key = 'rp' AND c.mu <> p.mu;
 DROP TABLE out4;
 
+-- Glicko-2 rating periods: with "period": "pending" a result records its
+-- games and changes no rating; mm.close_rating_period rates every player
+-- with all of the period's games at once, exactly as mm.glicko2_period
+SELECT mm.alter_queue('res', '{"rating": {"model": "openskill", "period": "pending"}}');
+SELECT mm.alter_queue('res', '{"rating": {"period": "weekly"}}');
+SELECT mm.alter_queue('res', '{"rating": {"model": "glicko2", "key": "gp", "period": "pending", "ladder": false, "profession_ratio": 0, "desertion_reason": null}}') -> 'rating' ->> 'period' AS period;
+-- 9301 has a rating already, last played just now (no idle growth before
+-- the period: the games are reported now)
+INSERT INTO mm.ratings (player_id, key, rating, rd, vol, games, last_played)
+VALUES (9301, 'gp', 1700, 80, 0.06, 5, now());
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 16:00:00+00'))
+FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
+SELECT DISTINCT match_id AS m5 FROM mm.tick('res', '2024-01-01 16:10:00+00') \gset
+SELECT count(*) AS rows, count(rating_before) AS befores, count(rating_after) AS afters
+FROM mm.report_result(:m5, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 16:20:00+00'))
+FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
+SELECT DISTINCT match_id AS m6 FROM mm.tick('res', '2024-01-01 16:30:00+00') \gset
+SELECT count(*) AS rows FROM mm.report_result(:m6, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 1}}}');
+-- nothing rated yet: new players start from the defaults, games not counted
+SELECT player_id, rating, rd, vol, games FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
+-- 2 matches, 4 players, 2 opponents each
+SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
+-- the expected period by hand from the recorded games: each player's
+-- games against the opponents' ratings at the start, one mm.glicko2_period
+CREATE TEMP TABLE expected_period AS
+SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n
+FROM mm.rating_period_game g
+JOIN mm.ratings p ON p.key = 'gp' AND p.player_id = g.player_id
+JOIN mm.ratings o ON o.key = 'gp' AND o.player_id = g.opponent_id
+WHERE g.key = 'gp' GROUP BY g.player_id;
+SELECT c.player_id, c.games, c.rating = (e.n).rating AND c.rd = (e.n).rd AND c.vol = (e.n).vol AS equal_to_glicko2_period
+FROM mm.close_rating_period('gp', '2024-01-01 17:00:00+00') c JOIN expected_period e USING (player_id)
+ORDER BY c.player_id;
+SELECT player_id, games, last_played >= '2024-01-01 17:00:00+00' AS dated FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
+SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
+-- not the same as rating each game on its own
+SELECT count(*) AS differs_from_per_game
+FROM mm.ratings r, expected_period e
+WHERE r.key = 'gp' AND r.player_id = 9301 AND e.player_id = 9301
+  AND r.rating <> (mm.glicko2_rate(mm.glicko2_rate(ROW(1700, 80, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[],
+                                                   ARRAY[350, 350]::float8[], ARRAY[1, 1]::float8[]),
+                                    ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[], ARRAY[0.5, 0.5]::float8[])).rating;
+-- an empty period closes to nothing; bad arguments
+SELECT count(*) AS rated FROM mm.close_rating_period('gp', '2024-01-02 17:00:00+00');
+SELECT * FROM mm.close_rating_period(NULL);
+SELECT * FROM mm.close_rating_period('gp', 'infinity');
+DROP TABLE expected_period;
+
 SELECT mm.drop_queue('res', keep_history => false);
 SELECT count(*) AS results_left FROM mm.match_result;
 DELETE FROM mm.ratings WHERE player_id > 9000;
