@@ -196,21 +196,24 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     k text := close_rating_period.key;
-    start timestamptz;
+    matches bigint[];
     ids bigint[];
 BEGIN
     IF k IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RAISE EXCEPTION 'key must not be NULL and at must be a finite time'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- the players of the period, their rows locked in player-id order (as
-    -- mm.report_result locks them); games reported meanwhile wait, and
-    -- belong to the next period
-    ids := ARRAY(SELECT DISTINCT g.player_id FROM mm.rating_period_game g WHERE g.key = k ORDER BY 1);
+    -- the period: the matches whose games are committed now (a report
+    -- writes all the games of its match at once), their players' rows
+    -- locked in player-id order as mm.report_result locks them; games
+    -- reported meanwhile belong to the next period
+    matches := ARRAY(SELECT DISTINCT g.match_id FROM mm.rating_period_game g WHERE g.key = k);
+    ids := ARRAY(SELECT DISTINCT g.player_id FROM mm.rating_period_game g
+                 WHERE g.key = k AND g.match_id = ANY (matches) ORDER BY 1);
     PERFORM FROM mm.ratings r WHERE r.key = k AND r.player_id = ANY (ids) ORDER BY r.player_id FOR UPDATE;
     RETURN QUERY
     WITH g AS (
-        DELETE FROM mm.rating_period_game g WHERE g.key = k AND g.player_id = ANY (ids) RETURNING g.*
+        DELETE FROM mm.rating_period_game g WHERE g.key = k AND g.match_id = ANY (matches) RETURNING g.*
     ), s AS (
         -- each player's rating when the period began, with idle growth
         -- until then (a rating period of mm reports nothing but its games)
