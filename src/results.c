@@ -14,9 +14,16 @@
  * every player's before and after with one multi-row statement each. All
  * statements are prepared once per backend; there is no work table.
  *
- * Locking order: the match row first, then rating rows by ascending
- * player id. Two reports that share players therefore wait for each other
- * instead of losing an update, and never deadlock.
+ * With the queue's rating.profession_ratio > 0, the match is rated a second
+ * time with the players' profession ratings (key "<key>/<profession>", the
+ * Guild Wars 2 wiki's profession-ratio). With rating.period "pending"
+ * (Glicko-2), the games are recorded in mm.rating_period_game instead of
+ * rated; mm.close_rating_period rates the period.
+ *
+ * Locking order: the match row first, then the core rating rows by
+ * ascending player id, then the profession rows by ascending player id.
+ * Two reports that share players therefore wait for each other instead of
+ * losing an update, and never deadlock.
  *
  *-------------------------------------------------------------------------
  */
