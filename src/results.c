@@ -182,7 +182,7 @@ static const StatementText statements[RS_COUNT] = {
 		"$20::int[], $21::int[], $22::int[], $23::int[]) "
 		"u(player_id, team, rank, score, weight, deserted, mu, sigma, mu_after, sigma_after, "
 		"rating, rd, vol, rating_after, rd_after, vol_after, ladder, awarded, ladder_after, stacks) "
-		"ORDER BY u.player_id",
+		"ORDER BY u.player_id RETURNING *",
 		23, {INT8OID, INT4OID, TEXTOID, INT8ARRAYOID, TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 			FLOAT8ARRAYOID, BOOLARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 			FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
@@ -1088,9 +1088,13 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 		elog(ERROR, "updated %d profession rating rows for %d players", (int) SPI_processed, n);
 }
 
-/* Record the result and every player's before and after. */
+/*
+ * Record the result and every player's before and after; the rows written
+ * (in player-id order) are the function's result.
+ */
 static void
-write_result(ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result, TimestampTz at)
+write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result,
+			 TimestampTz at)
 {
 	int			n = m->nplayers;
 	bool		os = strcmp(cfg->rating_model, "openskill") == 0;
@@ -1159,6 +1163,8 @@ write_result(ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result, TimestampTz
 	for (int c = 0; c < 4; c++)
 		args[19 + c] = int4_array(n, iv[c], inull[c]);
 	run(RS_INSERT_PLAYERS, args, NULL, 0);
+	for (uint64 r = 0; r < SPI_processed; r++)
+		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
 }
 
 /*
@@ -1334,7 +1340,7 @@ mm_report_result(PG_FUNCTION_ARGS)
 		write_ratings(&m, &cfg, at);
 		if (cfg.profession_ratio > 0)
 			write_profession_ratings(&m, &cfg, at);
-		write_result(&m, &cfg, result, at);
+		write_result(rsinfo, &m, &cfg, result, at);
 		if (cfg.pending_period)
 			write_pending_games(&m, &cfg, at);
 		{
@@ -1343,7 +1349,8 @@ mm_report_result(PG_FUNCTION_ARGS)
 			run(RS_FINISH, &arg, NULL, 0);
 		}
 	}
-	put_outcome(rsinfo, m.match_id);
+	else
+		put_outcome(rsinfo, m.match_id);
 	SPI_finish();
 	return (Datum) 0;
 }
