@@ -7,9 +7,14 @@ MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
 	src/async.o \
+	src/backfill.o \
 	src/calibration.o \
+	src/config.o \
 	src/glicko2.o \
-	src/gw2_common.o \
+	src/glicko2_math.o \
+	src/glicko2_period.o \
+	src/glicko2_policy.o \
+	src/glicko2_replay.o \
 	src/gw2_dishonor.o \
 	src/gw2_ladder.o \
 	src/gw2_prediction.o \
@@ -18,7 +23,6 @@ OBJS        = \
 	src/musigma.o \
 	src/openskill.o \
 	src/openskill_ims.o \
-	src/openskill_musigma.o \
 	src/openskill_replay.o \
 	src/placement.o \
 	src/queue.o \

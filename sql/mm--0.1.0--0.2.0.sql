@@ -2416,6 +2416,502 @@ $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
     'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating); joined_at may not lie in the future; players in a dishonor timeout now are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
+-- ==== config spine: one key table per config, stored configs normalised ====
+
+CREATE FUNCTION mm.config_keys(kind text DEFAULT NULL)
+RETURNS TABLE (kind text, key text, type text, "default" jsonb, min float8, max float8,
+               unit text, doc text)
+AS 'MODULE_PATHNAME', 'mm_config_keys'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 200;
+COMMENT ON FUNCTION mm.config_keys(text) IS
+    'the keys of a kind of config (queue, pool, policy, dishonor, ladder, prediction, rate, place; NULL: every kind): dotted key, type (number, integer, boolean, text, duration, object), default, range, unit and a one-line doc';
+
+-- A queue stores its config complete, as mm.matcher_config returns it (as a
+-- pool does), numbers in their shortest round-trip form.
+CREATE OR REPLACE FUNCTION mm.create_queue(name text, config jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Give the queue a name, such as ''ranked''.';
+    END IF;
+    IF config IS NULL THEN
+        RAISE EXCEPTION 'queue config must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' for the defaults.';
+    END IF;
+    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
+EXCEPTION WHEN unique_violation THEN
+    RAISE EXCEPTION 'queue "%" already exists', name
+        USING ERRCODE = 'duplicate_object',
+              HINT = 'Pick another name, or change its config with mm.alter_queue.';
+END
+$$;
+COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
+    'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config); stores the config complete, as mm.matcher_config returns it';
+
+CREATE OR REPLACE FUNCTION mm.alter_queue(name text, config jsonb, replace boolean DEFAULT false)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+    new_cfg jsonb;
+    size int;
+    removed int;
+BEGIN
+    IF config IS NULL OR replace IS NULL THEN
+        RAISE EXCEPTION 'queue config and replace must not be null'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'Pass ''{}'' to change nothing.';
+    END IF;
+    -- FOR NO KEY UPDATE: ticks and enqueues (FOR KEY SHARE through their
+    -- foreign keys) do not wait for it
+    SELECT * INTO q FROM mm.queue WHERE queue.name = alter_queue.name AND queue.dropped_at IS NULL FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', name
+            USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
+    END IF;
+    new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
+    size := (new_cfg ->> 'team_size')::int;
+    UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
+    -- rosters larger than a team now could never match: take them out
+    SELECT count(*) INTO removed
+    FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                               WHERE qp.queue_id = q.queue_id
+                               GROUP BY qp.roster_id HAVING count(*) > size),
+                         'removed', 'team_size', false);
+    IF removed > 0 THEN
+        RAISE NOTICE '% rosters of queue "%" had more players than the new team size and were removed', removed, name
+            USING HINT = 'mm.ticket_status tells their players; they may queue again in smaller parties.';
+    END IF;
+    RETURN new_cfg;
+END
+$$;
+COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
+    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
+
+-- Stored configs, normalised the same way: every key present, numbers
+-- shortest (0.1, not 0.10000000000000001).
+UPDATE mm.queue SET config = mm.matcher_config(config);
+UPDATE mm.async_pools SET config = mm.async_config(config);
+
+-- Durations have one meaning: seconds, or an interval of days, hours,
+-- minutes and seconds; months and years are refused. 0.1.0 read a month of
+-- a dishonor duration as 30 days: such a stored duration becomes that many
+-- seconds.
+UPDATE mm.dishonor_settings s
+SET config = mm.dishonor_config_resolve((
+    SELECT pg_catalog.jsonb_object_agg(e.key,
+               CASE WHEN e.key IN ('stack_duration', 'timeout_duration', 'timeout_rounding')
+                         AND pg_catalog.jsonb_typeof(e.value) = 'string'
+                         AND pg_catalog.date_part('month', (e.value #>> '{}')::interval)
+                             + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval) <> 0
+                    THEN pg_catalog.to_jsonb(
+                             pg_catalog.date_part('epoch', (e.value #>> '{}')::interval
+                                 - pg_catalog.make_interval(months => (pg_catalog.date_part('month', (e.value #>> '{}')::interval)
+                                     + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval))::int))
+                             + 2592000 * (pg_catalog.date_part('month', (e.value #>> '{}')::interval)
+                                 + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval)))
+                    ELSE e.value END)
+    FROM pg_catalog.jsonb_each(s.config) e));
+
+-- ==== backfill: open seats of running matches filled by the next tick ====
+
+-- Backfill: a player left a running match; the next tick of the match's
+-- queue fills the team's open seats from the queue, before it makes new
+-- matches, with the matcher's own scoring against that team (src/backfill.c,
+-- mm_matcher_backfill in src/matcher.c). The rosters are delivered like a
+-- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
+-- kind 'backfill'.
+
+CREATE SEQUENCE mm.backfill_id_seq;
+COMMENT ON SEQUENCE mm.backfill_id_seq IS 'ids of mm.backfill';
+
+-- One row per request. Its match and team are keys: a request is for a
+-- match of the queue (cascading with it) and for one of its teams; status
+-- says where it is, and the columns each status needs are CHECKed.
+CREATE TABLE mm.backfill (
+    backfill_id  bigint NOT NULL DEFAULT nextval('mm.backfill_id_seq'),
+    queue_id     int NOT NULL,
+    match_id     bigint NOT NULL,
+    team         text NOT NULL,
+    players      int NOT NULL,
+    status       text NOT NULL DEFAULT 'open',
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    ended_at     timestamptz,
+    tick_id      bigint,
+    delivered_at timestamptz,
+    CONSTRAINT backfill_pkey PRIMARY KEY (backfill_id),
+    CONSTRAINT backfill_match_team_key UNIQUE (match_id, team, backfill_id),
+    CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT backfill_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
+    CONSTRAINT backfill_status_check CHECK (status IN ('open', 'filled', 'cancelled', 'expired')),
+    CONSTRAINT backfill_ended_check CHECK ((status = 'open') = (ended_at IS NULL)),
+    CONSTRAINT backfill_tick_check CHECK ((status = 'filled') = (tick_id IS NOT NULL)),
+    CONSTRAINT backfill_delivered_check CHECK (delivered_at IS NULL OR status = 'filled'),
+    CONSTRAINT backfill_time_check CHECK (isfinite(requested_at) AND isfinite(ended_at) AND isfinite(delivered_at))
+);
+ALTER SEQUENCE mm.backfill_id_seq OWNED BY mm.backfill.backfill_id;
+CREATE INDEX backfill_open_idx ON mm.backfill (queue_id, backfill_id) WHERE status = 'open';
+CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
+    WHERE status = 'filled' AND delivered_at IS NULL;
+COMMENT ON TABLE mm.backfill IS 'backfill requests (mm.request_backfill): open seats of a team of a running match; open until a tick fills them (filled, with the tick), mm.cancel_backfill cancels them, or the match is reported or abandoned (expired); delivered_at is set when mm.claim_matches hands the filled rosters out';
+COMMENT ON INDEX mm.backfill_open_idx IS 'open requests of a queue, oldest first (ticks)';
+COMMENT ON INDEX mm.backfill_undelivered_idx IS 'filled requests of a queue not yet claimed (mm.claim_matches)';
+COMMENT ON CONSTRAINT backfill_match_team_key ON mm.backfill IS 'the key mm.match_roster rows of a backfill refer to: a backfilled roster joins the request''s match and team';
+
+-- A backfilled roster names its request; the foreign key holds it to the
+-- request's match and team.
+ALTER TABLE mm.match_roster
+    ADD COLUMN backfill_id bigint,
+    ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
+        REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
+COMMENT ON COLUMN mm.match_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
+
+SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
+
+CREATE FUNCTION mm.request_backfill(match_id bigint, team text, players int)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    q mm.queue;
+    size int;
+    requested int;
+    ended timestamptz;
+    id bigint;
+BEGIN
+    IF request_backfill.match_id IS NULL OR request_backfill.team IS NULL OR request_backfill.players IS NULL THEN
+        RAISE EXCEPTION 'match_id, team and players must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF request_backfill.players < 1 THEN
+        RAISE EXCEPTION 'players must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', request_backfill.players),
+                  HINT = 'Give the number of players who left the team.';
+    END IF;
+    -- requests of one match one at a time (the room below); ticks, which
+    -- lock the match FOR KEY SHARE, do not wait for it
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = request_backfill.match_id FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', request_backfill.match_id
+            USING ERRCODE = 'undefined_object', HINT = 'Give the match_id that mm.claim_matches delivered.';
+    END IF;
+    IF m.status <> 'matched' THEN
+        SELECT r.reported_at INTO ended FROM mm.match_result r WHERE r.match_id = m.match_id;
+        RAISE EXCEPTION 'match % is %', m.match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It was reported or abandoned at %s.', ended),
+                  HINT = 'Only a match being played can be backfilled.';
+    END IF;
+    IF NOT EXISTS (SELECT FROM mm.match_roster r
+                   WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.team = request_backfill.team) THEN
+        RAISE EXCEPTION 'match % has no team "%"', m.match_id, request_backfill.team
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'The teams of a match are "red" and "blue".';
+    END IF;
+    SELECT * INTO q FROM mm.queue x WHERE x.queue_id = m.queue_id;
+    IF q.dropped_at IS NOT NULL THEN
+        RAISE EXCEPTION 'queue "%" of match % was dropped', q.name, m.match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It was dropped at %s; no tick fills its matches.', q.dropped_at);
+    END IF;
+    size := (mm.matcher_config(q.config) ->> 'team_size')::int;
+    SELECT coalesce(sum(b.players), 0) INTO requested FROM mm.backfill b
+    WHERE b.match_id = m.match_id AND b.team = request_backfill.team AND b.status = 'open';
+    IF request_backfill.players > size - requested THEN
+        RAISE EXCEPTION 'team "%" of match % has room for % players', request_backfill.team, m.match_id, size - requested
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('%s players were asked for; teams of queue "%s" have %s players and %s seats of this team are already requested.',
+                                  request_backfill.players, q.name, size, requested),
+                  HINT = 'Ask for the players who left and are not yet requested; mm.cancel_backfill cancels a request.';
+    END IF;
+    INSERT INTO mm.backfill (queue_id, match_id, team, players)
+    VALUES (m.queue_id, m.match_id, request_backfill.team, request_backfill.players)
+    RETURNING backfill.backfill_id INTO id;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.request_backfill(bigint, text, int) IS
+    'ask the next tick of a match''s queue to fill "players" open seats of its team "team" (players left the running match) from the queue, before new matches, with the matcher''s scoring against that team; returns the request id; the filled rosters are delivered by mm.claim_matches (kind backfill) and the queue''s channel; refused for a finished match, an unknown team, players < 1 or more than the team''s room';
+
+CREATE FUNCTION mm.cancel_backfill(backfill_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    b mm.backfill;
+BEGIN
+    IF cancel_backfill.backfill_id IS NULL THEN
+        RAISE EXCEPTION 'backfill_id must not be null' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- a tick filling it holds the row: wait for it, then see it filled
+    SELECT * INTO b FROM mm.backfill x WHERE x.backfill_id = cancel_backfill.backfill_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'backfill request % does not exist', cancel_backfill.backfill_id
+            USING ERRCODE = 'undefined_object', HINT = 'Give the id mm.request_backfill returned.';
+    END IF;
+    IF b.status <> 'open' THEN
+        RETURN false;
+    END IF;
+    UPDATE mm.backfill x SET status = 'cancelled', ended_at = now()
+    WHERE x.backfill_id = cancel_backfill.backfill_id;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.cancel_backfill(bigint) IS
+    'cancel an open backfill request; false if it is no longer open (filled, cancelled, or expired with its match); waits for a tick that is filling it';
+
+-- mm.claim_matches also hands out backfills: two new result columns (kind,
+-- backfill_id), so it is dropped and created again (its privileges are
+-- applied again by the last section)
+DROP FUNCTION mm.claim_matches(text, int);
+CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
+               kind text, backfill_id bigint)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+BEGIN
+    IF max IS NULL OR max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max);
+    END IF;
+    RETURN QUERY
+    WITH c AS (
+        SELECT m.match_id FROM mm.match m
+        WHERE m.queue_id = q.queue_id AND m.delivered_at IS NULL
+        ORDER BY m.match_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), d AS (
+        UPDATE mm.match m SET delivered_at = clock_timestamp()
+        FROM c WHERE m.match_id = c.match_id
+        RETURNING m.match_id, m.created_at
+    ), cb AS (
+        SELECT b.backfill_id FROM mm.backfill b
+        WHERE b.queue_id = q.queue_id AND b.status = 'filled' AND b.delivered_at IS NULL
+        ORDER BY b.backfill_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), db AS (
+        UPDATE mm.backfill b SET delivered_at = clock_timestamp()
+        FROM cb WHERE b.backfill_id = cb.backfill_id
+        RETURNING b.backfill_id, b.match_id, b.ended_at
+    )
+    SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id
+    FROM (SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players, 'match'::text AS kind,
+                 NULL::bigint AS backfill_id, 0 AS part
+          FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+          WHERE mr.backfill_id IS NULL
+          UNION ALL
+          SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1
+          FROM db JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = db.match_id
+                                          AND mr.backfill_id = db.backfill_id) x
+    ORDER BY x.part, x.match_id, x.backfill_id, x.team DESC, x.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.claim_matches(text, int) IS
+    'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
+
+-- report_result and abandon_match expire the match's open backfill requests
+CREATE OR REPLACE FUNCTION mm.report_result(match_id bigint, result jsonb)
+RETURNS SETOF mm.match_result_player
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    prev mm.match_result;
+    cfg jsonb;
+    rc jsonb;
+    rkey text;
+    season jsonb;
+    at timestamptz := now();
+    ids bigint[];
+BEGIN
+    IF match_id IS NULL OR result IS NULL THEN
+        RAISE EXCEPTION 'match_id and result must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- one report at a time per match: the second waits, then sees the first
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = report_result.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object', HINT = 'Report the match_id that mm.claim_matches delivered.';
+    END IF;
+    SELECT * INTO prev FROM mm.match_result x WHERE x.match_id = report_result.match_id;
+    IF FOUND THEN
+        IF prev.status = 'abandoned' THEN
+            RAISE EXCEPTION 'match % was abandoned', match_id
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('mm.abandon_match ended it at %s.', prev.reported_at);
+        ELSIF prev.result <> result THEN
+            RAISE EXCEPTION 'match % already has a different result', match_id
+                USING ERRCODE = 'unique_violation',
+                      DETAIL = format('The reported result is %s.', prev.result),
+                      HINT = 'A match is rated once; report the same result again to read its outcome.';
+        END IF;
+        RETURN QUERY SELECT * FROM mm.match_result_player p
+                     WHERE p.match_id = report_result.match_id ORDER BY p.player_id;
+        RETURN;
+    END IF;
+    IF m.status <> 'matched' THEN
+        RAISE EXCEPTION 'match % is %', match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
+    rc := cfg -> 'rating';
+    rkey := rc ->> 'key';
+    season := jsonb_strip_nulls(jsonb_build_object('start', rc -> 'season_start', 'end', rc -> 'season_end'));
+
+    -- a work table per session, emptied at commit
+    IF pg_catalog.to_regclass('pg_temp.mm_result_work') IS NULL THEN
+        CREATE TEMP TABLE pg_temp.mm_result_work (
+            player_id bigint, team text, rank float8, team_score float8, weight float8, score float8,
+            deserted boolean, ord int, mu float8, sigma float8, rating float8, rd float8, vol float8,
+            ladder int, mu2 float8, sigma2 float8, rating2 float8, rd2 float8, vol2 float8,
+            awarded int, ladder2 int, stacks int) ON COMMIT DELETE ROWS;
+    END IF;
+    DELETE FROM pg_temp.mm_result_work;
+    INSERT INTO pg_temp.mm_result_work (player_id, team, rank, team_score, weight, score, deserted, ord)
+    SELECT rp.*, row_number() OVER (ORDER BY rp.player_id)
+    FROM mm._result_players(report_result.match_id, result) rp;
+    ids := ARRAY(SELECT w.player_id FROM pg_temp.mm_result_work w ORDER BY w.player_id);
+
+    -- the rating state before, locked in player-id order
+    UPDATE pg_temp.mm_result_work w
+       SET mu = coalesce(l.mu, (rc ->> 'mu')::float8), sigma = coalesce(l.sigma, (rc ->> 'sigma')::float8),
+           rating = coalesce((l.g).rating, (rc ->> 'rating')::float8), rd = coalesce((l.g).rd, (rc ->> 'rd')::float8),
+           vol = coalesce((l.g).vol, (rc ->> 'vol')::float8), ladder = l.ladder_points
+      FROM (SELECT x.*, mm._glicko_now(x, at) AS g FROM mm._lock_ratings(rkey, ids) x) l
+     WHERE l.player_id = w.player_id;
+
+    IF rc ->> 'model' = 'openskill' THEN
+        UPDATE pg_temp.mm_result_work w SET mu2 = o.mu, sigma2 = o.sigma
+          FROM (SELECT * FROM mm.openskill_rate(
+                    ARRAY(SELECT CASE x.team WHEN 'red' THEN 1 ELSE 2 END FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.rank FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.mu FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    ARRAY(SELECT x.sigma FROM pg_temp.mm_result_work x ORDER BY x.ord),
+                    model => rc ->> 'openskill_model', beta => (rc ->> 'beta')::float8,
+                    kappa => (rc ->> 'kappa')::float8, tau => (rc ->> 'tau')::float8,
+                    weight => ARRAY(SELECT x.weight FROM pg_temp.mm_result_work x ORDER BY x.ord))) o
+         WHERE o.idx = w.ord;
+    ELSE
+        -- Glicko-2, one game: each player against every opposing player
+        UPDATE pg_temp.mm_result_work w SET rating2 = (g).rating, rd2 = (g).rd, vol2 = (g).vol
+          FROM (SELECT x.player_id,
+                       mm.glicko2_rate(ROW(x.rating, x.rd, x.vol)::mm.glicko,
+                                       ARRAY(SELECT o.rating FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord),
+                                       ARRAY(SELECT o.rd FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord),
+                                       ARRAY(SELECT CASE WHEN x.rank < o.rank THEN 1.0 WHEN x.rank = o.rank THEN 0.5 ELSE 0.0 END
+                                             FROM pg_temp.mm_result_work o WHERE o.team <> x.team ORDER BY o.ord)) AS g
+                FROM pg_temp.mm_result_work x) n
+         WHERE n.player_id = w.player_id;
+    END IF;
+
+    -- ladder points from the match's prediction, with the team's final score
+    IF (rc ->> 'ladder')::boolean THEN
+        UPDATE pg_temp.mm_result_work w
+           SET awarded = mm.ladder_points(CASE w.team WHEN 'red' THEN m.red_odds ELSE m.blue_odds END,
+                                          w.team_score,
+                                          CASE WHEN w.deserted THEN 'desertion'
+                                               WHEN w.rank < (SELECT min(o.rank) FROM pg_temp.mm_result_work o WHERE o.team <> w.team)
+                                               THEN 'victory' ELSE 'defeat' END,
+                                          season, at)
+         WHERE w.team_score IS NOT NULL;
+        UPDATE pg_temp.mm_result_work w SET ladder2 = (mm.ladder_apply(w.ladder, w.awarded, season)).ladder_points
+         WHERE w.awarded IS NOT NULL;
+    END IF;
+
+    -- dishonor for desertions, in player-id order
+    IF rc ->> 'desertion_reason' IS NOT NULL THEN
+        UPDATE pg_temp.mm_result_work w SET stacks = d.stacks
+          FROM (SELECT x.player_id, (mm.dishonor(x.player_id, rc ->> 'desertion_reason', at)).stacks
+                FROM pg_temp.mm_result_work x WHERE x.deserted ORDER BY x.player_id) d
+         WHERE d.player_id = w.player_id;
+    END IF;
+
+    UPDATE mm.ratings r
+       SET mu = coalesce(w.mu2, r.mu), sigma = coalesce(w.sigma2, r.sigma),
+           rating = coalesce(w.rating2, r.rating), rd = coalesce(w.rd2, r.rd), vol = coalesce(w.vol2, r.vol),
+           ladder_points = coalesce(w.ladder2, r.ladder_points),
+           games = r.games + 1, last_played = at
+      FROM pg_temp.mm_result_work w
+     WHERE r.key = rkey AND r.player_id = w.player_id;
+
+    INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
+    VALUES (m.match_id, m.queue_id, 'reported', result, at);
+    INSERT INTO mm.match_result_player
+    SELECT m.match_id, w.player_id, m.queue_id, w.team, w.rank, w.score, w.weight, w.deserted, rkey,
+           CASE WHEN w.mu2 IS NOT NULL THEN w.mu END, CASE WHEN w.mu2 IS NOT NULL THEN w.sigma END, w.mu2, w.sigma2,
+           CASE WHEN w.rating2 IS NOT NULL THEN w.rating END, CASE WHEN w.rating2 IS NOT NULL THEN w.rd END,
+           CASE WHEN w.rating2 IS NOT NULL THEN w.vol END, w.rating2, w.rd2, w.vol2,
+           w.ladder, w.awarded, w.ladder2, w.stacks
+    FROM pg_temp.mm_result_work w ORDER BY w.player_id;
+    UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    -- open backfill requests end with the match
+    UPDATE mm.backfill b SET status = 'expired', ended_at = at
+    WHERE b.match_id = m.match_id AND b.status = 'open';
+    DELETE FROM pg_temp.mm_result_work;
+
+    RETURN QUERY SELECT * FROM mm.match_result_player p
+                 WHERE p.match_id = report_result.match_id ORDER BY p.player_id;
+END
+$$;
+COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
+    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings, ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated identical report returns the first outcome, a different one is an error (23505)';
+
+CREATE OR REPLACE FUNCTION mm.abandon_match(match_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    prev mm.match_result;
+BEGIN
+    IF match_id IS NULL THEN
+        RAISE EXCEPTION 'match_id must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = abandon_match.match_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', match_id USING ERRCODE = 'undefined_object';
+    END IF;
+    SELECT * INTO prev FROM mm.match_result x WHERE x.match_id = abandon_match.match_id;
+    IF FOUND THEN
+        IF prev.status = 'reported' THEN
+            RAISE EXCEPTION 'match % already has a result', match_id
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('It was reported at %s.', prev.reported_at);
+        END IF;
+        RETURN false;
+    END IF;
+    INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
+    VALUES (m.match_id, m.queue_id, 'abandoned', NULL, now());
+    UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    -- open backfill requests end with the match
+    UPDATE mm.backfill b SET status = 'expired', ended_at = now()
+    WHERE b.match_id = m.match_id AND b.status = 'open';
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.abandon_match(bigint) IS
+    'end a match that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished (its open backfill requests expired), so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match is an error';
+
 -- ==== results: mm.report_result in C, profession ratings, Glicko-2 rating periods ====
 
 -- mm.report_result is a C function (src/results.c): the result is checked
@@ -2426,7 +2922,7 @@ RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result'
 LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
-    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after, marks the match finished; a repeated identical report returns the first outcome, a different one is an error (23505)';
+    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated identical report returns the first outcome, a different one is an error (23505)';
 DROP FUNCTION mm._result_players(bigint, jsonb);
 DROP FUNCTION mm._lock_ratings(text, bigint[]);
 
@@ -2891,6 +3387,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ladder_apply(int, int, jsonb)', 'function', '{public}', false),
 -- roster matcher
 ('mm.matcher_config(jsonb)', 'function', '{public}', false),
+('mm.config_keys(text)', 'function', '{public}', false),
 ('mm.matcher_padding(jsonb, float8)', 'function', '{public}', false),
 ('mm.match_rosters(text, jsonb, timestamptz)', 'function', '{service,admin,analyst}', false),
 ('mm._match_rosters(text, jsonb, timestamptz, boolean)', 'function', '{}', false),
@@ -2982,6 +3479,10 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.drop_queue(text, boolean)', 'function', '{admin}', true),
 ('mm.purge(interval, int)', 'function', '{admin}', true),
 ('mm.claim_matches(text, int)', 'function', '{service,admin}', true),
+('mm.request_backfill(bigint, text, int)', 'function', '{service,admin}', true),
+('mm.cancel_backfill(bigint)', 'function', '{service,admin}', true),
+('mm.backfill', 'relation', '{admin,analyst}', false),
+('mm.backfill_id_seq', 'relation', '{}', false),
 ('mm.leave_player(bigint)', 'function', '{service,admin}', true),
 ('mm.remove_player(bigint, bigint)', 'function', '{service,admin}', true),
 ('mm.explain(bigint, timestamptz)', 'function', '{service,admin,analyst}', true),

@@ -70,72 +70,89 @@ typedef struct AsyncConfig
 	int			buckets_per_retry;	/* widening per retry, each side */
 } AsyncConfig;
 
-/* Set the documented defaults. */
-static void
-async_config_defaults(AsyncConfig *c)
-{
-	c->min_mmr = 0;
-	c->max_mmr = 3000;
-	c->mmr_bucket_count = 10;
-	c->bucket_initial_size = 1000;
-	c->bucket_min_size = 10;
-	c->player_cache_size = 0;
-	c->player_cache_size_null = true;
-	c->allow_multiple_entries_per_player = false;
-	c->remove_threshold = 0;
-	c->remove_threshold_null = false;
-	c->ignore_threshold = 0;
-	c->ignore_threshold_null = true;
-	c->enable_fake_opponents = false;
-	c->return_model = true;
-	c->max_difference = 300;
-	c->min_quality = 0;
-	c->min_quality_null = true;
-	c->buckets_per_retry = 1;
-}
+#define AK(field) offsetof(AsyncConfig, field)
+
+/* The pool config's keys (Metaplay's names in snake_case). */
+static const MmConfigKey async_config_keys[] = {
+	{.name = "min_mmr", .type = MM_CONFIG_FLOAT, .offset = AK(min_mmr),
+		.min = -1e15, .max = 1e15, .def = 0, .unit = "mmr",
+	.doc = "lower end of the bucketed MMR range"},
+	{.name = "max_mmr", .type = MM_CONFIG_FLOAT, .offset = AK(max_mmr),
+		.min = -1e15, .max = 1e15, .def = 3000, .unit = "mmr",
+	.doc = "upper end of the bucketed MMR range (greater than min_mmr)"},
+	{.name = "mmr_bucket_count", .type = MM_CONFIG_INT,
+		.offset = AK(mmr_bucket_count), .min = 1, .max = 100000, .def = 10,
+	.doc = "MmrBucketCount: equal slices of [min_mmr, max_mmr)"},
+	{.name = "bucket_initial_size", .type = MM_CONFIG_INT,
+		.offset = AK(bucket_initial_size), .min = 1, .max = 1e9, .def = 1000,
+		.unit = "entries",
+	.doc = "capacity of a bucket without a rebalanced size"},
+	{.name = "bucket_min_size", .type = MM_CONFIG_INT,
+		.offset = AK(bucket_min_size), .min = 1, .max = 1e9, .def = 10,
+		.unit = "entries",
+	.doc = "smallest capacity rebalancing gives"},
+	{.name = "player_cache_size", .type = MM_CONFIG_INT,
+		.flags = MM_CONFIG_NULLABLE, .offset = AK(player_cache_size),
+		.null_offset = AK(player_cache_size_null), .min = 1, .max = 2e9,
+		.def_null = true, .unit = "entries",
+	.doc = "PlayerCacheSize: total shared out by mm.rebalance_pool (null: no rebalancing)"},
+	{.name = "allow_multiple_entries_per_player", .type = MM_CONFIG_BOOL,
+		.offset = AK(allow_multiple_entries_per_player), .def = 0,
+	.doc = "AllowMultipleEntriesPerPlayer (then one per bucket)"},
+	{.name = "player_remove_after_candidate_offer_threshold",
+		.type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
+		.offset = AK(remove_threshold), .null_offset = AK(remove_threshold_null),
+		.min = 0, .max = 1, .def = 0, .unit = "fill",
+	.doc = "fill level at which an offered entry is removed (null: never)"},
+	{.name = "player_ignore_update_insert_threshold",
+		.type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
+		.offset = AK(ignore_threshold), .null_offset = AK(ignore_threshold_null),
+		.min = 0, .max = 1, .def_null = true, .unit = "fill",
+	.doc = "fill level at which new players are not added (null: never)"},
+	{.name = "enable_fake_opponents", .type = MM_CONFIG_BOOL,
+		.offset = AK(enable_fake_opponents), .def = 0,
+	.doc = "EnableFakeOpponents"},
+	{.name = "return_model_in_query_response", .type = MM_CONFIG_BOOL,
+		.offset = AK(return_model), .def = 1,
+	.doc = "ReturnModelInQueryResponse (false: model is NULL)"},
+	{.name = "max_difference", .type = MM_CONFIG_FLOAT,
+		.offset = AK(max_difference), .min = 0, .max = 1e15, .def = 300,
+		.unit = "mmr",
+	.doc = "quality = max_difference - abs(mmr difference)"},
+	{.name = "min_quality", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
+		.offset = AK(min_quality), .null_offset = AK(min_quality_null),
+		.min = -1e15, .max = 1e15, .def_null = true,
+	.doc = "candidates below it are not eligible (null: any)"},
+	{.name = "buckets_per_retry", .type = MM_CONFIG_INT,
+		.offset = AK(buckets_per_retry), .min = 0, .max = 100000, .def = 1,
+		.unit = "buckets",
+	.doc = "buckets added on each side per retry"},
+	{.name = NULL}
+};
+
+#undef AK
+
+static void async_config_check(void *base, const char *what);
+
+const MmConfigKind mm_pool_config_kind = {
+	.kind = "pool", .what = "pool config", .keys = async_config_keys,
+	.size = sizeof(AsyncConfig), .check = async_config_check
+};
 
 /* Parse and check a pool config; NULL gives the defaults. */
 static void
 async_config_parse(Jsonb *config, AsyncConfig *c)
 {
-	MmConfigKey keys[] = {
-		{.name = "min_mmr", .type = MM_CONFIG_FLOAT, .target = &c->min_mmr,
-		.min = -1e15, .max = 1e15},
-		{.name = "max_mmr", .type = MM_CONFIG_FLOAT, .target = &c->max_mmr,
-		.min = -1e15, .max = 1e15},
-		{.name = "mmr_bucket_count", .type = MM_CONFIG_INT,
-		.target = &c->mmr_bucket_count, .min = 1, .max = 100000},
-		{.name = "bucket_initial_size", .type = MM_CONFIG_INT,
-		.target = &c->bucket_initial_size, .min = 1, .max = 1e9},
-		{.name = "bucket_min_size", .type = MM_CONFIG_INT,
-		.target = &c->bucket_min_size, .min = 1, .max = 1e9},
-		{.name = "player_cache_size", .type = MM_CONFIG_INT,
-			.target = &c->player_cache_size, .min = 1, .max = 2e9,
-		.isnull = &c->player_cache_size_null},
-		{.name = "allow_multiple_entries_per_player", .type = MM_CONFIG_BOOL,
-		.target = &c->allow_multiple_entries_per_player},
-		{.name = "player_remove_after_candidate_offer_threshold",
-			.type = MM_CONFIG_FLOAT, .target = &c->remove_threshold,
-		.min = 0, .max = 1, .isnull = &c->remove_threshold_null},
-		{.name = "player_ignore_update_insert_threshold",
-			.type = MM_CONFIG_FLOAT, .target = &c->ignore_threshold,
-		.min = 0, .max = 1, .isnull = &c->ignore_threshold_null},
-		{.name = "enable_fake_opponents", .type = MM_CONFIG_BOOL,
-		.target = &c->enable_fake_opponents},
-		{.name = "return_model_in_query_response", .type = MM_CONFIG_BOOL,
-		.target = &c->return_model},
-		{.name = "max_difference", .type = MM_CONFIG_FLOAT,
-		.target = &c->max_difference, .min = 0, .max = 1e15},
-		{.name = "min_quality", .type = MM_CONFIG_FLOAT,
-			.target = &c->min_quality, .min = -1e15, .max = 1e15,
-		.isnull = &c->min_quality_null},
-		{.name = "buckets_per_retry", .type = MM_CONFIG_INT,
-		.target = &c->buckets_per_retry, .min = 0, .max = 100000},
-		{.name = NULL}
-	};
+	mm_config_read(&mm_pool_config_kind, config, c);
+}
 
-	async_config_defaults(c);
-	mm_config_parse(config, "pool config", keys);
+/* The checks between keys. */
+static void
+async_config_check(void *base, const char *what)
+{
+	const AsyncConfig *c = base;
+
+	(void) what;
 
 	if (c->max_mmr <= c->min_mmr)
 		ereport(ERROR,
@@ -252,47 +269,6 @@ async_search_order(const AsyncConfig *c, double mmr, int retries, int *order)
 			order[count++] = far;
 	}
 	return count;
-}
-
-/* Render a float8 for the normalized config. */
-static void
-append_number(StringInfo buf, const char *key, double v, bool isnull)
-{
-	if (isnull)
-		appendStringInfo(buf, ", \"%s\": null", key);
-	else
-		appendStringInfo(buf, ", \"%s\": %.17g", key, v);
-}
-
-/* The full config, every key present, as jsonb text. */
-static char *
-async_config_text(const AsyncConfig *c)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"min_mmr\": %.17g", c->min_mmr);
-	append_number(&buf, "max_mmr", c->max_mmr, false);
-	append_number(&buf, "mmr_bucket_count", c->mmr_bucket_count, false);
-	append_number(&buf, "bucket_initial_size", c->bucket_initial_size, false);
-	append_number(&buf, "bucket_min_size", c->bucket_min_size, false);
-	append_number(&buf, "player_cache_size", c->player_cache_size,
-				  c->player_cache_size_null);
-	appendStringInfo(&buf, ", \"allow_multiple_entries_per_player\": %s",
-					 c->allow_multiple_entries_per_player ? "true" : "false");
-	append_number(&buf, "player_remove_after_candidate_offer_threshold",
-				  c->remove_threshold, c->remove_threshold_null);
-	append_number(&buf, "player_ignore_update_insert_threshold",
-				  c->ignore_threshold, c->ignore_threshold_null);
-	appendStringInfo(&buf, ", \"enable_fake_opponents\": %s",
-					 c->enable_fake_opponents ? "true" : "false");
-	appendStringInfo(&buf, ", \"return_model_in_query_response\": %s",
-					 c->return_model ? "true" : "false");
-	append_number(&buf, "max_difference", c->max_difference, false);
-	append_number(&buf, "min_quality", c->min_quality, c->min_quality_null);
-	append_number(&buf, "buckets_per_retry", c->buckets_per_retry, false);
-	appendStringInfoChar(&buf, '}');
-	return buf.data;
 }
 
 /*
@@ -962,8 +938,7 @@ mm_async_config(PG_FUNCTION_ARGS)
 	AsyncConfig c;
 
 	async_config_parse(PG_GETARG_JSONB_P(0), &c);
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in,
-										CStringGetDatum(async_config_text(&c))));
+	PG_RETURN_JSONB_P(mm_config_jsonb(async_config_keys, &c));
 }
 
 /* mm.async_bucket(config jsonb, mmr float8) → int */

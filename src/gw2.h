@@ -59,12 +59,11 @@ typedef struct MmTeamSummary
 extern void mm_prediction_defaults(MmPredictionConfig *cfg);
 
 /*
- * Return a palloc'd MmConfigKey array bound to cfg, for mm_config_parse
- * (embed it as the nested object "prediction" of a queue config). Fill cfg
- * with mm_prediction_defaults first, and call mm_prediction_check after
- * parsing.
+ * The keys of a prediction config, relative to an MmPredictionConfig
+ * (a queue config embeds them as its object "prediction"); call
+ * mm_prediction_check after parsing.
  */
-extern const MmConfigKey *mm_prediction_keys(MmPredictionConfig *cfg);
+extern const MmConfigKey mm_prediction_keys[];
 
 /*
  * Check a parsed configuration (the method names); "what" names the
@@ -89,23 +88,5 @@ extern double mm_odds_of_victory(double prediction, bool red);
 extern void mm_ladder_game(Jsonb *config, TimestampTz at, double odds,
 						   double final_score, const char *result,
 						   const int32 *current, int32 *points, int32 *total);
-
-/* Helpers shared by the gw2 files (gw2_common.c). */
-
-/* Value of key "name" of an object container; NULL if absent or no object. */
-extern JsonbValue *mm_gw2_object_get(JsonbContainer *container, const char *name);
-
-/* A copy of a jsonb object without key "name". */
-extern Jsonb *mm_gw2_jsonb_without(Jsonb *object, const char *name);
-
-/*
- * Read a config key's text with a type's input function (interval_in,
- * timestamptz_in); its errors name the key in their context.
- */
-extern Datum mm_gw2_text_setting(PGFunction input, const char *text,
-								 const char *what, const char *key);
-
-/* Form the function's composite result row. */
-extern Datum mm_gw2_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
 
 #endif							/* MM_GW2_H */

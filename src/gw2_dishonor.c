@@ -43,13 +43,10 @@
 /* The <Dishonor> configuration, durations in seconds. */
 typedef struct MmDishonorConfig
 {
-	char	   *stack_duration_text;
-	char	   *timeout_duration_text;
-	char	   *timeout_rounding_text;
-	double		stack_duration; /* > 0: how long one stack lasts */
-	double		timeout_duration;	/* > 0: timeout per stack^exponent */
+	MmDuration	stack_duration; /* > 0: how long one stack lasts */
+	MmDuration	timeout_duration;	/* > 0: timeout per stack^exponent */
 	double		timeout_exponent;	/* >= 0 */
-	double		timeout_rounding;	/* > 0: rounding and minimum timeout */
+	MmDuration	timeout_rounding;	/* > 0: rounding and minimum timeout */
 	int			npenalties;
 	char	  **reasons;		/* <Penalty reason=...> in snake_case */
 	int		   *stacks;			/* <Penalty stacks=...> */
@@ -58,19 +55,10 @@ typedef struct MmDishonorConfig
 /* Largest exponent accepted. */
 #define MM_DISHONOR_MAX_EXPONENT 10.0
 
-/* Fill cfg with the GW2 wiki's defaults. */
+/* The default penalties: <Penalty reason="Abandon" stacks="10"/> and so on. */
 static void
-dishonor_defaults(MmDishonorConfig *cfg)
+penalties_defaults(MmDishonorConfig *cfg)
 {
-	/* <Dishonor stack-duration="15m" timeout-duration="30s" ...> */
-	cfg->stack_duration_text = "15m";
-	cfg->timeout_duration_text = "30s";
-	cfg->timeout_rounding_text = "1m";
-	cfg->stack_duration = 15 * 60.0;
-	cfg->timeout_duration = 30.0;
-	cfg->timeout_exponent = 1.5;
-	cfg->timeout_rounding = 60.0;
-	/* <Penalty reason="Abandon" stacks="10"/> and so on */
 	cfg->npenalties = 3;
 	cfg->reasons = palloc(sizeof(char *) * 3);
 	cfg->stacks = palloc(sizeof(int) * 3);
@@ -80,36 +68,6 @@ dishonor_defaults(MmDishonorConfig *cfg)
 	cfg->stacks[1] = 4;
 	cfg->reasons[2] = "banned";
 	cfg->stacks[2] = 1000000;
-}
-
-/*
- * Read a duration key's text as a positive number of seconds.
- *
- * interval_in is STABLE only because IntervalStyle sql_standard reads a
- * minus sign differently ("-1 30:00" is -54 hours there, +6 hours in the
- * other styles); a text with a minus sign is refused here, so the functions
- * that take a config stay IMMUTABLE.
- */
-static double
-duration_seconds(const char *text, const char *key)
-{
-	Interval   *iv;
-	double		seconds;
-
-	iv = DatumGetIntervalP(mm_gw2_text_setting(interval_in, text,
-											   "dishonor config", key));
-
-	/* A month counts 30 days, as in PostgreSQL's interval arithmetic. */
-	seconds = iv->time / (double) USECS_PER_SEC +
-		iv->day * (double) SECS_PER_DAY +
-		iv->month * (double) DAYS_PER_MONTH * SECS_PER_DAY;
-	if (!(seconds > 0.0) || strchr(text, '-') != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("dishonor config key \"%s\" must be a positive interval", key),
-				 errdetail("The value is \"%s\".", text),
-				 errhint("Give a duration such as \"30s\", \"1m\" or \"15 minutes\".")));
-	return seconds;
 }
 
 /* Add one penalty (jsonb keeps one value per key). */
@@ -130,13 +88,21 @@ penalty_add(MmDishonorConfig *cfg, const char *reason, int stacks)
  * reads back the same.
  */
 static void
-penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
+penalties_parse(JsonbValue *pv, void *base, const char *what, const char *path)
 {
+	MmDishonorConfig *cfg = base;
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken tok;
 	char	   *reason = NULL;
 
+	(void) what;
+	(void) path;
+	if (pv == NULL)
+	{
+		penalties_defaults(cfg);
+		return;
+	}
 	if (pv->type != jbvBinary || !JsonContainerIsObject(pv->val.binary.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -177,34 +143,61 @@ penalties_parse(JsonbValue *pv, MmDishonorConfig *cfg)
 	}
 }
 
+/* Append the penalties object. */
+static void
+penalties_render(StringInfo buf, const void *base)
+{
+	const MmDishonorConfig *cfg = base;
+
+	appendStringInfoChar(buf, '{');
+	for (int i = 0; i < cfg->npenalties; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, cfg->reasons[i]);
+		appendStringInfo(buf, ": %d", cfg->stacks[i]);
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+#define DK(field) offsetof(MmDishonorConfig, field)
+
+/* The dishonor config's keys: the GW2 wiki's <Dishonor> attributes. */
+static const MmConfigKey dishonor_keys[] = {
+	{.name = "stack_duration", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_MIN_EXCLUSIVE, .offset = DK(stack_duration),
+		.min = 0, .max = 1e10, .def = 15 * 60, .def_text = "15m", .unit = "s",
+	.doc = "how long one stack lasts"},
+	{.name = "timeout_duration", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_MIN_EXCLUSIVE, .offset = DK(timeout_duration),
+		.min = 0, .max = 1e10, .def = 30, .def_text = "30s", .unit = "s",
+	.doc = "timeout per stack^timeout_exponent"},
+	{.name = "timeout_exponent", .type = MM_CONFIG_FLOAT,
+		.offset = DK(timeout_exponent), .min = 0, .max = MM_DISHONOR_MAX_EXPONENT,
+		.def = 1.5,
+	.doc = "exponent of the stacks in the timeout"},
+	{.name = "timeout_rounding", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_MIN_EXCLUSIVE, .offset = DK(timeout_rounding),
+		.min = 0, .max = 1e10, .def = 60, .def_text = "1m", .unit = "s",
+	.doc = "a timeout is rounded to a multiple of it, and is at least it"},
+	{.name = "penalties", .type = MM_CONFIG_CUSTOM,
+		.parse = penalties_parse, .render = penalties_render,
+	.doc = "reason -> stacks it adds; when given, the complete list of reasons"},
+	{.name = NULL}
+};
+
+#undef DK
+
+const MmConfigKind mm_dishonor_config_kind = {
+	.kind = "dishonor", .what = "dishonor config", .keys = dishonor_keys,
+	.size = sizeof(MmDishonorConfig)
+};
+
 /* Parse a dishonor config (overrides of the defaults; NULL: defaults). */
 static void
 dishonor_config(Jsonb *config, MmDishonorConfig *cfg)
 {
-	MmConfigKey keys[] = {
-		{"stack_duration", MM_CONFIG_TEXT, &cfg->stack_duration_text, 0, 0, false, NULL, NULL},
-		{"timeout_duration", MM_CONFIG_TEXT, &cfg->timeout_duration_text, 0, 0, false, NULL, NULL},
-		{"timeout_exponent", MM_CONFIG_FLOAT, &cfg->timeout_exponent, 0, MM_DISHONOR_MAX_EXPONENT, false, NULL, NULL},
-		{"timeout_rounding", MM_CONFIG_TEXT, &cfg->timeout_rounding_text, 0, 0, false, NULL, NULL},
-		{"penalties", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, NULL},
-		{NULL, 0, NULL, 0, 0, false, NULL, NULL}
-	};
-	JsonbValue *pv;
-
-	dishonor_defaults(cfg);
-	if (config == NULL)
-		return;
-	pv = mm_gw2_object_get(&config->root, "penalties");
-	if (pv != NULL)
-	{
-		/* the reasons are free-form: read them here, the rest below */
-		penalties_parse(pv, cfg);
-		config = mm_gw2_jsonb_without(config, "penalties");
-	}
-	mm_config_parse(config, "dishonor config", keys);
-	cfg->stack_duration = duration_seconds(cfg->stack_duration_text, "stack_duration");
-	cfg->timeout_duration = duration_seconds(cfg->timeout_duration_text, "timeout_duration");
-	cfg->timeout_rounding = duration_seconds(cfg->timeout_rounding_text, "timeout_rounding");
+	mm_config_read(&mm_dishonor_config_kind, config, cfg);
 }
 
 /* roundInterval: max(interval, round(value / interval) * interval). */
@@ -221,7 +214,7 @@ static double
 dishonor_timeout(int stacks, const MmDishonorConfig *cfg)
 {
 	return round_interval(pow((double) stacks, cfg->timeout_exponent) *
-						  cfg->timeout_duration, cfg->timeout_rounding);
+						  cfg->timeout_duration.seconds, cfg->timeout_rounding.seconds);
 }
 
 /* Stacks left of "stacks" after "elapsed" seconds (no decay if negative). */
@@ -232,7 +225,7 @@ dishonor_decay(int stacks, double elapsed, const MmDishonorConfig *cfg)
 
 	if (elapsed <= 0.0)
 		return stacks;
-	gone = floor(elapsed / cfg->stack_duration);
+	gone = floor(elapsed / cfg->stack_duration.seconds);
 	return gone >= stacks ? 0 : stacks - (int) gone;
 }
 
@@ -303,7 +296,7 @@ dishonor_apply(MmDishonorState *s, int penalty, TimestampTz at,
 		double		gone = s->stacks - current;
 
 		/* keep the clock of the stack that is expiring now */
-		s->stacks_at += (TimestampTz) (gone * cfg->stack_duration * USECS_PER_SEC);
+		s->stacks_at += (TimestampTz) (gone * cfg->stack_duration.seconds * USECS_PER_SEC);
 	}
 	else
 		s->stacks_at = at;
@@ -324,26 +317,7 @@ dishonor_apply(MmDishonorState *s, int penalty, TimestampTz at,
 static Jsonb *
 dishonor_config_jsonb(const MmDishonorConfig *cfg)
 {
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "{\"stack_duration\": ");
-	escape_json(&buf, cfg->stack_duration_text);
-	appendStringInfoString(&buf, ", \"timeout_duration\": ");
-	escape_json(&buf, cfg->timeout_duration_text);
-	appendStringInfo(&buf, ", \"timeout_exponent\": %s, \"timeout_rounding\": ",
-					 float8out_internal(cfg->timeout_exponent));
-	escape_json(&buf, cfg->timeout_rounding_text);
-	appendStringInfoString(&buf, ", \"penalties\": {");
-	for (int i = 0; i < cfg->npenalties; i++)
-	{
-		if (i > 0)
-			appendStringInfoString(&buf, ", ");
-		escape_json(&buf, cfg->reasons[i]);
-		appendStringInfo(&buf, ": %d", cfg->stacks[i]);
-	}
-	appendStringInfoString(&buf, "}}");
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+	return mm_config_jsonb(dishonor_keys, cfg);
 }
 
 /* Refuse a non-finite "at". */
@@ -421,9 +395,7 @@ mm_dishonor_decay(PG_FUNCTION_ARGS)
 
 	check_stacks(stacks);
 	dishonor_config(PG_GETARG_JSONB_P(2), &cfg);
-	seconds = elapsed->time / (double) USECS_PER_SEC +
-		elapsed->day * (double) SECS_PER_DAY +
-		elapsed->month * (double) DAYS_PER_MONTH * SECS_PER_DAY;
+	seconds = mm_interval_seconds(elapsed);
 	if (seconds < 0.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -483,7 +455,7 @@ mm_dishonor_apply(PG_FUNCTION_ARGS)
 	values[0] = Int32GetDatum(s.stacks);
 	values[1] = TimestampTzGetDatum(s.stacks_at);
 	values[2] = TimestampTzGetDatum(s.timeout_until);
-	PG_RETURN_DATUM(mm_gw2_result_row(fcinfo, values, nulls));
+	PG_RETURN_DATUM(mm_result_row(fcinfo, values, nulls));
 }
 
 PG_FUNCTION_INFO_V1(mm_dishonor_current);

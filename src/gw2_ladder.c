@@ -61,7 +61,7 @@ typedef struct LadderConfig
 	int			min;
 	int			max;
 	int			leaderboard_points;
-	char	   *start_text;		/* NULL: no start */
+	char	   *start_text;		/* ISO 8601 text; NULL: no start */
 	char	   *end_text;		/* NULL: no end */
 	bool		start_null;
 	bool		end_null;
@@ -81,18 +81,10 @@ static const double default_matrix[5][12] = {
 };
 static const int default_nscores[5] = {5, 4, 3, 4, 5};
 
-/* Fill cfg with the GW2 wiki's <Ladder default="0" min="0" max="1000000" ...>. */
+/* Fill cfg's matrix with the GW2 wiki's. */
 static void
-ladder_defaults(LadderConfig *cfg)
+matrix_defaults(LadderConfig *cfg)
 {
-	cfg->default_points = 0;
-	cfg->min = 0;
-	cfg->max = 1000000;
-	cfg->leaderboard_points = 1;
-	cfg->start_text = NULL;
-	cfg->end_text = NULL;
-	cfg->start_null = true;
-	cfg->end_null = true;
 	cfg->nmatrix = 5;
 	cfg->matrix = palloc(sizeof(LadderMatrix) * 5);
 	for (int m = 0; m < 5; m++)
@@ -140,24 +132,6 @@ array_elements(JsonbValue *v, const char *what, int *n)
 	return elems;
 }
 
-/* Parse an array element that must be an object with the given keys. */
-static void
-element_parse(JsonbValue *e, const char *path, const MmConfigKey *keys,
-			  const char *array_key)
-{
-	Jsonb	   *obj;
-
-	if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ladder config key \"%s\" must be an object", path),
-				 errhint("See mm.ladder_config_defaults() for the layout.")));
-	obj = JsonbValueToJsonb(e);
-	if (array_key != NULL)
-		obj = mm_gw2_jsonb_without(obj, array_key);
-	mm_config_parse(obj, psprintf("ladder config %s", path), keys);
-}
-
 /* Refuse a matrix setting with a message naming its path. */
 static void
 matrix_error(const char *path, const char *msg, double value, const char *hint)
@@ -169,101 +143,168 @@ matrix_error(const char *path, const char *msg, double value, const char *hint)
 			 errhint("%s", hint)));
 }
 
-/* Parse and check "matrix": [{odds, scores: [{min, points}]}]. */
-static void
-matrix_parse(JsonbValue *v, LadderConfig *cfg)
-{
-	JsonbValue *rows = array_elements(v, "matrix", &cfg->nmatrix);
+/* The keys of one score of a matrix, {min, points}; no defaults. */
+static const MmConfigKey score_keys[] = {
+	{.name = "min", .type = MM_CONFIG_FLOAT, .offset = offsetof(LadderScore, min),
+	.min = 0, .max = 1e12},
+	{.name = "points", .type = MM_CONFIG_INT, .offset = offsetof(LadderScore, points),
+	.min = -1000000, .max = 1000000},
+	{.name = NULL}
+};
 
+/* Parse and check a matrix's "scores": [{min, points}] (base: its LadderMatrix). */
+static void
+scores_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	LadderMatrix *mx = base;
+	JsonbValue *scores = array_elements(v, path, &mx->nscores);
+
+	mx->scores = palloc(sizeof(LadderScore) * mx->nscores);
+	for (int s = 0; s < mx->nscores; s++)
+	{
+		LadderScore *sc = &mx->scores[s];
+		char	   *spath = psprintf("%s[%d]", path, s);
+
+		sc->min = -1;
+		sc->points = INT_MIN;
+		mm_config_parse_value(&scores[s], what, spath, score_keys, sc);
+		if (sc->min < 0 || sc->points == INT_MIN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("ladder config key \"%s\" needs both \"min\" and \"points\"", spath),
+					 errhint("Write each score as {\"min\": 300, \"points\": 1}.")));
+		if (s == 0 && sc->min != 0)
+			matrix_error(psprintf("%s.min", spath), "must be 0", sc->min,
+						 "Each matrix's first score must start at min 0, so that every final score finds one.");
+		if (s > 0 && sc->min <= mx->scores[s - 1].min)
+			matrix_error(psprintf("%s.min", spath), "must be greater than the previous score's min",
+						 sc->min, "List the scores by ascending min, each min once.");
+	}
+}
+
+/* The keys of one matrix, {odds, scores}; no defaults. */
+static const MmConfigKey matrix_keys[] = {
+	{.name = "odds", .type = MM_CONFIG_FLOAT, .offset = offsetof(LadderMatrix, odds),
+	.min = 0, .max = 1},
+	{.name = "scores", .type = MM_CONFIG_CUSTOM, .parse = scores_parse},
+	{.name = NULL}
+};
+
+/* Parse and check "matrix": [{odds, scores: [{min, points}]}]; NULL: the default. */
+static void
+matrix_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	LadderConfig *cfg = base;
+	JsonbValue *rows;
+
+	if (v == NULL)
+	{
+		matrix_defaults(cfg);
+		return;
+	}
+	rows = array_elements(v, path, &cfg->nmatrix);
 	cfg->matrix = palloc(sizeof(LadderMatrix) * cfg->nmatrix);
 	for (int m = 0; m < cfg->nmatrix; m++)
 	{
 		LadderMatrix *mx = &cfg->matrix[m];
-		char	   *path = psprintf("matrix[%d]", m);
-		MmConfigKey keys[] = {
-			{"odds", MM_CONFIG_FLOAT, &mx->odds, 0, 1, false, NULL, NULL},
-			{"scores", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, NULL},
-			{NULL, 0, NULL, 0, 0, false, NULL, NULL}
-		};
-		JsonbValue *sv;
-		JsonbValue *scores;
+		char	   *mpath = psprintf("%s[%d]", path, m);
 
 		mx->odds = -1;
-		element_parse(&rows[m], path, keys, "scores");
+		mx->nscores = -1;
+		mm_config_parse_value(&rows[m], what, mpath, matrix_keys, mx);
 		if (mx->odds < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("ladder config key \"%s.odds\" is missing", path),
+					 errmsg("ladder config key \"%s.odds\" is missing", mpath),
 					 errhint("Give each matrix its minimum odds of victory (0 to 1).")));
 		if (m == 0 && mx->odds != 0)
-			matrix_error(psprintf("%s.odds", path), "must be 0", mx->odds,
+			matrix_error(psprintf("%s.odds", mpath), "must be 0", mx->odds,
 						 "The first matrix must start at odds 0, so that every game finds one.");
 		if (m > 0 && mx->odds <= cfg->matrix[m - 1].odds)
-			matrix_error(psprintf("%s.odds", path), "must be greater than the previous matrix's odds",
+			matrix_error(psprintf("%s.odds", mpath), "must be greater than the previous matrix's odds",
 						 mx->odds, "List the matrices by ascending odds, each odds once.");
-		sv = mm_gw2_object_get(rows[m].val.binary.data, "scores");
-		if (sv == NULL)
+		if (mx->nscores < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("ladder config key \"%s.scores\" is missing", path),
+					 errmsg("ladder config key \"%s.scores\" is missing", mpath),
 					 errhint("Give each matrix its scores: [{\"min\": 0, \"points\": -1}, ...].")));
-		scores = array_elements(sv, psprintf("%s.scores", path), &mx->nscores);
-		mx->scores = palloc(sizeof(LadderScore) * mx->nscores);
-		for (int s = 0; s < mx->nscores; s++)
-		{
-			LadderScore *sc = &mx->scores[s];
-			char	   *spath = psprintf("%s.scores[%d]", path, s);
-			MmConfigKey skeys[] = {
-				{"min", MM_CONFIG_FLOAT, &sc->min, 0, 1e12, false, NULL, NULL},
-				{"points", MM_CONFIG_INT, &sc->points, -1000000, 1000000, false, NULL, NULL},
-				{NULL, 0, NULL, 0, 0, false, NULL, NULL}
-			};
-
-			sc->min = -1;
-			sc->points = INT_MIN;
-			element_parse(&scores[s], spath, skeys, NULL);
-			if (sc->min < 0 || sc->points == INT_MIN)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("ladder config key \"%s\" needs both \"min\" and \"points\"", spath),
-						 errhint("Write each score as {\"min\": 300, \"points\": 1}.")));
-			if (s == 0 && sc->min != 0)
-				matrix_error(psprintf("%s.min", spath), "must be 0", sc->min,
-							 "Each matrix's first score must start at min 0, so that every final score finds one.");
-			if (s > 0 && sc->min <= mx->scores[s - 1].min)
-				matrix_error(psprintf("%s.min", spath), "must be greater than the previous score's min",
-							 sc->min, "List the scores by ascending min, each min once.");
-		}
 	}
 }
+
+/* Append the matrix as a JSON array. */
+static void
+matrix_render(StringInfo buf, const void *base)
+{
+	const LadderConfig *cfg = base;
+
+	appendStringInfoChar(buf, '[');
+	for (int m = 0; m < cfg->nmatrix; m++)
+	{
+		appendStringInfo(buf, "%s{\"odds\": ", m ? ", " : "");
+		mm_append_float8(buf, cfg->matrix[m].odds);
+		appendStringInfoString(buf, ", \"scores\": [");
+		for (int s = 0; s < cfg->matrix[m].nscores; s++)
+		{
+			appendStringInfo(buf, "%s{\"min\": ", s ? ", " : "");
+			mm_append_float8(buf, cfg->matrix[m].scores[s].min);
+			appendStringInfo(buf, ", \"points\": %d}", cfg->matrix[m].scores[s].points);
+		}
+		appendStringInfoString(buf, "]}");
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+#define LK(field) offsetof(LadderConfig, field)
+
+/* The ladder config's keys: the GW2 wiki's <Ladder default="0" min="0" max="1000000" ...>. */
+static const MmConfigKey ladder_keys[] = {
+	{.name = "default", .type = MM_CONFIG_INT, .offset = LK(default_points),
+		.min = INT_MIN, .max = INT_MAX, .def = 0, .unit = "points",
+	.doc = "a new player's ladder points"},
+	{.name = "min", .type = MM_CONFIG_INT, .offset = LK(min),
+		.min = INT_MIN, .max = INT_MAX, .def = 0, .unit = "points",
+	.doc = "fewest ladder points"},
+	{.name = "max", .type = MM_CONFIG_INT, .offset = LK(max),
+		.min = INT_MIN, .max = INT_MAX, .def = 1000000, .unit = "points",
+	.doc = "most ladder points"},
+	{.name = "leaderboard_points", .type = MM_CONFIG_INT,
+		.offset = LK(leaderboard_points), .min = INT_MIN, .max = INT_MAX, .def = 1,
+		.unit = "points",
+	.doc = "points a player needs to be on the leaderboard"},
+	{.name = "start", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = LK(start_text), .null_offset = LK(start_null), .def_null = true,
+	.doc = "season start, a timestamp with its UTC offset (null: none)"},
+	{.name = "end", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = LK(end_text), .null_offset = LK(end_null), .def_null = true,
+	.doc = "season end, excluded (null: none)"},
+	{.name = "matrix", .type = MM_CONFIG_CUSTOM, .parse = matrix_parse,
+		.render = matrix_render,
+	.doc = "points by odds of victory and final score: [{odds, scores: [{min, points}]}]"},
+	{.name = NULL}
+};
+
+#undef LK
+
+static void ladder_check(void *base, const char *what);
+
+const MmConfigKind mm_ladder_config_kind = {
+	.kind = "ladder", .what = "ladder config", .keys = ladder_keys,
+	.size = sizeof(LadderConfig), .check = ladder_check
+};
 
 /* Parse a ladder config (overrides of the defaults; NULL: defaults). */
 static void
 ladder_config(Jsonb *config, LadderConfig *cfg)
 {
-	MmConfigKey keys[] = {
-		{"default", MM_CONFIG_INT, &cfg->default_points, INT_MIN, INT_MAX, false, NULL, NULL},
-		{"min", MM_CONFIG_INT, &cfg->min, INT_MIN, INT_MAX, false, NULL, NULL},
-		{"max", MM_CONFIG_INT, &cfg->max, INT_MIN, INT_MAX, false, NULL, NULL},
-		{"leaderboard_points", MM_CONFIG_INT, &cfg->leaderboard_points, INT_MIN, INT_MAX, false, NULL, NULL},
-		{"start", MM_CONFIG_TEXT, &cfg->start_text, 0, 0, false, &cfg->start_null, NULL},
-		{"end", MM_CONFIG_TEXT, &cfg->end_text, 0, 0, false, &cfg->end_null, NULL},
-		{"matrix", MM_CONFIG_OBJECT, NULL, 0, 0, false, NULL, NULL},
-		{NULL, 0, NULL, 0, 0, false, NULL, NULL}
-	};
-	JsonbValue *mv;
+	mm_config_read(&mm_ladder_config_kind, config, cfg);
+}
 
-	ladder_defaults(cfg);
-	if (config == NULL)
-		return;
-	mv = mm_gw2_object_get(&config->root, "matrix");
-	if (mv != NULL)
-	{
-		/* an array: read it here, the plain keys below */
-		matrix_parse(mv, cfg);
-		config = mm_gw2_jsonb_without(config, "matrix");
-	}
-	mm_config_parse(config, "ladder config", keys);
+/* The checks between keys, and the season bounds. */
+static void
+ladder_check(void *base, const char *what)
+{
+	LadderConfig *cfg = base;
+
 	if (cfg->min > cfg->max)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -278,11 +319,11 @@ ladder_config(Jsonb *config, LadderConfig *cfg)
 						   cfg->default_points, cfg->min, cfg->max),
 				 errhint("Set min <= default <= max.")));
 	if (!cfg->start_null)
-		cfg->start = DatumGetTimestampTz(mm_gw2_text_setting(timestamptz_in, cfg->start_text,
-															 "ladder config", "start"));
+		cfg->start = DatumGetTimestampTz(mm_config_input(timestamptz_in, cfg->start_text,
+														 what, "start"));
 	if (!cfg->end_null)
-		cfg->end = DatumGetTimestampTz(mm_gw2_text_setting(timestamptz_in, cfg->end_text,
-														   "ladder config", "end"));
+		cfg->end = DatumGetTimestampTz(mm_config_input(timestamptz_in, cfg->end_text,
+													   what, "end"));
 	if (!cfg->start_null && !cfg->end_null && cfg->start >= cfg->end)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -347,39 +388,6 @@ ladder_points(double odds, double final_score, LadderResult result,
 	if (result == LADDER_VICTORY && points < 1)
 		points = 1;
 	return points;
-}
-
-/* Build the complete config as jsonb. */
-static Jsonb *
-ladder_config_jsonb(const LadderConfig *cfg)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"default\": %d, \"min\": %d, \"max\": %d, \"leaderboard_points\": %d, \"start\": ",
-					 cfg->default_points, cfg->min, cfg->max, cfg->leaderboard_points);
-	if (cfg->start_null)
-		appendStringInfoString(&buf, "null");
-	else
-		escape_json(&buf, cfg->start_text);
-	appendStringInfoString(&buf, ", \"end\": ");
-	if (cfg->end_null)
-		appendStringInfoString(&buf, "null");
-	else
-		escape_json(&buf, cfg->end_text);
-	appendStringInfoString(&buf, ", \"matrix\": [");
-	for (int m = 0; m < cfg->nmatrix; m++)
-	{
-		appendStringInfo(&buf, "%s{\"odds\": %s, \"scores\": [", m ? ", " : "",
-						 float8out_internal(cfg->matrix[m].odds));
-		for (int s = 0; s < cfg->matrix[m].nscores; s++)
-			appendStringInfo(&buf, "%s{\"min\": %s, \"points\": %d}", s ? ", " : "",
-							 float8out_internal(cfg->matrix[m].scores[s].min),
-							 cfg->matrix[m].scores[s].points);
-		appendStringInfoString(&buf, "]}");
-	}
-	appendStringInfoString(&buf, "]}");
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }
 
 /* Check one game's odds, final score, result and time (mm.ladder_points). */
@@ -452,7 +460,7 @@ mm_ladder_config_resolve(PG_FUNCTION_ARGS)
 	LadderConfig cfg;
 
 	ladder_config_arg(fcinfo, 0, &cfg);
-	PG_RETURN_JSONB_P(ladder_config_jsonb(&cfg));
+	PG_RETURN_JSONB_P(mm_config_jsonb(ladder_keys, &cfg));
 }
 
 PG_FUNCTION_INFO_V1(mm_ladder_points);
@@ -519,5 +527,5 @@ mm_ladder_apply(PG_FUNCTION_ARGS)
 		values[2] = CStringGetTextDatum("remove");
 	else
 		nulls[2] = true;
-	PG_RETURN_DATUM(mm_gw2_result_row(fcinfo, values, nulls));
+	PG_RETURN_DATUM(mm_result_row(fcinfo, values, nulls));
 }

@@ -26,69 +26,55 @@
 /* Largest spread or weight a configuration accepts. */
 #define MM_PREDICTION_MAX 1e12
 
-/* Number of keys of one metric object, plus the terminator. */
-#define MM_METRIC_KEYS 5
+#define METRIC_KEYS(spread_default, weight_default) \
+	{.name = "method", .type = MM_CONFIG_TEXT, \
+		.offset = offsetof(MmPredictionMetric, method), .def_text = "spread", \
+	.doc = "the only method is spread"}, \
+	{.name = "spread", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE, \
+		.offset = offsetof(MmPredictionMetric, spread), .min = 0, \
+		.max = MM_PREDICTION_MAX, .def = (spread_default), \
+	.doc = "difference between the teams that counts as full dominance"}, \
+	{.name = "weight", .type = MM_CONFIG_FLOAT, \
+		.offset = offsetof(MmPredictionMetric, weight), .min = 0, \
+		.max = MM_PREDICTION_MAX, .def = (weight_default), \
+	.doc = "weight of the metric in the prediction"}, \
+	{.name = "enabled", .type = MM_CONFIG_BOOL, \
+		.offset = offsetof(MmPredictionMetric, enabled), .def = 1, \
+	.doc = "false leaves the metric out"}, \
+	{.name = NULL}
 
-/* Fill one metric with the given spread and weight, enabled, method spread. */
-static void
-metric_defaults(MmPredictionMetric *m, double spread, double weight)
-{
-	m->enabled = true;
-	m->method = "spread";
-	m->spread = spread;
-	m->weight = weight;
-}
+/* <Rank method="Spread" spread="40" weight="1"/> */
+static const MmConfigKey rank_keys[] = {METRIC_KEYS(40, 1)};
+
+/* <Rating method="Spread" spread="200" weight="5"/> */
+static const MmConfigKey rating_keys[] = {METRIC_KEYS(200, 5)};
+
+/* <Roster method="Spread" spread="4" weight="2"/> */
+static const MmConfigKey roster_keys[] = {METRIC_KEYS(4, 2)};
+
+#undef METRIC_KEYS
+
+const MmConfigKey mm_prediction_keys[] = {
+	{.name = "rank", .type = MM_CONFIG_OBJECT,
+	.offset = offsetof(MmPredictionConfig, rank), .keys = rank_keys},
+	{.name = "rating", .type = MM_CONFIG_OBJECT,
+	.offset = offsetof(MmPredictionConfig, rating), .keys = rating_keys},
+	{.name = "roster", .type = MM_CONFIG_OBJECT,
+	.offset = offsetof(MmPredictionConfig, roster), .keys = roster_keys},
+	{.name = NULL}
+};
+
+static void prediction_check(void *base, const char *what);
+
+const MmConfigKind mm_prediction_config_kind = {
+	.kind = "prediction", .what = "prediction config", .keys = mm_prediction_keys,
+	.size = sizeof(MmPredictionConfig), .check = prediction_check
+};
 
 void
 mm_prediction_defaults(MmPredictionConfig *cfg)
 {
-	/* <Rank method="Spread" spread="40" weight="1"/> */
-	metric_defaults(&cfg->rank, 40.0, 1.0);
-	/* <Rating method="Spread" spread="200" weight="5"/> */
-	metric_defaults(&cfg->rating, 200.0, 5.0);
-	/* <Roster method="Spread" spread="4" weight="2"/> */
-	metric_defaults(&cfg->roster, 4.0, 2.0);
-}
-
-/* Describe one key (the array is zeroed: isnull NULL, min inclusive). */
-static void
-set_key(MmConfigKey *key, const char *name, MmConfigType type, void *target,
-		double min, double max, bool min_exclusive, const MmConfigKey *keys)
-{
-	key->name = name;
-	key->type = type;
-	key->target = target;
-	key->min = min;
-	key->max = max;
-	key->min_exclusive = min_exclusive;
-	key->keys = keys;
-}
-
-/* Fill keys[0..MM_METRIC_KEYS) with the keys of one metric object. */
-static void
-metric_keys(MmConfigKey *keys, MmPredictionMetric *m)
-{
-	set_key(&keys[0], "method", MM_CONFIG_TEXT, &m->method, 0, 0, false, NULL);
-	set_key(&keys[1], "spread", MM_CONFIG_FLOAT, &m->spread, 0, MM_PREDICTION_MAX, true, NULL);
-	set_key(&keys[2], "weight", MM_CONFIG_FLOAT, &m->weight, 0, MM_PREDICTION_MAX, false, NULL);
-	set_key(&keys[3], "enabled", MM_CONFIG_BOOL, &m->enabled, 0, 0, false, NULL);
-	/* keys[4] is the terminator (zeroed) */
-}
-
-const MmConfigKey *
-mm_prediction_keys(MmPredictionConfig *cfg)
-{
-	MmConfigKey *keys = palloc0(sizeof(MmConfigKey) * 4);
-	MmConfigKey *nested = palloc0(sizeof(MmConfigKey) * 3 * MM_METRIC_KEYS);
-
-	metric_keys(nested, &cfg->rank);
-	metric_keys(nested + MM_METRIC_KEYS, &cfg->rating);
-	metric_keys(nested + 2 * MM_METRIC_KEYS, &cfg->roster);
-	set_key(&keys[0], "rank", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested);
-	set_key(&keys[1], "rating", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested + MM_METRIC_KEYS);
-	set_key(&keys[2], "roster", MM_CONFIG_OBJECT, NULL, 0, 0, false, nested + 2 * MM_METRIC_KEYS);
-	/* keys[3] is the terminator (zeroed) */
-	return keys;
+	mm_config_defaults(mm_prediction_keys, cfg);
 }
 
 /* Refuse a metric whose method is not "spread". */
@@ -101,6 +87,12 @@ metric_check(const MmPredictionMetric *m, const char *name, const char *what)
 				 errmsg("%s key \"%s.method\" is not a known method", what, name),
 				 errdetail("The value is \"%s\".", m->method ? m->method : ""),
 				 errhint("The only method is \"spread\".")));
+}
+
+static void
+prediction_check(void *base, const char *what)
+{
+	mm_prediction_check(base, what);
 }
 
 void
@@ -175,9 +167,7 @@ mm_odds_of_victory(double prediction, bool red)
 static void
 prediction_config(Jsonb *config, MmPredictionConfig *cfg)
 {
-	mm_prediction_defaults(cfg);
-	mm_config_parse(config, "prediction config", mm_prediction_keys(cfg));
-	mm_prediction_check(cfg, "prediction config");
+	mm_config_read(&mm_prediction_config_kind, config, cfg);
 }
 
 /* Read a team name: true for red, false for blue. */
@@ -206,7 +196,7 @@ prediction_row(FunctionCallInfo fcinfo, double prediction)
 	values[0] = Float8GetDatum(prediction);
 	values[1] = Float8GetDatum(mm_odds_of_victory(prediction, true));
 	values[2] = Float8GetDatum(mm_odds_of_victory(prediction, false));
-	return mm_gw2_result_row(fcinfo, values, nulls);
+	return mm_result_row(fcinfo, values, nulls);
 }
 
 PG_FUNCTION_INFO_V1(mm_match_prediction_teams);

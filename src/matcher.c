@@ -37,6 +37,11 @@
  * exactly the list the GW2 wiki's scan gives (naive_search keeps the scan; the
  * tests compare all three with a literal PL/pgSQL port of the GW2 wiki page).
  *
+ * mm_matcher_backfill, at the end, fills the open seats of one team of a
+ * running match with the same gatherPotentials / pickRoster / scoreRoster
+ * against that team's figures (a backfill; the GW2 wiki page has none),
+ * keeping only rosters that leave an exact fill possible.
+ *
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
@@ -52,155 +57,166 @@ const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
 	"none", "too_large", "no_potentials", "potentials_min", "incomplete"
 };
 
+#define BIG 1e15
+#define MK(field) offsetof(MmMatcherConfig, field)
+#define SCORE_KEY(key, field, d, text) \
+	{.name = (key), .type = MM_CONFIG_FLOAT, .offset = MK(field), \
+	 .min = -BIG, .max = BIG, .def = (d), .unit = "points", .doc = (text)}
+
+/* <Filter>: which rosters are potentials of a target. */
+static const MmConfigKey filter_keys[] = {
+	{.name = "rosters", .type = MM_CONFIG_INT, .offset = MK(rosters),
+		.min = 1, .max = 1000000, .def = 50, .unit = "rosters",
+	.doc = "Iteration/@rosters: targets tried per tick"},
+	{.name = "limit", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(limit_ms), .min = 0, .max = 3600000, .def = 50, .unit = "ms",
+	.doc = "Iteration/@limit: time budget of one tick"},
+	{.name = "potentials_min", .type = MM_CONFIG_INT, .offset = MK(potentials_min),
+		.min = 0, .max = 1000000, .def = 20, .unit = "rosters",
+	.doc = "Potentials/@min: fewest potentials for a match, until the target has waited padding_end"},
+	{.name = "potentials_max", .type = MM_CONFIG_INT, .offset = MK(potentials_max),
+		.min = 1, .max = 1000000, .def = 500, .unit = "rosters",
+	.doc = "Potentials/@max: most potentials looked at"},
+	{.name = "padding", .type = MM_CONFIG_FLOAT, .offset = MK(padding),
+		.min = 0, .max = BIG, .def = 10, .unit = "rating/s",
+	.doc = "Rating/@padding: range widening per second waited"},
+	{.name = "padding_start", .type = MM_CONFIG_FLOAT, .offset = MK(padding_start),
+		.min = 0, .max = BIG, .def = 30, .unit = "s",
+	.doc = "Rating/@start: seconds waited before the range widens"},
+	{.name = "padding_end", .type = MM_CONFIG_FLOAT, .offset = MK(padding_end),
+		.min = 0, .max = BIG, .def = 240, .unit = "s",
+	.doc = "Rating/@end: seconds waited after which it stops widening"},
+	{.name = NULL}
+};
+
+/* <Scoring>: how a potential is scored; a new rule is a row here. */
+static const MmConfigKey scoring_keys[] = {
+	{.name = "type", .type = MM_CONFIG_TEXT, .offset = MK(type), .def_text = "team",
+	.doc = "team: professions counted per team; match: over both teams"},
+	SCORE_KEY("age", age, 15, "per second the potential has waited"),
+	SCORE_KEY("roster_size_distance", roster_size_distance, -500,
+			  "per player of difference from the team's free seats"),
+	SCORE_KEY("perfect_fit", perfect_fit, 200, "when the roster fills the team exactly"),
+	SCORE_KEY("rank_distance", rank_distance, -10, "per rank of difference from the team's average"),
+	SCORE_KEY("rating_distance", rating_distance, -5,
+			  "per rating point of difference from the team's average effective rating"),
+	SCORE_KEY("ladder_distance", ladder_distance, 0,
+			  "per ladder point of difference from the team's average"),
+	{.name = "profession_max", .type = MM_CONFIG_INT, .offset = MK(profession_max),
+		.min = 1, .max = 1000, .def = 2, .unit = "players",
+	.doc = "players of one profession before profession_common applies"},
+	SCORE_KEY("profession_common", profession_common, -500,
+			  "per profession past profession_max"),
+	SCORE_KEY("profession_unique", profession_unique, 500,
+			  "per profession new to the team"),
+	SCORE_KEY("dishonor_distance", dishonor_distance, -100,
+			  "per stack of difference from the team's dishonor"),
+	SCORE_KEY("dishonor_stack", dishonor_stack, -50, "per dishonor stack of the roster"),
+	{.name = NULL}
+};
+
+/* "rating": how mm.report_result rates a match of the queue. */
+static const MmConfigKey rating_keys[] = {
+	{.name = "model", .type = MM_CONFIG_TEXT, .offset = MK(rating_model),
+		.def_text = "openskill",
+	.doc = "openskill or glicko2"},
+	{.name = "key", .type = MM_CONFIG_TEXT, .offset = MK(rating_key),
+		.def_text = "ranked",
+	.doc = "the rating_key of the mm.ratings rows"},
+	{.name = "openskill_model", .type = MM_CONFIG_TEXT, .offset = MK(openskill_model),
+		.def_text = "plackett_luce",
+	.doc = "a Weng-Lin model of mm.openskill_rate"},
+	{.name = "mu", .type = MM_CONFIG_FLOAT, .offset = MK(os_mu),
+		.min = -BIG, .max = BIG, .def = 25.0,
+	.doc = "a new player's OpenSkill mu"},
+	{.name = "sigma", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(os_sigma), .min = 0, .max = BIG, .def = 25.0 / 3,
+	.doc = "a new player's OpenSkill sigma"},
+	{.name = "beta", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(os_beta), .min = 0, .max = BIG, .def = 25.0 / 6,
+	.doc = "OpenSkill beta"},
+	{.name = "kappa", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(os_kappa), .min = 0, .max = BIG, .def = 0.0001,
+	.doc = "OpenSkill kappa"},
+	{.name = "tau", .type = MM_CONFIG_FLOAT, .offset = MK(os_tau),
+		.min = 0, .max = BIG, .def = 25.0 / 300,
+	.doc = "OpenSkill tau"},
+	{.name = "rating", .type = MM_CONFIG_FLOAT, .offset = MK(g_rating),
+		.min = -BIG, .max = BIG, .def = 1500,
+	.doc = "a new player's Glicko-2 rating"},
+	{.name = "rd", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(g_rd), .min = 0, .max = BIG, .def = 350,
+	.doc = "a new player's Glicko-2 rating deviation"},
+	{.name = "vol", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(g_vol), .min = 0, .max = BIG, .def = 0.06,
+	.doc = "a new player's Glicko-2 volatility"},
+	{.name = "ladder", .type = MM_CONFIG_BOOL, .offset = MK(ladder), .def = 1,
+	.doc = "award ladder points"},
+	{.name = "season_start", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(season_start), .null_offset = MK(season_start_null),
+		.def_null = true,
+	.doc = "ladder season start (null: none)"},
+	{.name = "season_end", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(season_end), .null_offset = MK(season_end_null),
+		.def_null = true,
+	.doc = "ladder season end (null: none)"},
+	{.name = "desertion_reason", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(desertion_reason), .null_offset = MK(desertion_reason_null),
+		.def_text = "abandon",
+	.doc = "dishonor reason a deserter gets (null: no dishonor)"},
+	{.name = "profession_ratio", .type = MM_CONFIG_FLOAT, .offset = MK(profession_ratio),
+		.min = 0, .max = 1, .def = 0,
+	.doc = "0 the core rating only; above 0 also profession ratings, blended by this ratio"},
+	{.name = "period", .type = MM_CONFIG_TEXT, .offset = MK(rating_period),
+		.def_text = "game",
+	.doc = "game (each report rates its game) or pending (Glicko-2 rating periods)"},
+	{.name = NULL}
+};
+
+/* The queue config's keys: the GW2 wiki's <Filter> and <Scoring> blocks and mm's queue keys. */
+static const MmConfigKey matcher_keys[] = {
+	{.name = "team_size", .type = MM_CONFIG_INT, .offset = MK(team_size),
+		.min = 1, .max = 1000, .def = 5, .unit = "players",
+	.doc = "players per team"},
+	{.name = "filter", .type = MM_CONFIG_OBJECT, .keys = filter_keys},
+	{.name = "scoring", .type = MM_CONFIG_OBJECT, .keys = scoring_keys},
+	{.name = "prediction", .type = MM_CONFIG_OBJECT, .offset = MK(prediction),
+	.keys = mm_prediction_keys},
+	{.name = "ticket_ttl", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(ticket_ttl), .null_offset = MK(ticket_ttl_null),
+		.min = 0, .max = 1e10, .def_null = true, .unit = "s",
+	.doc = "a tick expires rosters that have waited that long (null: never)"},
+	{.name = "requeue_while_in_match", .type = MM_CONFIG_BOOL,
+		.offset = MK(requeue_while_in_match), .def = 1,
+	.doc = "a player in an unfinished match may enqueue again"},
+	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
+	{.name = NULL}
+};
+
+#undef SCORE_KEY
+#undef MK
+
+static void matcher_check(void *base, const char *what);
+
+const MmConfigKind mm_queue_config_kind = {
+	.kind = "queue", .what = "queue config", .keys = matcher_keys,
+	.size = sizeof(MmMatcherConfig), .check = matcher_check
+};
+
 /* Fill a configuration with the GW2 wiki's defaults. */
 void
 mm_matcher_defaults(MmMatcherConfig *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->team_size = 5;
-	cfg->rosters = 50;
-	cfg->limit_ms = 50;
-	cfg->potentials_min = 20;
-	cfg->potentials_max = 500;
-	cfg->padding = 10;
-	cfg->padding_start = 30;
-	cfg->padding_end = 240;
-	cfg->type = "team";
-	cfg->age = 15;
-	cfg->roster_size_distance = -500;
-	cfg->perfect_fit = 200;
-	cfg->rank_distance = -10;
-	cfg->rating_distance = -5;
-	cfg->ladder_distance = 0;
-	cfg->profession_max = 2;
-	cfg->profession_common = -500;
-	cfg->profession_unique = 500;
-	cfg->dishonor_distance = -100;
-	cfg->dishonor_stack = -50;
-	cfg->naive_search = false;
-	cfg->ticket_ttl = NULL;
-	cfg->ticket_ttl_null = true;
-	cfg->ticket_ttl_s = 0;
-	cfg->requeue_while_in_match = true;
-	cfg->rating_model = "openskill";
-	cfg->rating_key = "ranked";
-	cfg->openskill_model = "plackett_luce";
-	cfg->os_mu = 25.0;
-	cfg->os_sigma = 25.0 / 3;
-	cfg->os_beta = 25.0 / 6;
-	cfg->os_kappa = 0.0001;
-	cfg->os_tau = 25.0 / 300;
-	cfg->g_rating = 1500;
-	cfg->g_rd = 350;
-	cfg->g_vol = 0.06;
-	cfg->ladder = true;
-	cfg->season_start = NULL;
-	cfg->season_start_null = true;
-	cfg->season_end = NULL;
-	cfg->season_end_null = true;
-	cfg->desertion_reason = "abandon";
-	cfg->desertion_reason_null = false;
-	cfg->profession_ratio = 0;
-	cfg->rating_period = "game";
-	cfg->pending_period = false;
-	mm_prediction_defaults(&cfg->prediction);
+	mm_config_defaults(matcher_keys, cfg);
 }
 
-#define BIG 1e15
-
-static MmConfigKey filter_keys[8];
-static MmConfigKey scoring_keys[13];
-static MmConfigKey rating_keys[19];
-static MmConfigKey matcher_keys[8];
-
-static MmConfigKey
-key(const char *name, MmConfigType type, void *target, double min, double max)
+static void
+matcher_check(void *base, const char *what)
 {
-	MmConfigKey k;
-
-	memset(&k, 0, sizeof(k));
-	k.name = name;
-	k.type = type;
-	k.target = target;
-	k.min = min;
-	k.max = max;
-	return k;
-}
-
-/* Describe the queue configuration's keys, with targets in cfg. */
-const MmConfigKey *
-mm_matcher_keys(MmMatcherConfig *cfg)
-{
-	int			i = 0;
-
-	filter_keys[i++] = key("rosters", MM_CONFIG_INT, &cfg->rosters, 1, 1000000);
-	filter_keys[i++] = key("limit", MM_CONFIG_FLOAT, &cfg->limit_ms, 0, 3600000);
-	filter_keys[i - 1].min_exclusive = true;
-	filter_keys[i++] = key("potentials_min", MM_CONFIG_INT, &cfg->potentials_min, 0, 1000000);
-	filter_keys[i++] = key("potentials_max", MM_CONFIG_INT, &cfg->potentials_max, 1, 1000000);
-	filter_keys[i++] = key("padding", MM_CONFIG_FLOAT, &cfg->padding, 0, BIG);
-	filter_keys[i++] = key("padding_start", MM_CONFIG_FLOAT, &cfg->padding_start, 0, BIG);
-	filter_keys[i++] = key("padding_end", MM_CONFIG_FLOAT, &cfg->padding_end, 0, BIG);
-	filter_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
-
-	i = 0;
-	scoring_keys[i++] = key("type", MM_CONFIG_TEXT, &cfg->type, 0, 0);
-	scoring_keys[i++] = key("age", MM_CONFIG_FLOAT, &cfg->age, -BIG, BIG);
-	scoring_keys[i++] = key("roster_size_distance", MM_CONFIG_FLOAT, &cfg->roster_size_distance, -BIG, BIG);
-	scoring_keys[i++] = key("perfect_fit", MM_CONFIG_FLOAT, &cfg->perfect_fit, -BIG, BIG);
-	scoring_keys[i++] = key("rank_distance", MM_CONFIG_FLOAT, &cfg->rank_distance, -BIG, BIG);
-	scoring_keys[i++] = key("rating_distance", MM_CONFIG_FLOAT, &cfg->rating_distance, -BIG, BIG);
-	scoring_keys[i++] = key("ladder_distance", MM_CONFIG_FLOAT, &cfg->ladder_distance, -BIG, BIG);
-	scoring_keys[i++] = key("profession_max", MM_CONFIG_INT, &cfg->profession_max, 1, 1000);
-	scoring_keys[i++] = key("profession_common", MM_CONFIG_FLOAT, &cfg->profession_common, -BIG, BIG);
-	scoring_keys[i++] = key("profession_unique", MM_CONFIG_FLOAT, &cfg->profession_unique, -BIG, BIG);
-	scoring_keys[i++] = key("dishonor_distance", MM_CONFIG_FLOAT, &cfg->dishonor_distance, -BIG, BIG);
-	scoring_keys[i++] = key("dishonor_stack", MM_CONFIG_FLOAT, &cfg->dishonor_stack, -BIG, BIG);
-	scoring_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
-
-	i = 0;
-	rating_keys[i++] = key("model", MM_CONFIG_TEXT, &cfg->rating_model, 0, 0);
-	rating_keys[i++] = key("key", MM_CONFIG_TEXT, &cfg->rating_key, 0, 0);
-	rating_keys[i++] = key("openskill_model", MM_CONFIG_TEXT, &cfg->openskill_model, 0, 0);
-	rating_keys[i++] = key("mu", MM_CONFIG_FLOAT, &cfg->os_mu, -BIG, BIG);
-	rating_keys[i++] = key("sigma", MM_CONFIG_FLOAT, &cfg->os_sigma, 0, BIG);
-	rating_keys[i - 1].min_exclusive = true;
-	rating_keys[i++] = key("beta", MM_CONFIG_FLOAT, &cfg->os_beta, 0, BIG);
-	rating_keys[i - 1].min_exclusive = true;
-	rating_keys[i++] = key("kappa", MM_CONFIG_FLOAT, &cfg->os_kappa, 0, BIG);
-	rating_keys[i - 1].min_exclusive = true;
-	rating_keys[i++] = key("tau", MM_CONFIG_FLOAT, &cfg->os_tau, 0, BIG);
-	rating_keys[i++] = key("rating", MM_CONFIG_FLOAT, &cfg->g_rating, -BIG, BIG);
-	rating_keys[i++] = key("rd", MM_CONFIG_FLOAT, &cfg->g_rd, 0, BIG);
-	rating_keys[i - 1].min_exclusive = true;
-	rating_keys[i++] = key("vol", MM_CONFIG_FLOAT, &cfg->g_vol, 0, BIG);
-	rating_keys[i - 1].min_exclusive = true;
-	rating_keys[i++] = key("ladder", MM_CONFIG_BOOL, &cfg->ladder, 0, 0);
-	rating_keys[i] = key("season_start", MM_CONFIG_TEXT, &cfg->season_start, 0, 0);
-	rating_keys[i++].isnull = &cfg->season_start_null;
-	rating_keys[i] = key("season_end", MM_CONFIG_TEXT, &cfg->season_end, 0, 0);
-	rating_keys[i++].isnull = &cfg->season_end_null;
-	rating_keys[i] = key("desertion_reason", MM_CONFIG_TEXT, &cfg->desertion_reason, 0, 0);
-	rating_keys[i++].isnull = &cfg->desertion_reason_null;
-	rating_keys[i++] = key("profession_ratio", MM_CONFIG_FLOAT, &cfg->profession_ratio, 0, 1);
-	rating_keys[i++] = key("period", MM_CONFIG_TEXT, &cfg->rating_period, 0, 0);
-	rating_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
-
-	i = 0;
-	matcher_keys[i++] = key("team_size", MM_CONFIG_INT, &cfg->team_size, 1, 1000);
-	matcher_keys[i] = key("filter", MM_CONFIG_OBJECT, NULL, 0, 0);
-	matcher_keys[i++].keys = filter_keys;
-	matcher_keys[i] = key("scoring", MM_CONFIG_OBJECT, NULL, 0, 0);
-	matcher_keys[i++].keys = scoring_keys;
-	matcher_keys[i] = key("prediction", MM_CONFIG_OBJECT, NULL, 0, 0);
-	matcher_keys[i++].keys = mm_prediction_keys(&cfg->prediction);
-	matcher_keys[i] = key("ticket_ttl", MM_CONFIG_TEXT, &cfg->ticket_ttl, 0, 0);
-	matcher_keys[i++].isnull = &cfg->ticket_ttl_null;
-	matcher_keys[i++] = key("requeue_while_in_match", MM_CONFIG_BOOL, &cfg->requeue_while_in_match, 0, 0);
-	matcher_keys[i] = key("rating", MM_CONFIG_OBJECT, NULL, 0, 0);
-	matcher_keys[i++].keys = rating_keys;
-	matcher_keys[i] = key(NULL, MM_CONFIG_INT, NULL, 0, 0);
-	return matcher_keys;
+	(void) what;
+	mm_matcher_check(base);
 }
 
 /* Check the relations between keys that one key's range cannot express. */
@@ -208,6 +224,9 @@ void
 mm_matcher_check(MmMatcherConfig *cfg)
 {
 	mm_prediction_check(&cfg->prediction, "queue config");
+	/* any letter case is accepted; the stored config says "spread" */
+	cfg->prediction.rank.method = cfg->prediction.rating.method =
+		cfg->prediction.roster.method = "spread";
 	if (strcmp(cfg->type, "team") == 0)
 		cfg->per_match = false;
 	else if (strcmp(cfg->type, "match") == 0)
@@ -264,6 +283,7 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errdetail("The model is \"%s\" and profession_ratio is %g.",
 						   cfg->rating_model, cfg->profession_ratio),
 				 errhint("Rating periods are Glicko-2's; profession ratings are rated per game.")));
+	cfg->ticket_ttl_s = cfg->ticket_ttl_null ? 0 : cfg->ticket_ttl.seconds;
 }
 
 /* Rating padding after waiting "age" seconds (Filter/Rating). */
@@ -755,4 +775,186 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 				run.chosen[run.team[side].rosters[k]] = false;
 		run.team[0].nrosters = run.team[1].nrosters = 0;
 	}
+}
+
+/* Backfill: open seats of a running match's team */
+
+/*
+ * Whether "target" players can be made exactly from rosters of the given
+ * sizes, cnt[s] rosters of size s (1 <= s <= target): a bounded subset sum,
+ * O(target) per distinct size. reach and used hold target + 1 ints.
+ */
+static bool
+fill_possible(const int *cnt, int target, int *reach, int *used)
+{
+	if (target == 0)
+		return true;
+	memset(reach, 0, sizeof(int) * (target + 1));
+	reach[0] = 1;
+	for (int s = 1; s <= target; s++)
+	{
+		if (cnt[s] == 0)
+			continue;
+		memset(used, 0, sizeof(int) * (target + 1));
+		for (int x = s; x <= target; x++)
+		{
+			if (!reach[x] && reach[x - s] && used[x - s] < cnt[s])
+			{
+				reach[x] = 1;
+				used[x] = used[x - s] + 1;
+			}
+		}
+		if (reach[target])
+			return true;
+	}
+	return reach[target] != 0;
+}
+
+/*
+ * pickRoster for a backfill: the best-scoring potential that fits the
+ * seats still open and leaves a remainder the other potentials can fill
+ * exactly; -1 if none. Ties go to the earlier roster in queue order.
+ */
+static int
+pick_backfill(const Run *run, const int *potentials, int npotentials, const bool *chosen,
+			  int needed, const TeamFigures *team, double max_ladder, int max_roster_size,
+			  int *cnt, int *reach, int *used)
+{
+	int			best = -1;
+	double		best_score = 0;
+	signed char *fits = palloc0(needed + 1);	/* per size: 0 unknown, 1 yes, -1 no */
+
+	memset(cnt, 0, sizeof(int) * (needed + 1));
+	for (int k = 0; k < npotentials; k++)
+		if (!chosen[potentials[k]] && run->r[potentials[k]].players <= needed)
+			cnt[run->r[potentials[k]].players]++;
+	for (int k = 0; k < npotentials; k++)
+	{
+		int			i = potentials[k];
+		int			s = run->r[i].players;
+		double		score;
+
+		if (chosen[i] || s > needed)
+			continue;
+		if (fits[s] == 0)
+		{
+			cnt[s]--;
+			fits[s] = fill_possible(cnt, needed - s, reach, used) ? 1 : -1;
+			cnt[s]++;
+		}
+		if (fits[s] < 0)
+			continue;
+		score = score_roster(run, i, 0, team, max_ladder, max_roster_size);
+		if (best < 0 || best_score < score)
+		{
+			best = i;
+			best_score = score;
+		}
+	}
+	pfree(fits);
+	return best;
+}
+
+/*
+ * Fill the open seats of one team of a running match from the waiting
+ * rosters, with the matcher's own rules: the potentials are the rosters
+ * not taken whose rating range overlaps the team's ([rating - deviation -
+ * pad, rating + deviation + pad] with the team's mean rating and deviation,
+ * padded by how long the request has waited, as a roster's would be), up
+ * to potentials_max in queue order; potentials_min does not apply (a
+ * backfill needs only enough players for its seats). Then pickRoster and
+ * scoreRoster as when populating a team, the team's figures being its
+ * players' plus those picked so far, and only rosters that keep an exact
+ * fill possible (the sizes add up to the open seats). "taken" marks rosters
+ * that may not be picked (matched, excluded or picked before); those picked
+ * here are marked too. Fills team->picked, or team->fail_reason.
+ */
+void
+mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
+					const MmMatcherConfig *cfg, MmBackfillTeam *team, bool *taken)
+{
+	Run			run;
+	double		pad = mm_matcher_padding(cfg, team->age);
+	double		lo = team->rating - team->deviation - pad;
+	double		hi = team->rating + team->deviation + pad;
+	int		   *potentials = palloc(sizeof(int) * Max(n, 1));
+	bool	   *chosen = palloc0(sizeof(bool) * Max(n, 1));
+	int			npotentials = 0;
+	int			needed = team->open;
+	int			weight = Max(team->present, 1);
+	double		sum_rating_low = (team->rating - team->deviation) * weight;
+	double		sum_rank = team->rank * weight;
+	double		dishonor = team->dishonor;
+	double		max_ladder = team->max_ladder;
+	int			max_roster_size = team->max_roster_size;
+	int		   *cnt = palloc(sizeof(int) * (needed + 1));
+	int		   *reach = palloc(sizeof(int) * (needed + 1));
+	int		   *used = palloc(sizeof(int) * (needed + 1));
+
+	memset(&run, 0, sizeof(run));
+	run.r = rosters;
+	run.n = n;
+	run.cfg = cfg;
+	run.nprofessions = nprofessions;
+	run.prof_count[0] = team->prof_count[0];
+	run.prof_count[1] = team->prof_count[1];
+	team->npicked = 0;
+	team->picked = palloc(sizeof(int) * Max(needed, 1));
+	team->fail_reason = MM_FAIL_NONE;
+
+	/* gatherPotentials against the team's range */
+	for (int i = 0; i < n && npotentials < cfg->potentials_max; i++)
+	{
+		MmRoster   *r = &rosters[i];
+		double		rpad = mm_matcher_padding(cfg, r->age);
+
+		r->rating_low = r->rating - r->deviation;
+		r->lo = r->rating_low - rpad;
+		r->hi = r->rating + r->deviation + rpad;
+		if (taken[i] || r->players > needed || r->lo > hi || r->hi < lo)
+			continue;
+		potentials[npotentials++] = i;
+	}
+	if (npotentials == 0)
+	{
+		team->fail_reason = MM_FAIL_NO_POTENTIALS;
+		return;
+	}
+
+	while (needed > 0)
+	{
+		TeamFigures figures;
+		int			best;
+		int			players = weight + (team->open - needed);
+		const MmRoster *r;
+
+		CHECK_FOR_INTERRUPTS();
+		figures.rating_low = sum_rating_low / players;
+		figures.rank = sum_rank / players;
+		figures.dishonor = dishonor;
+		best = pick_backfill(&run, potentials, npotentials, chosen, needed, &figures,
+							 max_ladder, max_roster_size, cnt, reach, used);
+		if (best < 0)
+			break;
+		r = &rosters[best];
+		chosen[best] = true;
+		team->picked[team->npicked++] = best;
+		needed -= r->players;
+		sum_rating_low += r->rating_low * r->players;
+		sum_rank += r->rank * r->players;
+		dishonor += r->dishonor;
+		for (int k = 0; k < r->nprof; k++)
+			team->prof_count[0][r->prof[k]] += r->prof_count[k];
+		max_ladder = Max(max_ladder, r->ladder);
+		max_roster_size = Max(max_roster_size, r->players);
+	}
+	if (needed > 0)
+	{
+		/* no exact fill: nothing is taken */
+		team->fail_reason = MM_FAIL_INCOMPLETE;
+		team->npicked = 0;
+		return;
+	}
+	for (int k = 0; k < team->npicked; k++)
+		taken[team->picked[k]] = true;
 }

@@ -42,7 +42,7 @@ typedef struct MmMatcherConfig
 	double		dishonor_stack;
 	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
 	/* queue keys (mm.tick and mm.enqueue; mm.match_rosters ignores them) */
-	char	   *ticket_ttl;		/* an interval as text; NULL: never expire */
+	MmDuration	ticket_ttl;		/* a duration; null: never expire */
 	bool		ticket_ttl_null;
 	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
 	bool		requeue_while_in_match;
@@ -140,12 +140,38 @@ typedef struct MmMatcherResult
 } MmMatcherResult;
 
 extern void mm_matcher_defaults(MmMatcherConfig *cfg);
-extern const MmConfigKey *mm_matcher_keys(MmMatcherConfig *cfg);
 extern void mm_matcher_check(MmMatcherConfig *cfg);
 extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
 extern void mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 						   const MmMatcherConfig *cfg,
 						   MmMatcherResult *result);
+
+/*
+ * A team of a running match with open seats (a backfill request), as the
+ * matcher sees it: the figures of the rosters it was made of, summed or
+ * averaged over their players like a team being populated.
+ */
+typedef struct MmBackfillTeam
+{
+	int			open;			/* seats to fill */
+	int			present;		/* players still on the team: team_size - open */
+	double		rating;			/* players' mean rating */
+	double		deviation;		/* players' mean deviation */
+	double		rank;			/* players' mean rank */
+	double		dishonor;		/* the team's total stacks */
+	double		max_ladder;		/* highest ladder points of the match's rosters */
+	int			max_roster_size;	/* largest roster of the match */
+	double		age;			/* seconds since the request: widens its range */
+	int		   *prof_count[2];	/* per profession id: this team's players, the other team's */
+	/* results */
+	int			npicked;
+	int		   *picked;			/* roster indexes, in the order picked */
+	MmFailReason fail_reason;	/* MM_FAIL_NONE when filled */
+} MmBackfillTeam;
+
+extern void mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
+								const MmMatcherConfig *cfg, MmBackfillTeam *team,
+								bool *taken);
 
 /* The rosters read from a query (queue.c). */
 typedef struct MmRosterSet
@@ -153,11 +179,14 @@ typedef struct MmRosterSet
 	MmRoster   *r;
 	int			n;
 	int			nprof;			/* distinct professions */
+	char	  **prof_names;		/* their names, by profession id */
 } MmRosterSet;
 
 /* SQL side (queue.c, tick.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
+extern int	mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
+							 const MmMatcherConfig *cfg, MmRosterSet *set);
 
 #endif							/* MM_MATCHER_H */

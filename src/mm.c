@@ -24,6 +24,7 @@
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -261,173 +262,17 @@ mm_text_array(ArrayType *array, const char *what, Datum **values)
 	return deconstruct_strict(array, TEXTOID, what, values);
 }
 
-/* Find a key in a key array; NULL if unknown. */
-static const MmConfigKey *
-config_find(const MmConfigKey *keys, const char *name, int len)
+Datum
+mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
 {
-	for (const MmConfigKey *k = keys; k->name != NULL; k++)
-	{
-		if ((int) strlen(k->name) == len && strncmp(k->name, name, len) == 0)
-			return k;
-	}
-	return NULL;
-}
+	TupleDesc	tupdesc;
 
-/* List the valid keys of a key array, for a hint. */
-static char *
-config_key_list(const MmConfigKey *keys)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (const MmConfigKey *k = keys; k->name != NULL; k++)
-		appendStringInfo(&buf, "%s%s", k == keys ? "" : ", ", k->name);
-	return buf.data;
-}
-
-static const char *
-config_type_name(MmConfigType type)
-{
-	switch (type)
-	{
-		case MM_CONFIG_FLOAT:
-			return "a number";
-		case MM_CONFIG_INT:
-			return "an integer";
-		case MM_CONFIG_BOOL:
-			return "a boolean";
-		case MM_CONFIG_TEXT:
-			return "a string";
-		case MM_CONFIG_OBJECT:
-			return "an object";
-	}
-	return "a value";
-}
-
-/* Store one value into its key's target, checking type and range. */
-static void
-config_store(const MmConfigKey *key, JsonbValue *v, const char *what,
-			 const char *path)
-{
-	if (v->type == jbvNull && key->isnull != NULL)
-	{
-		*key->isnull = true;
-		return;
-	}
-	if (key->isnull != NULL)
-		*key->isnull = false;
-
-	switch (key->type)
-	{
-		case MM_CONFIG_FLOAT:
-		case MM_CONFIG_INT:
-			{
-				double		d;
-
-				if (v->type != jbvNumeric)
-					break;
-				d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-													   NumericGetDatum(v->val.numeric)));
-				if (key->type == MM_CONFIG_INT && d != floor(d))
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("%s key \"%s\" must be an integer", what, path),
-							 errdetail("The value is %g.", d)));
-				if (isinf(d) || d < key->min || d > key->max ||
-					(key->min_exclusive && d <= key->min))
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("%s key \"%s\" is out of range", what, path),
-							 errdetail("The value is %g.", d),
-							 errhint("\"%s\" must be %s %g and at most %g.", path,
-									 key->min_exclusive ? "greater than" : "at least",
-									 key->min, key->max)));
-				if (key->type == MM_CONFIG_FLOAT)
-					*(double *) key->target = d;
-				else
-					*(int *) key->target = (int) d;
-				return;
-			}
-		case MM_CONFIG_BOOL:
-			if (v->type != jbvBool)
-				break;
-			*(bool *) key->target = v->val.boolean;
-			return;
-		case MM_CONFIG_TEXT:
-			if (v->type != jbvString)
-				break;
-			*(char **) key->target = pnstrdup(v->val.string.val, v->val.string.len);
-			return;
-		case MM_CONFIG_OBJECT:
-			break;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s key \"%s\" must be %s", what, path,
-					config_type_name(key->type))));
-}
-
-/* Parse one JSON object against a key array; prefix is its dotted path. */
-static void
-config_parse_object(JsonbContainer *container, const char *what,
-					const char *prefix, const MmConfigKey *keys)
-{
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	const MmConfigKey *key = NULL;
-	char	   *path = NULL;
-
-	if (!JsonContainerIsObject(container))
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 prefix ? errmsg("%s key \"%s\" must be an object", what, prefix)
-				 : errmsg("%s must be a JSON object", what)));
-
-	it = JsonbIteratorInit(container);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-		{
-			key = config_find(keys, v.val.string.val, v.val.string.len);
-			path = prefix
-				? psprintf("%s.%.*s", prefix, v.val.string.len, v.val.string.val)
-				: pnstrdup(v.val.string.val, v.val.string.len);
-			if (key == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("unknown key \"%s\" in %s", path, what),
-						 errhint("Valid keys%s%s are: %s.",
-								 prefix ? " of " : "", prefix ? prefix : "",
-								 config_key_list(keys))));
-		}
-		else if (tok == WJB_VALUE)
-		{
-			Assert(key != NULL);
-			if (key->type == MM_CONFIG_OBJECT)
-			{
-				if (v.type != jbvBinary)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("%s key \"%s\" must be an object", what, path)));
-				config_parse_object(v.val.binary.data, what, path, key->keys);
-			}
-			else
-				config_store(key, &v, what, path);
-		}
-	}
-}
-
-void
-mm_config_parse(Jsonb *config, const char *what, const MmConfigKey *keys)
-{
-	if (config == NULL)
-		return;
-	if (JB_ROOT_IS_SCALAR(config))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be a JSON object", what)));
-	config_parse_object(&config->root, what, NULL, keys);
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("function returning record called in context that cannot accept type record")));
+	tupdesc = BlessTupleDesc(tupdesc);
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
 }
 
 SPIPlanPtr

@@ -93,44 +93,11 @@ extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
 /* Same for text[]: the elements as text Datums (not detoasted). */
 extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
 
-/*
- * jsonb configurations (docs/architecture.md, Conventions): keys mirror the source
- * documents in snake_case, every key has a default, unknown keys and values
- * of the wrong type or out of range are errors.
- *
- * A caller fills its targets with the defaults, describes the keys in an
- * array terminated by an entry whose name is NULL, and calls
- * mm_config_parse. Nested objects (GW2's filter and scoring blocks) are
- * MM_CONFIG_OBJECT keys with their own key array.
- */
-typedef enum MmConfigType
-{
-	MM_CONFIG_FLOAT,			/* double *target, finite, in [min, max] */
-	MM_CONFIG_INT,				/* int *target, integral, in [min, max] */
-	MM_CONFIG_BOOL,				/* bool *target */
-	MM_CONFIG_TEXT,				/* char **target, palloc'd */
-	MM_CONFIG_OBJECT			/* keys: the nested object's keys */
-} MmConfigType;
+/* The function's composite result row, from values and nulls. */
+extern Datum mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
 
-typedef struct MmConfigKey
-{
-	const char *name;			/* snake_case key; NULL ends the array */
-	MmConfigType type;
-	void	   *target;			/* where the value goes (not for OBJECT) */
-	double		min;			/* FLOAT and INT: smallest allowed value */
-	double		max;			/* FLOAT and INT: largest allowed value */
-	bool		min_exclusive;	/* FLOAT: value must be > min, not >= */
-	bool	   *isnull;			/* if set, JSON null is allowed and sets it */
-	const struct MmConfigKey *keys; /* OBJECT: its keys */
-} MmConfigKey;
-
-/*
- * Parse a jsonb configuration into the keys' targets. "what" names the
- * configuration in messages ("queue config", "policy"). A NULL config
- * leaves every default in place.
- */
-extern void mm_config_parse(Jsonb *config, const char *what,
-							const MmConfigKey *keys);
+/* jsonb configurations: the config spine (config.h). */
+#include "config.h"
 
 /*
  * Prepare a query a user passed as text (a history to replay, rosters to

@@ -17,6 +17,7 @@
  */
 #include "openskill.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "common/shortest_dec.h"
@@ -140,6 +141,52 @@ ims_push_key(JsonbParseState **st, const char *key)
 	pushJsonbValue(st, WJB_KEY, &k);
 }
 
+/* The "config" object of a rate request (the IMS matchmaker's keys). */
+typedef struct RateConfig
+{
+	char	   *model_id;
+	double		beta;
+	double		epsilon;		/* openskill's kappa */
+	double		mu;				/* of a player given without one */
+	double		sigma;
+	double		tau;
+	bool		limit_sigma;
+} RateConfig;
+
+#define RK(field) offsetof(RateConfig, field)
+
+static const MmConfigKey rate_keys[] = {
+	{.name = "modelId", .type = MM_CONFIG_TEXT, .offset = RK(model_id),
+		.def_text = "PLACKETT_LUCE",
+	.doc = "PLACKETT_LUCE, BRADLEY_TERRY_FULL, BRADLEY_TERRY_PART, THURSTONE_MOSTELLER_FULL or THURSTONE_MOSTELLER_PART"},
+	{.name = "beta", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = RK(beta), .min = 0, .max = DBL_MAX, .def = 5,
+	.doc = "performance deviation"},
+	{.name = "epsilon", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = RK(epsilon), .min = 0, .max = DBL_MAX, .def = 0.0001,
+	.doc = "openskill's kappa: floor of the sigma shrink factor"},
+	{.name = "mu", .type = MM_CONFIG_FLOAT, .offset = RK(mu),
+		.min = -DBL_MAX, .max = DBL_MAX, .def = 30,
+	.doc = "mu of a player given without one"},
+	{.name = "sigma", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = RK(sigma), .min = 0, .max = DBL_MAX, .def = 10,
+	.doc = "sigma of a player given without one"},
+	{.name = "tau", .type = MM_CONFIG_FLOAT, .offset = RK(tau),
+		.min = 0, .max = DBL_MAX, .def = 0,
+	.doc = "dynamics added to sigma before the update"},
+	{.name = "limitSigma", .type = MM_CONFIG_BOOL, .offset = RK(limit_sigma),
+		.def = 0,
+	.doc = "never let sigma grow"},
+	{.name = NULL}
+};
+
+#undef RK
+
+const MmConfigKind mm_rate_config_kind = {
+	.kind = "rate", .what = "rate request config", .keys = rate_keys,
+	.size = sizeof(RateConfig)
+};
+
 PG_FUNCTION_INFO_V1(mm_ims_rate);
 
 /* mm.rate(request jsonb) -> jsonb */
@@ -151,20 +198,11 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 	static const char *const inner_keys[] = {"teamId", "players", NULL};
 	static const char *const player_keys[] = {"playerId", "mu", "sigma", NULL};
 	Jsonb	   *req = PG_GETARG_JSONB_P(0);
-	char	   *model_id = "PLACKETT_LUCE";
-	double		def_mu = 30.0,
-				def_sigma = 10.0;
+	RateConfig rc;
+	char	   *model_id;
+	double		def_mu,
+				def_sigma;
 	MmOsOptions o;
-	MmConfigKey keys[] = {
-		{.name = "modelId",.type = MM_CONFIG_TEXT,.target = &model_id},
-		{.name = "beta",.type = MM_CONFIG_FLOAT,.min = 0,.max = HUGE_VAL,.min_exclusive = true},
-		{.name = "epsilon",.type = MM_CONFIG_FLOAT,.min = 0,.max = HUGE_VAL,.min_exclusive = true},
-		{.name = "mu",.type = MM_CONFIG_FLOAT,.target = &def_mu,.min = -HUGE_VAL,.max = HUGE_VAL},
-		{.name = "sigma",.type = MM_CONFIG_FLOAT,.target = &def_sigma,.min = 0,.max = HUGE_VAL,.min_exclusive = true},
-		{.name = "tau",.type = MM_CONFIG_FLOAT,.min = 0,.max = HUGE_VAL},
-		{.name = "limitSigma",.type = MM_CONFIG_BOOL},
-		{.name = NULL}
-	};
 	JsonbValue *v;
 	JsonbContainer *teams;
 	int			nteams,
@@ -184,13 +222,7 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 	JsonbValue *res;
 	int			p;
 
-	mm_os_default_options(&o);
-	o.tau = 0.0;
-	o.beta = 5.0;
-	keys[1].target = &o.beta;
-	keys[2].target = &o.kappa;
-	keys[5].target = &o.tau;
-	keys[6].target = &o.limit_sigma;
+	mm_config_defaults(rate_keys, &rc);
 
 	if (JB_ROOT_IS_SCALAR(req) || !JB_ROOT_IS_OBJECT(req))
 		ereport(ERROR,
@@ -202,8 +234,16 @@ mm_ims_rate(PG_FUNCTION_ARGS)
 	if (v != NULL)
 	{
 		ims_container(v, false, "config");
-		mm_config_parse(JsonbValueToJsonb(v), "rate request config", keys);
+		mm_config_parse_value(v, mm_rate_config_kind.what, NULL, rate_keys, &rc);
 	}
+	mm_os_default_options(&o);
+	model_id = rc.model_id;
+	def_mu = rc.mu;
+	def_sigma = rc.sigma;
+	o.beta = rc.beta;
+	o.kappa = rc.epsilon;
+	o.tau = rc.tau;
+	o.limit_sigma = rc.limit_sigma;
 	if (!mm_os_lookup_model(model_id, &o.model))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

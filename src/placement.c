@@ -251,21 +251,41 @@ cat_equal(const CatValue *a, JsonbValue *v)
 	}
 }
 
-/* Append a key to a key array being built. */
-static void
-add_key(MmConfigKey *keys, int *n, const char *name, MmConfigType type,
-		void *target, double min, double max, bool min_exclusive)
+/* What a signal object's keys are read into. */
+typedef struct SignalSettings
 {
-	MmConfigKey *k = &keys[(*n)++];
+	Signal		sig;
+	char	   *kind_name;
+	char	   *agg;
+} SignalSettings;
 
-	memset(k, 0, sizeof(MmConfigKey));
-	k->name = name;
-	k->type = type;
-	k->target = target;
-	k->min = min;
-	k->max = max;
-	k->min_exclusive = min_exclusive;
-}
+#define SK(field) offsetof(SignalSettings, field)
+
+/*
+ * Every key a signal object may have, each with the K_ flag of the kinds
+ * that take it ("kind" is always allowed); no defaults: they depend on the
+ * kind.
+ */
+static const struct
+{
+	int			flag;
+	MmConfigKey key;
+}			signal_keys[] = {
+	{0, {.name = "kind", .type = MM_CONFIG_TEXT, .offset = SK(kind_name)}},
+	{K_WEIGHT, {.name = "weight", .type = MM_CONFIG_FLOAT, .offset = SK(sig.weight),
+	.min = 0, .max = MM_PLACE_MAX_WEIGHT}},
+	{K_ATTR, {.name = "attribute", .type = MM_CONFIG_TEXT, .offset = SK(sig.attribute)}},
+	{K_PATTR, {.name = "player_attribute", .type = MM_CONFIG_TEXT,
+	.offset = SK(sig.player_attribute)}},
+	{K_AGG, {.name = "aggregation", .type = MM_CONFIG_TEXT, .offset = SK(agg)}},
+	{K_MAXDIFF, {.name = "max_relevant_difference", .type = MM_CONFIG_FLOAT,
+			.flags = MM_CONFIG_MIN_EXCLUSIVE, .offset = SK(sig.maxdiff),
+	.min = 0, .max = DBL_MAX}},
+	{K_CONST, {.name = "constant", .type = MM_CONFIG_FLOAT, .offset = SK(sig.constant),
+	.min = -DBL_MAX, .max = DBL_MAX}},
+};
+
+#undef SK
 
 /* Parse one signal object named name into *sig. */
 static void
@@ -275,11 +295,11 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 	JsonbValue *v;
 	JsonbContainer *c;
 	Jsonb	   *jb;
-	char	   *kind_name = NULL;
-	char	   *agg = NULL;
+	SignalSettings ss;
+	char	   *agg;
 	char	   *what = psprintf("signal \"%s\"", name);
 	int			k;
-	MmConfigKey keys[8];
+	MmConfigKey keys[lengthof(signal_keys) + 1];
 	int			nkeys = 0;
 	const KindInfo *info;
 
@@ -343,25 +363,17 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 		}
 	}
 
-	add_key(keys, &nkeys, "kind", MM_CONFIG_TEXT, &kind_name, 0, 0, false);
-	if (info->keys & K_WEIGHT)
-		add_key(keys, &nkeys, "weight", MM_CONFIG_FLOAT, &sig->weight, 0,
-				MM_PLACE_MAX_WEIGHT, false);
-	if (info->keys & K_ATTR)
-		add_key(keys, &nkeys, "attribute", MM_CONFIG_TEXT, &sig->attribute, 0, 0, false);
-	if (info->keys & K_PATTR)
-		add_key(keys, &nkeys, "player_attribute", MM_CONFIG_TEXT,
-				&sig->player_attribute, 0, 0, false);
-	if (info->keys & K_AGG)
-		add_key(keys, &nkeys, "aggregation", MM_CONFIG_TEXT, &agg, 0, 0, false);
-	if (info->keys & K_MAXDIFF)
-		add_key(keys, &nkeys, "max_relevant_difference", MM_CONFIG_FLOAT,
-				&sig->maxdiff, 0, DBL_MAX, true);
-	if (info->keys & K_CONST)
-		add_key(keys, &nkeys, "constant", MM_CONFIG_FLOAT, &sig->constant,
-				-DBL_MAX, DBL_MAX, false);
+	/* the keys of this kind */
+	for (int i = 0; i < (int) lengthof(signal_keys); i++)
+		if (signal_keys[i].flag == 0 || (info->keys & signal_keys[i].flag))
+			keys[nkeys++] = signal_keys[i].key;
 	memset(&keys[nkeys], 0, sizeof(MmConfigKey));
-	mm_config_parse(jb, what, keys);
+	ss.sig = *sig;
+	ss.kind_name = NULL;
+	ss.agg = NULL;
+	mm_config_parse(jb, what, keys, &ss);
+	*sig = ss.sig;
+	agg = ss.agg;
 
 	/* Required keys. */
 	if ((info->required & K_WEIGHT) && isnan(sig->weight))
@@ -417,6 +429,56 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 		sig->player_attribute = sig->attribute;
 }
 
+/* The top level of a place config; "signals" is read by parse_place_config. */
+typedef struct PlaceSettings
+{
+	bool		voice_chat;
+	bool		include_defaults;
+	JsonbValue *signals;		/* NULL: not given */
+} PlaceSettings;
+
+/* Keep the "signals" object: its keys are signal names of the caller's choosing. */
+static void
+signals_keep(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	PlaceSettings *ps = base;
+
+	(void) what;
+	(void) path;
+	if (v == NULL)
+		ps->signals = NULL;
+	else
+	{
+		ps->signals = palloc(sizeof(JsonbValue));
+		*ps->signals = *v;
+	}
+}
+
+static void
+signals_render(StringInfo buf, const void *base)
+{
+	(void) base;
+	appendStringInfoString(buf, "{}");
+}
+
+static const MmConfigKey place_keys[] = {
+	{.name = "voice_chat", .type = MM_CONFIG_BOOL,
+		.offset = offsetof(PlaceSettings, voice_chat), .def = 1,
+	.doc = "the place has voice chat (false: the voice_chat signal weighs 0)"},
+	{.name = "include_defaults", .type = MM_CONFIG_BOOL,
+		.offset = offsetof(PlaceSettings, include_defaults), .def = 1,
+	.doc = "start from Roblox's default signals"},
+	{.name = "signals", .type = MM_CONFIG_CUSTOM, .parse = signals_keep,
+		.render = signals_render,
+	.doc = "signal name -> its settings (weight; a custom signal's kind, attribute, ...)"},
+	{.name = NULL}
+};
+
+const MmConfigKind mm_place_config_kind = {
+	.kind = "place", .what = "place config", .keys = place_keys,
+	.size = sizeof(PlaceSettings)
+};
+
 /*
  * Parse a place configuration:
  *	 {"voice_chat": bool, "include_defaults": bool, "signals": {name: {...}}}.
@@ -436,28 +498,12 @@ parse_place_config(Jsonb *config)
 	pc->voice_chat = true;
 	if (config != NULL)
 	{
-		MmConfigKey keys[4];
-		MmConfigKey no_keys[1];
-		int			nkeys = 0;
+		PlaceSettings ps;
 
-		/* "signals" maps names of our choosing: it is parsed below */
-		add_key(keys, &nkeys, "voice_chat", MM_CONFIG_BOOL, &pc->voice_chat, 0, 0, false);
-		add_key(keys, &nkeys, "include_defaults", MM_CONFIG_BOOL, &include_defaults,
-				0, 0, false);
-		add_key(keys, &nkeys, "signals", MM_CONFIG_OBJECT, NULL, 0, 0, false);
-		memset(no_keys, 0, sizeof(no_keys));
-		keys[nkeys - 1].keys = no_keys;
-		memset(&keys[nkeys], 0, sizeof(MmConfigKey));
-
-		if (JB_ROOT_IS_SCALAR(config) || !JB_ROOT_IS_OBJECT(config))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("place config must be a JSON object")));
-		mm_config_parse(DatumGetJsonbP(DirectFunctionCall2(jsonb_delete,
-														   JsonbPGetDatum(config),
-														   CStringGetTextDatum("signals"))),
-						"place config", keys);
-		signals = json_get(&config->root, "signals", palloc(sizeof(JsonbValue)));
+		mm_config_read(&mm_place_config_kind, config, &ps);
+		pc->voice_chat = ps.voice_chat;
+		include_defaults = ps.include_defaults;
+		signals = ps.signals;
 		if (signals != NULL &&
 			(signals->type != jbvBinary ||
 			 !JsonContainerIsObject(signals->val.binary.data)))

@@ -31,37 +31,12 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-/* Check ticket_ttl: a positive interval without months; in seconds. */
-static void
-check_ticket_ttl(MmMatcherConfig *cfg)
-{
-	Interval   *iv;
-
-	if (cfg->ticket_ttl_null || cfg->ticket_ttl == NULL)
-	{
-		cfg->ticket_ttl = NULL;
-		cfg->ticket_ttl_s = 0;
-		return;
-	}
-	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(cfg->ticket_ttl),
-											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
-	cfg->ticket_ttl_s = iv->time / 1e6 + iv->day * 86400.0;
-	if (iv->month != 0 || cfg->ticket_ttl_s <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"ticket_ttl\" must be a positive interval without months"),
-				 errdetail("The value is \"%s\".", cfg->ticket_ttl),
-				 errhint("Give it in seconds, minutes, hours or days, such as \"10 minutes\", or null for no expiry.")));
-}
-
 /* Parse and check a queue configuration (NULL: defaults). */
 void
 mm_queue_config(Jsonb *config, MmMatcherConfig *cfg)
 {
-	mm_matcher_defaults(cfg);
-	mm_config_parse(config, "queue config", mm_matcher_keys(cfg));
-	mm_matcher_check(cfg);
-	check_ticket_ttl(cfg);
+	memset(cfg, 0, sizeof(*cfg));
+	mm_config_read(&mm_queue_config_kind, config, cfg);
 }
 
 /* Column numbers of the rosters query; 0 when absent. */
@@ -408,6 +383,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 	out->r = r;
 	out->n = (int) n;
 	out->nprof = prof.n;
+	out->prof_names = prof.names;
 }
 
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */
@@ -554,75 +530,6 @@ match_outcomes(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
-/* Append ', "key": value' with value a JSON string, or null. */
-static void
-config_text_nullable(StringInfo b, const char *key, const char *value)
-{
-	appendStringInfo(b, ", \"%s\": ", key);
-	if (value)
-		escape_json(b, value);
-	else
-		appendStringInfoString(b, "null");
-}
-
-/* Render a queue configuration with every default filled in. */
-static char *
-config_text(const MmMatcherConfig *c)
-{
-	StringInfoData b;
-	const MmPredictionMetric *pm[3] = {&c->prediction.rank, &c->prediction.rating,
-	&c->prediction.roster};
-	const char *pn[3] = {"rank", "rating", "roster"};
-
-	initStringInfo(&b);
-	appendStringInfo(&b, "{\"team_size\": %d, \"filter\": {\"rosters\": %d, \"limit\": %.17g, "
-					 "\"potentials_min\": %d, \"potentials_max\": %d, \"padding\": %.17g, "
-					 "\"padding_start\": %.17g, \"padding_end\": %.17g}, ",
-					 c->team_size, c->rosters, c->limit_ms, c->potentials_min,
-					 c->potentials_max, c->padding, c->padding_start, c->padding_end);
-	appendStringInfo(&b, "\"scoring\": {\"type\": \"%s\", \"age\": %.17g, "
-					 "\"roster_size_distance\": %.17g, \"perfect_fit\": %.17g, "
-					 "\"rank_distance\": %.17g, \"rating_distance\": %.17g, "
-					 "\"ladder_distance\": %.17g, \"profession_max\": %d, "
-					 "\"profession_common\": %.17g, \"profession_unique\": %.17g, "
-					 "\"dishonor_distance\": %.17g, \"dishonor_stack\": %.17g}, ",
-					 c->per_match ? "match" : "team", c->age, c->roster_size_distance,
-					 c->perfect_fit, c->rank_distance, c->rating_distance,
-					 c->ladder_distance, c->profession_max, c->profession_common,
-					 c->profession_unique, c->dishonor_distance, c->dishonor_stack);
-	appendStringInfoString(&b, "\"prediction\": {");
-	for (int i = 0; i < 3; i++)
-		appendStringInfo(&b, "%s\"%s\": {\"method\": \"spread\", \"spread\": %.17g, "
-						 "\"weight\": %.17g, \"enabled\": %s}",
-						 i ? ", " : "", pn[i], pm[i]->spread, pm[i]->weight,
-						 pm[i]->enabled ? "true" : "false");
-	appendStringInfoString(&b, "}, \"ticket_ttl\": ");
-	if (c->ticket_ttl)
-		escape_json(&b, c->ticket_ttl);
-	else
-		appendStringInfoString(&b, "null");
-	appendStringInfo(&b, ", \"requeue_while_in_match\": %s, \"rating\": {\"model\": ",
-					 c->requeue_while_in_match ? "true" : "false");
-	escape_json(&b, c->rating_model);
-	appendStringInfoString(&b, ", \"key\": ");
-	escape_json(&b, c->rating_key);
-	appendStringInfoString(&b, ", \"openskill_model\": ");
-	escape_json(&b, c->openskill_model);
-	appendStringInfo(&b, ", \"mu\": %.17g, \"sigma\": %.17g, \"beta\": %.17g, "
-					 "\"kappa\": %.17g, \"tau\": %.17g, \"rating\": %.17g, "
-					 "\"rd\": %.17g, \"vol\": %.17g, \"ladder\": %s",
-					 c->os_mu, c->os_sigma, c->os_beta, c->os_kappa, c->os_tau,
-					 c->g_rating, c->g_rd, c->g_vol, c->ladder ? "true" : "false");
-	config_text_nullable(&b, "season_start", c->season_start_null ? NULL : c->season_start);
-	config_text_nullable(&b, "season_end", c->season_end_null ? NULL : c->season_end);
-	config_text_nullable(&b, "desertion_reason",
-						 c->desertion_reason_null ? NULL : c->desertion_reason);
-	appendStringInfo(&b, ", \"profession_ratio\": %.17g, \"period\": ", c->profession_ratio);
-	escape_json(&b, c->rating_period);
-	appendStringInfoString(&b, "}}");
-	return b.data;
-}
-
 /* SQL wrappers */
 
 PG_FUNCTION_INFO_V1(mm_match_rosters);
@@ -695,7 +602,7 @@ mm_matcher_config(PG_FUNCTION_ARGS)
 	MmMatcherConfig cfg;
 
 	mm_queue_config(PG_GETARG_JSONB_P(0), &cfg);
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(config_text(&cfg))));
+	PG_RETURN_JSONB_P(mm_config_jsonb(mm_queue_config_kind.keys, &cfg));
 }
 
 /* mm.matcher_padding(config jsonb, waited float8) → padding in rating points */

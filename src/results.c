@@ -73,6 +73,7 @@ typedef enum ResultStatement
 	RS_INSERT_RESULT,
 	RS_INSERT_PLAYERS,
 	RS_FINISH,
+	RS_EXPIRE_BACKFILL,
 	RS_COUNT
 } ResultStatement;
 
@@ -190,6 +191,11 @@ static const StatementText statements[RS_COUNT] = {
 	[RS_FINISH] = {
 		"UPDATE mm.match x SET status = 'finished' WHERE x.match_id = $1",
 	1, {INT8OID}},
+	/* open backfill requests end with the match */
+	[RS_EXPIRE_BACKFILL] = {
+		"UPDATE mm.backfill b SET status = 'expired', ended_at = $2 "
+		"WHERE b.match_id = $1 AND b.status = 'open'",
+	2, {INT8OID, TIMESTAMPTZOID}},
 };
 
 static SPIPlanPtr plans[RS_COUNT];
@@ -1344,9 +1350,10 @@ mm_report_result(PG_FUNCTION_ARGS)
 		if (cfg.pending_period)
 			write_pending_games(&m, &cfg, at);
 		{
-			Datum		arg = Int64GetDatum(m.match_id);
+			Datum		args[2] = {Int64GetDatum(m.match_id), TimestampTzGetDatum(at)};
 
-			run(RS_FINISH, &arg, NULL, 0);
+			run(RS_FINISH, args, NULL, 0);
+			run(RS_EXPIRE_BACKFILL, args, NULL, 0);
 		}
 	}
 	else

@@ -285,15 +285,21 @@ queue_unlock(int32 key, int32 queue_id)
 	LockRelease(&tag, ExclusiveLock, true);
 }
 
-/* Read a queue's waiting rosters (no locks) and match them. */
+/*
+ * Read a queue's waiting rosters (no locks) and match them. A tick (name
+ * given) first fills the queue's open backfill requests (backfill.c), which
+ * takes the rosters it picks out of the set.
+ */
 static void
 tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-		   MmRosterSet *set, MmMatcherResult *res)
+		   MmRosterSet *set, MmMatcherResult *res, const char *name, int64 tick_id)
 {
 	Datum		arg = Int32GetDatum(queue_id);
 
 	run(Q_READ, &arg, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, set);
+	if (name != NULL)
+		(void) mm_backfill_tick(queue_id, name, tick_id, at, cfg, set);
 	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
 }
 
@@ -687,7 +693,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	tick_id = result_int64();
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
-	tick_match(queue_id, at, &cfg, &set, &res);
+	tick_match(queue_id, at, &cfg, &set, &res, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
@@ -712,7 +718,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = queue_lookup(name, &cfg);
-	tick_match(queue_id, at, &cfg, &set, &res);
+	tick_match(queue_id, at, &cfg, &set, &res, NULL, 0);
 	for (int m = 0; m < res.nmatches; m++)
 		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
 	SPI_finish();

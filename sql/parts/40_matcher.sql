@@ -231,8 +231,7 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Pass ''{}'' for the defaults.';
     END IF;
-    PERFORM mm.matcher_config(config);
-    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, create_queue.config);
+    INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
 EXCEPTION WHEN unique_violation THEN
     RAISE EXCEPTION 'queue "%" already exists', name
         USING ERRCODE = 'duplicate_object',
@@ -240,7 +239,7 @@ EXCEPTION WHEN unique_violation THEN
 END
 $$;
 COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
-    'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config)';
+    'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config); stores the config complete, as mm.matcher_config returns it';
 
 -- Merge jsonb objects: b's keys replace a's, nested objects merge.
 CREATE FUNCTION mm._jsonb_merge(a jsonb, b jsonb)
@@ -281,8 +280,8 @@ BEGIN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
     END IF;
-    new_cfg := CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END;
-    size := (mm.matcher_config(new_cfg) ->> 'team_size')::int;
+    new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
+    size := (new_cfg ->> 'team_size')::int;
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
     -- rosters larger than a team now could never match: take them out
     SELECT count(*) INTO removed
@@ -298,7 +297,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
-    'change some keys of a queue''s config (nested objects merge; replace => true stores the config as given); returns the stored config; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
+    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
 CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void
@@ -763,7 +762,8 @@ COMMENT ON FUNCTION mm.queue_channel(text) IS
     'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}';
 
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
-RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
+               kind text, backfill_id bigint)
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
@@ -784,14 +784,30 @@ BEGIN
         UPDATE mm.match m SET delivered_at = clock_timestamp()
         FROM c WHERE m.match_id = c.match_id
         RETURNING m.match_id, m.created_at
+    ), cb AS (
+        SELECT b.backfill_id FROM mm.backfill b
+        WHERE b.queue_id = q.queue_id AND b.status = 'filled' AND b.delivered_at IS NULL
+        ORDER BY b.backfill_id LIMIT max
+        FOR UPDATE SKIP LOCKED
+    ), db AS (
+        UPDATE mm.backfill b SET delivered_at = clock_timestamp()
+        FROM cb WHERE b.backfill_id = cb.backfill_id
+        RETURNING b.backfill_id, b.match_id, b.ended_at
     )
-    SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players
-    FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
-    ORDER BY d.match_id, mr.team DESC, mr.roster_id;
+    SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id
+    FROM (SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players, 'match'::text AS kind,
+                 NULL::bigint AS backfill_id, 0 AS part
+          FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+          WHERE mr.backfill_id IS NULL
+          UNION ALL
+          SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1
+          FROM db JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = db.match_id
+                                          AND mr.backfill_id = db.backfill_id) x
+    ORDER BY x.part, x.match_id, x.backfill_id, x.team DESC, x.roster_id;
 END
 $$;
 COMMENT ON FUNCTION mm.claim_matches(text, int) IS
-    'hand up to "max" undelivered matches of a queue to this caller, one row per roster: each match goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
+    'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '55 seconds')

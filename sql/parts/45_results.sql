@@ -257,7 +257,7 @@ RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result'
 LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
-    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after, marks the match finished; a repeated identical report returns the first outcome, a different one is an error (23505)';
+    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated identical report returns the first outcome, a different one is an error (23505)';
 
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean
@@ -287,8 +287,11 @@ BEGIN
     INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
     VALUES (m.match_id, m.queue_id, 'abandoned', NULL, now());
     UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    -- open backfill requests end with the match
+    UPDATE mm.backfill b SET status = 'expired', ended_at = now()
+    WHERE b.match_id = m.match_id AND b.status = 'open';
     RETURN true;
 END
 $$;
 COMMENT ON FUNCTION mm.abandon_match(bigint) IS
-    'end a match that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished, so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match is an error';
+    'end a match that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished (its open backfill requests expired), so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match is an error';

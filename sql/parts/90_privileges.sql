@@ -199,6 +199,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ladder_apply(int, int, jsonb)', 'function', '{public}', false),
 -- roster matcher
 ('mm.matcher_config(jsonb)', 'function', '{public}', false),
+('mm.config_keys(text)', 'function', '{public}', false),
 ('mm.matcher_padding(jsonb, float8)', 'function', '{public}', false),
 ('mm.match_rosters(text, jsonb, timestamptz)', 'function', '{service,admin,analyst}', false),
 ('mm._match_rosters(text, jsonb, timestamptz, boolean)', 'function', '{}', false),
@@ -290,6 +291,10 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.drop_queue(text, boolean)', 'function', '{admin}', true),
 ('mm.purge(interval, int)', 'function', '{admin}', true),
 ('mm.claim_matches(text, int)', 'function', '{service,admin}', true),
+('mm.request_backfill(bigint, text, int)', 'function', '{service,admin}', true),
+('mm.cancel_backfill(bigint)', 'function', '{service,admin}', true),
+('mm.backfill', 'relation', '{admin,analyst}', false),
+('mm.backfill_id_seq', 'relation', '{}', false),
 ('mm.leave_player(bigint)', 'function', '{service,admin}', true),
 ('mm.remove_player(bigint, bigint)', 'function', '{service,admin}', true),
 ('mm.explain(bigint, timestamptz)', 'function', '{service,admin,analyst}', true),

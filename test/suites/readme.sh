@@ -54,6 +54,20 @@ for block in "$work"/*.sql; do
 	fi
 done
 
+# Every config key mm.config_keys lists is documented: its dotted path, or
+# its last part, appears as `key` in the documentation.
+missing=$(psql -X -At -F ' ' -d "$db" -c "SELECT kind, key FROM mm.config_keys() ORDER BY 1, 2" |
+	while read -r kind key; do
+		grep -qF "\`$key\`" "${pages[@]}" || grep -qF "\`${key##*.}\`" "${pages[@]}" || echo "$kind:$key"
+	done)
+if [ -z "$missing" ]; then
+	echo "ok - every config key of mm.config_keys is documented"
+else
+	echo "not ok - every config key of mm.config_keys is documented"
+	echo "# missing: $(echo $missing)"
+	status=1
+fi
+
 # Every function, procedure and aggregate of schema mm is named in the docs
 # (as mm.name). Internal functions are exempt: triggers, aggregate support
 # functions, names starting with an underscore and comments starting with

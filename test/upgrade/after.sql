@@ -205,3 +205,35 @@ SELECT (SELECT m.status FROM mm.match m WHERE m.match_id = (SELECT max(r.match_i
     \echo 'a reported 0.1.0 match is not finished or its players not rated once'
     SELECT 1/0;
 \endif
+
+-- stored configs are normalised: a queue's config is complete, numbers in
+-- their shortest form; a dishonor duration given in months (30 days each in
+-- 0.1.0) is now that many seconds
+DO $$
+BEGIN
+    IF (SELECT config #> '{scoring,age}' FROM mm.queue WHERE name = 'ranked') <> '0.1'::jsonb
+       OR (SELECT config #>> '{scoring,age}' FROM mm.queue WHERE name = 'ranked') <> '0.1'
+       OR (SELECT config #> '{filter,padding}' FROM mm.queue WHERE name = 'ranked') <> '10'::jsonb THEN
+        RAISE EXCEPTION 'queue config not normalised: %', (SELECT config FROM mm.queue WHERE name = 'ranked');
+    END IF;
+    IF mm.dishonor_config() -> 'timeout_rounding' <> '2592060'::jsonb
+       OR mm.dishonor_config() -> 'stack_duration' <> '"10m"'::jsonb THEN
+        RAISE EXCEPTION 'dishonor durations not migrated: %', mm.dishonor_config();
+    END IF;
+END
+$$;
+
+-- a running match 0.1.0 made is backfilled after the upgrade: the next tick
+-- fills the open seat, the roster is delivered as a backfill of that match
+SELECT mm.request_backfill((SELECT min(m.match_id) FROM mm.match m JOIN mm.queue q USING (queue_id)
+                            WHERE q.name = 'duel' AND m.status = 'matched'), 'blue', 1) AS upgraded_request \gset
+SELECT mm.enqueue('duel', ARRAY[60::bigint], 1500) > 0 AS queued \gset
+SELECT count(*) FROM mm.tick('duel');
+SELECT (SELECT b.status FROM mm.backfill b WHERE b.backfill_id = :upgraded_request) = 'filled'
+       AND (SELECT count(*) FROM mm.claim_matches('duel') c
+            WHERE c.kind = 'backfill' AND c.backfill_id = :upgraded_request AND c.players = '{60}') = 1 AS backfilled \gset
+\if :backfilled
+\else
+    \echo 'a 0.1.0 match could not be backfilled after the upgrade'
+    SELECT 1/0;
+\endif

@@ -3,7 +3,7 @@
 -- placement servers with players and a place config; dishonor settings and
 -- players. Written against the 0.1.0 API only.
 \set ON_ERROR_STOP 1
-SELECT mm.create_queue('ranked', '{"team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('ranked', '{"team_size": 2, "filter": {"potentials_min": 1}, "scoring": {"age": 0.1}}');
 SELECT mm.create_queue('duel', '{"team_size": 1, "filter": {"potentials_min": 1}}');
 SELECT mm.enqueue('duel', ARRAY[p::bigint], 1500 + p, 40, joined_at => '2026-01-01 12:00+00')
 FROM generate_series(1, 6) p;
@@ -30,3 +30,7 @@ SELECT mm.dishonor(42, 'abandon', '2026-01-01 12:00+00');
 INSERT INTO mm.roster (queue_id, players, rating, joined_at)
 SELECT queue_id, ARRAY[900::bigint], 1500, '-infinity' FROM mm.queue WHERE name = 'duel';
 INSERT INTO mm.queued_player (player_id, roster_id) VALUES (901, 999999);
+
+-- last, as the 0.2.0 library in use here refuses months: 0.1.0 read a month
+-- as 30 days in a dishonor duration and stored the text
+UPDATE mm.dishonor_settings SET config = config || '{"timeout_rounding": "1 mon 1 min"}';

@@ -1,0 +1,150 @@
+-- Backfill: a player left a running match; the next tick of the match's
+-- queue fills the team's open seats from the queue, before it makes new
+-- matches, with the matcher's own scoring against that team (src/backfill.c,
+-- mm_matcher_backfill in src/matcher.c). The rosters are delivered like a
+-- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
+-- kind 'backfill'.
+
+CREATE SEQUENCE mm.backfill_id_seq;
+COMMENT ON SEQUENCE mm.backfill_id_seq IS 'ids of mm.backfill';
+
+-- One row per request. Its match and team are keys: a request is for a
+-- match of the queue (cascading with it) and for one of its teams; status
+-- says where it is, and the columns each status needs are CHECKed.
+CREATE TABLE mm.backfill (
+    backfill_id  bigint NOT NULL DEFAULT nextval('mm.backfill_id_seq'),
+    queue_id     int NOT NULL,
+    match_id     bigint NOT NULL,
+    team         text NOT NULL,
+    players      int NOT NULL,
+    status       text NOT NULL DEFAULT 'open',
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    ended_at     timestamptz,
+    tick_id      bigint,
+    delivered_at timestamptz,
+    CONSTRAINT backfill_pkey PRIMARY KEY (backfill_id),
+    CONSTRAINT backfill_match_team_key UNIQUE (match_id, team, backfill_id),
+    CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT backfill_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
+    CONSTRAINT backfill_status_check CHECK (status IN ('open', 'filled', 'cancelled', 'expired')),
+    CONSTRAINT backfill_ended_check CHECK ((status = 'open') = (ended_at IS NULL)),
+    CONSTRAINT backfill_tick_check CHECK ((status = 'filled') = (tick_id IS NOT NULL)),
+    CONSTRAINT backfill_delivered_check CHECK (delivered_at IS NULL OR status = 'filled'),
+    CONSTRAINT backfill_time_check CHECK (isfinite(requested_at) AND isfinite(ended_at) AND isfinite(delivered_at))
+);
+ALTER SEQUENCE mm.backfill_id_seq OWNED BY mm.backfill.backfill_id;
+CREATE INDEX backfill_open_idx ON mm.backfill (queue_id, backfill_id) WHERE status = 'open';
+CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
+    WHERE status = 'filled' AND delivered_at IS NULL;
+COMMENT ON TABLE mm.backfill IS 'backfill requests (mm.request_backfill): open seats of a team of a running match; open until a tick fills them (filled, with the tick), mm.cancel_backfill cancels them, or the match is reported or abandoned (expired); delivered_at is set when mm.claim_matches hands the filled rosters out';
+COMMENT ON INDEX mm.backfill_open_idx IS 'open requests of a queue, oldest first (ticks)';
+COMMENT ON INDEX mm.backfill_undelivered_idx IS 'filled requests of a queue not yet claimed (mm.claim_matches)';
+COMMENT ON CONSTRAINT backfill_match_team_key ON mm.backfill IS 'the key mm.match_roster rows of a backfill refer to: a backfilled roster joins the request''s match and team';
+
+-- A backfilled roster names its request; the foreign key holds it to the
+-- request's match and team.
+ALTER TABLE mm.match_roster
+    ADD COLUMN backfill_id bigint,
+    ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
+        REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
+COMMENT ON COLUMN mm.match_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
+
+SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
+
+CREATE FUNCTION mm.request_backfill(match_id bigint, team text, players int)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    m mm.match;
+    q mm.queue;
+    size int;
+    requested int;
+    ended timestamptz;
+    id bigint;
+BEGIN
+    IF request_backfill.match_id IS NULL OR request_backfill.team IS NULL OR request_backfill.players IS NULL THEN
+        RAISE EXCEPTION 'match_id, team and players must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF request_backfill.players < 1 THEN
+        RAISE EXCEPTION 'players must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', request_backfill.players),
+                  HINT = 'Give the number of players who left the team.';
+    END IF;
+    -- requests of one match one at a time (the room below); ticks, which
+    -- lock the match FOR KEY SHARE, do not wait for it
+    SELECT * INTO m FROM mm.match x WHERE x.match_id = request_backfill.match_id FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', request_backfill.match_id
+            USING ERRCODE = 'undefined_object', HINT = 'Give the match_id that mm.claim_matches delivered.';
+    END IF;
+    IF m.status <> 'matched' THEN
+        SELECT r.reported_at INTO ended FROM mm.match_result r WHERE r.match_id = m.match_id;
+        RAISE EXCEPTION 'match % is %', m.match_id, m.status
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It was reported or abandoned at %s.', ended),
+                  HINT = 'Only a match being played can be backfilled.';
+    END IF;
+    IF NOT EXISTS (SELECT FROM mm.match_roster r
+                   WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.team = request_backfill.team) THEN
+        RAISE EXCEPTION 'match % has no team "%"', m.match_id, request_backfill.team
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'The teams of a match are "red" and "blue".';
+    END IF;
+    SELECT * INTO q FROM mm.queue x WHERE x.queue_id = m.queue_id;
+    IF q.dropped_at IS NOT NULL THEN
+        RAISE EXCEPTION 'queue "%" of match % was dropped', q.name, m.match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It was dropped at %s; no tick fills its matches.', q.dropped_at);
+    END IF;
+    size := (mm.matcher_config(q.config) ->> 'team_size')::int;
+    SELECT coalesce(sum(b.players), 0) INTO requested FROM mm.backfill b
+    WHERE b.match_id = m.match_id AND b.team = request_backfill.team AND b.status = 'open';
+    IF request_backfill.players > size - requested THEN
+        RAISE EXCEPTION 'team "%" of match % has room for % players', request_backfill.team, m.match_id, size - requested
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('%s players were asked for; teams of queue "%s" have %s players and %s seats of this team are already requested.',
+                                  request_backfill.players, q.name, size, requested),
+                  HINT = 'Ask for the players who left and are not yet requested; mm.cancel_backfill cancels a request.';
+    END IF;
+    INSERT INTO mm.backfill (queue_id, match_id, team, players)
+    VALUES (m.queue_id, m.match_id, request_backfill.team, request_backfill.players)
+    RETURNING backfill.backfill_id INTO id;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.request_backfill(bigint, text, int) IS
+    'ask the next tick of a match''s queue to fill "players" open seats of its team "team" (players left the running match) from the queue, before new matches, with the matcher''s scoring against that team; returns the request id; the filled rosters are delivered by mm.claim_matches (kind backfill) and the queue''s channel; refused for a finished match, an unknown team, players < 1 or more than the team''s room';
+
+CREATE FUNCTION mm.cancel_backfill(backfill_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    b mm.backfill;
+BEGIN
+    IF cancel_backfill.backfill_id IS NULL THEN
+        RAISE EXCEPTION 'backfill_id must not be null' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- a tick filling it holds the row: wait for it, then see it filled
+    SELECT * INTO b FROM mm.backfill x WHERE x.backfill_id = cancel_backfill.backfill_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'backfill request % does not exist', cancel_backfill.backfill_id
+            USING ERRCODE = 'undefined_object', HINT = 'Give the id mm.request_backfill returned.';
+    END IF;
+    IF b.status <> 'open' THEN
+        RETURN false;
+    END IF;
+    UPDATE mm.backfill x SET status = 'cancelled', ended_at = now()
+    WHERE x.backfill_id = cancel_backfill.backfill_id;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mm.cancel_backfill(bigint) IS
+    'cancel an open backfill request; false if it is no longer open (filled, cancelled, or expired with its match); waits for a tick that is filling it';

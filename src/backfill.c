@@ -1,0 +1,550 @@
+/*-------------------------------------------------------------------------
+ *
+ * backfill.c
+ *		Backfill in a tick: the open seats of running matches (requested with
+ *		mm.request_backfill when players left) are filled from the queue
+ *		before the tick makes new matches.
+ *
+ * A tick of a queue, after reading its waiting rosters and before running
+ * the matcher over them,
+ *	1. locks the queue's open requests whose match is still being played
+ *	   (FOR UPDATE SKIP LOCKED: a request being cancelled, or a match being
+ *	   reported or abandoned, waits for the next tick; the match row is
+ *	   locked FOR KEY SHARE, so mm.report_result and mm.abandon_match, which
+ *	   lock it FOR UPDATE, wait for this tick, never the other way round),
+ *	   and reads each request's team: the players' mean rating, deviation
+ *	   and rank, its dishonor and professions, and the match's largest
+ *	   roster and ladder points;
+ *	2. fills each request, oldest first, with mm_matcher_backfill (the
+ *	   matcher's scoring against that team, sizes adding up exactly); a
+ *	   waiting roster holding a player of the match (one who left it and
+ *	   queued again) is never put back into it;
+ *	3. locks the picked rosters (FOR UPDATE SKIP LOCKED) and checks that
+ *	   they are all still there with all their players; a request whose
+ *	   rosters are not is left open, whole, for the next tick; the others
+ *	   are recorded in one statement: the rosters move to mm.match_roster
+ *	   with the request's match, team and backfill id, their players' tickets
+ *	   become matched to that match, the requests become filled;
+ *	4. notifies the queue's channel with the matches backfilled;
+ *	5. takes every picked roster out of the tick's roster set: a roster
+ *	   picked for a backfill is not matched again in the same tick.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+/* NOTIFY payloads must stay below 8000 bytes (see tick.c). */
+#define NOTIFY_PAYLOAD_MAX	7800
+
+enum
+{
+	B_OPEN,
+	B_LOCK,
+	B_PLAYERS,
+	B_MOVE,
+	B_NOTIFY,
+	B_COUNT
+};
+
+typedef struct BackfillStatement
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[6];
+} BackfillStatement;
+
+static const BackfillStatement statements[B_COUNT] = {
+	/*
+	 * The open requests of a live match, oldest first, with their team's
+	 * figures over its players, the other team's professions, and the
+	 * waiting rosters of this queue that hold a player of the match.
+	 */
+	[B_OPEN] = {
+		"WITH b AS ("
+		" SELECT b.backfill_id, b.match_id, b.team, b.players, b.requested_at"
+		" FROM mm.backfill b JOIN mm.match m ON m.queue_id = b.queue_id AND m.match_id = b.match_id"
+		" WHERE b.queue_id = $1 AND b.status = 'open' AND m.status = 'matched'"
+		" ORDER BY b.backfill_id"
+		" FOR UPDATE OF b SKIP LOCKED FOR KEY SHARE OF m SKIP LOCKED"
+		") SELECT b.backfill_id, b.players,"
+		" greatest(extract(epoch FROM $2 - b.requested_at)::float8, 0),"
+		" t.rating, t.deviation, t.rank, t.dishonor,"
+		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
+		"       WHERE r.match_id = b.match_id AND r.team = b.team),"
+		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
+		"       WHERE r.match_id = b.match_id AND r.team <> b.team),"
+		" x.max_size, x.max_ladder,"
+		" ARRAY(SELECT qp.roster_id FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
+		"       JOIN mm.queued_player qp ON qp.player_id = u.p"
+		"       WHERE r.match_id = b.match_id AND qp.queue_id = $1)"
+		" FROM b"
+		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
+		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"
+		"   sum(r.rank * cardinality(r.players)) / sum(cardinality(r.players)) AS rank,"
+		"   sum(r.dishonor)::float8 AS dishonor"
+		"   FROM mm.match_roster r WHERE r.match_id = b.match_id AND r.team = b.team) t"
+		" CROSS JOIN LATERAL (SELECT max(cardinality(r.players)) AS max_size, max(r.ladder_points) AS max_ladder"
+		"   FROM mm.match_roster r WHERE r.match_id = b.match_id) x"
+		" WHERE t.rating IS NOT NULL"
+		" ORDER BY b.backfill_id",
+		2, {INT4OID, TIMESTAMPTZOID}
+	},
+	[B_LOCK] = {
+		"SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	/* a new snapshot, after the locks: players removed meanwhile show */
+	[B_PLAYERS] = {
+		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
+		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	/* move the rosters ($2) of the filled requests ($3) into their matches */
+	[B_MOVE] = {
+		"WITH t AS MATERIALIZED ("
+		" SELECT u.roster_id, b.backfill_id, b.match_id, b.team"
+		" FROM unnest($2::bigint[], $3::bigint[]) AS u(roster_id, backfill_id)"
+		" JOIN mm.backfill b ON b.backfill_id = u.backfill_id"
+		"), p AS ("
+		" DELETE FROM mm.queued_player qp USING t WHERE qp.queue_id = $1 AND qp.roster_id = t.roster_id"
+		" RETURNING qp.roster_id, qp.player_id, qp.seat, qp.profession"
+		"), r AS ("
+		" DELETE FROM mm.roster r USING t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id"
+		" RETURNING r.*"
+		"), pa AS ("
+		" SELECT p.roster_id, array_agg(p.player_id ORDER BY p.seat) AS players,"
+		" coalesce(array_agg(p.profession ORDER BY p.seat) FILTER (WHERE p.profession IS NOT NULL), '{}') AS professions"
+		" FROM p GROUP BY p.roster_id"
+		"), mr AS ("
+		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
+		" ladder_points, dishonor, professions, joined_at, waited, queue_id, backfill_id)"
+		" SELECT t.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
+		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $4 - r.joined_at, $1, t.backfill_id"
+		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id"
+		"), e AS ("
+		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
+		" SELECT p.roster_id, p.player_id, 'matched', $4, $1, t.match_id"
+		" FROM p JOIN t ON t.roster_id = p.roster_id"
+		"), f AS ("
+		" UPDATE mm.backfill b SET status = 'filled', ended_at = $4, tick_id = $5"
+		" WHERE b.backfill_id IN (SELECT t.backfill_id FROM t)"
+		" RETURNING b.backfill_id, b.match_id"
+		") SELECT f.backfill_id, f.match_id FROM f ORDER BY f.backfill_id",
+		5, {INT4OID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZOID, INT8OID}
+	},
+	[B_NOTIFY] = {
+		"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
+	},
+};
+
+static SPIPlanPtr plans[B_COUNT];
+
+/* The kept plan of statement q, prepared on first use. */
+static SPIPlanPtr
+plan_of(int q)
+{
+	if (plans[q] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(statements[q].sql, statements[q].nargs,
+									(Oid *) statements[q].types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		plans[q] = p;
+	}
+	return plans[q];
+}
+
+/* Run statement q; check that it did what it is for. */
+static void
+run(int q, Datum *values, bool read_only, int expected)
+{
+	int			ret = SPI_execute_plan(plan_of(q), values, NULL, read_only, 0);
+
+	if (ret != expected)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+}
+
+/* A bigint[] of ids. */
+static Datum
+id_array(const int64 *ids, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* One open request and what the tick does with it. */
+typedef struct Request
+{
+	int64		backfill_id;
+	MmBackfillTeam team;
+	int			nexclude;
+	int		   *exclude;		/* roster indexes holding a player of the match */
+	bool		whole;			/* its rosters are locked with all their players */
+} Request;
+
+/* A roster id and its index in the roster set. */
+typedef struct IdIndex
+{
+	int64		id;
+	int			index;
+} IdIndex;
+
+static int
+cmp_id_index(const void *a, const void *b)
+{
+	int64		x = ((const IdIndex *) a)->id;
+	int64		y = ((const IdIndex *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* Index of roster "id" in a sorted lookup array, or -1. */
+static int
+find_roster(const IdIndex *ids, int n, int64 id)
+{
+	IdIndex		key = {id, 0};
+	IdIndex    *hit = bsearch(&key, ids, n, sizeof(IdIndex), cmp_id_index);
+
+	return hit ? hit->index : -1;
+}
+
+static double
+get_float(HeapTuple tup, TupleDesc desc, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
+
+	return isnull ? 0 : DatumGetFloat8(d);
+}
+
+/* Count a text[] of professions into per-id counts of the roster set. */
+static void
+count_professions(HeapTuple tup, TupleDesc desc, int col, const MmRosterSet *set, int *counts)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
+	Datum	   *elems;
+	bool	   *enulls;
+	int			n;
+
+	if (isnull)
+		return;
+	deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name;
+
+		if (enulls[i])
+			continue;
+		name = TextDatumGetCString(elems[i]);
+		/* a profession nobody waiting has cannot change a score */
+		for (int k = 0; k < set->nprof; k++)
+			if (strcmp(set->prof_names[k], name) == 0)
+			{
+				counts[k]++;
+				break;
+			}
+	}
+}
+
+/* The roster set's ids, sorted, to look roster indexes up by id. */
+static IdIndex *
+roster_lookup(const MmRosterSet *set)
+{
+	IdIndex    *lookup = palloc(sizeof(IdIndex) * Max(set->n, 1));
+
+	for (int i = 0; i < set->n; i++)
+	{
+		lookup[i].id = set->r[i].id;
+		lookup[i].index = i;
+	}
+	qsort(lookup, set->n, sizeof(IdIndex), cmp_id_index);
+	return lookup;
+}
+
+/*
+ * Read the open requests of the queue (locking them) into reqs; build the
+ * id lookup only when there are some (most ticks have none).
+ */
+static int
+read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+			  const MmRosterSet *set, IdIndex **lookup_out, Request **reqs)
+{
+	Datum		args[2];
+	int			n;
+	TupleDesc	desc;
+	IdIndex    *lookup;
+
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = TimestampTzGetDatum(at);
+	run(B_OPEN, args, false, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	if (n == 0)
+		return 0;
+	desc = SPI_tuptable->tupdesc;
+	lookup = *lookup_out = roster_lookup(set);
+	*reqs = palloc0(sizeof(Request) * Max(n, 1));
+	for (int j = 0; j < n; j++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[j];
+		Request    *q = &(*reqs)[j];
+		MmBackfillTeam *t = &q->team;
+		bool		isnull;
+		Datum		d;
+
+		q->backfill_id = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+		t->open = DatumGetInt32(SPI_getbinval(tup, desc, 2, &isnull));
+		t->present = Max(cfg->team_size - t->open, 0);
+		t->age = get_float(tup, desc, 3);
+		t->rating = get_float(tup, desc, 4);
+		t->deviation = get_float(tup, desc, 5);
+		t->rank = get_float(tup, desc, 6);
+		t->dishonor = get_float(tup, desc, 7);
+		for (int side = 0; side < 2; side++)
+		{
+			t->prof_count[side] = palloc0(sizeof(int) * Max(set->nprof, 1));
+			count_professions(tup, desc, 8 + side, set, t->prof_count[side]);
+		}
+		d = SPI_getbinval(tup, desc, 10, &isnull);
+		t->max_roster_size = isnull ? 1 : DatumGetInt32(d);
+		t->max_ladder = get_float(tup, desc, 11);
+		d = SPI_getbinval(tup, desc, 12, &isnull);
+		if (!isnull)
+		{
+			Datum	   *elems;
+			bool	   *enulls;
+			int			ne;
+
+			deconstruct_array(DatumGetArrayTypeP(d), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+							  &elems, &enulls, &ne);
+			q->exclude = palloc(sizeof(int) * Max(ne, 1));
+			for (int k = 0; k < ne; k++)
+			{
+				int			i = find_roster(lookup, set->n, DatumGetInt64(elems[k]));
+
+				if (i >= 0)
+					q->exclude[q->nexclude++] = i;
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * Lock the picked rosters and keep the requests whose rosters are all
+ * still there with all their players.
+ */
+static void
+lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs,
+			const IdIndex *lookup)
+{
+	int			npicked = 0;
+	int64	   *ids;
+	bool	   *ok = palloc0(sizeof(bool) * Max(set->n, 1));
+	int		   *count = palloc0(sizeof(int) * Max(set->n, 1));
+	Datum		args[2];
+
+	for (int j = 0; j < nreqs; j++)
+		npicked += reqs[j].team.npicked;
+	if (npicked == 0)
+		return;
+	ids = palloc(sizeof(int64) * npicked);
+	npicked = 0;
+	for (int j = 0; j < nreqs; j++)
+		for (int k = 0; k < reqs[j].team.npicked; k++)
+			ids[npicked++] = set->r[reqs[j].team.picked[k]].id;
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = id_array(ids, npicked);
+	run(B_LOCK, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			i = find_roster(lookup, set->n,
+									DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+																SPI_tuptable->tupdesc, 1, &isnull)));
+
+		if (i >= 0)
+			ok[i] = true;
+	}
+	run(B_PLAYERS, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+		int			i = find_roster(lookup, set->n,
+									DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+																SPI_tuptable->tupdesc, 1, &isnull)));
+
+		if (i >= 0)
+			count[i] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+														 SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	for (int j = 0; j < nreqs; j++)
+	{
+		MmBackfillTeam *t = &reqs[j].team;
+
+		reqs[j].whole = t->npicked > 0;
+		for (int k = 0; k < t->npicked && reqs[j].whole; k++)
+		{
+			int			i = t->picked[k];
+
+			reqs[j].whole = ok[i] && count[i] == set->r[i].players;
+		}
+	}
+}
+
+/* Record the whole fills in one statement; returns the matches filled. */
+static int
+move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *set,
+			const Request *reqs, int nreqs, int64 *match_ids)
+{
+	int			n = 0;
+	int64	   *roster_ids;
+	int64	   *backfill_ids;
+	Datum		args[5];
+	int			nfilled = 0;
+
+	for (int j = 0; j < nreqs; j++)
+		if (reqs[j].whole)
+			n += reqs[j].team.npicked;
+	if (n == 0)
+		return 0;
+	roster_ids = palloc(sizeof(int64) * n);
+	backfill_ids = palloc(sizeof(int64) * n);
+	n = 0;
+	for (int j = 0; j < nreqs; j++)
+	{
+		if (!reqs[j].whole)
+			continue;
+		for (int k = 0; k < reqs[j].team.npicked; k++)
+		{
+			roster_ids[n] = set->r[reqs[j].team.picked[k]].id;
+			backfill_ids[n++] = reqs[j].backfill_id;
+		}
+	}
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = id_array(roster_ids, n);
+	args[2] = id_array(backfill_ids, n);
+	args[3] = TimestampTzGetDatum(at);
+	args[4] = Int64GetDatum(tick_id);
+	run(B_MOVE, args, false, SPI_OK_SELECT);
+	for (uint64 j = 0; j < SPI_processed; j++)
+	{
+		bool		isnull;
+
+		match_ids[nfilled++] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
+														   SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	return nfilled;
+}
+
+/*
+ * NOTIFY the queue's channel (mm_queue_<queue id>) with the matches
+ * backfilled: {"queue_id": .., "queue": "..", "backfills": [match ids]},
+ * split so that no payload exceeds NOTIFY's limit; sent at commit.
+ */
+static void
+notify_backfills(int32 queue_id, const char *name, const int64 *match_ids, int n)
+{
+	StringInfoData head;
+	StringInfoData b;
+	char		channel[64];
+	int			i = 0;
+
+	if (n == 0)
+		return;
+	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
+	initStringInfo(&head);
+	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
+	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
+	{
+		appendStringInfoString(&head, ", \"queue\": ");
+		escape_json(&head, name);
+	}
+	appendStringInfoString(&head, ", \"backfills\": [");
+	initStringInfo(&b);
+	while (i < n)
+	{
+		Datum		args[2];
+
+		resetStringInfo(&b);
+		appendStringInfoString(&b, head.data);
+		for (int k = 0; i < n && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
+			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", match_ids[i]);
+		appendStringInfoString(&b, "]}");
+		args[0] = CStringGetTextDatum(channel);
+		args[1] = CStringGetTextDatum(b.data);
+		run(B_NOTIFY, args, false, SPI_OK_SELECT);
+	}
+}
+
+/*
+ * Fill the open backfill requests of a queue from its waiting rosters
+ * ("set", read by the tick), record and notify the fills, and take every
+ * roster picked out of "set" so that the tick's matcher does not see it.
+ * Returns the number of requests filled.
+ */
+int
+mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
+				 const MmMatcherConfig *cfg, MmRosterSet *set)
+{
+	IdIndex    *lookup = NULL;
+	bool	   *taken;
+	Request    *reqs;
+	int			nreqs;
+	int64	   *match_ids;
+	int			nfilled;
+	int			kept = 0;
+
+	nreqs = read_requests(queue_id, at, cfg, set, &lookup, &reqs);
+	if (nreqs == 0)
+		return 0;
+	taken = palloc0(sizeof(bool) * Max(set->n, 1));
+
+	for (int j = 0; j < nreqs; j++)
+	{
+		Request    *q = &reqs[j];
+		int		   *unmark = palloc(sizeof(int) * Max(q->nexclude, 1));
+		int			nunmark = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		/* a roster holding a player of the match is not for this match */
+		for (int k = 0; k < q->nexclude; k++)
+			if (!taken[q->exclude[k]])
+			{
+				taken[q->exclude[k]] = true;
+				unmark[nunmark++] = q->exclude[k];
+			}
+		mm_matcher_backfill(set->r, set->n, set->nprof, cfg, &q->team, taken);
+		for (int k = 0; k < nunmark; k++)
+			taken[unmark[k]] = false;
+	}
+
+	lock_picked(queue_id, set, reqs, nreqs, lookup);
+	match_ids = palloc(sizeof(int64) * nreqs);
+	nfilled = move_picked(queue_id, tick_id, at, set, reqs, nreqs, match_ids);
+	notify_backfills(queue_id, name, match_ids, nfilled);
+
+	/* the rest, in queue order, is what the tick matches */
+	for (int i = 0; i < set->n; i++)
+		if (!taken[i])
+			set->r[kept++] = set->r[i];
+	set->n = kept;
+	return nfilled;
+}
