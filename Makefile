@@ -28,6 +28,7 @@ OBJS        = \
 	src/queue.o \
 	src/ready.o \
 	src/replay.o \
+	src/results.o \
 	src/signals.o \
 	src/tick.o
 

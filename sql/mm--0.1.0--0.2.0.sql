@@ -5057,6 +5057,309 @@ CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
 COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb) IS
     'one Glicko-2 rating period over a player''s games (GROUP BY player) under a policy (NULL: none); tau NULL is the policy''s system_constant; equal to mm.glicko2_rate with that policy';
 
+-- ==== results: mm.report_result in C, profession ratings, Glicko-2 rating periods ====
+
+-- mm.report_result is a C function (src/results.c): the result is checked
+-- in memory, rated with the C OpenSkill core, written with one prepared
+-- multi-row statement per table; its PL/pgSQL helpers go.
+CREATE OR REPLACE FUNCTION mm.report_result(match_id bigint, result jsonb)
+RETURNS SETOF mm.match_result_player
+AS 'MODULE_PATHNAME', 'mm_report_result'
+LANGUAGE C VOLATILE ROWS 10;
+COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
+    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated identical report returns the first outcome, a different one is an error (23505)';
+DROP FUNCTION mm._result_players(bigint, jsonb);
+DROP FUNCTION mm._lock_ratings(text, bigint[]);
+
+-- Profession ratings (the Guild Wars 2 wiki's Rating/@profession-ratio):
+-- mm.roster_rating takes the roster's professions and blends core and
+-- profession ratings by the queue's rating.profession_ratio; mm.enqueue
+-- passes them.
+DROP FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz);
+CREATE FUNCTION mm.roster_rating(rating_config jsonb, players bigint[], at timestamptz DEFAULT now(),
+                                 professions text[] DEFAULT NULL,
+                                 OUT rating float8, OUT deviation float8)
+RETURNS record
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    rc jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}'))) -> 'rating';
+    r float8;
+BEGIN
+    IF players IS NULL OR cardinality(players) = 0 OR at IS NULL OR NOT isfinite(at) THEN
+        RAISE EXCEPTION 'players must be a non-empty array and at a finite time'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF cardinality(players) > 1000 THEN
+        RAISE EXCEPTION 'roster is larger than a team can be'
+            USING ERRCODE = 'program_limit_exceeded',
+                  DETAIL = format('The roster has %s players; teams have at most 1000.', cardinality(players));
+    END IF;
+    IF cardinality(professions) NOT IN (0, cardinality(players)) OR array_position(professions, NULL) IS NOT NULL
+       OR array_position(professions, '') IS NOT NULL THEN
+        RAISE EXCEPTION 'professions must name one profession per player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players and the professions are %s.', cardinality(players), professions),
+                  HINT = 'Give one non-empty profession per player, in the order of players, or none.';
+    END IF;
+    -- without professions, or a ratio of 0: the core rating alone
+    r := CASE WHEN cardinality(professions) > 0 THEN (rc ->> 'profession_ratio')::float8 ELSE 0 END;
+    IF rc ->> 'model' = 'openskill' THEN
+        -- the IMS party rating: weighted max and median mu minus 3 mean sigma
+        SELECT mm.party_rating(array_agg((1 - r) * x.mu + r * x.pmu ORDER BY x.o),
+                               array_agg((1 - r) * x.sigma + r * x.psigma ORDER BY x.o)), 0
+          INTO rating, deviation
+        FROM (SELECT u.o, coalesce(c.mu, (rc ->> 'mu')::float8) AS mu, coalesce(c.sigma, (rc ->> 'sigma')::float8) AS sigma,
+                     coalesce(pr.mu, (rc ->> 'mu')::float8) AS pmu, coalesce(pr.sigma, (rc ->> 'sigma')::float8) AS psigma
+              FROM unnest(players) WITH ORDINALITY u(p, o)
+              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
+    ELSE
+        -- Glicko-2: the mean rating and mean deviation (their difference is
+        -- the mean effective rating), with idle growth
+        SELECT avg((1 - r) * coalesce((x.g).rating, (rc ->> 'rating')::float8)
+                   + r * coalesce((x.pg).rating, (rc ->> 'rating')::float8)),
+               avg((1 - r) * coalesce((x.g).rd, (rc ->> 'rd')::float8)
+                   + r * coalesce((x.pg).rd, (rc ->> 'rd')::float8))
+          INTO rating, deviation
+        FROM (SELECT mm._glicko_now(c, roster_rating.at) AS g, mm._glicko_now(pr, roster_rating.at) AS pg
+              FROM unnest(players) WITH ORDINALITY u(p, o)
+              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz, text[]) IS
+    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
+
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+    distributed boolean;
+BEGIN
+    PERFORM mm._require_primary('mm.enqueue');
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    -- (on Citus mm._hold_players checks this below, on the players' own
+    -- rows, without asking every shard of every queue)
+    distributed := mm._queues_distributed();
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE NOT distributed AND qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue (on Citus the ready check is not supported: see the
+    -- scaling docs)
+    IF NOT distributed THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status, e.queue_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in the ready check of match %', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = format('Accept the match with mm.accept(%s, %s), or decline it with mm.decline.', other, p);
+        END IF;
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, e.queue_id, e.match_id FROM mm.ticket_event e
+              WHERE e.player_id = ANY (players) AND e.status = 'matched'
+              ORDER BY e.player_id, e.event_id DESC) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now(), professions) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    -- on Citus the key above holds per queue: hold the players cluster-wide
+    IF distributed THEN
+        PERFORM mm._hold_players(q.queue_id, id, players);
+    END IF;
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+
+-- Glicko-2 rating periods: a queue whose rating config says "period":
+-- "pending" records its games, mm.close_rating_period rates them.
+-- The games of the open Glicko-2 rating period of a rating key (a queue
+-- whose rating config says "period": "pending"): one row per player and
+-- opposing player of a reported match, scored 1, 0.5 or 0.
+-- mm.close_rating_period rates them all at once and removes them.
+CREATE TABLE mm.rating_period_game (
+    key         text NOT NULL,
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    opponent_id bigint NOT NULL,
+    score       float8 NOT NULL,
+    reported_at timestamptz NOT NULL,
+    CONSTRAINT rating_period_game_pkey PRIMARY KEY (key, match_id, player_id, opponent_id),
+    CONSTRAINT rating_period_game_match_fkey FOREIGN KEY (match_id)
+        REFERENCES mm.match_result ON DELETE CASCADE,
+    CONSTRAINT rating_period_game_score_check CHECK (score IN (0, 0.5, 1)),
+    CONSTRAINT rating_period_game_opponent_check CHECK (opponent_id <> player_id)
+);
+COMMENT ON TABLE mm.rating_period_game IS
+    'games of the open Glicko-2 rating period of a rating key ("period": "pending"): each player against each opposing player of a reported match, score 1 win, 0.5 draw, 0 loss; rated at once and removed by mm.close_rating_period';
+SELECT pg_catalog.pg_extension_config_dump('mm.rating_period_game', '');
+
+-- Close the open Glicko-2 rating period of a rating key (Glickman's paper:
+-- every player who played is rated with all of the period's games at once,
+-- against the opponents' ratings as they stood when the period began).
+-- Players who did not play keep their row; their idle deviation growth is
+-- applied when their rating is read (mm.glicko2_rating_at from last_played).
+CREATE FUNCTION mm.close_rating_period(key text, at timestamptz DEFAULT now())
+RETURNS TABLE (player_id bigint, games int, rating float8, rd float8, vol float8)
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    k text := close_rating_period.key;
+    matches bigint[];
+    ids bigint[];
+BEGIN
+    IF k IS NULL OR at IS NULL OR NOT isfinite(at) THEN
+        RAISE EXCEPTION 'key must not be NULL and at must be a finite time'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- the period: the matches whose games are committed now (a report
+    -- writes all the games of its match at once), their players' rows
+    -- locked in player-id order as mm.report_result locks them; games
+    -- reported meanwhile belong to the next period
+    matches := ARRAY(SELECT DISTINCT g.match_id FROM mm.rating_period_game g WHERE g.key = k);
+    ids := ARRAY(SELECT DISTINCT g.player_id FROM mm.rating_period_game g
+                 WHERE g.key = k AND g.match_id = ANY (matches) ORDER BY 1);
+    PERFORM FROM mm.ratings r WHERE r.key = k AND r.player_id = ANY (ids) ORDER BY r.player_id FOR UPDATE;
+    RETURN QUERY
+    WITH g AS (
+        DELETE FROM mm.rating_period_game g WHERE g.key = k AND g.match_id = ANY (matches) RETURNING g.*
+    ), s AS (
+        -- each player's rating when the period began, with idle growth
+        -- until then (a rating period of mm reports nothing but its games)
+        SELECT r.player_id, (mm._glicko_now(r, greatest(r.last_played, x.first))).*
+        FROM mm.ratings r, (SELECT min(g.reported_at) AS first FROM g) x
+        WHERE r.key = k AND r.player_id = ANY (ids)
+    ), n AS (
+        SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n,
+               count(DISTINCT g.match_id)::int AS games
+        FROM g JOIN s p ON p.player_id = g.player_id JOIN s o ON o.player_id = g.opponent_id
+        GROUP BY g.player_id
+    )
+    UPDATE mm.ratings r
+       SET rating = (n.n).rating, rd = (n.n).rd, vol = (n.n).vol, games = r.games + n.games,
+           last_played = greatest(r.last_played, close_rating_period.at)
+      FROM n
+     WHERE r.key = k AND r.player_id = n.player_id
+    RETURNING r.player_id, n.games, r.rating, r.rd, r.vol;
+END
+$$;
+COMMENT ON FUNCTION mm.close_rating_period(text, timestamptz) IS
+    'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period against the opponents'' ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -5265,12 +5568,11 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm._check_roster(float8, float8, float8, float8, int, text[], int)', 'function', '{}', false),
 ('mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'function', '{service,admin}', true),
 ('mm.leave(bigint)', 'function', '{service,admin}', true),
-('mm._result_players(bigint, jsonb)', 'function', '{}', false),
-('mm._lock_ratings(text, bigint[])', 'function', '{}', false),
 ('mm.report_result(bigint, jsonb)', 'function', '{service,admin}', true),
 ('mm.abandon_match(bigint)', 'function', '{service,admin}', true),
+('mm.close_rating_period(text, timestamptz)', 'function', '{service,admin}', true),
 ('mm._glicko_now(mm.ratings, timestamptz)', 'function', '{public}', false),
-('mm.roster_rating(jsonb, bigint[], timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm.roster_rating(jsonb, bigint[], timestamptz, text[])', 'function', '{service,admin,analyst}', true),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'function', '{service,admin}', true),
 ('mm.list_queue(text, timestamptz)', 'function', '{service,admin,analyst}', true),
 ('mm.tick(text, timestamptz)', 'function', '{service,admin}', true),
@@ -5320,6 +5622,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ratings', 'relation', '{admin,analyst}', false),
 ('mm.match_result', 'relation', '{admin,analyst}', false),
 ('mm.match_result_player', 'relation', '{admin,analyst}', false),
+('mm.rating_period_game', 'relation', '{admin,analyst}', false),
 ('mm.leaderboard', 'relation', '{service,admin,analyst}', false),
 ('mm.tick_log', 'relation', '{admin,analyst}', false),
 ('mm.queue_stats', 'relation', '{admin,analyst}', false),

@@ -28,6 +28,7 @@
 #define MM_GW2_H
 
 #include "mm.h"
+#include "datatype/timestamp.h"
 
 /* One metric of the prediction (an element of the XML <Prediction>). */
 typedef struct MmPredictionMetric
@@ -77,5 +78,15 @@ extern double mm_predict(const MmTeamSummary *red, const MmTeamSummary *blue,
 
 /* Odds of victory in [0, 1] of the red team (red = true) or the blue team. */
 extern double mm_odds_of_victory(double prediction, bool red);
+
+/*
+ * Ladder points of one game of one player (gw2_ladder.c): what
+ * mm.ladder_points(odds, final_score, result, config, at) awards and the
+ * total mm.ladder_apply(current, points, config) gives; current NULL means
+ * the player has no total yet. config NULL means the defaults.
+ */
+extern void mm_ladder_game(Jsonb *config, TimestampTz at, double odds,
+						   double final_score, const char *result,
+						   const int32 *current, int32 *points, int32 *total);
 
 #endif							/* MM_GW2_H */

@@ -390,6 +390,58 @@ ladder_points(double odds, double final_score, LadderResult result,
 	return points;
 }
 
+/* Check one game's odds, final score, result and time (mm.ladder_points). */
+static LadderResult
+ladder_check_game(double odds, double final_score, const char *result, TimestampTz at)
+{
+	LadderResult r;
+
+	mm_check_finite(odds, "odds");
+	if (odds < 0.0 || odds > 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("odds must be between 0 and 1"),
+				 errdetail("The value is %g.", odds),
+				 errhint("Pass the team's odds of victory, e.g. from mm.odds_of_victory.")));
+	mm_check_nonnegative(final_score, "final_score");
+	r = ladder_result(result);
+	if (TIMESTAMP_NOT_FINITE(at))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("at must be a finite timestamp"),
+				 errhint("Pass the time the game ended.")));
+	return r;
+}
+
+/* processGame's new total, clamped to [min, max]; prev is the old one. */
+static int32
+ladder_total(int64 prev, int32 points, const LadderConfig *cfg)
+{
+	int64		next = prev + points;
+
+	if (next < cfg->min)
+		next = cfg->min;
+	if (next > cfg->max)
+		next = cfg->max;
+	return (int32) next;
+}
+
+/*
+ * One game of one player (gw2.h): mm.ladder_points, then mm.ladder_apply
+ * with the same config.
+ */
+void
+mm_ladder_game(Jsonb *config, TimestampTz at, double odds, double final_score,
+			   const char *result, const int32 *current, int32 *points, int32 *total)
+{
+	LadderConfig cfg;
+	LadderResult r = ladder_check_game(odds, final_score, result, at);
+
+	ladder_config(config, &cfg);
+	*points = ladder_points(odds, final_score, r, at, &cfg);
+	*total = ladder_total(current != NULL ? *current : cfg.default_points, *points, &cfg);
+}
+
 /* SQL wrappers */
 
 /* The config argument at position i, NULL meaning the defaults. */
@@ -434,20 +486,7 @@ mm_ladder_points(PG_FUNCTION_ARGS)
 	odds = PG_GETARG_FLOAT8(0);
 	final_score = PG_GETARG_FLOAT8(1);
 	at = PG_GETARG_TIMESTAMPTZ(4);
-	mm_check_finite(odds, "odds");
-	if (odds < 0.0 || odds > 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("odds must be between 0 and 1"),
-				 errdetail("The value is %g.", odds),
-				 errhint("Pass the team's odds of victory, e.g. from mm.odds_of_victory.")));
-	mm_check_nonnegative(final_score, "final_score");
-	result = ladder_result(text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	if (TIMESTAMP_NOT_FINITE(at))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("at must be a finite timestamp"),
-				 errhint("Pass the time the game ended.")));
+	result = ladder_check_game(odds, final_score, text_to_cstring(PG_GETARG_TEXT_PP(2)), at);
 	ladder_config_arg(fcinfo, 3, &cfg);
 	PG_RETURN_INT32(ladder_points(odds, final_score, result, at, &cfg));
 }
@@ -478,11 +517,7 @@ mm_ladder_apply(PG_FUNCTION_ARGS)
 				 errhint("Pass the points awarded, e.g. from mm.ladder_points.")));
 	ladder_config_arg(fcinfo, 2, &cfg);
 	prev = PG_ARGISNULL(0) ? cfg.default_points : PG_GETARG_INT32(0);
-	next = prev + PG_GETARG_INT32(1);
-	if (next < cfg.min)
-		next = cfg.min;
-	if (next > cfg.max)
-		next = cfg.max;
+	next = ladder_total(prev, PG_GETARG_INT32(1), &cfg);
 
 	values[0] = Int32GetDatum((int32) next);
 	values[1] = BoolGetDatum(next >= cfg.leaderboard_points);

@@ -164,6 +164,12 @@ static const MmConfigKey rating_keys[] = {
 		.offset = MK(desertion_reason), .null_offset = MK(desertion_reason_null),
 		.def_text = "abandon",
 	.doc = "dishonor reason a deserter gets (null: no dishonor)"},
+	{.name = "profession_ratio", .type = MM_CONFIG_FLOAT, .offset = MK(profession_ratio),
+		.min = 0, .max = 1, .def = 0,
+	.doc = "0 the core rating only; above 0 also profession ratings, blended by this ratio"},
+	{.name = "period", .type = MM_CONFIG_TEXT, .offset = MK(rating_period),
+		.def_text = "game",
+	.doc = "game (each report rates its game) or pending (Glicko-2 rating periods)"},
 	{.name = NULL}
 };
 
@@ -275,6 +281,22 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"dodge_reason\" must not be empty"),
 				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
 	(void) mm_os_parse_model(cfg->openskill_model);
+	if (strcmp(cfg->rating_period, "game") != 0 && strcmp(cfg->rating_period, "pending") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.period\" is invalid"),
+				 errdetail("The value is \"%s\".", cfg->rating_period),
+				 errhint("Use \"game\" (each result rates its game) or \"pending\" "
+						 "(Glicko-2 rating periods closed by mm.close_rating_period).")));
+	cfg->pending_period = strcmp(cfg->rating_period, "pending") == 0;
+	if (cfg->pending_period &&
+		(strcmp(cfg->rating_model, "glicko2") != 0 || cfg->profession_ratio > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.period\" \"pending\" needs model \"glicko2\" and no profession_ratio"),
+				 errdetail("The model is \"%s\" and profession_ratio is %g.",
+						   cfg->rating_model, cfg->profession_ratio),
+				 errhint("Rating periods are Glicko-2's; profession ratings are rated per game.")));
 	cfg->ticket_ttl_s = cfg->ticket_ttl_null ? 0 : cfg->ticket_ttl.seconds;
 	cfg->accept_timeout_s = cfg->accept_timeout_null ? 0 : cfg->accept_timeout.seconds;
 }

@@ -70,6 +70,9 @@ typedef struct MmMatcherConfig
 	bool		season_end_null;
 	char	   *desertion_reason;	/* dishonor reason; NULL: no dishonor */
 	bool		desertion_reason_null;
+	double		profession_ratio;	/* 0 core rating only; > 0 keeps and blends profession ratings */
+	char	   *rating_period;	/* "game": rate each game; "pending": rating periods */
+	bool		pending_period; /* rating_period = "pending" */
 	/* not a config key: scan the whole queue for potentials (tests) */
 	bool		naive_search;
 } MmMatcherConfig;

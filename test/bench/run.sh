@@ -12,8 +12,9 @@
 #                    compared with (ratio = baseline median / case median);
 #   requires.sh      optional, run first: when it fails, the benchmark is
 #                    skipped and its output says why (e.g. no Citus);
-#   teardown.sh      optional, run after the cases (e.g. to stop servers
-#                    that setup.sh started).
+#   teardown.sh      optional, run after the cases with PGDATABASE set (e.g.
+#                    to stop servers that setup.sh started, or to check
+#                    what the cases wrote: a non-zero exit stops the run).
 # MM_BENCH=NAME[,NAME] runs only those. Results go to test/bench/out/ (raw)
 # and test/bench/results.md (the table, with the machine noted).
 #
@@ -152,7 +153,7 @@ for dir in $(selected); do
 	done
 	unset median minimum
 	if [ -f "$dir/teardown.sh" ]; then
-		bash "$dir/teardown.sh" >/dev/null
+		PGDATABASE=$db bash "$dir/teardown.sh" >/dev/null
 	fi
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 done

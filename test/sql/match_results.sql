@@ -146,9 +146,128 @@ SELECT key, player_id, round(ordinal::numeric, 4) AS ordinal, round(conservative
        ladder_points, games, position
 FROM mm.leaderboard WHERE player_id > 9000 ORDER BY key, position, player_id;
 
+-- profession ratings (the GW2 wiki's profession-ratio): a rating key per
+-- profession beside the core key, "<key>/<profession>"; roster ratings
+-- blend them by the ratio, results update both
+SELECT mm.alter_queue('res', '{"rating": {"profession_ratio": 1.5}}');
+INSERT INTO mm.ratings (player_id, key, rating, rd, vol, mu, sigma) VALUES
+    (9101, 'pg', 1600, 60, 0.05, 30, 5), (9101, 'pg/guardian', 1400, 200, 0.07, 20, 9),
+    (9102, 'pg', 1700, 100, 0.06, NULL, NULL);
+-- by hand, ratio 0.25: 9101 is 0.75 * 1600 + 0.25 * 1400 = 1550, rd 0.75 * 60
+-- + 0.25 * 200 = 95; 9102 has no necromancer row (defaults 1500, 350):
+-- 1650, 162.5; the roster is their mean: 1600, 128.75
+SELECT r.rating, r.deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}', ARRAY[9101]::bigint[],
+                      professions => ARRAY['guardian']) r;
+SELECT r.rating, r.deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}', ARRAY[9101, 9102]::bigint[],
+                      professions => ARRAY['guardian', 'necromancer']) r;
+-- without professions, or with ratio 0, the core ratings alone: 1650, 80
+SELECT r.rating, r.deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}', ARRAY[9101, 9102]::bigint[]) r;
+SELECT r.rating, r.deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "pg"}', ARRAY[9101, 9102]::bigint[],
+                      professions => ARRAY['guardian', 'necromancer']) r;
+-- ratio 1: the profession rating alone (1400, 200)
+SELECT r.rating, r.deviation
+FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 1}', ARRAY[9101]::bigint[],
+                      professions => ARRAY['guardian']) r;
+-- OpenSkill, ratio 0.5: mu 0.5 * 30 + 0.5 * 20 = 25, sigma 0.5 * 5 + 0.5 * 9 = 7
+SELECT r.rating = mm.party_rating(ARRAY[25], ARRAY[7]) AS blended_party_rating
+FROM mm.roster_rating('{"key": "pg", "profession_ratio": 0.5}', ARRAY[9101]::bigint[],
+                      professions => ARRAY['guardian']) r;
+SELECT * FROM mm.roster_rating('{"key": "pg"}', ARRAY[9101]::bigint[], professions => ARRAY['guardian', 'thief']);
+-- a queue with profession_ratio 0.25: enqueue takes the blended rating (1600, 128.75)
+SELECT mm.alter_queue('res', '{"rating": {"model": "glicko2", "key": "pg", "profession_ratio": 0.25}}') -> 'rating' ->> 'profession_ratio' AS ratio;
+SELECT mm.enqueue('res', ARRAY[9101, 9102], NULL, professions => ARRAY['guardian', 'necromancer']) AS pg_roster \gset
+SELECT rating, deviation FROM mm.roster WHERE roster_id = :pg_roster;
+SELECT mm.leave(:pg_roster);
+-- a result updates the core and the profession ratings: 9201 has a
+-- guardian rating already, 9204's roster names no profession (it plays the
+-- profession game with its core rating, which is not written back)
+SELECT mm.alter_queue('res', '{"rating": {"model": "openskill", "key": "rp", "profession_ratio": 0.5, "ladder": false}}') IS NOT NULL AS altered;
+INSERT INTO mm.ratings (player_id, key, mu, sigma) VALUES (9201, 'rp/guardian', 30, 6);
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, professions => CASE WHEN p = 9204 THEN '{}' ELSE ARRAY[pr] END,
+                        joined_at => '2024-01-01 15:00:00+00'))
+FROM (VALUES (9201, 'guardian'), (9202, 'thief'), (9203, 'guardian'), (9204, NULL)) v(p, pr);
+SELECT DISTINCT match_id AS m4 FROM mm.tick('res', '2024-01-01 15:10:00+00') \gset
+CREATE TEMP TABLE out4 AS SELECT * FROM mm.report_result(:m4, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+SELECT player_id, key, games FROM mm.ratings WHERE key LIKE 'rp%' ORDER BY player_id, key;
+-- the core game: every player from the defaults, exactly mm.openskill_rate
+SELECT count(*) AS core_equal_to_openskill_rate
+FROM (SELECT array_agg(CASE o.team WHEN 'red' THEN 1 ELSE 2 END ORDER BY o.player_id) AS team,
+             array_agg(o.rank ORDER BY o.player_id) AS rank, array_agg(o.player_id ORDER BY o.player_id) AS ids
+      FROM out4 o) g
+CROSS JOIN LATERAL mm.openskill_rate(g.team, g.rank, ARRAY[25, 25, 25, 25]::float8[], ARRAY[25.0 / 3, 25.0 / 3, 25.0 / 3, 25.0 / 3]) r
+JOIN mm.ratings x ON x.player_id = g.ids[r.idx] AND x.key = 'rp'
+WHERE x.mu = r.mu AND x.sigma = r.sigma;
+-- the profession game: 9201 from its guardian rating (30, 6), the others
+-- from the defaults; exactly mm.openskill_rate
+SELECT count(*) AS profession_equal_to_openskill_rate
+FROM (SELECT array_agg(CASE o.team WHEN 'red' THEN 1 ELSE 2 END ORDER BY o.player_id) AS team,
+             array_agg(o.rank ORDER BY o.player_id) AS rank, array_agg(o.player_id ORDER BY o.player_id) AS ids
+      FROM out4 o) g
+CROSS JOIN LATERAL mm.openskill_rate(g.team, g.rank, ARRAY[30, 25, 25, 25]::float8[], ARRAY[6, 25.0 / 3, 25.0 / 3, 25.0 / 3]) r
+JOIN mm.ratings x ON x.player_id = g.ids[r.idx] AND x.key LIKE 'rp/%'
+WHERE x.mu = r.mu AND x.sigma = r.sigma;
+-- the profession game differs from the core game for everyone (9201's start)
+SELECT count(*) AS differ FROM mm.ratings c JOIN mm.ratings p ON p.player_id = c.player_id AND p.key LIKE 'rp/%'
+WHERE c.key = 'rp' AND c.mu <> p.mu;
+DROP TABLE out4;
+
+-- Glicko-2 rating periods: with "period": "pending" a result records its
+-- games and changes no rating; mm.close_rating_period rates every player
+-- with all of the period's games at once, exactly as mm.glicko2_period
+SELECT mm.alter_queue('res', '{"rating": {"model": "openskill", "period": "pending"}}');
+SELECT mm.alter_queue('res', '{"rating": {"period": "weekly"}}');
+SELECT mm.alter_queue('res', '{"rating": {"model": "glicko2", "key": "gp", "period": "pending", "ladder": false, "profession_ratio": 0, "desertion_reason": null}}') -> 'rating' ->> 'period' AS period;
+-- 9301 has a rating already, last played just now (no idle growth before
+-- the period: the games are reported now)
+INSERT INTO mm.ratings (player_id, key, rating, rd, vol, games, last_played)
+VALUES (9301, 'gp', 1700, 80, 0.06, 5, now());
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 16:00:00+00'))
+FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
+SELECT DISTINCT match_id AS m5 FROM mm.tick('res', '2024-01-01 16:10:00+00') \gset
+SELECT count(*) AS rows, count(rating_before) AS befores, count(rating_after) AS afters
+FROM mm.report_result(:m5, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 16:20:00+00'))
+FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
+SELECT DISTINCT match_id AS m6 FROM mm.tick('res', '2024-01-01 16:30:00+00') \gset
+SELECT count(*) AS rows FROM mm.report_result(:m6, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 1}}}');
+-- nothing rated yet: new players start from the defaults, games not counted
+SELECT player_id, rating, rd, vol, games FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
+-- 2 matches, 4 players, 2 opponents each
+SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
+-- the expected period by hand from the recorded games: each player's
+-- games against the opponents' ratings at the start, one mm.glicko2_period
+CREATE TEMP TABLE expected_period AS
+SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n
+FROM mm.rating_period_game g
+JOIN mm.ratings p ON p.key = 'gp' AND p.player_id = g.player_id
+JOIN mm.ratings o ON o.key = 'gp' AND o.player_id = g.opponent_id
+WHERE g.key = 'gp' GROUP BY g.player_id;
+SELECT c.player_id, c.games, c.rating = (e.n).rating AND c.rd = (e.n).rd AND c.vol = (e.n).vol AS equal_to_glicko2_period
+FROM mm.close_rating_period('gp', '2024-01-01 17:00:00+00') c JOIN expected_period e USING (player_id)
+ORDER BY c.player_id;
+SELECT player_id, games, last_played >= '2024-01-01 17:00:00+00' AS dated FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
+SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
+-- not the same as rating each game on its own
+SELECT count(*) AS differs_from_per_game
+FROM mm.ratings r, expected_period e
+WHERE r.key = 'gp' AND r.player_id = 9301 AND e.player_id = 9301
+  AND r.rating <> (mm.glicko2_rate(mm.glicko2_rate(ROW(1700, 80, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[],
+                                                   ARRAY[350, 350]::float8[], ARRAY[1, 1]::float8[]),
+                                    ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[], ARRAY[0.5, 0.5]::float8[])).rating;
+-- an empty period closes to nothing; bad arguments
+SELECT count(*) AS rated FROM mm.close_rating_period('gp', '2024-01-02 17:00:00+00');
+SELECT * FROM mm.close_rating_period(NULL);
+SELECT * FROM mm.close_rating_period('gp', 'infinity');
+DROP TABLE expected_period;
+
 SELECT mm.drop_queue('res', keep_history => false);
 SELECT count(*) AS results_left FROM mm.match_result;
 DELETE FROM mm.ratings WHERE player_id > 9000;
+SELECT count(*) AS ratings_left FROM mm.ratings WHERE player_id > 9000;
 SELECT mm.dishonor_clear(9002);
 DROP TABLE m1, out1, out2;
 SELECT count(*) > 0 AS sequences_restored
