@@ -4,7 +4,8 @@
 #   1. mm.tick over 10k and 100k waiting rosters (5v5, parties of 1-5, every
 #      roster a target, rolled back) against the C matcher alone
 #      (mm.match_rosters) over the same rows with the same config; matches
-#      made and mean rating spread beside the time;
+#      made and mean rating spread beside the time; wall time and the
+#      backend's CPU time (less moved by other jobs on a shared machine);
 #   2. WAL written by one tick with 50 targets, after a checkpoint, on a 2k
 #      and a 20k queue, per matched roster;
 #   3. enqueue + leave with pgbench (4 clients) while mm.run_ticks ticks the
@@ -37,6 +38,9 @@ full_page_writes = on
 shared_buffers = 256MB
 work_mem = 64MB
 max_wal_size = 4GB
+# the WAL figures are the cluster's WAL between two points: no autovacuum
+# writing its own in between (the script vacuums where it matters)
+autovacuum = off
 CONF
 as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
 trap 'as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
@@ -64,41 +68,71 @@ echo
 median_ms() {
 	sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
+# Before each timed run: a rolled-back tick leaves dead match rosters whose
+# unique index entries the next tick's inserts of the same rosters would
+# check one by one, so every run starts from a vacuumed queue.
+clean() {
+	psql -X -q -c "VACUUM mm.roster, mm.queued_player, mm.match, mm.match_roster, mm.ticket_event"
+}
 time_sql() {
 	local sql=$1 n=$2
 	for _ in $(seq 1 "$n"); do
+		clean
 		psql -X -q -c '\timing on' -c "$sql" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+	done | median_ms
+}
+# median backend CPU time (user + system, from the server's /proc/self/stat:
+# the cluster runs on this machine) of a statement over runs, each in a new
+# session, in ms: on a shared machine it moves less with the other jobs
+# than wall time does
+hz=$(getconf CLK_TCK)
+cpu_now="(SELECT s[12]::bigint + s[13]::bigint FROM string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') AS s)"
+cpu_sql() {
+	local sql=$1 n=$2
+	for _ in $(seq 1 "$n"); do
+		clean
+		psql -X -q -At <<SQL | tail -1
+SELECT $cpu_now AS c0 \gset
+\o /dev/null
+$sql
+\o
+SELECT ($cpu_now - :c0) * 1000 / $hz;
+SQL
 	done | median_ms
 }
 quality() {
 	psql -X -q -At -F ' ' <<<"$1"
 }
 
-echo "| queue | mm.tick ms | mm.match_rosters ms | tick / matcher | matches (tick, matcher) | mean rating spread (tick, matcher) |"
-echo "|---|---:|---:|---:|---|---|"
+echo "| queue | mm.tick ms | mm.match_rosters ms | tick / matcher | backend CPU ms (tick, matcher) | CPU tick / matcher | matches (tick, matcher) | mean rating spread (tick, matcher) |"
+echo "|---|---:|---:|---:|---|---:|---|---|"
 for q in q10k q100k; do
 	n=$runs; [ "$q" = q100k ] && n=3
 	cfg=$(psql -X -At -c "SELECT config FROM mm.queue WHERE name = '$q'")
 	tick=$(time_sql "BEGIN; SELECT count(*) FROM mm.tick('$q', '2024-01-01 00:05:00+00'); ROLLBACK;" "$n")
 	src="SELECT r.* FROM mm.queue q, mm._rosters(q.queue_id) r WHERE q.name = ''$q'' ORDER BY r.queue_position"
 	c=$(time_sql "SELECT count(*) FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00');" "$n")
+	tcpu=$(cpu_sql "BEGIN; SELECT count(*) FROM mm.tick('$q', '2024-01-01 00:05:00+00'); ROLLBACK;" "$n")
+	ccpu=$(cpu_sql "SELECT count(*) FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00');" "$n")
 	tq=$(quality "BEGIN; CREATE TEMP TABLE t AS SELECT * FROM mm.tick('$q', '2024-01-01 00:05:00+00');
 	              SELECT count(*), round(avg(m.rating_spread)::numeric, 1) FROM mm.match m WHERE m.match_id IN (SELECT match_id FROM t); ROLLBACK;" | tail -1)
 	cq=$(quality "SELECT count(*), round(avg(s)::numeric, 1) FROM (SELECT match_no, min(rating_spread) AS s
 	              FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00') GROUP BY match_no) x")
 	ratio=$(awk -v a="$tick" -v b="$c" 'BEGIN { printf "%.2f", a / b }')
-	echo "| $q | $tick | $c | ${ratio}× | ${tq%% *}, ${cq%% *} | ${tq##* }, ${cq##* } |"
+	cratio=$(awk -v a="$tcpu" -v b="$ccpu" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+	echo "| $q | $tick | $c | ${ratio}× | $tcpu, $ccpu | ${cratio}× | ${tq%% *}, ${cq%% *} | ${tq##* }, ${cq##* } |"
 done
 echo
 
 echo "| queue | WAL bytes, one tick of 50 targets after a checkpoint | rosters matched | bytes per matched roster |"
 echo "|---|---:|---:|---:|"
 for q in q2k q20k; do
+	clean
 	res=$(psql -X -q -At -F ' ' <<SQL
 CHECKPOINT;
 SELECT pg_current_wal_insert_lsn() AS l0 \gset
-CREATE TEMP TABLE t AS SELECT * FROM mm.tick('$q', '2024-01-01 00:05:00+00');
-SELECT pg_current_wal_insert_lsn() - :'l0'::pg_lsn, (SELECT count(*) FROM t);
+SELECT count(*) AS n FROM mm.tick('$q', '2024-01-01 00:05:00+00') \gset
+SELECT pg_current_wal_insert_lsn() - :'l0'::pg_lsn, :n;
 SQL
 )
 	bytes=${res%% *}; rosters=${res##* }

@@ -1,8 +1,9 @@
 -- Queues of 10k and 100k waiting rosters (5v5): party sizes 1-5 (half
 -- solo), ratings ~ N(1500, 250) clamped to [100, 3000], deviations 30-150,
 -- waits 0-300 s at the benchmark's "at" (2024-01-01 00:05:00), nine
--- professions. Plus the Guild Wars 2 wiki's pseudo-code ported literally to PL/pgSQL
--- (port.sql), the baseline.
+-- professions; players are written in their rosters' order, as mm.enqueue
+-- writes a roster and its players together. Plus the Guild Wars 2 wiki's
+-- pseudo-code ported literally to PL/pgSQL (port.sql), the baseline.
 \i test/bench/matcher/port.sql
 
 SELECT setseed(0.42);
@@ -27,7 +28,8 @@ CREATE FUNCTION fill_queue(qname text, n int, first_player bigint) RETURNS void 
     INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
     SELECT first_player + i * 5 + k, r.rid, q.queue_id, k,
            (ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]
-    FROM r, q, generate_series(1, r.size) k;
+    FROM r, q, generate_series(1, r.size) k
+    ORDER BY r.waited DESC, r.i, k;
 $$;
 SELECT fill_queue('q10k', 10000, 0);
 SELECT fill_queue('q100k', 100000, 100000000);
