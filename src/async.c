@@ -494,18 +494,8 @@ async_exec(AsyncPlan which, Datum *values)
 {
 	int			rc;
 
-	if (plans[which] == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(plan_defs[which].sql, plan_defs[which].nargs,
-									(Oid *) plan_defs[which].types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		plans[which] = p;
-	}
-	rc = SPI_execute_plan(plans[which], values, NULL, false, 0);
+	rc = SPI_execute_plan(mm_kept_plan(&plans[which], plan_defs[which].sql, plan_defs[which].nargs,
+									   plan_defs[which].types), values, NULL, false, 0);
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE && rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	return SPI_processed;

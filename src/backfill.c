@@ -154,18 +154,7 @@ static SPIPlanPtr plans[B_COUNT];
 static SPIPlanPtr
 plan_of(int q)
 {
-	if (plans[q] == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(statements[q].sql, statements[q].nargs,
-									(Oid *) statements[q].types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		plans[q] = p;
-	}
-	return plans[q];
+	return mm_kept_plan(&plans[q], statements[q].sql, statements[q].nargs, statements[q].types);
 }
 
 /* Run statement q; check that it did what it is for. */
@@ -176,17 +165,6 @@ run(int q, Datum *values, bool read_only, int expected)
 
 	if (ret != expected)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
-}
-
-/* A bigint[] of ids. */
-static Datum
-id_array(const int64 *ids, int n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(ids[i]);
-	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 /* One open request and what the tick does with it. */
@@ -371,7 +349,7 @@ lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs,
 		for (int k = 0; k < reqs[j].team.npicked; k++)
 			ids[npicked++] = set->r[reqs[j].team.picked[k]].id;
 	args[0] = Int32GetDatum(queue_id);
-	args[1] = id_array(ids, npicked);
+	args[1] = mm_id_array(ids, npicked);
 	run(B_LOCK, args, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
@@ -439,8 +417,8 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 		}
 	}
 	args[0] = Int32GetDatum(queue_id);
-	args[1] = id_array(roster_ids, n);
-	args[2] = id_array(backfill_ids, n);
+	args[1] = mm_id_array(roster_ids, n);
+	args[2] = mm_id_array(backfill_ids, n);
 	args[3] = TimestampTzGetDatum(at);
 	args[4] = Int64GetDatum(tick_id);
 	run(B_MOVE, args, false, SPI_OK_SELECT);

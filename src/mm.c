@@ -343,3 +343,34 @@ mm_prepare_rows_query(const char *query, const char *what, const char *hint)
 				 errhint("%s Data-modifying WITH, FOR UPDATE and utility statements are not accepted.", hint)));
 	return plan;
 }
+
+/*
+ * The kept plan of one of mm's own statements: prepared on first use, kept
+ * for the session (SPI_keepplan) in *slot.
+ */
+SPIPlanPtr
+mm_kept_plan(SPIPlanPtr *slot, const char *sql, int nargs, const Oid *types)
+{
+	if (*slot == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, (Oid *) types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		*slot = p;
+	}
+	return *slot;
+}
+
+/* A bigint[] of n ids. */
+Datum
+mm_id_array(const int64 *ids, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}

@@ -117,4 +117,14 @@ extern struct _SPI_plan *mm_prepare_rows_query(const char *query,
 											   const char *what,
 											   const char *hint);
 
+/*
+ * One of mm's own statements, prepared on first use and kept for the
+ * session in *slot (inside SPI_connect).
+ */
+extern struct _SPI_plan *mm_kept_plan(struct _SPI_plan **slot, const char *sql,
+									  int nargs, const Oid *types);
+
+/* A bigint[] Datum of n ids. */
+extern Datum mm_id_array(const int64 *ids, int n);
+
 #endif							/* MM_H */

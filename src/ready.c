@@ -32,18 +32,9 @@ mm_ready_resolve(int32 queue_id, TimestampTz at)
 	Datum		args[2];
 	bool		isnull;
 	Datum		n;
+	static const Oid types[2] = {INT4OID, TIMESTAMPTZOID};
 
-	if (resolve_plan == NULL)
-	{
-		Oid			types[2] = {INT4OID, TIMESTAMPTZOID};
-		SPIPlanPtr	p = SPI_prepare("SELECT mm._resolve_proposals($1, $2)", 2, types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		resolve_plan = p;
-	}
+	(void) mm_kept_plan(&resolve_plan, "SELECT mm._resolve_proposals($1, $2)", 2, types);
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
 	if (SPI_execute_plan(resolve_plan, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)

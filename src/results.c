@@ -206,19 +206,7 @@ run(ResultStatement s, Datum *values, const char *nulls, long limit)
 {
 	int			rc;
 
-	if (plans[s] == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(statements[s].sql, statements[s].nargs,
-									(Oid *) statements[s].types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed for \"%s\": %s",
-				 statements[s].sql, SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		plans[s] = p;
-	}
-	rc = SPI_execute_plan(plans[s], values, nulls, false, limit);
+	rc = SPI_execute_plan(mm_kept_plan(&plans[s], statements[s].sql, statements[s].nargs, statements[s].types), values, nulls, false, limit);
 	if (rc < 0)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	return rc;

@@ -207,18 +207,7 @@ static SPIPlanPtr plans[Q_COUNT];
 static SPIPlanPtr
 plan_of(int q)
 {
-	if (plans[q] == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(statements[q].sql, statements[q].nargs,
-									(Oid *) statements[q].types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		plans[q] = p;
-	}
-	return plans[q];
+	return mm_kept_plan(&plans[q], statements[q].sql, statements[q].nargs, statements[q].types);
 }
 
 /* Run statement q; check that it did what it is for. */
@@ -242,17 +231,6 @@ result_int64(void)
 		elog(ERROR, "expected one row, got %llu", (unsigned long long) SPI_processed);
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return isnull ? 0 : DatumGetInt64(d);
-}
-
-/* A bigint[] of roster ids. */
-static Datum
-id_array(const int64 *ids, int n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(ids[i]);
-	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 /* Look up a queue: its id and config, or an error. */
@@ -448,7 +426,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 
 	/* lock what is still there; then count the players of what we hold */
 	args[0] = Int32GetDatum(queue_id);
-	args[1] = id_array(ids, nm);
+	args[1] = mm_id_array(ids, nm);
 	run(Q_LOCK, args, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
@@ -652,7 +630,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	if (res->nfailed > 0)
 	{
 		args[0] = Int32GetDatum(queue_id);
-		args[1] = id_array(failed, res->nfailed);
+		args[1] = mm_id_array(failed, res->nfailed);
 		run(Q_REQUEUE, args, false, SPI_OK_UPDATE);
 	}
 
