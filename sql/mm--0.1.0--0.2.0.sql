@@ -5360,6 +5360,16 @@ $$;
 COMMENT ON FUNCTION mm.close_rating_period(text, timestamptz) IS
     'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period against the opponents'' ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
 
+-- ==== the roster's joined_at checked against the wall clock ====
+
+-- "Not in the future" is checked against the time the row is written, not
+-- the writer's transaction start: a tick whose transaction began before a
+-- roster was queued updates it (a failed target's new position) without
+-- tripping over a joined_at later than its own now().
+ALTER TABLE mm.roster DROP CONSTRAINT roster_joined_at_check,
+    ADD CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp());
+COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant

@@ -45,14 +45,14 @@ CREATE TABLE mm.roster (
     CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
     CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
     CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
-    CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= now())
+    CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp())
 );
 CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position);
 CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
 COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
 COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
-COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future';
+COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
 
 -- A player is a row: its primary key keeps it in at most one waiting
 -- roster across all queues, and deleting a roster (or TRUNCATE ... CASCADE)
