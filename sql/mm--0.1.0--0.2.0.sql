@@ -5370,6 +5370,320 @@ ALTER TABLE mm.roster DROP CONSTRAINT roster_joined_at_check,
     ADD CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp());
 COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
 
+-- ==== a matched roster recorded once, by mm.match_roster ====
+-- A roster a tick matches without a ready check is recorded once, by its
+-- row of mm.match_roster, no longer by a matched ticket event per player;
+-- the readers of the ticket history read both. The matched events 0.1.0's
+-- matches were given stay (they name their match, so they are read as
+-- before).
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (expired, left, removed, with a reason; a roster a tick matched without a ready check has its row in mm.match_roster instead); with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
+CREATE OR REPLACE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
+                           rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
+                           dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
+                           joined_at timestamptz DEFAULT now())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue := mm._queue(queue);
+    cfg jsonb := mm.matcher_config(q.config);
+    team_size int := (cfg ->> 'team_size')::int;
+    n int := cardinality(players);
+    p bigint;
+    other bigint;
+    s timestamptz;
+    stacks int;
+    id bigint;
+    distributed boolean;
+BEGIN
+    PERFORM mm._require_primary('mm.enqueue');
+    IF players IS NULL OR n = 0 THEN
+        RAISE EXCEPTION 'roster must have at least one player'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass the party''s player ids, such as ARRAY[1, 2].';
+    END IF;
+    IF array_ndims(players) > 1 THEN
+        RAISE EXCEPTION 'players must be a one-dimensional array'
+            USING ERRCODE = 'array_subscript_error';
+    END IF;
+    IF n > team_size THEN
+        RAISE EXCEPTION 'roster is larger than a team'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players; queue "%s" has teams of %s.', n, queue, team_size),
+                  HINT = 'Split the party, or queue it where teams are larger.';
+    END IF;
+    IF array_position(players, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'players must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT x INTO p FROM unnest(players) x GROUP BY x HAVING count(*) > 1 ORDER BY x LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % appears twice in the roster', p
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
+    END IF;
+    IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
+       OR professions IS NULL OR joined_at IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite(joined_at) THEN
+        RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF joined_at > now() THEN
+        RAISE EXCEPTION 'joined_at must not be in the future'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('joined_at is %s and the transaction started at %s.', joined_at, now()),
+                  HINT = 'Leave joined_at out to queue the roster now.';
+    END IF;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+
+    -- dishonor: players in a timeout now may not queue (whatever joined_at
+    -- says); stacks default the roster's dishonor
+    SELECT d.player_id, d.timeout_until INTO p, s
+    FROM mm.dishonor_statuses(players, now()) d
+    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is in a dishonor timeout', p
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The timeout lasts until %s.', s),
+                  HINT = format('The player can queue again at %s.', s);
+    END IF;
+    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+
+    -- (on Citus mm._hold_players checks this below, on the players' own
+    -- rows, without asking every shard of every queue)
+    distributed := mm._queues_distributed();
+    SELECT qp.player_id, qp.roster_id INTO p, other
+    FROM mm.queued_player qp WHERE NOT distributed AND qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % is already queued', p
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The player is in waiting roster %s.', other),
+                  HINT = format('Call mm.leave(%s) first.', other);
+    END IF;
+
+    -- a player in a ready check (a proposed match, until its end) is not
+    -- free to queue (on Citus the ready check is not supported: see the
+    -- scaling docs)
+    IF NOT distributed THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status, e.queue_id FROM mm.ticket_event e
+                            WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in the ready check of match %', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = format('Accept the match with mm.accept(%s, %s), or decline it with mm.decline.', other, p);
+        END IF;
+    END IF;
+
+    -- requeue_while_in_match false: a player whose last match is not
+    -- finished waits for it
+    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+        SELECT e.player_id, e.match_id INTO p, other
+        -- its last roster that went into a match (with the player in it)
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, mr.queue_id, mr.match_id
+              FROM mm.ticket_event e
+              JOIN mm.match_roster mr ON mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
+              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting' AND e.player_id = ANY (mr.players)
+              ORDER BY e.player_id, e.event_id DESC) e
+        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+        WHERE m.status <> 'finished'
+        ORDER BY e.player_id LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in match % that is not finished', p, other
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
+                      HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
+        END IF;
+    END IF;
+
+    -- no rating given: the roster's rating and deviation from the players'
+    -- mm.ratings rows of the queue's rating key
+    IF rating IS NULL THEN
+        SELECT r.rating, r.deviation INTO rating, deviation
+        FROM mm.roster_rating(cfg -> 'rating', players, now(), professions) r;
+    END IF;
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    RETURNING roster.roster_id INTO id;
+    BEGIN
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'a player of the roster was queued at the same time'
+            USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
+    END;
+    INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    -- on Citus the key above holds per queue: hold the players cluster-wide
+    IF distributed THEN
+        PERFORM mm._hold_players(q.queue_id, id, players);
+    END IF;
+    RETURN id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm.ticket_status(player_id bigint)
+RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
+               match_status text, reason text)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT x.status, q.name, x.roster_id, coalesce(x.since, m.created_at), x.match_id, m.status, x.reason
+    FROM (
+        SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
+               NULL::bigint AS match_id, NULL::text AS reason, 0 AS pri
+        FROM mm.queued_player qp JOIN mm.roster r ON r.roster_id = qp.roster_id
+        WHERE qp.player_id = ticket_status.player_id
+        UNION ALL
+        -- its last event: how its ticket ended; or, when that is the
+        -- waiting of a roster now gone without an event, the match the
+        -- roster went to (a tick records it in mm.match_roster only)
+        SELECT coalesce(e.end_status, 'matched'), e.queue_id, e.roster_id, e.since,
+               coalesce(e.match_id, mr.match_id), e.reason, 1
+        FROM (SELECT NULLIF(e.status, 'waiting') AS end_status, e.queue_id, e.roster_id, e.player_id,
+                     CASE WHEN e.status <> 'waiting' THEN e.at END AS since, e.match_id, e.reason
+              FROM mm.ticket_event e WHERE e.player_id = ticket_status.player_id
+              ORDER BY e.event_id DESC LIMIT 1) e
+        LEFT JOIN mm.match_roster mr ON e.end_status IS NULL AND mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
+                                        AND e.player_id = ANY (mr.players)
+        WHERE e.end_status IS NOT NULL OR mr.roster_id IS NOT NULL
+    ) x
+    JOIN mm.queue q ON q.queue_id = x.queue_id
+    LEFT JOIN mm.match m ON m.match_id = x.match_id
+    ORDER BY x.pri LIMIT 1
+$$;
+
+CREATE OR REPLACE FUNCTION mm.roster_status(roster_id bigint)
+RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
+LANGUAGE sql STABLE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT x.status, x.at, x.players, x.match_id, x.reason
+    FROM (
+        SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id) AS players,
+               e.match_id, e.reason, min(e.event_id) AS seq
+        FROM mm.ticket_event e
+        WHERE e.roster_id = roster_status.roster_id
+        GROUP BY e.status, e.at, e.match_id, e.reason
+        UNION ALL
+        -- matched by a tick: its row of mm.match_roster is the event (a
+        -- match whose events are written, a ready check's or a
+        -- backfill's, has its own rows above); always the roster's last
+        SELECT 'matched', m.created_at, ARRAY(SELECT u.p FROM unnest(mr.players) AS u(p) ORDER BY u.p),
+               mr.match_id, NULL, NULL
+        FROM mm.match_roster mr JOIN mm.match m ON m.queue_id = mr.queue_id AND m.match_id = mr.match_id
+        WHERE mr.roster_id = roster_status.roster_id
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e
+                          WHERE e.queue_id = mr.queue_id AND e.roster_id = mr.roster_id AND e.match_id = mr.match_id)
+    ) x
+    ORDER BY x.seq NULLS LAST
+$$;
+
+CREATE OR REPLACE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz;
+    left_rows int := max_rows;
+    n int;
+    total bigint := 0;
+BEGIN
+    IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
+    END IF;
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        RAISE EXCEPTION 'max_rows must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
+    END IF;
+    cutoff := now() - older_than;
+    -- the tick log
+    DELETE FROM mm.tick_log l WHERE l.tick_id IN
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    total := total + n; left_rows := left_rows - n;
+    -- ticket history of rosters that are not waiting
+    IF left_rows > 0 THEN
+        DELETE FROM mm.ticket_event e WHERE e.event_id IN
+            (SELECT x.event_id FROM mm.ticket_event x
+             WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+               -- a matched roster's waiting events stay with its match
+               AND NOT EXISTS (SELECT FROM mm.match_roster mr WHERE mr.roster_id = x.roster_id)
+             ORDER BY x.event_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- matches that are finished or delivered, or of a dropped queue (nobody
+    -- can claim those any more), with their rosters
+    IF left_rows > 0 THEN
+        DELETE FROM mm.match m WHERE m.match_id IN
+            (SELECT x.match_id FROM mm.match x
+             WHERE x.created_at < cutoff
+               AND (x.status IN ('finished', 'dissolved') OR x.delivered_at IS NOT NULL
+                    OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
+             ORDER BY x.match_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- dropped queues whose history is all gone
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue q
+        WHERE q.dropped_at < cutoff
+          AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n;
+    END IF;
+    RETURN total;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION mm._hold_players(queue_id int, roster_id bigint, players bigint[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    p bigint;
+    w mm.waiting_player;
+BEGIN
+    FOR p IN SELECT x FROM unnest(players) x ORDER BY x LOOP
+        INSERT INTO mm.waiting_player (player_id, queue_id, roster_id)
+        VALUES (p, _hold_players.queue_id, _hold_players.roster_id)
+        ON CONFLICT (player_id) DO NOTHING;
+        CONTINUE WHEN FOUND;
+        SELECT * INTO w FROM mm.waiting_player wp WHERE wp.player_id = p FOR UPDATE;
+        IF EXISTS (SELECT FROM mm.queued_player qp
+                   WHERE qp.queue_id = w.queue_id AND qp.roster_id = w.roster_id AND qp.player_id = p)
+           OR (NOT EXISTS (SELECT FROM mm.ticket_event e
+                           WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p
+                             AND e.status <> 'waiting')
+               AND NOT EXISTS (SELECT FROM mm.match_roster mr
+                               WHERE mr.queue_id = w.queue_id AND mr.roster_id = w.roster_id)
+               AND (w.since > now() - interval '10 minutes'
+                    OR EXISTS (SELECT FROM mm.ticket_event e
+                               WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p)))
+        THEN
+            RAISE EXCEPTION 'player % is already queued', p
+                USING ERRCODE = 'unique_violation',
+                      DETAIL = format('The player is in waiting roster %s of queue %s.', w.roster_id, w.queue_id),
+                      HINT = format('Call mm.leave(%s) first.', w.roster_id);
+        END IF;
+        UPDATE mm.waiting_player wp
+        SET queue_id = _hold_players.queue_id, roster_id = _hold_players.roster_id, since = now()
+        WHERE wp.player_id = p;
+    END LOOP;
+END
+$$;
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant

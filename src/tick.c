@@ -16,8 +16,11 @@
  *	   that all of them, with all their players, are still there; if one
  *	   left, is being changed, or lost a player meanwhile, the match is
  *	   dropped whole and its rosters stay waiting; otherwise one statement
- *	   records the match, moves the rosters to mm.match_roster, writes the
- *	   ticket history and deletes the rosters and their players;
+ *	   records the match, moves the rosters to mm.match_roster (one row
+ *	   per roster, which is also its players' ticket history: a match
+ *	   without a ready check writes no ticket event per player) and
+ *	   deletes the rosters, their players going with them by the foreign
+ *	   key's cascade;
  *	5. moves the failed targets to the back of the queue (those not
  *	   locked by someone else) and logs the tick.
  * So the rows a tick writes and the locks it holds are those of the
@@ -127,8 +130,13 @@ static const TickStatement statements[Q_COUNT] = {
 	 * matches come as arrays of their figures ($3..$7, one element per match
 	 * in match order), the rosters as arrays of (roster, match number, team)
 	 * ($8..$10): bulk parameters, one statement however many matches.
-	 * With a ready check ($12 'proposed', $13 its end) the matches and the
-	 * players' ticket events are proposed, else matched ($13 NULL).
+	 * The players are read in party order from this statement's snapshot
+	 * (taken after the rosters were locked, so it is theirs) and go with
+	 * their roster by the foreign key's cascade. A matched roster is one row
+	 * of mm.match_roster, which is its players' ticket history too; only a
+	 * ready check ($12 'proposed', $13 its end) writes a ticket event per
+	 * player, as mm.accept and mm.decline go on from there ($12 'matched',
+	 * $13 NULL without one).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -141,16 +149,13 @@ static const TickStatement statements[Q_COUNT] = {
 		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread, $12, $13 FROM mi"
 		"), t AS MATERIALIZED ("
 		" SELECT u.roster_id, u.no, u.team FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
-		"), p AS ("
-		" DELETE FROM mm.queued_player qp USING t WHERE qp.queue_id = $1 AND qp.roster_id = t.roster_id"
-		" RETURNING qp.roster_id, qp.player_id, qp.seat, qp.profession"
+		"), pa AS MATERIALIZED ("
+		" SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,"
+		" coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions"
+		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $1 GROUP BY qp.roster_id"
 		"), r AS ("
 		" DELETE FROM mm.roster r USING t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id"
 		" RETURNING r.*"
-		"), pa AS ("
-		" SELECT p.roster_id, array_agg(p.player_id ORDER BY p.seat) AS players,"
-		" coalesce(array_agg(p.profession ORDER BY p.seat) FILTER (WHERE p.profession IS NOT NULL), '{}') AS professions"
-		" FROM p GROUP BY p.roster_id"
 		"), mr AS ("
 		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
 		" ladder_points, dishonor, professions, joined_at, waited, queue_id, position)"
@@ -160,8 +165,9 @@ static const TickStatement statements[Q_COUNT] = {
 		" JOIN mi ON mi.no = t.no"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT p.roster_id, p.player_id, $12, $11, $1, mi.match_id"
-		" FROM p JOIN t ON t.roster_id = p.roster_id JOIN mi ON mi.no = t.no"
+		" SELECT pa.roster_id, u.p, $12, $11, $1, mi.match_id"
+		" FROM pa JOIN t ON t.roster_id = pa.roster_id JOIN mi ON mi.no = t.no, unnest(pa.players) AS u(p)"
+		" WHERE $12 = 'proposed'"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
 		13, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID}

@@ -131,12 +131,17 @@ COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and t
 COMMENT ON COLUMN mm.match_roster.position IS 'the roster''s place in queue order when matched: a roster that goes back to the queue after a dissolved ready check takes it again (NULL for matches made by 0.1.0)';
 
 -- The life of each ticket, one row per player and event: waiting when
--- queued, then matched, expired, left or removed; with a ready check
--- proposed, accepted, then matched, or removed or waiting again when the
--- match dissolves. Kept after the roster is gone; mm.purge trims it. queue_id has no foreign key: a tick writes
--- a row per matched player, and a check per row cost a third of a
--- full-queue tick; mm.drop_queue and mm.purge delete a queue's rows. event_id orders the events as they
--- happened (their "at" is the tick's time, which a caller may give).
+-- queued, then expired, left or removed; with a ready check proposed,
+-- accepted, then matched, or removed or waiting again when the match
+-- dissolves; a backfill's rosters matched. A roster a tick matches without
+-- a ready check has no event of its own: its row of mm.match_roster (the
+-- roster, its players, its match) records it once, instead of a row per
+-- player here (which was most of a full tick's writes); mm.ticket_status
+-- and mm.roster_status read both. Kept after the roster is gone; mm.purge
+-- trims it. queue_id has no foreign key (a check per row would cost more
+-- than the row); mm.drop_queue and mm.purge delete a queue's rows.
+-- event_id orders the events as they happened (their "at" is the tick's
+-- time, which a caller may give).
 CREATE SEQUENCE mm.ticket_event_id_seq;
 COMMENT ON SEQUENCE mm.ticket_event_id_seq IS 'ids of mm.ticket_event, in the order events are recorded';
 CREATE TABLE mm.ticket_event (
@@ -158,7 +163,7 @@ CREATE TABLE mm.ticket_event (
 ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
 CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
 CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
-COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (matched with its match, expired, left, removed) with a reason; with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
+COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (expired, left, removed, with a reason; a roster a tick matched without a ready check has its row in mm.match_roster instead); with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
 COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
 COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
 COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
@@ -521,8 +526,11 @@ BEGIN
     -- finished waits for it
     IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
         SELECT e.player_id, e.match_id INTO p, other
-        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, e.queue_id, e.match_id FROM mm.ticket_event e
-              WHERE e.player_id = ANY (players) AND e.status = 'matched'
+        -- its last roster that went into a match (with the player in it)
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, mr.queue_id, mr.match_id
+              FROM mm.ticket_event e
+              JOIN mm.match_roster mr ON mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
+              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting' AND e.player_id = ANY (mr.players)
               ORDER BY e.player_id, e.event_id DESC) e
         JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
         WHERE m.status <> 'finished'
@@ -742,17 +750,25 @@ RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, mat
 LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT x.status, q.name, x.roster_id, x.since, x.match_id, m.status, x.reason
+    SELECT x.status, q.name, x.roster_id, coalesce(x.since, m.created_at), x.match_id, m.status, x.reason
     FROM (
         SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
                NULL::bigint AS match_id, NULL::text AS reason, 0 AS pri
         FROM mm.queued_player qp JOIN mm.roster r ON r.roster_id = qp.roster_id
         WHERE qp.player_id = ticket_status.player_id
         UNION ALL
-        (SELECT e.status, e.queue_id, e.roster_id, e.at, e.match_id, e.reason, 1
-         FROM mm.ticket_event e
-         WHERE e.player_id = ticket_status.player_id AND e.status <> 'waiting'
-         ORDER BY e.event_id DESC LIMIT 1)
+        -- its last event: how its ticket ended; or, when that is the
+        -- waiting of a roster now gone without an event, the match the
+        -- roster went to (a tick records it in mm.match_roster only)
+        SELECT coalesce(e.end_status, 'matched'), e.queue_id, e.roster_id, e.since,
+               coalesce(e.match_id, mr.match_id), e.reason, 1
+        FROM (SELECT NULLIF(e.status, 'waiting') AS end_status, e.queue_id, e.roster_id, e.player_id,
+                     CASE WHEN e.status <> 'waiting' THEN e.at END AS since, e.match_id, e.reason
+              FROM mm.ticket_event e WHERE e.player_id = ticket_status.player_id
+              ORDER BY e.event_id DESC LIMIT 1) e
+        LEFT JOIN mm.match_roster mr ON e.end_status IS NULL AND mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
+                                        AND e.player_id = ANY (mr.players)
+        WHERE e.end_status IS NOT NULL OR mr.roster_id IS NOT NULL
     ) x
     JOIN mm.queue q ON q.queue_id = x.queue_id
     LEFT JOIN mm.match m ON m.match_id = x.match_id
@@ -766,11 +782,25 @@ RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, r
 LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id), e.match_id, e.reason
-    FROM mm.ticket_event e
-    WHERE e.roster_id = roster_status.roster_id
-    GROUP BY e.status, e.at, e.match_id, e.reason
-    ORDER BY min(e.event_id)
+    SELECT x.status, x.at, x.players, x.match_id, x.reason
+    FROM (
+        SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id) AS players,
+               e.match_id, e.reason, min(e.event_id) AS seq
+        FROM mm.ticket_event e
+        WHERE e.roster_id = roster_status.roster_id
+        GROUP BY e.status, e.at, e.match_id, e.reason
+        UNION ALL
+        -- matched by a tick: its row of mm.match_roster is the event (a
+        -- match whose events are written, a ready check's or a
+        -- backfill's, has its own rows above); always the roster's last
+        SELECT 'matched', m.created_at, ARRAY(SELECT u.p FROM unnest(mr.players) AS u(p) ORDER BY u.p),
+               mr.match_id, NULL, NULL
+        FROM mm.match_roster mr JOIN mm.match m ON m.queue_id = mr.queue_id AND m.match_id = mr.match_id
+        WHERE mr.roster_id = roster_status.roster_id
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e
+                          WHERE e.queue_id = mr.queue_id AND e.roster_id = mr.roster_id AND e.match_id = mr.match_id)
+    ) x
+    ORDER BY x.seq NULLS LAST
 $$;
 COMMENT ON FUNCTION mm.roster_status(bigint) IS
     'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); with a ready check also proposed and accepted, and waiting again or removed when the match dissolved (with the match and the reason); its last row is its state now';
@@ -952,6 +982,8 @@ BEGIN
         DELETE FROM mm.ticket_event e WHERE e.event_id IN
             (SELECT x.event_id FROM mm.ticket_event x
              WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+               -- a matched roster's waiting events stay with its match
+               AND NOT EXISTS (SELECT FROM mm.match_roster mr WHERE mr.roster_id = x.roster_id)
              ORDER BY x.event_id LIMIT left_rows);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;

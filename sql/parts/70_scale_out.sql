@@ -65,7 +65,8 @@ COMMENT ON FUNCTION mm._queue_name(int) IS 'internal: the name of the live queue
 -- after inserting the roster). In player order, so that two enqueues sharing
 -- players wait for each other instead of deadlocking. A row naming another
 -- roster is taken over only on evidence that this player has left it: a
--- visible end in its ticket history (matched, left, expired, removed), or no
+-- visible end in its ticket history (left, expired, removed, or a match:
+-- an event, or the roster's row in mm.match_roster), or no
 -- trace of it at all for long after its enqueue (a roster whose history
 -- was truncated or purged). Without that evidence the player counts as
 -- waiting: the enqueue that wrote the row may still be committing on the
@@ -91,6 +92,8 @@ BEGIN
            OR (NOT EXISTS (SELECT FROM mm.ticket_event e
                            WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p
                              AND e.status <> 'waiting')
+               AND NOT EXISTS (SELECT FROM mm.match_roster mr
+                               WHERE mr.queue_id = w.queue_id AND mr.roster_id = w.roster_id)
                AND (w.since > now() - interval '10 minutes'
                     OR EXISTS (SELECT FROM mm.ticket_event e
                                WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p)))

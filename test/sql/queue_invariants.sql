@@ -77,7 +77,8 @@ UPDATE mm.tick_log SET failed_reasons = '[]';
 \echo :LAST_ERROR_SQLSTATE
 UPDATE mm.ticket_event SET status = 'gone' WHERE player_id = 1;
 \echo :LAST_ERROR_SQLSTATE
-UPDATE mm.ticket_event SET match_id = NULL WHERE status = 'matched';
+INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+    SELECT roster_id, player_id, 'matched', at, queue_id FROM mm.ticket_event LIMIT 1;
 \echo :LAST_ERROR_SQLSTATE
 
 -- TRUNCATE of the rosters alone is refused; with CASCADE it takes the

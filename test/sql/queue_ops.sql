@@ -77,3 +77,26 @@ SELECT mm.purge('1 day', 0);
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.purge(NULL);
 \echo :LAST_ERROR_SQLSTATE
+
+-- A player removed from a party before the party matched is not in its
+-- match: its last ticket ended "removed", its partner's "matched" (read
+-- from the match's roster row, the tick writes no event per player); with
+-- requeue_while_in_match false the removed player may queue again while
+-- its former partner may not.
+SELECT mm.create_queue('ops_removed', '{"team_size": 2, "filter": {"potentials_min": 1}, "requeue_while_in_match": false}');
+SELECT mm.enqueue('ops_removed', ARRAY[21, 22], 1500, 10, joined_at => now() - interval '1 minute') AS p21 \gset
+SELECT count(mm.enqueue('ops_removed', ARRAY[p], 1500, 10, joined_at => now() - interval '1 minute'))
+FROM unnest(ARRAY[23, 24, 25]::bigint[]) p;
+SELECT mm.remove_player(:p21, 22);
+SELECT count(DISTINCT match_id) AS made, count(*) AS rosters FROM mm.tick('ops_removed') \gset
+SELECT :made AS made, :rosters AS rosters;
+SELECT p AS player, t.status, t.match_id IS NOT NULL AS has_match, t.reason
+FROM unnest(ARRAY[21, 22]::bigint[]) p, mm.ticket_status(p) t ORDER BY p;
+SELECT status, players, match_id IS NOT NULL AS has_match, reason FROM mm.roster_status(:p21);
+SELECT count(*) AS matched_events FROM mm.ticket_event e JOIN mm.queue q USING (queue_id)
+WHERE q.name = 'ops_removed' AND e.status = 'matched';
+SELECT mm.enqueue('ops_removed', ARRAY[22], 1500) > 0 AS removed_player_queued;
+\set VERBOSITY sqlstate
+SELECT mm.enqueue('ops_removed', ARRAY[21], 1500);
+\set VERBOSITY terse
+SELECT mm.drop_queue('ops_removed', keep_history => false);

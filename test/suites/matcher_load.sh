@@ -182,9 +182,13 @@ check "every waiting roster has its players, every queued player a waiting roste
     SELECT (SELECT count(*) FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id))
          + (SELECT count(*) FROM mm.queued_player qp WHERE NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = qp.roster_id))
          + (SELECT count(*) FROM mm.queued_player qp JOIN mm.match_roster mr ON mr.roster_id = qp.roster_id)" 0
-check "the ticket history agrees: one matched event per matched player, none for waiting rosters" "
+check "the ticket history agrees: every matched player waited in its roster with no end event for it, every matched roster's status ends matched to its match, no matched event for a waiting roster" "
     SELECT (SELECT count(*) FROM mm.match_roster mr, unnest(mr.players) p
-            WHERE NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.roster_id = mr.roster_id AND e.player_id = p AND e.status = 'matched' AND e.match_id = mr.match_id))
+            WHERE NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.roster_id = mr.roster_id AND e.player_id = p AND e.status = 'waiting')
+               OR EXISTS (SELECT FROM mm.ticket_event e WHERE e.roster_id = mr.roster_id AND e.player_id = p AND e.status <> 'waiting'))
+         + (SELECT count(*) FROM mm.match_roster mr
+            WHERE (SELECT s.status || ' ' || s.match_id FROM mm.roster_status(mr.roster_id) WITH ORDINALITY s
+                   ORDER BY s.ordinality DESC LIMIT 1) IS DISTINCT FROM 'matched ' || mr.match_id)
          + (SELECT count(*) FROM mm.ticket_event e JOIN mm.roster r USING (roster_id) WHERE e.status = 'matched')" 0
 psql -X -q -d postgres -c "DROP DATABASE $db"
 exit $fail

@@ -119,9 +119,16 @@ BEGIN
     IF (SELECT status FROM mm.ticket_event WHERE player_id = 900) IS DISTINCT FROM 'removed' THEN
         RAISE EXCEPTION 'removed roster not recorded';
     END IF;
-    -- 3 duels of 0.1.0 (6 players) and the 2v2 ranked tick above (4)
-    IF (SELECT count(*) FROM mm.ticket_event WHERE status = 'matched') <> 10 THEN
+    -- 3 duels of 0.1.0 (6 players) carry the matched events the upgrade
+    -- wrote; the 2v2 ranked tick above (4 players) records its rosters in
+    -- mm.match_roster only; all 10 players read as matched to their match
+    IF (SELECT count(*) FROM mm.ticket_event WHERE status = 'matched') <> 6 THEN
         RAISE EXCEPTION 'matched history: %', (SELECT count(*) FROM mm.ticket_event WHERE status = 'matched');
+    END IF;
+    IF (SELECT count(*) FROM mm.match_roster mr, unnest(mr.players) p, mm.ticket_status(p) t
+        WHERE t.status = 'matched' AND t.match_id = mr.match_id) <> 10 THEN
+        RAISE EXCEPTION 'matched ticket status: %', (SELECT count(*) FROM mm.match_roster mr, unnest(mr.players) p,
+            mm.ticket_status(p) t WHERE t.status = 'matched' AND t.match_id = mr.match_id);
     END IF;
     IF (SELECT count(*) FROM mm.match_roster WHERE queue_id IS NULL) > 0
        OR (SELECT count(*) FROM mm.match WHERE status <> 'matched') > 0
