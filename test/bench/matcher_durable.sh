@@ -6,11 +6,17 @@
 #      (mm.match_rosters) over the same rows with the same config; matches
 #      made and mean rating spread beside the time; wall time and the
 #      backend's CPU time (less moved by other jobs on a shared machine);
+#      and the floor under any tick that keeps rosters and players as rows:
+#      the same matches' row changes alone (the rosters deleted, their
+#      players by the foreign key's cascade, the matches and match rosters
+#      inserted) by one plain statement, with no reading or matching;
 #   2. WAL written by one tick with 50 targets, after a checkpoint, on a 2k
 #      and a 20k queue, per matched roster;
 #   3. enqueue + leave with pgbench (4 clients) while mm.run_ticks ticks the
 #      queue every second: tps and p99 latency, beside the same pgbench
-#      without ticks.
+#      without ticks; and the lock waits of those calls longer than 10 ms
+#      (log_lock_waits with deadlock_timeout = 10ms), with and without
+#      ticks.
 # Usage: PG_CONFIG=... bash test/bench/matcher_durable.sh PORT
 # It creates a cluster in /tmp/mm-durable-PORT, prints a markdown report
 # and removes the cluster. Not part of make bench (that cluster runs with
@@ -41,6 +47,9 @@ max_wal_size = 4GB
 # the WAL figures are the cluster's WAL between two points: no autovacuum
 # writing its own in between (the script vacuums where it matters)
 autovacuum = off
+# a lock wait of the pgbench calls longer than this is logged
+log_lock_waits = on
+deadlock_timeout = 10ms
 CONF
 as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
 trap 'as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
@@ -104,8 +113,32 @@ quality() {
 	psql -X -q -At -F ' ' <<<"$1"
 }
 
-echo "| queue | mm.tick ms | mm.match_rosters ms | tick / matcher | backend CPU ms (tick, matcher) | CPU tick / matcher | matches (tick, matcher) | mean rating spread (tick, matcher) |"
-echo "|---|---:|---:|---:|---|---:|---|---|"
+# The row changes of the matches mm.preview finds, by one plain statement
+# (what any tick must write at least): the floor beside the matcher.
+floor_sql() {
+	local q=$1
+	cat <<SQL
+BEGIN;
+WITH mi AS MATERIALIZED (SELECT d.no, nextval('mm.match_id_seq') AS match_id
+                         FROM (SELECT DISTINCT match_id AS no FROM floor_$q) d),
+m AS (INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, status)
+      SELECT mi.match_id, q.queue_id, 0, '2024-01-01 00:05:00+00', 0.5, 0.5, 0.5, 0, 'matched'
+      FROM mi, mm.queue q WHERE q.name = '$q'),
+pa AS MATERIALIZED (SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
+                           coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions
+                    FROM mm.queued_player qp JOIN floor_$q f ON f.roster_id = qp.roster_id GROUP BY qp.roster_id),
+r AS (DELETE FROM mm.roster r USING floor_$q f WHERE r.roster_id = f.roster_id RETURNING r.*)
+INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points, dishonor,
+                             professions, joined_at, waited, queue_id, position)
+SELECT mi.match_id, r.roster_id, f.team, pa.players, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
+       pa.professions, r.joined_at, '2024-01-01 00:05:00+00' - r.joined_at, r.queue_id, r.position
+FROM r JOIN floor_$q f ON f.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id JOIN mi ON mi.no = f.match_id;
+ROLLBACK;
+SQL
+}
+
+echo "| queue | mm.tick ms | mm.match_rosters ms | tick / matcher | backend CPU ms (tick, matcher) | CPU tick / matcher | matches (tick, matcher) | mean rating spread (tick, matcher) | row changes alone ms (CPU ms) | row changes / matcher |"
+echo "|---|---:|---:|---:|---|---:|---|---|---:|---:|"
 for q in q10k q100k; do
 	n=$runs; [ "$q" = q100k ] && n=3
 	cfg=$(psql -X -At -c "SELECT config FROM mm.queue WHERE name = '$q'")
@@ -118,9 +151,14 @@ for q in q10k q100k; do
 	              SELECT count(*), round(avg(m.rating_spread)::numeric, 1) FROM mm.match m WHERE m.match_id IN (SELECT match_id FROM t); ROLLBACK;" | tail -1)
 	cq=$(quality "SELECT count(*), round(avg(s)::numeric, 1) FROM (SELECT match_no, min(rating_spread) AS s
 	              FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00') GROUP BY match_no) x")
+	psql -X -q -c "CREATE TABLE floor_$q AS SELECT * FROM mm.preview('$q', '2024-01-01 00:05:00+00')"
+	fl=$(time_sql "$(floor_sql "$q")" "$n")
+	fcpu=$(cpu_sql "$(floor_sql "$q")" "$n")
+	psql -X -q -c "DROP TABLE floor_$q"
 	ratio=$(awk -v a="$tick" -v b="$c" 'BEGIN { printf "%.2f", a / b }')
 	cratio=$(awk -v a="$tcpu" -v b="$ccpu" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-	echo "| $q | $tick | $c | ${ratio}× | $tcpu, $ccpu | ${cratio}× | ${tq%% *}, ${cq%% *} | ${tq##* }, ${cq##* } |"
+	fratio=$(awk -v a="$fl" -v b="$c" 'BEGIN { printf "%.2f", a / b }')
+	echo "| $q | $tick | $c | ${ratio}× | $tcpu, $ccpu | ${cratio}× | ${tq%% *}, ${cq%% *} | ${tq##* }, ${cq##* } | $fl ($fcpu) | ${fratio}× |"
 done
 echo
 
@@ -146,20 +184,40 @@ cat >"$dir/enqueue_leave.pgbench" <<'PGB'
 SELECT mm.enqueue('pgb', ARRAY[:p]::bigint[], 1300 + random() * 400, 50) AS rid \gset
 SELECT mm.leave(:rid);
 PGB
-echo "| pgbench enqueue + leave, 4 clients, 20 s | tps | latency avg ms | p99 ms |"
-echo "|---|---:|---:|---:|"
-for with in without with; do
+# the baseline: two bare durable commits per transaction, as enqueue and
+# leave make two (what the disk's flushes allow at 4 clients)
+psql -X -q -c "CREATE TABLE commit_pair (p bigint)"
+cat >"$dir/commit_pair.pgbench" <<'PGB'
+\set p random(10000000, 99999999)
+INSERT INTO commit_pair VALUES (:p);
+DELETE FROM commit_pair WHERE p = :p;
+PGB
+echo "| pgbench enqueue + leave, 4 clients, 20 s | tps | latency avg ms | p99 ms | lock waits > 10 ms |"
+echo "|---|---:|---:|---:|---:|"
+for with in baseline without with; do
 	tpid=
+	log0=$(wc -c <"$dir/server.log")
+	script=$dir/enqueue_leave.pgbench
+	[ "$with" = baseline ] && script=$dir/commit_pair.pgbench
+	# the ticks above left the buffers dirty: flushed now, not by a
+	# checkpoint in the middle of the run, whose writes the commits' flushes
+	# would queue behind
+	psql -X -q -c "CHECKPOINT"
 	if [ "$with" = with ]; then
 		psql -X -q -c "CALL mm.run_ticks('pgb', '1 second', '25 seconds')" >/dev/null 2>&1 & tpid=$!
 		sleep 1
 	fi
-	"$bindir/pgbench" -n -c 4 -j 2 -T 20 -r -l --log-prefix="$dir/pgb_$with" -f "$dir/enqueue_leave.pgbench" >"$dir/pgb_$with.out" 2>&1 || true
+	"$bindir/pgbench" -n -c 4 -j 2 -T 20 -r -l --log-prefix="$dir/pgb_$with" -f "$script" >"$dir/pgb_$with.out" 2>&1 || true
 	[ -n "$tpid" ] && wait "$tpid" || true
 	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/pgb_$with.out" | head -1)
 	avg=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$dir/pgb_$with.out")
 	p99=$(cat "$dir"/pgb_"$with".* 2>/dev/null | awk '{ print $3 / 1000 }' | sort -n | awk '{ a[NR] = $1 } END { if (NR) printf "%.1f", a[int(NR * 0.99)] }')
-	echo "| $with ticks every second | ${tps:-?} | ${avg:-?} | ${p99:-?} |"
+	waits=$(tail -c +"$((log0 + 1))" "$dir/server.log" | grep -c 'still waiting for' || true)
+	case $with in
+	baseline) what="baseline: two bare commits (insert, delete), no ticks" ;;
+	*) what="$with ticks every second" ;;
+	esac
+	echo "| $what | ${tps:-?} | ${avg:-?} | ${p99:-?} | $waits |"
 	rm -f "$dir"/pgb_"$with".*
 done
 echo
