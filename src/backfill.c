@@ -39,12 +39,8 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
-
-/* NOTIFY payloads must stay below 8000 bytes (see tick.c). */
-#define NOTIFY_PAYLOAD_MAX	7800
 
 enum
 {
@@ -52,18 +48,10 @@ enum
 	B_LOCK,
 	B_PLAYERS,
 	B_MOVE,
-	B_NOTIFY,
 	B_COUNT
 };
 
-typedef struct BackfillStatement
-{
-	const char *sql;
-	int			nargs;
-	Oid			types[6];
-} BackfillStatement;
-
-static const BackfillStatement statements[B_COUNT] = {
+static const MmStatement statements[B_COUNT] = {
 	/*
 	 * The open requests of a live match, oldest first, with their team's
 	 * figures over its players, the other team's professions, and the
@@ -143,28 +131,15 @@ static const BackfillStatement statements[B_COUNT] = {
 		") SELECT f.backfill_id, f.match_id FROM f ORDER BY f.backfill_id",
 		5, {INT4OID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZOID, INT8OID}
 	},
-	[B_NOTIFY] = {
-		"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
-	},
 };
 
 static SPIPlanPtr plans[B_COUNT];
 
-/* The kept plan of statement q, prepared on first use. */
-static SPIPlanPtr
-plan_of(int q)
-{
-	return mm_kept_plan(&plans[q], statements[q].sql, statements[q].nargs, statements[q].types);
-}
-
 /* Run statement q; check that it did what it is for. */
 static void
-run(int q, Datum *values, bool read_only, int expected)
+run(int q, Datum *values, const char *nulls, bool read_only, int expected)
 {
-	int			ret = SPI_execute_plan(plan_of(q), values, NULL, read_only, 0);
-
-	if (ret != expected)
-		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+	mm_statement_run(&statements[q], &plans[q], values, nulls, read_only, expected);
 }
 
 /* One open request and what the tick does with it. */
@@ -272,7 +247,7 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
-	run(B_OPEN, args, false, SPI_OK_SELECT);
+	run(B_OPEN, args, NULL, false, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	if (n == 0)
 		return 0;
@@ -350,7 +325,7 @@ lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs,
 			ids[npicked++] = set->r[reqs[j].team.picked[k]].id;
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = mm_id_array(ids, npicked);
-	run(B_LOCK, args, false, SPI_OK_SELECT);
+	run(B_LOCK, args, NULL, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -361,7 +336,7 @@ lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs,
 		if (i >= 0)
 			ok[i] = true;
 	}
-	run(B_PLAYERS, args, false, SPI_OK_SELECT);
+	run(B_PLAYERS, args, NULL, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -421,7 +396,7 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 	args[2] = mm_id_array(backfill_ids, n);
 	args[3] = TimestampTzGetDatum(at);
 	args[4] = Int64GetDatum(tick_id);
-	run(B_MOVE, args, false, SPI_OK_SELECT);
+	run(B_MOVE, args, NULL, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -430,46 +405,6 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 														   SPI_tuptable->tupdesc, 2, &isnull));
 	}
 	return nfilled;
-}
-
-/*
- * NOTIFY the queue's channel (mm_queue_<queue id>) with the matches
- * backfilled: {"queue_id": .., "queue": "..", "backfills": [match ids]},
- * split so that no payload exceeds NOTIFY's limit; sent at commit.
- */
-static void
-notify_backfills(int32 queue_id, const char *name, const int64 *match_ids, int n)
-{
-	StringInfoData head;
-	StringInfoData b;
-	char		channel[64];
-	int			i = 0;
-
-	if (n == 0)
-		return;
-	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
-	initStringInfo(&head);
-	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
-	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
-	{
-		appendStringInfoString(&head, ", \"queue\": ");
-		escape_json(&head, name);
-	}
-	appendStringInfoString(&head, ", \"backfills\": [");
-	initStringInfo(&b);
-	while (i < n)
-	{
-		Datum		args[2];
-
-		resetStringInfo(&b);
-		appendStringInfoString(&b, head.data);
-		for (int k = 0; i < n && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
-			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", match_ids[i]);
-		appendStringInfoString(&b, "]}");
-		args[0] = CStringGetTextDatum(channel);
-		args[1] = CStringGetTextDatum(b.data);
-		run(B_NOTIFY, args, false, SPI_OK_SELECT);
-	}
 }
 
 /*
@@ -517,7 +452,7 @@ mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at
 	lock_picked(queue_id, set, reqs, nreqs, lookup);
 	match_ids = palloc(sizeof(int64) * nreqs);
 	nfilled = move_picked(queue_id, tick_id, at, set, reqs, nreqs, match_ids);
-	notify_backfills(queue_id, name, match_ids, nfilled);
+	mm_queue_notify(queue_id, name, match_ids, nfilled, "backfills");
 
 	/* the rest, in queue order, is what the tick matches */
 	for (int i = 0; i < set->n; i++)

@@ -191,6 +191,13 @@ typedef struct MmRosterSet
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
+/*
+ * NOTIFY a queue's channel (mm_queue_<queue id>) with match ids under
+ * "key" (ids <= 0 skipped), split so that no payload exceeds NOTIFY's
+ * limit; sent when the transaction commits.
+ */
+extern void mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
+							const char *key);
 extern int	mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 							 const MmMatcherConfig *cfg, MmRosterSet *set);
 

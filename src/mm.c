@@ -364,6 +364,18 @@ mm_kept_plan(SPIPlanPtr *slot, const char *sql, int nargs, const Oid *types)
 	return *slot;
 }
 
+void
+mm_statement_run(const MmStatement *st, SPIPlanPtr *plan, Datum *values,
+				 const char *nulls, bool read_only, int expected)
+{
+	int			ret = SPI_execute_plan(mm_kept_plan(plan, st->sql, st->nargs, st->types),
+									   values, nulls, read_only, 0);
+
+	if (ret != expected)
+		elog(ERROR, "SPI_execute_plan failed: %s, running \"%.60s\"",
+			 SPI_result_code_string(ret), st->sql);
+}
+
 /* A bigint[] of n ids. */
 Datum
 mm_id_array(const int64 *ids, int n)

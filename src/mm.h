@@ -124,6 +124,29 @@ extern struct _SPI_plan *mm_prepare_rows_query(const char *query,
 extern struct _SPI_plan *mm_kept_plan(struct _SPI_plan **slot, const char *sql,
 									  int nargs, const Oid *types);
 
+/*
+ * A statement of mm's own that a file prepares once per backend and keeps:
+ * its text and argument types. A file holds an array of them (indexed by
+ * its own enum) and an array of plans beside it.
+ */
+#define MM_STATEMENT_MAX_ARGS 24
+
+typedef struct MmStatement
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[MM_STATEMENT_MAX_ARGS];
+} MmStatement;
+
+/*
+ * Run a statement (inside SPI_connect) with its plan kept in *plan,
+ * prepared on first use; nulls as SPI_execute_plan takes them (NULL: none).
+ * An SPI result other than expected is an internal error.
+ */
+extern void mm_statement_run(const MmStatement *st, struct _SPI_plan **plan,
+							 Datum *values, const char *nulls, bool read_only,
+							 int expected);
+
 /* A bigint[] Datum of n ids. */
 extern Datum mm_id_array(const int64 *ids, int n);
 

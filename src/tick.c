@@ -85,14 +85,7 @@ enum
 	Q_COUNT
 };
 
-typedef struct TickStatement
-{
-	const char *sql;
-	int			nargs;
-	Oid			types[13];
-} TickStatement;
-
-static const TickStatement statements[Q_COUNT] = {
+static const MmStatement statements[Q_COUNT] = {
 	[Q_QUEUE] = {
 		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1 AND q.dropped_at IS NULL",
 		1, {TEXTOID}
@@ -209,21 +202,11 @@ static const TickStatement statements[Q_COUNT] = {
 
 static SPIPlanPtr plans[Q_COUNT];
 
-/* The kept plan of statement q, prepared on first use. */
-static SPIPlanPtr
-plan_of(int q)
-{
-	return mm_kept_plan(&plans[q], statements[q].sql, statements[q].nargs, statements[q].types);
-}
-
 /* Run statement q; check that it did what it is for. */
 static void
-run(int q, Datum *values, bool read_only, int expected)
+run(int q, Datum *values, const char *nulls, bool read_only, int expected)
 {
-	int			ret = SPI_execute_plan(plan_of(q), values, NULL, read_only, 0);
-
-	if (ret != expected)
-		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+	mm_statement_run(&statements[q], &plans[q], values, nulls, read_only, expected);
 }
 
 /* The single int8 value of the first column of the last result. */
@@ -247,7 +230,7 @@ queue_lookup(const char *name, MmMatcherConfig *cfg)
 	bool		isnull;
 	int32		id;
 
-	run(Q_QUEUE, &arg, true, SPI_OK_SELECT);
+	run(Q_QUEUE, &arg, NULL, true, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -298,7 +281,7 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 		PushCopiedSnapshot(GetActiveSnapshot());
 		UpdateActiveSnapshotCommandId();
 	}
-	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
 	if (own)
 		PopActiveSnapshot();
 	mm_read_rosters(at, true, set);
@@ -433,7 +416,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	/* lock what is still there; then count the players of what we hold */
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = mm_id_array(ids, nm);
-	run(Q_LOCK, args, false, SPI_OK_SELECT);
+	run(Q_LOCK, args, NULL, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -443,7 +426,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		if (i >= 0)
 			ok[i] = true;
 	}
-	run(Q_PLAYERS, args, false, SPI_OK_SELECT);
+	run(Q_PLAYERS, args, NULL, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -516,8 +499,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	args[12] = TimestampTzGetDatum(at + (int64) (cfg->accept_timeout_s * USECS_PER_SEC));
 	if (cfg->accept_timeout_s <= 0)
 		argnulls[12] = 'n';
-	if (SPI_execute_plan(plan_of(Q_MOVE), args, argnulls, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_plan failed: moving the matched rosters");
+	run(Q_MOVE, args, argnulls, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -541,32 +523,30 @@ tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = Float8GetDatum(ttl_s);
-	run(Q_EXPIRE, args, false, SPI_OK_SELECT);
+	run(Q_EXPIRE, args, NULL, false, SPI_OK_SELECT);
 	return (int) result_int64();
 }
 
 /*
- * NOTIFY the queue's channel (mm_queue_<queue id>) with the matches made:
- * {"queue_id": .., "queue": "..", "matches": [..]}, or with a ready check
- * the matches proposed, under "proposed" (mm.accept notifies each under
- * "matches" when it is ready), split over several
- * notifications so that none exceeds NOTIFY's payload limit. Delivered
- * when the tick's transaction commits, never before.
+ * NOTIFY the queue's channel with match ids (see matcher.h): the tick's
+ * matches made, {"queue_id": .., "queue": "..", "matches": [..]}, or with a
+ * ready check the matches proposed, under "proposed" (mm.accept notifies
+ * each under "matches" when it is ready); a backfill's under "backfills".
  */
-static void
-tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatches,
-			const char *key)
+void
+mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
+				const char *key)
 {
-	int64	   *made = palloc(sizeof(int64) * Max(nmatches, 1));
+	int64	   *made = palloc(sizeof(int64) * Max(n, 1));
 	int			nmade = 0;
 	StringInfoData head;
 	StringInfoData b;
 	char		channel[64];
 	int			i = 0;
 
-	for (int m = 0; m < nmatches; m++)
-		if (match_ids[m] > 0)
-			made[nmade++] = match_ids[m];
+	for (int m = 0; m < n; m++)
+		if (ids[m] > 0)
+			made[nmade++] = ids[m];
 
 	if (nmade == 0)
 		return;
@@ -591,7 +571,7 @@ tick_notify(int32 queue_id, const char *name, const int64 *match_ids, int nmatch
 		appendStringInfoString(&b, "]}");
 		args[0] = CStringGetTextDatum(channel);
 		args[1] = CStringGetTextDatum(b.data);
-		run(Q_NOTIFY, args, false, SPI_OK_SELECT);
+		run(Q_NOTIFY, args, NULL, false, SPI_OK_SELECT);
 	}
 }
 
@@ -637,7 +617,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	{
 		args[0] = Int32GetDatum(queue_id);
 		args[1] = mm_id_array(failed, res->nfailed);
-		run(Q_REQUEUE, args, false, SPI_OK_UPDATE);
+		run(Q_REQUEUE, args, NULL, false, SPI_OK_UPDATE);
 	}
 
 	args[0] = Int64GetDatum(tick_id);
@@ -655,8 +635,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	args[11] = Int32GetDatum(fig->expired);
 	for (int i = 0; i < 12; i++)
 		argnulls[i] = nulls[i] ? 'n' : ' ';
-	if (SPI_execute_plan(plan_of(Q_LOG), args, argnulls, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "SPI_execute_plan failed: tick log");
+	run(Q_LOG, args, argnulls, false, SPI_OK_INSERT);
 }
 
 /* Check the arguments of mm.tick and mm.preview; the queue name. */
@@ -706,7 +685,7 @@ mm_tick(PG_FUNCTION_ARGS)
 		SPI_finish();
 		return (Datum) 0;
 	}
-	run(Q_TICK_ID, NULL, false, SPI_OK_SELECT);
+	run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
 	dissolved = mm_ready_resolve(queue_id, at);
 	if (cfg.ticket_ttl_s > 0)
@@ -715,7 +694,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
-	tick_notify(queue_id, name, match_ids, res.nmatches,
+	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.accept_timeout_s > 0 ? "proposed" : "matches");
 	SPI_finish();
 	return (Datum) 0;
@@ -837,7 +816,7 @@ mm_explain(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = roster_queue(roster_id, &name, &cfg);
 	arg = Int32GetDatum(queue_id);
-	run(Q_READ, &arg, true, SPI_OK_SELECT);
+	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, &set);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
