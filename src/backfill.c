@@ -45,8 +45,6 @@
 enum
 {
 	B_OPEN,
-	B_LOCK,
-	B_PLAYERS,
 	B_MOVE,
 	B_COUNT
 };
@@ -86,17 +84,6 @@ static const MmStatement statements[B_COUNT] = {
 		" WHERE t.rating IS NOT NULL"
 		" ORDER BY b.backfill_id",
 		2, {INT4OID, TIMESTAMPTZOID}
-	},
-	[B_LOCK] = {
-		"SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
-		2, {INT4OID, INT8ARRAYOID}
-	},
-	/* a new snapshot, after the locks: players removed meanwhile show */
-	[B_PLAYERS] = {
-		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
-		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
-		2, {INT4OID, INT8ARRAYOID}
 	},
 	/* move the rosters ($2) of the filled requests ($3) into their matches */
 	[B_MOVE] = {
@@ -152,32 +139,6 @@ typedef struct Request
 	bool		whole;			/* its rosters are locked with all their players */
 } Request;
 
-/* A roster id and its index in the roster set. */
-typedef struct IdIndex
-{
-	int64		id;
-	int			index;
-} IdIndex;
-
-static int
-cmp_id_index(const void *a, const void *b)
-{
-	int64		x = ((const IdIndex *) a)->id;
-	int64		y = ((const IdIndex *) b)->id;
-
-	return (x > y) - (x < y);
-}
-
-/* Index of roster "id" in a sorted lookup array, or -1. */
-static int
-find_roster(const IdIndex *ids, int n, int64 id)
-{
-	IdIndex		key = {id, 0};
-	IdIndex    *hit = bsearch(&key, ids, n, sizeof(IdIndex), cmp_id_index);
-
-	return hit ? hit->index : -1;
-}
-
 static double
 get_float(HeapTuple tup, TupleDesc desc, int col)
 {
@@ -217,33 +178,19 @@ count_professions(HeapTuple tup, TupleDesc desc, int col, const MmRosterSet *set
 	}
 }
 
-/* The roster set's ids, sorted, to look roster indexes up by id. */
-static IdIndex *
-roster_lookup(const MmRosterSet *set)
-{
-	IdIndex    *lookup = palloc(sizeof(IdIndex) * Max(set->n, 1));
-
-	for (int i = 0; i < set->n; i++)
-	{
-		lookup[i].id = set->r[i].id;
-		lookup[i].index = i;
-	}
-	qsort(lookup, set->n, sizeof(IdIndex), cmp_id_index);
-	return lookup;
-}
-
 /*
  * Read the open requests of the queue (locking them) into reqs; build the
- * id lookup only when there are some (most ticks have none).
+ * id lookup of the rosters only when there are some (most ticks have none).
  */
 static int
 read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-			  const MmRosterSet *set, IdIndex **lookup_out, Request **reqs)
+			  const MmRosterSet *set, Request **reqs)
 {
 	Datum		args[2];
 	int			n;
 	TupleDesc	desc;
-	IdIndex    *lookup;
+	MmRosterIndex *lookup;
+	int			nlookup;
 
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
@@ -252,7 +199,7 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 	if (n == 0)
 		return 0;
 	desc = SPI_tuptable->tupdesc;
-	lookup = *lookup_out = roster_lookup(set);
+	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
 	*reqs = palloc0(sizeof(Request) * Max(n, 1));
 	for (int j = 0; j < n; j++)
 	{
@@ -290,7 +237,7 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 			q->exclude = palloc(sizeof(int) * Max(ne, 1));
 			for (int k = 0; k < ne; k++)
 			{
-				int			i = find_roster(lookup, set->n, DatumGetInt64(elems[k]));
+				int			i = mm_roster_find(lookup, nlookup, DatumGetInt64(elems[k]));
 
 				if (i >= 0)
 					q->exclude[q->nexclude++] = i;
@@ -305,60 +252,29 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
  * still there with all their players.
  */
 static void
-lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs,
-			const IdIndex *lookup)
+lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs)
 {
 	int			npicked = 0;
-	int64	   *ids;
-	bool	   *ok = palloc0(sizeof(bool) * Max(set->n, 1));
-	int		   *count = palloc0(sizeof(int) * Max(set->n, 1));
-	Datum		args[2];
+	int		   *which;
+	bool	   *whole;
 
 	for (int j = 0; j < nreqs; j++)
 		npicked += reqs[j].team.npicked;
 	if (npicked == 0)
 		return;
-	ids = palloc(sizeof(int64) * npicked);
+	which = palloc(sizeof(int) * npicked);
 	npicked = 0;
 	for (int j = 0; j < nreqs; j++)
 		for (int k = 0; k < reqs[j].team.npicked; k++)
-			ids[npicked++] = set->r[reqs[j].team.picked[k]].id;
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_id_array(ids, npicked);
-	run(B_LOCK, args, NULL, false, SPI_OK_SELECT);
-	for (uint64 j = 0; j < SPI_processed; j++)
-	{
-		bool		isnull;
-		int			i = find_roster(lookup, set->n,
-									DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-																SPI_tuptable->tupdesc, 1, &isnull)));
-
-		if (i >= 0)
-			ok[i] = true;
-	}
-	run(B_PLAYERS, args, NULL, false, SPI_OK_SELECT);
-	for (uint64 j = 0; j < SPI_processed; j++)
-	{
-		bool		isnull;
-		int			i = find_roster(lookup, set->n,
-									DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-																SPI_tuptable->tupdesc, 1, &isnull)));
-
-		if (i >= 0)
-			count[i] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-														 SPI_tuptable->tupdesc, 2, &isnull));
-	}
+			which[npicked++] = reqs[j].team.picked[k];
+	whole = mm_lock_rosters(queue_id, set, which, npicked);
 	for (int j = 0; j < nreqs; j++)
 	{
 		MmBackfillTeam *t = &reqs[j].team;
 
 		reqs[j].whole = t->npicked > 0;
 		for (int k = 0; k < t->npicked && reqs[j].whole; k++)
-		{
-			int			i = t->picked[k];
-
-			reqs[j].whole = ok[i] && count[i] == set->r[i].players;
-		}
+			reqs[j].whole = whole[t->picked[k]];
 	}
 }
 
@@ -417,7 +333,6 @@ int
 mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 				 const MmMatcherConfig *cfg, MmRosterSet *set)
 {
-	IdIndex    *lookup = NULL;
 	bool	   *taken;
 	Request    *reqs;
 	int			nreqs;
@@ -425,7 +340,7 @@ mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at
 	int			nfilled;
 	int			kept = 0;
 
-	nreqs = read_requests(queue_id, at, cfg, set, &lookup, &reqs);
+	nreqs = read_requests(queue_id, at, cfg, set, &reqs);
 	if (nreqs == 0)
 		return 0;
 	taken = palloc0(sizeof(bool) * Max(set->n, 1));
@@ -449,7 +364,7 @@ mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at
 			taken[unmark[k]] = false;
 	}
 
-	lock_picked(queue_id, set, reqs, nreqs, lookup);
+	lock_picked(queue_id, set, reqs, nreqs);
 	match_ids = palloc(sizeof(int64) * nreqs);
 	nfilled = move_picked(queue_id, tick_id, at, set, reqs, nreqs, match_ids);
 	mm_queue_notify(queue_id, name, match_ids, nfilled, "backfills");

@@ -189,6 +189,35 @@ typedef struct MmRosterSet
 
 /* SQL side (queue.c, tick.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
+
+/* Order int64 values (for qsort and bsearch). */
+extern int	mm_cmp_int64(const void *a, const void *b);
+
+/* A roster id and its index in a roster set; lookups are sorted by id. */
+typedef struct MmRosterIndex
+{
+	int64		id;
+	int			index;
+} MmRosterIndex;
+
+/*
+ * The lookup of the rosters set->r[which[k]] (k < n), or of every roster
+ * of the set when which is NULL (n ignored); *nout gets its length.
+ */
+extern MmRosterIndex *mm_roster_lookup(const MmRosterSet *set, const int *which, int n,
+									   int *nout);
+
+/* The set index of roster "id" in a lookup of n, or -1. */
+extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
+
+/*
+ * Lock the waiting rosters set->r[which[k]] (k < n) of a queue, skipping
+ * those another session holds (FOR UPDATE SKIP LOCKED), then count their
+ * players in a new snapshot, so that a player removed meanwhile shows.
+ * Returns per set index whether the roster is held with all the players
+ * the set read: a match or a fill of rosters not all whole is dropped.
+ */
+extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 /*

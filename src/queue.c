@@ -176,9 +176,8 @@ read_professions(MmRoster *r, ArrayType *arr, Professions *p)
 	}
 }
 
-/* Order int64 values; for duplicate checks. */
-static int
-cmp_int64(const void *a, const void *b)
+int
+mm_cmp_int64(const void *a, const void *b)
 {
 	int64		x = *(const int64 *) a;
 	int64		y = *(const int64 *) b;
@@ -196,7 +195,7 @@ typedef struct PlayerOf
 static int
 cmp_player(const void *a, const void *b)
 {
-	return cmp_int64(&((const PlayerOf *) a)->player, &((const PlayerOf *) b)->player);
+	return mm_cmp_int64(&((const PlayerOf *) a)->player, &((const PlayerOf *) b)->player);
 }
 
 /*
@@ -210,7 +209,7 @@ check_unique(MmRoster *r, int n, PlayerOf *players, int nplayers)
 
 	for (int i = 0; i < n; i++)
 		ids[i] = r[i].id;
-	qsort(ids, n, sizeof(int64), cmp_int64);
+	qsort(ids, n, sizeof(int64), mm_cmp_int64);
 	for (int i = 1; i < n; i++)
 		if (ids[i] == ids[i - 1])
 			ereport(ERROR,
@@ -234,38 +233,28 @@ static int
 read_players(ArrayType *arr, int64 roster, PlayerOf **players, int *nplayers, int *cap)
 {
 	int			n;
+	int64	   *v;
 
 	if (ARR_ELEMTYPE(arr) == INT8OID)
-	{
-		int64	   *v;
-
 		n = mm_int8_array(arr, "players", &v);
-		for (int i = 0; i < n; i++)
-		{
-			if (*nplayers == *cap)
-			{
-				*cap *= 2;
-				*players = repalloc(*players, sizeof(PlayerOf) * *cap);
-			}
-			(*players)[*nplayers].player = v[i];
-			(*players)[(*nplayers)++].roster = roster;
-		}
-	}
 	else
 	{
-		int32	   *v;
+		int32	   *v4;
 
-		n = mm_int4_array(arr, "players", &v);
+		n = mm_int4_array(arr, "players", &v4);
+		v = palloc(sizeof(int64) * Max(n, 1));
 		for (int i = 0; i < n; i++)
+			v[i] = v4[i];
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (*nplayers == *cap)
 		{
-			if (*nplayers == *cap)
-			{
-				*cap *= 2;
-				*players = repalloc(*players, sizeof(PlayerOf) * *cap);
-			}
-			(*players)[*nplayers].player = v[i];
-			(*players)[(*nplayers)++].roster = roster;
+			*cap *= 2;
+			*players = repalloc(*players, sizeof(PlayerOf) * *cap);
 		}
+		(*players)[*nplayers].player = v[i];
+		(*players)[(*nplayers)++].roster = roster;
 	}
 	return n;
 }
@@ -617,3 +606,108 @@ mm_matcher_padding_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(mm_matcher_padding(&cfg, waited));
 }
 
+
+/* Lookups of roster ids, and the locks a tick or a backfill takes */
+
+static int
+cmp_roster_index(const void *a, const void *b)
+{
+	return mm_cmp_int64(&((const MmRosterIndex *) a)->id, &((const MmRosterIndex *) b)->id);
+}
+
+MmRosterIndex *
+mm_roster_lookup(const MmRosterSet *set, const int *which, int n, int *nout)
+{
+	MmRosterIndex *lookup;
+
+	if (which == NULL)
+		n = set->n;
+	lookup = palloc(sizeof(MmRosterIndex) * Max(n, 1));
+	for (int k = 0; k < n; k++)
+	{
+		int			i = which ? which[k] : k;
+
+		lookup[k].id = set->r[i].id;
+		lookup[k].index = i;
+	}
+	qsort(lookup, n, sizeof(MmRosterIndex), cmp_roster_index);
+	*nout = n;
+	return lookup;
+}
+
+int
+mm_roster_find(const MmRosterIndex *lookup, int n, int64 id)
+{
+	MmRosterIndex key = {id, 0};
+	MmRosterIndex *hit = bsearch(&key, lookup, n, sizeof(MmRosterIndex), cmp_roster_index);
+
+	return hit ? hit->index : -1;
+}
+
+enum
+{
+	L_LOCK,
+	L_PLAYERS,
+	L_COUNT
+};
+
+static const MmStatement lock_statements[L_COUNT] = {
+	/* the rosters still waiting; those another session holds are skipped */
+	[L_LOCK] = {
+		"SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+	/* a new snapshot, after the locks: players removed meanwhile show */
+	[L_PLAYERS] = {
+		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
+		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
+		2, {INT4OID, INT8ARRAYOID}
+	},
+};
+
+static SPIPlanPtr lock_plans[L_COUNT];
+
+bool *
+mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n)
+{
+	bool	   *held = palloc0(sizeof(bool) * Max(set->n, 1));
+	int		   *count = palloc0(sizeof(int) * Max(set->n, 1));
+	bool	   *whole = palloc0(sizeof(bool) * Max(set->n, 1));
+	int64	   *ids = palloc(sizeof(int64) * Max(n, 1));
+	int			nlookup;
+	MmRosterIndex *lookup = mm_roster_lookup(set, which, n, &nlookup);
+	Datum		args[2];
+
+	if (n == 0)
+		return whole;
+	for (int k = 0; k < n; k++)
+		ids[k] = set->r[which[k]].id;
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = mm_id_array(ids, n);
+	for (int q = L_LOCK; q < L_COUNT; q++)
+	{
+		mm_statement_run(&lock_statements[q], &lock_plans[q], args, NULL, false, SPI_OK_SELECT);
+		for (uint64 j = 0; j < SPI_processed; j++)
+		{
+			bool		isnull;
+			HeapTuple	tup = SPI_tuptable->vals[j];
+			int			i = mm_roster_find(lookup, nlookup,
+										   DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull)));
+
+			if (i < 0)
+				continue;
+			if (q == L_LOCK)
+				held[i] = true;
+			else
+				count[i] = (int) DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
+		}
+	}
+	for (int k = 0; k < n; k++)
+	{
+		int			i = which[k];
+
+		whole[i] = held[i] && count[i] == set->r[i].players;
+	}
+	return whole;
+}

@@ -75,8 +75,6 @@ enum
 	Q_QUEUE,
 	Q_READ,
 	Q_TICK_ID,
-	Q_LOCK,
-	Q_PLAYERS,
 	Q_MOVE,
 	Q_REQUEUE,
 	Q_LOG,
@@ -105,19 +103,6 @@ static const MmStatement statements[Q_COUNT] = {
 	[Q_TICK_ID] = {
 		"SELECT nextval('mm.tick_id_seq')", 0, {InvalidOid}
 	},
-	/* the matched rosters still waiting; those another session holds are skipped */
-	[Q_LOCK] = {
-		"SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
-		2, {INT4OID, INT8ARRAYOID}
-	},
-	/* a new snapshot, after the locks: players removed meanwhile show */
-	[Q_PLAYERS] = {
-		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
-		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
-		2, {INT4OID, INT8ARRAYOID}
-	},
-
 	/*
 	 * Record the matches and move their rosters, all in one statement. The
 	 * matches come as arrays of their figures ($3..$7, one element per match
@@ -290,15 +275,6 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
 }
 
-static int
-cmp_id(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* Figures of one tick for the tick log. */
 typedef struct TickFigures
 {
@@ -307,29 +283,6 @@ typedef struct TickFigures
 	int			dropped;
 	double		spread_sum;
 } TickFigures;
-
-/* A roster id and its index in the roster set, to look ids up. */
-typedef struct IdIndex
-{
-	int64		id;
-	int			index;
-} IdIndex;
-
-static int
-cmp_id_index(const void *a, const void *b)
-{
-	return cmp_id(&((const IdIndex *) a)->id, &((const IdIndex *) b)->id);
-}
-
-/* Index of roster "id" in the sorted lookup array, or -1. */
-static int
-find_roster(const IdIndex *ids, int n, int64 id)
-{
-	IdIndex		key = {id, 0};
-	IdIndex    *hit = bsearch(&key, ids, n, sizeof(IdIndex), cmp_id_index);
-
-	return hit ? hit->index : -1;
-}
 
 /* Datum arrays of one element type. */
 static Datum
@@ -356,7 +309,7 @@ put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt,
 		for (int k = 0; k < mt->nmembers; k++)
 			if (set->r[mt->members[k]].team == side)
 				ids[n++] = set->r[mt->members[k]].id;
-		qsort(ids, n, sizeof(int64), cmp_id);
+		qsort(ids, n, sizeof(int64), mm_cmp_int64);
 		for (int k = 0; k < n; k++)
 		{
 			Datum		values[3];
@@ -383,10 +336,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 			int64 *match_ids, TickFigures *fig)
 {
 	int			nm = 0;
-	int64	   *ids;
-	IdIndex    *lookup;
-	bool	   *ok;				/* per roster index: locked, players unchanged */
-	int		   *count;			/* per roster index: players now */
+	int		   *which;			/* the set indexes of the matched rosters */
+	bool	   *whole;			/* per set index: locked, players unchanged */
 	Datum		args[13];
 	char		argnulls[13];
 	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread;
@@ -397,46 +348,12 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		nm += res->matches[m].nmembers;
 	if (nm == 0)
 		return;
-	ids = palloc(sizeof(int64) * nm);
-	lookup = palloc(sizeof(IdIndex) * nm);
+	which = palloc(sizeof(int) * nm);
 	nm = 0;
 	for (int m = 0; m < res->nmatches; m++)
 		for (int k = 0; k < res->matches[m].nmembers; k++)
-		{
-			int			i = res->matches[m].members[k];
-
-			ids[nm] = set->r[i].id;
-			lookup[nm].id = set->r[i].id;
-			lookup[nm++].index = i;
-		}
-	qsort(lookup, nm, sizeof(IdIndex), cmp_id_index);
-	ok = palloc0(sizeof(bool) * set->n);
-	count = palloc0(sizeof(int) * set->n);
-
-	/* lock what is still there; then count the players of what we hold */
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_id_array(ids, nm);
-	run(Q_LOCK, args, NULL, false, SPI_OK_SELECT);
-	for (uint64 j = 0; j < SPI_processed; j++)
-	{
-		bool		isnull;
-		int			i = find_roster(lookup, nm, DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-																			  SPI_tuptable->tupdesc, 1, &isnull)));
-
-		if (i >= 0)
-			ok[i] = true;
-	}
-	run(Q_PLAYERS, args, NULL, false, SPI_OK_SELECT);
-	for (uint64 j = 0; j < SPI_processed; j++)
-	{
-		bool		isnull;
-		int			i = find_roster(lookup, nm, DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-																			  SPI_tuptable->tupdesc, 1, &isnull)));
-
-		if (i >= 0)
-			count[i] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-														 SPI_tuptable->tupdesc, 2, &isnull));
-	}
+			which[nm++] = res->matches[m].members[k];
+	whole = mm_lock_rosters(queue_id, set, which, nm);
 
 	/* the matches to make, and their rosters */
 	m_no = palloc(sizeof(Datum) * res->nmatches);
@@ -450,17 +367,13 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	for (int m = 0; m < res->nmatches; m++)
 	{
 		const MmMatch *mt = &res->matches[m];
-		bool		whole = true;
+		bool		all_whole = true;
 		double		prediction;
 
 		match_ids[m] = 0;
-		for (int k = 0; k < mt->nmembers && whole; k++)
-		{
-			int			i = mt->members[k];
-
-			whole = ok[i] && count[i] == set->r[i].players;
-		}
-		if (!whole)
+		for (int k = 0; k < mt->nmembers && all_whole; k++)
+			all_whole = whole[mt->members[k]];
+		if (!all_whole)
 		{
 			fig->dropped++;
 			continue;
@@ -483,6 +396,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	if (ngood == 0)
 		return;
 
+	args[0] = Int32GetDatum(queue_id);
 	args[1] = Int64GetDatum(tick_id);
 	args[2] = datum_array(m_no, ngood, INT4OID);
 	args[3] = datum_array(m_pred, ngood, FLOAT8OID);
