@@ -187,7 +187,7 @@ typedef struct MmRosterSet
 	char	  **prof_names;		/* their names, by profession id */
 } MmRosterSet;
 
-/* SQL side (queue.c, tick.c): these use SPI and fmgr. */
+/* SQL side (queue.c, tick.c, backfill.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
 
 /* Order int64 values (for qsort and bsearch). */

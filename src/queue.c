@@ -4,7 +4,9 @@
  *		SQL side of the GW2 roster matcher: read rosters from any query
  *		through SPI, run the matcher of matcher.c over them, return the
  *		matches as rows (mm.match_rosters). tick.c reads the queue tables
- *		with the same reader.
+ *		with the same reader. Also what the tick (tick.c) and the backfill
+ *		(backfill.c) share over the queue tables: looking rosters up by id,
+ *		locking the rosters they move, and notifying the queue's channel.
  *
  * The query's columns are found by name: roster_id and players (an array
  * of player ids) and rating are required; deviation, rank, ladder_points,
@@ -710,4 +712,65 @@ mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n)
 		whole[i] = held[i] && count[i] == set->r[i].players;
 	}
 	return whole;
+}
+
+/* Notifications of a queue's channel */
+
+/*
+ * NOTIFY payloads must be shorter than 8000 bytes (BLCKSZ - NAMEDATALEN -
+ * 128 with the default block size); a notification is cut below this.
+ */
+#define NOTIFY_PAYLOAD_MAX	7800
+
+static const MmStatement notify_statement = {
+	"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
+};
+static SPIPlanPtr notify_plan;
+
+/*
+ * NOTIFY the queue's channel with match ids (see matcher.h): the tick's
+ * matches made, {"queue_id": .., "queue": "..", "matches": [..]}, or with a
+ * ready check the matches proposed, under "proposed" (mm.accept notifies
+ * each under "matches" when it is ready); a backfill's under "backfills".
+ */
+void
+mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
+				const char *key)
+{
+	int64	   *made = palloc(sizeof(int64) * Max(n, 1));
+	int			nmade = 0;
+	StringInfoData head;
+	StringInfoData b;
+	char		channel[64];
+	int			i = 0;
+
+	for (int m = 0; m < n; m++)
+		if (ids[m] > 0)
+			made[nmade++] = ids[m];
+
+	if (nmade == 0)
+		return;
+	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
+	initStringInfo(&head);
+	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
+	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
+	{
+		appendStringInfoString(&head, ", \"queue\": ");
+		escape_json(&head, name);
+	}
+	appendStringInfo(&head, ", \"%s\": [", key);
+	initStringInfo(&b);
+	while (i < nmade)
+	{
+		Datum		args[2];
+
+		resetStringInfo(&b);
+		appendStringInfoString(&b, head.data);
+		for (int k = 0; i < nmade && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
+			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", made[i]);
+		appendStringInfoString(&b, "]}");
+		args[0] = CStringGetTextDatum(channel);
+		args[1] = CStringGetTextDatum(b.data);
+		mm_statement_run(&notify_statement, &notify_plan, args, NULL, false, SPI_OK_SELECT);
+	}
 }

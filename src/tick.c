@@ -60,11 +60,6 @@
 #define MM_TICK_LOCK	0x6d6d0001
 #define MM_RUN_LOCK		0x6d6d0002
 
-/*
- * NOTIFY payloads must be shorter than 8000 bytes (BLCKSZ - NAMEDATALEN -
- * 128 with the default block size); a notification is cut below this.
- */
-#define NOTIFY_PAYLOAD_MAX	7800
 
 /* The shortest time between ticks run_ticks accepts, in milliseconds. */
 #define MIN_EVERY_MS	100.0
@@ -79,7 +74,6 @@ enum
 	Q_REQUEUE,
 	Q_LOG,
 	Q_EXPIRE,
-	Q_NOTIFY,
 	Q_COUNT
 };
 
@@ -179,9 +173,6 @@ static const MmStatement statements[Q_COUNT] = {
 		"WHERE r.queue_id = $1 AND r.joined_at <= $2 - make_interval(secs => $3) "
 		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $2)",
 		3, {INT4OID, TIMESTAMPTZOID, FLOAT8OID}
-	},
-	[Q_NOTIFY] = {
-		"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
 	},
 };
 
@@ -441,53 +432,6 @@ tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 	return (int) result_int64();
 }
 
-/*
- * NOTIFY the queue's channel with match ids (see matcher.h): the tick's
- * matches made, {"queue_id": .., "queue": "..", "matches": [..]}, or with a
- * ready check the matches proposed, under "proposed" (mm.accept notifies
- * each under "matches" when it is ready); a backfill's under "backfills".
- */
-void
-mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
-				const char *key)
-{
-	int64	   *made = palloc(sizeof(int64) * Max(n, 1));
-	int			nmade = 0;
-	StringInfoData head;
-	StringInfoData b;
-	char		channel[64];
-	int			i = 0;
-
-	for (int m = 0; m < n; m++)
-		if (ids[m] > 0)
-			made[nmade++] = ids[m];
-
-	if (nmade == 0)
-		return;
-	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
-	initStringInfo(&head);
-	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
-	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
-	{
-		appendStringInfoString(&head, ", \"queue\": ");
-		escape_json(&head, name);
-	}
-	appendStringInfo(&head, ", \"%s\": [", key);
-	initStringInfo(&b);
-	while (i < nmade)
-	{
-		Datum		args[2];
-
-		resetStringInfo(&b);
-		appendStringInfoString(&b, head.data);
-		for (int k = 0; i < nmade && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
-			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", made[i]);
-		appendStringInfoString(&b, "]}");
-		args[0] = CStringGetTextDatum(channel);
-		args[1] = CStringGetTextDatum(b.data);
-		run(Q_NOTIFY, args, NULL, false, SPI_OK_SELECT);
-	}
-}
 
 /* Failed targets' reasons as a JSON object of counts. */
 static char *
