@@ -583,6 +583,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     ids bigint[];
+    queues int[];
 BEGIN
     IF skip_locked THEN
         ids := ARRAY(SELECT r.roster_id FROM mm.roster r
@@ -590,12 +591,15 @@ BEGIN
     ELSE
         ids := roster_ids;
     END IF;
+    -- their queues, so that the players are found by their key (queue,
+    -- roster), not by a scan of every queue's players
+    queues := ARRAY(SELECT DISTINCT r.queue_id FROM mm.roster r WHERE r.roster_id = ANY (ids));
     -- the players first: Citus runs each part of this statement on its own,
     -- and deleting the rosters first would cascade to the players before
     -- they are recorded
     RETURN QUERY
     WITH p AS (
-        DELETE FROM mm.queued_player qp WHERE qp.roster_id = ANY (ids)
+        DELETE FROM mm.queued_player qp WHERE qp.queue_id = ANY (queues) AND qp.roster_id = ANY (ids)
         RETURNING qp.queue_id, qp.roster_id, qp.player_id
     ), r AS (
         DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
@@ -655,7 +659,8 @@ BEGIN
                                   AND qp.player_id = remove_player.player_id) THEN
         RETURN false;
     END IF;
-    SELECT count(*) - 1 INTO others FROM mm.queued_player qp WHERE qp.roster_id = remove_player.roster_id;
+    SELECT count(*) - 1 INTO others FROM mm.queued_player qp
+    WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id;
     IF others = 0 THEN
         PERFORM mm._end_rosters(ARRAY[roster_id], 'removed', 'remove_player', false);
         RETURN true;
@@ -679,13 +684,16 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     n int;
+    q int;
 BEGIN
     IF roster_id IS NULL THEN
         RAISE EXCEPTION 'roster_id must not be null' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    -- lock the roster first: its players cannot change meanwhile
-    PERFORM FROM mm.roster r WHERE r.roster_id = update_roster.roster_id FOR UPDATE;
-    SELECT count(*) INTO n FROM mm.queued_player qp WHERE qp.roster_id = update_roster.roster_id;
+    -- lock the roster first: its players cannot change meanwhile (they are
+    -- found by their key, queue and roster)
+    SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = update_roster.roster_id FOR UPDATE;
+    SELECT count(*) INTO n FROM mm.queued_player qp
+    WHERE qp.queue_id = q AND qp.roster_id = update_roster.roster_id;
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
     UPDATE mm.roster r
     SET rating = coalesce(update_roster.rating, r.rating),
@@ -699,7 +707,7 @@ BEGIN
     END IF;
     IF professions IS NOT NULL THEN
         UPDATE mm.queued_player qp SET profession = professions[qp.seat]
-        WHERE qp.roster_id = update_roster.roster_id;
+        WHERE qp.queue_id = q AND qp.roster_id = update_roster.roster_id;
     END IF;
     RETURN true;
 END

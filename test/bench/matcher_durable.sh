@@ -126,8 +126,10 @@ m AS (INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction,
       FROM mi, mm.queue q WHERE q.name = '$q'),
 pa AS MATERIALIZED (SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
                            coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions
-                    FROM mm.queued_player qp JOIN floor_$q f ON f.roster_id = qp.roster_id GROUP BY qp.roster_id),
-r AS (DELETE FROM mm.roster r USING floor_$q f WHERE r.roster_id = f.roster_id RETURNING r.*)
+                    FROM mm.queued_player qp JOIN floor_$q f ON f.roster_id = qp.roster_id
+                    WHERE qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = '$q') GROUP BY qp.roster_id),
+r AS (DELETE FROM mm.roster r USING floor_$q f
+      WHERE r.queue_id = (SELECT queue_id FROM mm.queue WHERE name = '$q') AND r.roster_id = f.roster_id RETURNING r.*)
 INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points, dishonor,
                              professions, joined_at, waited, queue_id, position)
 SELECT mi.match_id, r.roster_id, f.team, pa.players, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
@@ -151,7 +153,7 @@ for q in q10k q100k; do
 	              SELECT count(*), round(avg(m.rating_spread)::numeric, 1) FROM mm.match m WHERE m.match_id IN (SELECT match_id FROM t); ROLLBACK;" | tail -1)
 	cq=$(quality "SELECT count(*), round(avg(s)::numeric, 1) FROM (SELECT match_no, min(rating_spread) AS s
 	              FROM mm.match_rosters('$src', '$cfg', '2024-01-01 00:05:00+00') GROUP BY match_no) x")
-	psql -X -q -c "CREATE TABLE floor_$q AS SELECT * FROM mm.preview('$q', '2024-01-01 00:05:00+00')"
+	psql -X -q -c "CREATE TABLE floor_$q AS SELECT * FROM mm.preview('$q', '2024-01-01 00:05:00+00')" -c "ANALYZE floor_$q"
 	fl=$(time_sql "$(floor_sql "$q")" "$n")
 	fcpu=$(cpu_sql "$(floor_sql "$q")" "$n")
 	psql -X -q -c "DROP TABLE floor_$q"
