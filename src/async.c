@@ -40,6 +40,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/acl.h"
@@ -272,8 +273,10 @@ async_search_order(const AsyncConfig *c, double mmr, int retries, int *order)
 }
 
 /*
- * A parsed config cached across calls of one call site (mm.async_bucket is
- * called once per entry by mm.pool_buckets and mm.rebalance_pool).
+ * A parsed config and the bytes it was parsed from, reused while the bytes
+ * are the same: per call site (mm.async_bucket is called once per entry by
+ * mm.pool_buckets and mm.rebalance_pool), or per backend (find_opponent and
+ * offer_entry, which read the config from the pool's row on every call).
  */
 typedef struct AsyncConfigCache
 {
@@ -282,31 +285,33 @@ typedef struct AsyncConfigCache
 	AsyncConfig config;
 } AsyncConfigCache;
 
-/* Parse a config, reusing the call site's last parse of the same bytes. */
+/* Parse a config, reusing the cache's last parse of the same bytes. */
 static const AsyncConfig *
-async_config_cached(FunctionCallInfo fcinfo, Jsonb *config)
+async_config_reuse(AsyncConfigCache *cache, MemoryContext cxt, Jsonb *config)
 {
 	Size		len = VARSIZE(config);
-	AsyncConfigCache *cache = fcinfo->flinfo->fn_extra;
 
-	if (cache != NULL && cache->len == len &&
-		memcmp(cache->bytes, config, len) == 0)
+	if (cache->len == len && memcmp(cache->bytes, config, len) == 0)
 		return &cache->config;
-	if (cache == NULL)
-	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-									   sizeof(AsyncConfigCache));
-		fcinfo->flinfo->fn_extra = cache;
-	}
 	/* parse first: an error must not leave a half-filled cache */
 	cache->len = 0;
 	async_config_parse(config, &cache->config);
 	if (cache->bytes != NULL)
 		pfree(cache->bytes);
-	cache->bytes = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
+	cache->bytes = MemoryContextAlloc(cxt, len);
 	memcpy(cache->bytes, config, len);
 	cache->len = len;
 	return &cache->config;
+}
+
+/* Parse a config, reusing the call site's last parse of the same bytes. */
+static const AsyncConfig *
+async_config_cached(FunctionCallInfo fcinfo, Jsonb *config)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+														  sizeof(AsyncConfigCache));
+	return async_config_reuse(fcinfo->flinfo->fn_extra, fcinfo->flinfo->fn_mcxt, config);
 }
 
 /* Parse the config argument, reusing the call site's last parse. */
@@ -567,13 +572,13 @@ async_delete(int64 entry_id)
 }
 
 /*
- * What find_opponent keeps across its calls in one statement: the parsed
- * config (first, so that async_config_cached finds it in fn_extra), and the
- * OIDs and column numbers of the pool tables.
+ * What find_opponent keeps for the life of the backend: the OIDs and column
+ * numbers of the pool tables (forgotten when any of them is invalidated in
+ * the relcache: dropped, altered, the extension reinstalled), and the last
+ * pool config it parsed (reused while the stored bytes are the same).
  */
 typedef struct AsyncFindCache
 {
-	AsyncConfigCache config;
 	bool		known;			/* the fields below are filled */
 	Oid			pools;
 	Oid			pools_key;
@@ -585,6 +590,10 @@ typedef struct AsyncFindCache
 	AttrNumber	att_mmr;
 	AttrNumber	att_model;
 } AsyncFindCache;
+
+static AsyncFindCache find_cache;
+static bool find_cache_callback;
+static AsyncConfigCache find_config;
 
 /* The relations find_opponent reads, open for one call. */
 typedef struct AsyncRels
@@ -626,16 +635,27 @@ async_column(Oid relid, const char *name)
 	return att;
 }
 
-/* Look up the pool tables' OIDs and columns once per call site. */
-static AsyncFindCache *
-async_find_cache(FunctionCallInfo fcinfo)
+/* Forget the OIDs when one of the pool relations (or every one) is invalidated. */
+static void
+async_relcache_callback(Datum arg, Oid relid)
 {
-	AsyncFindCache *cache = fcinfo->flinfo->fn_extra;
+	(void) arg;
+	if (!OidIsValid(relid) || relid == find_cache.pools ||
+		relid == find_cache.pools_key || relid == find_cache.entries ||
+		relid == find_cache.search)
+		find_cache.known = false;
+}
 
-	if (cache == NULL)
+/* Look up the pool tables' OIDs and columns once per backend. */
+static const AsyncFindCache *
+async_find_cache(void)
+{
+	AsyncFindCache *cache = &find_cache;
+
+	if (!find_cache_callback)
 	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AsyncFindCache));
-		fcinfo->flinfo->fn_extra = cache;
+		CacheRegisterRelcacheCallback(async_relcache_callback, (Datum) 0);
+		find_cache_callback = true;
 	}
 	if (!cache->known)
 	{
@@ -792,25 +812,34 @@ int64_member(int64 x, const int64 *set, int n)
 }
 
 /*
- * The nearest entry on one side of the query (above: mmr in [query, upper),
- * first in index order; below: [lower, query), last), skipping excluded
- * players and skipped entries; one scan of the (pool, labels, mmr) index.
+ * The width of the first window of a side with no bound on the distance:
+ * twice the distance of the last opponent found above a query in this
+ * backend (a hint only: it changes how the side is cut, never the result).
  */
-static void
-async_nearest(AsyncRels *r, const AsyncQuery *q, bool above,
-			  const int64 *skipped, int nskipped, AsyncCandidate *c)
+static double nearest_hint = 0;
+
+/*
+ * Scan one window of one side of the (pool, labels, mmr) index: mmr in
+ * [from, to), upwards (above) or downwards. Take the first entry that is
+ * not an excluded player or a skipped entry; stop at the first one farther
+ * than reach from the query. Returns false when the side is done (an entry
+ * was taken, or one beyond reach was met).
+ */
+static bool
+async_window(AsyncRels *r, const AsyncQuery *q, bool above, double from, double to,
+			 double reach, const int64 *skipped, int nskipped, AsyncCandidate *c)
 {
 	ScanKeyData keys[4];
 	IndexScanDesc scan;
 	TupleTableSlot *slot = r->entry_slot;
+	bool		more = true;
 
 	async_scan_key(&keys[0], r->search, 1, BTEqualStrategyNumber, F_TEXTEQ, q->pool);
 	async_scan_key(&keys[1], r->search, 2, BTEqualStrategyNumber, F_ARRAY_EQ, q->labels);
 	async_scan_key(&keys[2], r->search, 3, BTGreaterEqualStrategyNumber, F_FLOAT8GE,
-				   Float8GetDatum(above ? q->mmr : q->lower));
+				   Float8GetDatum(from));
 	async_scan_key(&keys[3], r->search, 3, BTLessStrategyNumber, F_FLOAT8LT,
-				   Float8GetDatum(above ? q->upper : q->mmr));
-	c->found = false;
+				   Float8GetDatum(to));
 	scan = index_beginscan(r->entries, r->search, GetActiveSnapshot(), 4, 0);
 	index_rescan(scan, keys, 4, NULL, 0);
 	while (index_getnext_slot(scan, above ? ForwardScanDirection : BackwardScanDirection, slot))
@@ -819,18 +848,73 @@ async_nearest(AsyncRels *r, const AsyncQuery *q, bool above,
 		Datum		model;
 
 		CHECK_FOR_INTERRUPTS();
+		c->mmr = DatumGetFloat8(slot_getattr(slot, r->att_mmr, &isnull));
+		/* in scan order the distance never decreases */
+		if ((above ? c->mmr - q->mmr : q->mmr - c->mmr) > reach)
+		{
+			more = false;
+			break;
+		}
 		c->entry_id = DatumGetInt64(slot_getattr(slot, r->att_entry_id, &isnull));
 		c->player_id = DatumGetInt64(slot_getattr(slot, r->att_player_id, &isnull));
 		if (int64_member(c->player_id, q->excluded, q->nexcluded) ||
 			int64_member(c->entry_id, skipped, nskipped))
 			continue;
-		c->mmr = DatumGetFloat8(slot_getattr(slot, r->att_mmr, &isnull));
 		model = slot_getattr(slot, r->att_model, &c->model_null);
 		c->model = c->model_null ? (Datum) 0 : PointerGetDatum(DatumGetJsonbPCopy(model));
 		c->found = true;
+		more = false;
 		break;
 	}
 	index_endscan(scan);
+	return more;
+}
+
+/*
+ * The nearest entry on one side of the query (above: mmr in [query, upper),
+ * first in index order; below: [lower, query), last) at most reach away,
+ * skipping excluded players and skipped entries.
+ *
+ * A btree index scan reads every tuple of the leaf page it starts on that
+ * passes its keys before it returns the first, checking each key on each
+ * tuple: an open-ended scan reads up to a page of entries to return one.
+ * So the side is scanned in windows that grow outwards from the query (the
+ * first as wide as reach, or as the hint; each next one 8 times wider; the
+ * last ending at the side's end): a window near the query reads a few
+ * entries. The windows tile the side in order, so the entry found is the
+ * one a single scan of the side finds.
+ */
+static void
+async_nearest(AsyncRels *r, const AsyncQuery *q, bool above, double reach,
+			  const int64 *skipped, int nskipped, AsyncCandidate *c)
+{
+	double		end = above ? q->upper : q->lower;
+	double		at = q->mmr;
+	double		width;
+
+	if (!isinf(reach))
+		width = reach * 2;
+	else
+		width = nearest_hint * 2;
+	/* never so narrow that at + width == at */
+	width = Max(width, (fabs(q->mmr) + 1) * 1e-12);
+	c->found = false;
+	for (;;)
+	{
+		double		next = above ? Min(at + width, end) : Max(at - width, end);
+		bool		more;
+
+		more = above ? async_window(r, q, true, at, next, reach, skipped, nskipped, c)
+			: async_window(r, q, false, next, at, reach, skipped, nskipped, c);
+		/* beyond the window's far edge every entry is farther still */
+		if (!more || next == end ||
+			(above ? next - q->mmr : q->mmr - next) > reach)
+			break;
+		at = next;
+		width *= 8;
+	}
+	if (c->found && above)
+		nearest_hint = c->mmr - q->mmr;
 }
 
 typedef enum AsyncFindResult
@@ -867,8 +951,10 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 			PopActiveSnapshot();
 			async_push_snapshot();
 		}
-		async_nearest(rels, q, true, skipped, nskipped, &up);
-		async_nearest(rels, q, false, skipped, nskipped, &down);
+		/* below, only as far as the entry found above: a farther one loses */
+		async_nearest(rels, q, true, INFINITY, skipped, nskipped, &up);
+		async_nearest(rels, q, false, up.found ? up.mmr - q->mmr : INFINITY,
+					  skipped, nskipped, &down);
 		if (!up.found && !down.found)
 			return FIND_NONE;
 		if (!down.found ||
@@ -1078,9 +1164,10 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	const char *null_hint = "Pass a value (labels: '{}' for none, retries: 0 for a first attempt).";
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const AsyncConfig *c;
+	AsyncConfig config;
 	AsyncQuery	q;
 	AsyncCandidate found;
-	AsyncFindCache *cache;
+	const AsyncFindCache *cache;
 	AsyncRels	rels;
 	AsyncFindResult result;
 	int32		retries;
@@ -1112,12 +1199,15 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5), &q.excluded);
 
 	InitMaterializedSRF(fcinfo, 0);
-	cache = async_find_cache(fcinfo);
+	cache = async_find_cache();
 	memset(&rels, 0, sizeof(rels));
 	async_rels_open(&rels, cache);
 	/* one snapshot for the config and the first search */
 	async_push_snapshot();
-	c = async_config_cached(fcinfo, async_read_config(&rels, q.pool));
+	/* a copy: the backend's cache may be refilled by a nested call */
+	config = *async_config_reuse(&find_config, TopMemoryContext,
+								 async_read_config(&rels, q.pool));
+	c = &config;
 
 	/* the searched interval: the buckets async_search_order visits */
 	order = palloc(sizeof(int) * c->mmr_bucket_count);
@@ -1167,6 +1257,7 @@ Datum
 mm_offer_entry(PG_FUNCTION_ARGS)
 {
 	const AsyncConfig *c;
+	AsyncConfig config;
 	Datum		values[1];
 	Datum		pool,
 				labels;
@@ -1181,7 +1272,9 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	if (async_exec(PLAN_ENTRY, values) == 1)
 	{
-		c = async_config_cached(fcinfo, DatumGetJsonbP(async_value(0, 1, &isnull)));
+		config = *async_config_reuse(&find_config, TopMemoryContext,
+									 DatumGetJsonbP(async_value(0, 1, &isnull)));
+		c = &config;
 		pool = async_value(0, 2, &isnull);
 		labels = async_value(0, 3, &isnull);
 		if (c->remove_threshold_null)
