@@ -43,6 +43,7 @@
 #include "utils/inval.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -431,6 +432,7 @@ typedef enum AsyncPlan
 	PLAN_FILL,					/* a bucket's fill, counted up to a limit */
 	PLAN_FILL_BOUND,			/* at most this many entries in a bucket */
 	PLAN_DELETE,				/* remove an entry */
+	PLAN_DELETE_TID,			/* remove an entry this transaction holds locked */
 	N_PLANS
 } AsyncPlan;
 
@@ -488,6 +490,10 @@ static const struct
 	[PLAN_DELETE] = {
 		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
 		1, {INT8OID}
+	},
+	[PLAN_DELETE_TID] = {
+		"DELETE FROM mm.async_entries e WHERE e.ctid" EQ "$1",
+		1, {TIDOID}
 	},
 };
 
@@ -800,6 +806,7 @@ typedef struct AsyncCandidate
 	double		mmr;
 	Datum		model;
 	bool		model_null;
+	ItemPointerData tid;		/* of the version the search saw */
 } AsyncCandidate;
 
 static bool
@@ -862,6 +869,7 @@ async_window(AsyncRels *r, const AsyncQuery *q, bool above, double from, double 
 			continue;
 		model = slot_getattr(slot, r->att_model, &c->model_null);
 		c->model = c->model_null ? (Datum) 0 : PointerGetDatum(DatumGetJsonbPCopy(model));
+		c->tid = slot->tts_tid;
 		c->found = true;
 		more = false;
 		break;
@@ -915,6 +923,42 @@ async_nearest(AsyncRels *r, const AsyncQuery *q, bool above, double reach,
 	}
 	if (c->found && above)
 		nearest_hint = c->mmr - q->mmr;
+}
+
+typedef enum AsyncLock
+{
+	LOCK_OK,					/* locked, as the version the search saw */
+	LOCK_HELD,					/* a concurrent query holds it: skip it */
+	LOCK_STALE					/* changed since: claim it by statement */
+} AsyncLock;
+
+/*
+ * Lock the entry found without waiting, as SELECT ... FOR UPDATE SKIP
+ * LOCKED would, but on the version the search saw, by its TID: no
+ * statement to start. When that version is no longer the latest (updated or
+ * removed since the search's snapshot, or by this transaction) or the user
+ * may not lock rows of the table, the caller claims it by statement, which
+ * rechecks the latest version (or raises the error a statement raises).
+ */
+static AsyncLock
+async_lock(AsyncRels *r, AsyncCandidate *c, bool take)
+{
+	TM_FailureData tmfd;
+	TM_Result	result;
+
+	if (pg_class_aclcheck(RelationGetRelid(r->entries), GetUserId(),
+						  take ? ACL_UPDATE | ACL_DELETE : ACL_UPDATE) != ACLCHECK_OK)
+		return LOCK_STALE;
+	/* the table lock the statement would take, before a row lock */
+	LockRelationOid(RelationGetRelid(r->entries), take ? RowExclusiveLock : RowShareLock);
+	result = table_tuple_lock(r->entries, &c->tid, GetActiveSnapshot(), r->entry_slot,
+							  GetCurrentCommandId(true), LockTupleExclusive,
+							  LockWaitSkip, 0, &tmfd);
+	if (result == TM_Ok)
+		return LOCK_OK;
+	if (result == TM_WouldBlock)
+		return LOCK_HELD;
+	return LOCK_STALE;
 }
 
 typedef enum AsyncFindResult
@@ -975,6 +1019,7 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(found->entry_id),
 			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
 			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
+			AsyncLock	locked = async_lock(rels, found, take);
 
 			if (!rels->spi)
 			{
@@ -982,14 +1027,32 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 					elog(ERROR, "SPI_connect failed");
 				rels->spi = true;
 			}
-			claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
-			if (claimed)
+			if (locked == LOCK_OK)
 			{
-				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
-				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
-				found->model = async_value(0, 3, &found->model_null);
+				claimed = true;
 				if (take)
+				{
+					Datum		tid[1] = {PointerGetDatum(&found->tid)};
+
+					if (async_exec(PLAN_DELETE_TID, tid) != 1)
+						elog(ERROR, "entry " INT64_FORMAT " locked but not removed",
+							 found->entry_id);
 					return FIND_FOUND;
+				}
+			}
+			else if (locked == LOCK_HELD)
+				claimed = false;
+			else
+			{
+				claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
+				if (claimed)
+				{
+					found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
+					found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
+					found->model = async_value(0, 3, &found->model_null);
+					if (take)
+						return FIND_FOUND;
+				}
 			}
 		}
 		if (claimed)
