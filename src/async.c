@@ -404,10 +404,12 @@ bound_datum(double bound, bool *isnull)
  * Pool access: mm.find_opponent and mm.offer_entry.
  *
  * find_opponent reads the pool's row and the nearest entries through their
- * indexes directly (one scan per side of the (pool, labels, mmr) index), so
- * a search plans and starts no statement. What writes (claiming an entry
- * with SKIP LOCKED, removing it, counting a bucket) is a statement run over
- * SPI, through the executor's row locking, triggers and constraints. Every
+ * indexes directly (windowed scans of each side of the (pool, labels, mmr)
+ * index), so a search plans and starts no statement. It locks the entry it
+ * found directly too, by the tuple id of the version it saw, without waiting
+ * (async_lock). What writes (removing an entry, counting a bucket, claiming
+ * an entry changed since the search's snapshot with SKIP LOCKED) is a
+ * statement run over SPI, through the executor's triggers and constraints. Every
  * statement is prepared once per backend and kept; tables are
  * schema-qualified and operators spelled OPERATOR(pg_catalog.x), so the
  * caller's search_path cannot change what they mean.
