@@ -794,6 +794,7 @@ typedef struct AsyncQuery
 	double		mmr;
 	double		lower;			/* searched MMR interval [lower, upper) */
 	double		upper;
+	double		min_width;		/* of a first window (a millionth of a bucket) */
 	int64	   *excluded;		/* player ids never offered */
 	int			nexcluded;
 } AsyncQuery;
@@ -821,9 +822,11 @@ int64_member(int64 x, const int64 *set, int n)
 }
 
 /*
- * The width of the first window of a side with no bound on the distance:
- * twice the distance of the last opponent found above a query in this
- * backend (a hint only: it changes how the side is cut, never the result).
+ * The width of the first window of a side with no bound on the distance is
+ * twice this: a running mean of the distances of the opponents found above
+ * queries in this backend (a hint only: it changes how the side is cut,
+ * never the result). A mean, so that one distance of 0 (an equal MMR) does
+ * not make the next query start from a window of nothing.
  */
 static double nearest_hint = 0;
 
@@ -890,10 +893,13 @@ async_window(AsyncRels *r, const AsyncQuery *q, bool above, double from, double 
  * tuple: an open-ended scan reads up to a page of entries to return one.
  * So the side is scanned in windows that grow outwards from the query (the
  * first as wide as reach, or as the hint; each next one 8 times wider; the
- * last ending at the side's end): a window near the query reads a few
- * entries. The windows tile the side in order, so the entry found is the
- * one a single scan of the side finds.
+ * fourth, or one reaching it, ending at the side's end, so that an empty
+ * or sparse side costs four scans at most): a window near the query reads a
+ * few entries. The windows tile the side in order, so the entry found is
+ * the one a single scan of the side finds.
  */
+#define ASYNC_WINDOWS 4
+
 static void
 async_nearest(AsyncRels *r, const AsyncQuery *q, bool above, double reach,
 			  const int64 *skipped, int nskipped, AsyncCandidate *c)
@@ -906,13 +912,17 @@ async_nearest(AsyncRels *r, const AsyncQuery *q, bool above, double reach,
 		width = reach * 2;
 	else
 		width = nearest_hint * 2;
-	/* never so narrow that at + width == at */
+	/* a millionth of a bucket at least; never so narrow that at + width == at */
+	width = Max(width, q->min_width);
 	width = Max(width, (fabs(q->mmr) + 1) * 1e-12);
 	c->found = false;
-	for (;;)
+	for (int window = 1;; window++)
 	{
 		double		next = above ? Min(at + width, end) : Max(at - width, end);
 		bool		more;
+
+		if (window == ASYNC_WINDOWS)
+			next = end;
 
 		more = above ? async_window(r, q, true, at, next, reach, skipped, nskipped, c)
 			: async_window(r, q, false, next, at, reach, skipped, nskipped, c);
@@ -924,7 +934,7 @@ async_nearest(AsyncRels *r, const AsyncQuery *q, bool above, double reach,
 		width *= 8;
 	}
 	if (c->found && above)
-		nearest_hint = c->mmr - q->mmr;
+		nearest_hint = nearest_hint * 0.75 + (c->mmr - q->mmr) * 0.25;
 }
 
 typedef enum AsyncLock
@@ -1285,6 +1295,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	}
 	q.lower = async_bound(c, lo);
 	q.upper = async_bound(c, hi + 1);
+	q.min_width = (c->max_mmr - c->min_mmr) / c->mmr_bucket_count * 1e-6;
 
 	result = async_find(&rels, c, &q, &found);
 	PopActiveSnapshot();
