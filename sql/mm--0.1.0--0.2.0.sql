@@ -5795,6 +5795,37 @@ BEGIN
 END
 $$;
 
+-- ==== place configs stored complete ====
+
+-- A place config is stored as mm.place_config returns it, like queue and
+-- pool configs: every key, each signal with every key its kind takes,
+-- numbers in their shortest round-trip form. Stored configs are rewritten
+-- so (they mean the same).
+CREATE FUNCTION mm.place_config(config jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_place_config'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.place_config(jsonb) IS
+    'a place configuration checked and complete, as mm.set_place_config stores it: every key, each signal given with its kind and every key its kind takes (defaults written out), numbers in their shortest round-trip form';
+
+CREATE OR REPLACE FUNCTION mm.set_place_config(place text, config jsonb)
+RETURNS void
+LANGUAGE sql VOLATILE STRICT
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+INSERT INTO mm.place_configs (place, config)
+VALUES (set_place_config.place, mm.place_config(set_place_config.config))
+ON CONFLICT ON CONSTRAINT place_configs_pkey DO UPDATE SET config = EXCLUDED.config
+$$;
+COMMENT ON FUNCTION mm.set_place_config(text, jsonb) IS
+    'set the matchmaking configuration of a place, the whole config (validated, errors say what is wrong; stored complete, as mm.place_config returns it)';
+
+COMMENT ON TABLE mm.place_configs IS
+    'matchmaking configuration per place: {"voice_chat": bool, "include_defaults": bool, "signals": {name: {kind, weight, ...}}}, complete, as mm.place_config returns it; places without a row use the Roblox default configuration';
+
+UPDATE mm.place_configs c SET config = mm.place_config(c.config)
+WHERE c.config IS DISTINCT FROM mm.place_config(c.config);
+
 -- ==== deployable by a DBA: volatility, versions, privileges ====
 
 -- glicko2_rate: tau defaults to NULL, the policy's volatility.system_constant
@@ -5957,6 +5988,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.weighted_score_final(float8[])', 'function', '{public}', false),
 ('mm.weighted_score(float8, float8)', 'function', '{public}', false),
 ('mm.check_place_config(jsonb)', 'function', '{public}', false),
+('mm.place_config(jsonb)', 'function', '{public}', false),
 ('mm.server_breakdown(text[], float8[])', 'function', '{public}', false),
 -- placement: servers come and go with the fleet (service); configs are admin's
 ('mm.refresh_servers(bigint[])', 'function', '{service,admin}', true),

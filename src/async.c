@@ -40,8 +40,10 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -272,8 +274,10 @@ async_search_order(const AsyncConfig *c, double mmr, int retries, int *order)
 }
 
 /*
- * A parsed config cached across calls of one call site (mm.async_bucket is
- * called once per entry by mm.pool_buckets and mm.rebalance_pool).
+ * A parsed config and the bytes it was parsed from, reused while the bytes
+ * are the same: per call site (mm.async_bucket is called once per entry by
+ * mm.pool_buckets and mm.rebalance_pool), or per backend (find_opponent and
+ * offer_entry, which read the config from the pool's row on every call).
  */
 typedef struct AsyncConfigCache
 {
@@ -282,31 +286,33 @@ typedef struct AsyncConfigCache
 	AsyncConfig config;
 } AsyncConfigCache;
 
-/* Parse a config, reusing the call site's last parse of the same bytes. */
+/* Parse a config, reusing the cache's last parse of the same bytes. */
 static const AsyncConfig *
-async_config_cached(FunctionCallInfo fcinfo, Jsonb *config)
+async_config_reuse(AsyncConfigCache *cache, MemoryContext cxt, Jsonb *config)
 {
 	Size		len = VARSIZE(config);
-	AsyncConfigCache *cache = fcinfo->flinfo->fn_extra;
 
-	if (cache != NULL && cache->len == len &&
-		memcmp(cache->bytes, config, len) == 0)
+	if (cache->len == len && memcmp(cache->bytes, config, len) == 0)
 		return &cache->config;
-	if (cache == NULL)
-	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-									   sizeof(AsyncConfigCache));
-		fcinfo->flinfo->fn_extra = cache;
-	}
 	/* parse first: an error must not leave a half-filled cache */
 	cache->len = 0;
 	async_config_parse(config, &cache->config);
 	if (cache->bytes != NULL)
 		pfree(cache->bytes);
-	cache->bytes = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
+	cache->bytes = MemoryContextAlloc(cxt, len);
 	memcpy(cache->bytes, config, len);
 	cache->len = len;
 	return &cache->config;
+}
+
+/* Parse a config, reusing the call site's last parse of the same bytes. */
+static const AsyncConfig *
+async_config_cached(FunctionCallInfo fcinfo, Jsonb *config)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+														  sizeof(AsyncConfigCache));
+	return async_config_reuse(fcinfo->flinfo->fn_extra, fcinfo->flinfo->fn_mcxt, config);
 }
 
 /* Parse the config argument, reusing the call site's last parse. */
@@ -398,10 +404,12 @@ bound_datum(double bound, bool *isnull)
  * Pool access: mm.find_opponent and mm.offer_entry.
  *
  * find_opponent reads the pool's row and the nearest entries through their
- * indexes directly (one scan per side of the (pool, labels, mmr) index), so
- * a search plans and starts no statement. What writes (claiming an entry
- * with SKIP LOCKED, removing it, counting a bucket) is a statement run over
- * SPI, through the executor's row locking, triggers and constraints. Every
+ * indexes directly (windowed scans of each side of the (pool, labels, mmr)
+ * index), so a search plans and starts no statement. It locks the entry it
+ * found directly too, by the tuple id of the version it saw, without waiting
+ * (async_lock). What writes (removing an entry, counting a bucket, claiming
+ * an entry changed since the search's snapshot with SKIP LOCKED) is a
+ * statement run over SPI, through the executor's triggers and constraints. Every
  * statement is prepared once per backend and kept; tables are
  * schema-qualified and operators spelled OPERATOR(pg_catalog.x), so the
  * caller's search_path cannot change what they mean.
@@ -426,6 +434,7 @@ typedef enum AsyncPlan
 	PLAN_FILL,					/* a bucket's fill, counted up to a limit */
 	PLAN_FILL_BOUND,			/* at most this many entries in a bucket */
 	PLAN_DELETE,				/* remove an entry */
+	PLAN_DELETE_TID,			/* remove an entry this transaction holds locked */
 	N_PLANS
 } AsyncPlan;
 
@@ -483,6 +492,10 @@ static const struct
 	[PLAN_DELETE] = {
 		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
 		1, {INT8OID}
+	},
+	[PLAN_DELETE_TID] = {
+		"DELETE FROM mm.async_entries e WHERE e.ctid" EQ "$1",
+		1, {TIDOID}
 	},
 };
 
@@ -567,13 +580,13 @@ async_delete(int64 entry_id)
 }
 
 /*
- * What find_opponent keeps across its calls in one statement: the parsed
- * config (first, so that async_config_cached finds it in fn_extra), and the
- * OIDs and column numbers of the pool tables.
+ * What find_opponent keeps for the life of the backend: the OIDs and column
+ * numbers of the pool tables (forgotten when any of them is invalidated in
+ * the relcache: dropped, altered, the extension reinstalled), and the last
+ * pool config it parsed (reused while the stored bytes are the same).
  */
 typedef struct AsyncFindCache
 {
-	AsyncConfigCache config;
 	bool		known;			/* the fields below are filled */
 	Oid			pools;
 	Oid			pools_key;
@@ -585,6 +598,10 @@ typedef struct AsyncFindCache
 	AttrNumber	att_mmr;
 	AttrNumber	att_model;
 } AsyncFindCache;
+
+static AsyncFindCache find_cache;
+static bool find_cache_callback;
+static AsyncConfigCache find_config;
 
 /* The relations find_opponent reads, open for one call. */
 typedef struct AsyncRels
@@ -626,16 +643,27 @@ async_column(Oid relid, const char *name)
 	return att;
 }
 
-/* Look up the pool tables' OIDs and columns once per call site. */
-static AsyncFindCache *
-async_find_cache(FunctionCallInfo fcinfo)
+/* Forget the OIDs when one of the pool relations (or every one) is invalidated. */
+static void
+async_relcache_callback(Datum arg, Oid relid)
 {
-	AsyncFindCache *cache = fcinfo->flinfo->fn_extra;
+	(void) arg;
+	if (!OidIsValid(relid) || relid == find_cache.pools ||
+		relid == find_cache.pools_key || relid == find_cache.entries ||
+		relid == find_cache.search)
+		find_cache.known = false;
+}
 
-	if (cache == NULL)
+/* Look up the pool tables' OIDs and columns once per backend. */
+static const AsyncFindCache *
+async_find_cache(void)
+{
+	AsyncFindCache *cache = &find_cache;
+
+	if (!find_cache_callback)
 	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AsyncFindCache));
-		fcinfo->flinfo->fn_extra = cache;
+		CacheRegisterRelcacheCallback(async_relcache_callback, (Datum) 0);
+		find_cache_callback = true;
 	}
 	if (!cache->known)
 	{
@@ -766,6 +794,7 @@ typedef struct AsyncQuery
 	double		mmr;
 	double		lower;			/* searched MMR interval [lower, upper) */
 	double		upper;
+	double		min_width;		/* of a first window (a millionth of a bucket) */
 	int64	   *excluded;		/* player ids never offered */
 	int			nexcluded;
 } AsyncQuery;
@@ -780,6 +809,7 @@ typedef struct AsyncCandidate
 	double		mmr;
 	Datum		model;
 	bool		model_null;
+	ItemPointerData tid;		/* of the version the search saw */
 } AsyncCandidate;
 
 static bool
@@ -792,25 +822,36 @@ int64_member(int64 x, const int64 *set, int n)
 }
 
 /*
- * The nearest entry on one side of the query (above: mmr in [query, upper),
- * first in index order; below: [lower, query), last), skipping excluded
- * players and skipped entries; one scan of the (pool, labels, mmr) index.
+ * The width of the first window of a side with no bound on the distance is
+ * twice this: a running mean of the distances of the opponents found above
+ * queries in this backend (a hint only: it changes how the side is cut,
+ * never the result). A mean, so that one distance of 0 (an equal MMR) does
+ * not make the next query start from a window of nothing.
  */
-static void
-async_nearest(AsyncRels *r, const AsyncQuery *q, bool above,
-			  const int64 *skipped, int nskipped, AsyncCandidate *c)
+static double nearest_hint = 0;
+
+/*
+ * Scan one window of one side of the (pool, labels, mmr) index: mmr in
+ * [from, to), upwards (above) or downwards. Take the first entry that is
+ * not an excluded player or a skipped entry; stop at the first one farther
+ * than reach from the query. Returns false when the side is done (an entry
+ * was taken, or one beyond reach was met).
+ */
+static bool
+async_window(AsyncRels *r, const AsyncQuery *q, bool above, double from, double to,
+			 double reach, const int64 *skipped, int nskipped, AsyncCandidate *c)
 {
 	ScanKeyData keys[4];
 	IndexScanDesc scan;
 	TupleTableSlot *slot = r->entry_slot;
+	bool		more = true;
 
 	async_scan_key(&keys[0], r->search, 1, BTEqualStrategyNumber, F_TEXTEQ, q->pool);
 	async_scan_key(&keys[1], r->search, 2, BTEqualStrategyNumber, F_ARRAY_EQ, q->labels);
 	async_scan_key(&keys[2], r->search, 3, BTGreaterEqualStrategyNumber, F_FLOAT8GE,
-				   Float8GetDatum(above ? q->mmr : q->lower));
+				   Float8GetDatum(from));
 	async_scan_key(&keys[3], r->search, 3, BTLessStrategyNumber, F_FLOAT8LT,
-				   Float8GetDatum(above ? q->upper : q->mmr));
-	c->found = false;
+				   Float8GetDatum(to));
 	scan = index_beginscan(r->entries, r->search, GetActiveSnapshot(), 4, 0);
 	index_rescan(scan, keys, 4, NULL, 0);
 	while (index_getnext_slot(scan, above ? ForwardScanDirection : BackwardScanDirection, slot))
@@ -819,18 +860,117 @@ async_nearest(AsyncRels *r, const AsyncQuery *q, bool above,
 		Datum		model;
 
 		CHECK_FOR_INTERRUPTS();
+		c->mmr = DatumGetFloat8(slot_getattr(slot, r->att_mmr, &isnull));
+		/* in scan order the distance never decreases */
+		if ((above ? c->mmr - q->mmr : q->mmr - c->mmr) > reach)
+		{
+			more = false;
+			break;
+		}
 		c->entry_id = DatumGetInt64(slot_getattr(slot, r->att_entry_id, &isnull));
 		c->player_id = DatumGetInt64(slot_getattr(slot, r->att_player_id, &isnull));
 		if (int64_member(c->player_id, q->excluded, q->nexcluded) ||
 			int64_member(c->entry_id, skipped, nskipped))
 			continue;
-		c->mmr = DatumGetFloat8(slot_getattr(slot, r->att_mmr, &isnull));
 		model = slot_getattr(slot, r->att_model, &c->model_null);
 		c->model = c->model_null ? (Datum) 0 : PointerGetDatum(DatumGetJsonbPCopy(model));
+		c->tid = slot->tts_tid;
 		c->found = true;
+		more = false;
 		break;
 	}
 	index_endscan(scan);
+	return more;
+}
+
+/*
+ * The nearest entry on one side of the query (above: mmr in [query, upper),
+ * first in index order; below: [lower, query), last) at most reach away,
+ * skipping excluded players and skipped entries.
+ *
+ * A btree index scan reads every tuple of the leaf page it starts on that
+ * passes its keys before it returns the first, checking each key on each
+ * tuple: an open-ended scan reads up to a page of entries to return one.
+ * So the side is scanned in windows that grow outwards from the query (the
+ * first as wide as reach, or as the hint; each next one 8 times wider; the
+ * fourth, or one reaching it, ending at the side's end, so that an empty
+ * or sparse side costs four scans at most): a window near the query reads a
+ * few entries. The windows tile the side in order, so the entry found is
+ * the one a single scan of the side finds.
+ */
+#define ASYNC_WINDOWS 4
+
+static void
+async_nearest(AsyncRels *r, const AsyncQuery *q, bool above, double reach,
+			  const int64 *skipped, int nskipped, AsyncCandidate *c)
+{
+	double		end = above ? q->upper : q->lower;
+	double		at = q->mmr;
+	double		width;
+
+	if (!isinf(reach))
+		width = reach * 2;
+	else
+		width = nearest_hint * 2;
+	/* a millionth of a bucket at least; never so narrow that at + width == at */
+	width = Max(width, q->min_width);
+	width = Max(width, (fabs(q->mmr) + 1) * 1e-12);
+	c->found = false;
+	for (int window = 1;; window++)
+	{
+		double		next = above ? Min(at + width, end) : Max(at - width, end);
+		bool		more;
+
+		if (window == ASYNC_WINDOWS)
+			next = end;
+
+		more = above ? async_window(r, q, true, at, next, reach, skipped, nskipped, c)
+			: async_window(r, q, false, next, at, reach, skipped, nskipped, c);
+		/* beyond the window's far edge every entry is farther still */
+		if (!more || next == end ||
+			(above ? next - q->mmr : q->mmr - next) > reach)
+			break;
+		at = next;
+		width *= 8;
+	}
+	if (c->found && above)
+		nearest_hint = nearest_hint * 0.75 + (c->mmr - q->mmr) * 0.25;
+}
+
+typedef enum AsyncLock
+{
+	LOCK_OK,					/* locked, as the version the search saw */
+	LOCK_HELD,					/* a concurrent query holds it: skip it */
+	LOCK_STALE					/* changed since: claim it by statement */
+} AsyncLock;
+
+/*
+ * Lock the entry found without waiting, as SELECT ... FOR UPDATE SKIP
+ * LOCKED would, but on the version the search saw, by its TID: no
+ * statement to start. When that version is no longer the latest (updated or
+ * removed since the search's snapshot, or by this transaction) or the user
+ * may not lock rows of the table, the caller claims it by statement, which
+ * rechecks the latest version (or raises the error a statement raises).
+ */
+static AsyncLock
+async_lock(AsyncRels *r, AsyncCandidate *c, bool take)
+{
+	TM_FailureData tmfd;
+	TM_Result	result;
+
+	if (pg_class_aclcheck(RelationGetRelid(r->entries), GetUserId(),
+						  take ? ACL_UPDATE | ACL_DELETE : ACL_UPDATE) != ACLCHECK_OK)
+		return LOCK_STALE;
+	/* the table lock the statement would take, before a row lock */
+	LockRelationOid(RelationGetRelid(r->entries), take ? RowExclusiveLock : RowShareLock);
+	result = table_tuple_lock(r->entries, &c->tid, GetActiveSnapshot(), r->entry_slot,
+							  GetCurrentCommandId(true), LockTupleExclusive,
+							  LockWaitSkip, 0, &tmfd);
+	if (result == TM_Ok)
+		return LOCK_OK;
+	if (result == TM_WouldBlock)
+		return LOCK_HELD;
+	return LOCK_STALE;
 }
 
 typedef enum AsyncFindResult
@@ -867,8 +1007,10 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 			PopActiveSnapshot();
 			async_push_snapshot();
 		}
-		async_nearest(rels, q, true, skipped, nskipped, &up);
-		async_nearest(rels, q, false, skipped, nskipped, &down);
+		/* below, only as far as the entry found above: a farther one loses */
+		async_nearest(rels, q, true, INFINITY, skipped, nskipped, &up);
+		async_nearest(rels, q, false, up.found ? up.mmr - q->mmr : INFINITY,
+					  skipped, nskipped, &down);
 		if (!up.found && !down.found)
 			return FIND_NONE;
 		if (!down.found ||
@@ -889,6 +1031,7 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(found->entry_id),
 			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
 			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
+			AsyncLock	locked = async_lock(rels, found, take);
 
 			if (!rels->spi)
 			{
@@ -896,14 +1039,32 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 					elog(ERROR, "SPI_connect failed");
 				rels->spi = true;
 			}
-			claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
-			if (claimed)
+			if (locked == LOCK_OK)
 			{
-				found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
-				found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
-				found->model = async_value(0, 3, &found->model_null);
+				claimed = true;
 				if (take)
+				{
+					Datum		tid[1] = {PointerGetDatum(&found->tid)};
+
+					if (async_exec(PLAN_DELETE_TID, tid) != 1)
+						elog(ERROR, "entry " INT64_FORMAT " locked but not removed",
+							 found->entry_id);
 					return FIND_FOUND;
+				}
+			}
+			else if (locked == LOCK_HELD)
+				claimed = false;
+			else
+			{
+				claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
+				if (claimed)
+				{
+					found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
+					found->mmr = DatumGetFloat8(async_value(0, 2, &isnull));
+					found->model = async_value(0, 3, &found->model_null);
+					if (take)
+						return FIND_FOUND;
+				}
 			}
 		}
 		if (claimed)
@@ -1078,9 +1239,10 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	const char *null_hint = "Pass a value (labels: '{}' for none, retries: 0 for a first attempt).";
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const AsyncConfig *c;
+	AsyncConfig config;
 	AsyncQuery	q;
 	AsyncCandidate found;
-	AsyncFindCache *cache;
+	const AsyncFindCache *cache;
 	AsyncRels	rels;
 	AsyncFindResult result;
 	int32		retries;
@@ -1112,12 +1274,15 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5), &q.excluded);
 
 	InitMaterializedSRF(fcinfo, 0);
-	cache = async_find_cache(fcinfo);
+	cache = async_find_cache();
 	memset(&rels, 0, sizeof(rels));
 	async_rels_open(&rels, cache);
 	/* one snapshot for the config and the first search */
 	async_push_snapshot();
-	c = async_config_cached(fcinfo, async_read_config(&rels, q.pool));
+	/* a copy: the backend's cache may be refilled by a nested call */
+	config = *async_config_reuse(&find_config, TopMemoryContext,
+								 async_read_config(&rels, q.pool));
+	c = &config;
 
 	/* the searched interval: the buckets async_search_order visits */
 	order = palloc(sizeof(int) * c->mmr_bucket_count);
@@ -1130,6 +1295,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	}
 	q.lower = async_bound(c, lo);
 	q.upper = async_bound(c, hi + 1);
+	q.min_width = (c->max_mmr - c->min_mmr) / c->mmr_bucket_count * 1e-6;
 
 	result = async_find(&rels, c, &q, &found);
 	PopActiveSnapshot();
@@ -1167,6 +1333,7 @@ Datum
 mm_offer_entry(PG_FUNCTION_ARGS)
 {
 	const AsyncConfig *c;
+	AsyncConfig config;
 	Datum		values[1];
 	Datum		pool,
 				labels;
@@ -1181,7 +1348,9 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	if (async_exec(PLAN_ENTRY, values) == 1)
 	{
-		c = async_config_cached(fcinfo, DatumGetJsonbP(async_value(0, 1, &isnull)));
+		config = *async_config_reuse(&find_config, TopMemoryContext,
+									 DatumGetJsonbP(async_value(0, 1, &isnull)));
+		c = &config;
 		pool = async_value(0, 2, &isnull);
 		labels = async_value(0, 3, &isnull);
 		if (c->remove_threshold_null)

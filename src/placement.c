@@ -44,6 +44,7 @@
 #include "tcop/dest.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
@@ -454,11 +455,92 @@ signals_keep(JsonbValue *v, void *base, const char *what, const char *path)
 	}
 }
 
+/* The names of enum Aggregation, for a stored config. */
+static const char *const agg_names[] = {"average", "sum", "min", "max"};
+
+/*
+ * Append a signal as a stored config has it: its kind and every key its
+ * kind takes, defaults written out (a signal of a built-in kind keeps its
+ * name as kind).
+ */
+static void
+signal_render(StringInfo buf, const Signal *sig)
+{
+	const KindInfo *info = &kinds[sig->kind];
+
+	appendStringInfoString(buf, "{\"kind\": ");
+	escape_json(buf, info->name);
+	appendStringInfoString(buf, ", \"weight\": ");
+	mm_append_float8(buf, sig->weight);
+	if ((info->keys & K_ATTR) && sig->attribute != NULL)
+	{
+		appendStringInfoString(buf, ", \"attribute\": ");
+		escape_json(buf, sig->attribute);
+	}
+	if ((info->keys & K_PATTR) && sig->player_attribute != NULL)
+	{
+		appendStringInfoString(buf, ", \"player_attribute\": ");
+		escape_json(buf, sig->player_attribute);
+	}
+	if (info->keys & K_AGG)
+		appendStringInfo(buf, ", \"aggregation\": \"%s\"", agg_names[sig->agg]);
+	if ((info->keys & K_MAXDIFF) && sig->maxdiff > 0.0)
+	{
+		appendStringInfoString(buf, ", \"max_relevant_difference\": ");
+		mm_append_float8(buf, sig->maxdiff);
+	}
+	if ((info->keys & K_CONST) && !isnan(sig->constant))
+	{
+		appendStringInfoString(buf, ", \"constant\": ");
+		mm_append_float8(buf, sig->constant);
+	}
+	if ((info->keys & K_TEXTCONST) && sig->has_cat_constant)
+	{
+		appendStringInfoString(buf, ", \"constant\": ");
+		if (sig->cat_constant.type == jbvString)
+			escape_json(buf, sig->cat_constant.text);
+		else if (sig->cat_constant.type == jbvBool)
+			appendStringInfoString(buf, sig->cat_constant.text);
+		else
+			mm_append_float8(buf, sig->cat_constant.num);
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+/* Append the "signals" object: each signal given, complete. */
 static void
 signals_render(StringInfo buf, const void *base)
 {
-	(void) base;
-	appendStringInfoString(buf, "{}");
+	const PlaceSettings *ps = base;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	char	   *name = NULL;
+	bool		first = true;
+
+	appendStringInfoChar(buf, '{');
+	if (ps->signals != NULL)
+	{
+		it = JsonbIteratorInit(ps->signals->val.binary.data);
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				name = pnstrdup(v.val.string.val, v.val.string.len);
+			else if (tok == WJB_VALUE)
+			{
+				Signal		sig;
+
+				parse_signal(name, &v, &sig);
+				if (!first)
+					appendStringInfoString(buf, ", ");
+				first = false;
+				escape_json(buf, name);
+				appendStringInfoString(buf, ": ");
+				signal_render(buf, &sig);
+			}
+		}
+	}
+	appendStringInfoChar(buf, '}');
 }
 
 static const MmConfigKey place_keys[] = {
@@ -1103,6 +1185,23 @@ scan_servers(RankState *st, text *place)
 
 PG_FUNCTION_INFO_V1(mm_check_place_config);
 PG_FUNCTION_INFO_V1(mm_rank_servers);
+
+/*
+ * mm.place_config(config jsonb) → jsonb: the config checked and complete,
+ * as mm.set_place_config stores it (every key, every signal given with
+ * every key its kind takes, numbers in their shortest round-trip form).
+ */
+PG_FUNCTION_INFO_V1(mm_place_config);
+Datum
+mm_place_config(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *config = PG_GETARG_JSONB_P(0);
+	PlaceSettings ps;
+
+	parse_place_config(config);
+	mm_config_read(&mm_place_config_kind, config, &ps);
+	PG_RETURN_JSONB_P(mm_config_jsonb(place_keys, &ps));
+}
 
 /* mm.check_place_config(config jsonb): true, or an error saying what is wrong */
 Datum

@@ -143,12 +143,19 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.check_place_config(jsonb) IS
     'validate a place configuration: true, or an error saying what is wrong';
 
+CREATE FUNCTION mm.place_config(config jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_place_config'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.place_config(jsonb) IS
+    'a place configuration checked and complete, as mm.set_place_config stores it: every key, each signal given with its kind and every key its kind takes (defaults written out), numbers in their shortest round-trip form';
+
 CREATE TABLE mm.place_configs (
     place  text PRIMARY KEY,
     config jsonb NOT NULL CHECK (mm.check_place_config(config))
 );
 COMMENT ON TABLE mm.place_configs IS
-    'matchmaking configuration per place: {"voice_chat": bool, "include_defaults": bool, "signals": {name: {kind, weight, ...}}}; places without a row use the Roblox default configuration';
+    'matchmaking configuration per place: {"voice_chat": bool, "include_defaults": bool, "signals": {name: {kind, weight, ...}}}, complete, as mm.place_config returns it; places without a row use the Roblox default configuration';
 SELECT pg_catalog.pg_extension_config_dump('mm.place_configs', '');
 
 CREATE SEQUENCE mm.server_id_seq;
@@ -280,11 +287,12 @@ RETURNS void
 LANGUAGE sql VOLATILE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-INSERT INTO mm.place_configs (place, config) VALUES (set_place_config.place, set_place_config.config)
+INSERT INTO mm.place_configs (place, config)
+VALUES (set_place_config.place, mm.place_config(set_place_config.config))
 ON CONFLICT ON CONSTRAINT place_configs_pkey DO UPDATE SET config = EXCLUDED.config
 $$;
 COMMENT ON FUNCTION mm.set_place_config(text, jsonb) IS
-    'set the matchmaking configuration of a place (validated; errors say what is wrong)';
+    'set the matchmaking configuration of a place, the whole config (validated, errors say what is wrong; stored complete, as mm.place_config returns it)';
 
 CREATE FUNCTION mm.rank_servers(place text, player jsonb, preferred bigint[] DEFAULT '{}')
 RETURNS TABLE (server_id bigint, score float8, signals text[], signal_scores float8[])

@@ -163,6 +163,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.weighted_score_final(float8[])', 'function', '{public}', false),
 ('mm.weighted_score(float8, float8)', 'function', '{public}', false),
 ('mm.check_place_config(jsonb)', 'function', '{public}', false),
+('mm.place_config(jsonb)', 'function', '{public}', false),
 ('mm.server_breakdown(text[], float8[])', 'function', '{public}', false),
 -- placement: servers come and go with the fleet (service); configs are admin's
 ('mm.refresh_servers(bigint[])', 'function', '{service,admin}', true),

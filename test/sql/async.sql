@@ -329,6 +329,27 @@ REVOKE ALL ON mm.async_pools, mm.async_entries FROM regress_mm_async;
 REVOKE USAGE ON SCHEMA mm FROM regress_mm_async;
 DROP ROLE regress_mm_async;
 
+-- find_opponent scans each side of the query in windows that widen outwards
+-- from it (sized from the last distance found): the nearest is found whether
+-- the pool is dense or sparse around the query, alternately, with the
+-- nearest entries excluded, and below only as far as the entry found above.
+SELECT mm.create_pool('windows', '{"mmr_bucket_count": 1, "player_remove_after_candidate_offer_threshold": null}');
+INSERT INTO mm.async_entries (pool, player_id, mmr)
+SELECT 'windows', i, i / 10.0 FROM generate_series(1, 400) i
+UNION ALL VALUES ('windows', 501, 5000), ('windows', 502, -3000), ('windows', 503, 20.0),
+                 ('windows', 504, 1e9), ('windows', 505, -1e9);
+WITH q(n, x, ex) AS (
+    VALUES (1, 20.0::float8, '{}'::bigint[]), (2, 2500, '{}'), (3, 20.04, '{}'), (4, -2999.5, '{}'),
+           (5, 20.0, '{200,503,199,201,198,202}'), (6, 4e8, '{}'), (7, 0, '{}'), (8, 41, '{}'),
+           (9, 41, (SELECT array_agg(i) FROM generate_series(300, 400) i)),
+           (10, -1e12, '{}'), (11, 1e12, '{504}'), (12, 3000, '{501}'), (13, 20.05, '{}'))
+SELECT q.n, f.player_id IS NOT NULL AS found,
+       abs(f.mmr - q.x) = (SELECT min(abs(e.mmr - q.x)) FROM mm.async_entries e
+                           WHERE e.pool = 'windows' AND e.player_id <> ALL (q.ex)) AS nearest
+FROM q, LATERAL mm.find_opponent('windows', q.x, '{}', 0, q.ex) f
+ORDER BY q.n;
+SELECT mm.drop_pool('windows');
+
 -- Pools, entries, sizing model and sample are dumped with the extension's
 -- data.
 SELECT c::regclass AS dumped

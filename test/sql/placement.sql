@@ -255,3 +255,23 @@ DELETE FROM mm.servers WHERE place = 'roblox';
 SELECT count(*) AS seed_players_left FROM mm.server_players WHERE player_id <= 8;
 DELETE FROM mm.servers;
 DELETE FROM mm.place_configs;
+
+-- Place configs are stored complete, as mm.place_config returns them: every
+-- key, each signal with its kind and every key its kind takes (defaults
+-- written out), numbers in their shortest round-trip form; a stored config
+-- reads back the same.
+SELECT mm.set_place_config('stored', $${"voice_chat": false, "signals": {
+  "latency": {}, "friends": {"weight": 2.50},
+  "elo": {"kind": "player_numeric_joining", "attribute": "Elo", "max_relevant_difference": 1.5e3, "weight": 0.1},
+  "power": {"kind": "player_numeric_constant", "attribute": "PowerLevel", "constant": 5000, "max_relevant_difference": 1500, "weight": 1},
+  "mode": {"kind": "server_categorical_joining", "attribute": "GameMode", "weight": 1},
+  "fresh": {"kind": "server_categorical_constant", "attribute": "GameNotStarted", "constant": true, "weight": 1},
+  "tier": {"kind": "server_categorical_constant", "attribute": "Tier", "constant": 2.0, "weight": 1e0},
+  "age": {"weight": 0}}}$$);
+SELECT jsonb_pretty(config) FROM mm.place_configs WHERE place = 'stored';
+SELECT config = mm.place_config(config) AS same_again, mm.check_place_config(config) AS valid
+FROM mm.place_configs WHERE place = 'stored';
+SELECT mm.place_config('{}');
+SELECT mm.place_config('{"include_defaults": false, "signals": {"nope": {"weight": 1}}}');
+\echo :LAST_ERROR_SQLSTATE
+DELETE FROM mm.place_configs;

@@ -296,3 +296,19 @@ BEGIN
     END IF;
 END
 $$;
+
+-- Place configs are stored complete after the upgrade, meaning what they meant.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM mm.place_configs c WHERE c.config <> mm.place_config(c.config)) THEN
+        RAISE EXCEPTION 'a place config is not stored complete after the upgrade';
+    END IF;
+    IF (SELECT c.config FROM mm.place_configs c WHERE c.place = 'normalized') <>
+       '{"voice_chat": true, "include_defaults": false, "signals": {"friends": {"kind": "friends", "weight": 2.5}, "elo": {"kind": "player_numeric_joining", "weight": 1, "attribute": "Elo", "aggregation": "average", "max_relevant_difference": 1500}}}'::jsonb THEN
+        RAISE EXCEPTION 'place config not normalized: %', (SELECT c.config FROM mm.place_configs c WHERE c.place = 'normalized');
+    END IF;
+    IF (SELECT c.config ->> 'voice_chat' FROM mm.place_configs c WHERE c.place = 'obby') <> 'false' THEN
+        RAISE EXCEPTION 'place config obby lost its voice_chat';
+    END IF;
+END
+$$;

@@ -34,3 +34,5 @@ INSERT INTO mm.queued_player (player_id, roster_id) VALUES (901, 999999);
 -- last, as the 0.2.0 library in use here refuses months: 0.1.0 read a month
 -- as 30 days in a dishonor duration and stored the text
 UPDATE mm.dishonor_settings SET config = config || '{"timeout_rounding": "1 mon 1 min"}';
+-- a place config as given (0.2.0 stores it complete)
+SELECT mm.set_place_config('normalized', '{"include_defaults": false, "signals": {"friends": {"weight": 2.50}, "elo": {"kind": "player_numeric_joining", "attribute": "Elo", "max_relevant_difference": 1.5e3, "weight": 1}}}');
