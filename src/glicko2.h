@@ -79,6 +79,13 @@ typedef struct Glicko2Policy
 	bool		reset_null;
 } Glicko2Policy;
 
+/* The parameters of Glicko-2 as a rating family (mm_glicko2_model). */
+typedef struct MmGlicko2Params
+{
+	double		tau;
+	const Glicko2Policy *pol;	/* NULL: plain Glicko-2 */
+} MmGlicko2Params;
+
 /* The Guild Wars 2 wiki's values. */
 #define GW2_RESET			"2014-02-01 00:00:00+00"
 
