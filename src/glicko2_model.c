@@ -9,9 +9,11 @@
  *-------------------------------------------------------------------------
  */
 #include "glicko2.h"
+#include "matcher.h"
 #include "rating_model.h"
 
 #include "miscadmin.h"
+#include "utils/float.h"
 
 static const MmRatingColumn g2_columns[] = {
 	{"rating", false},
@@ -122,6 +124,17 @@ g2_model_idle(const void *params, double *state, double periods)
 	state[2] = p.vol;
 }
 
+/* A queue rates with plain Glicko-2 and Glickman's tau (as mm.glicko2_rate without tau and policy). */
+static const void *
+g2_model_queue_params(const MmMatcherConfig *cfg pg_attribute_unused())
+{
+	MmGlicko2Params *prm = palloc(sizeof(MmGlicko2Params));
+
+	prm->pol = NULL;
+	prm->tau = mm_g2_resolve_tau(get_float8_nan(), NULL);
+	return prm;
+}
+
 const MmRatingModel mm_glicko2_model = {
 	.name = "glicko2",
 	.nstate = 3,
@@ -129,4 +142,5 @@ const MmRatingModel mm_glicko2_model = {
 	.rate = g2_model_rate,
 	.predict = g2_model_predict,
 	.idle = g2_model_idle,
+	.queue_params = g2_model_queue_params,
 };

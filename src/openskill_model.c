@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "openskill.h"
+#include "matcher.h"
 
 static const MmRatingColumn os_columns[] = {
 	{"mu", false},
@@ -28,6 +29,21 @@ os_model_predict(const void *params, const MmRatingGame *g, double *prob)
 	mm_os_predict_win(g, ((const MmOsOptions *) params)->beta, prob);
 }
 
+/* A queue's rating.openskill_model, beta, kappa and tau. */
+static const void *
+os_model_queue_params(const MmMatcherConfig *cfg)
+{
+	MmOsOptions *o = palloc(sizeof(MmOsOptions));
+
+	mm_os_default_options(o);
+	o->model = mm_os_parse_model(cfg->openskill_model);
+	o->beta = cfg->os_beta;
+	o->kappa = cfg->os_kappa;
+	o->tau = cfg->os_tau;
+	mm_os_check_options(o);
+	return o;
+}
+
 const MmRatingModel mm_openskill_model = {
 	.name = "openskill",
 	.nstate = 2,
@@ -35,6 +51,7 @@ const MmRatingModel mm_openskill_model = {
 	.rate = os_model_rate,
 	.predict = os_model_predict,
 	.idle = NULL,				/* tau grows sigma when a player plays */
+	.queue_params = os_model_queue_params,
 };
 
 void

@@ -35,7 +35,9 @@ mm_rating_model_names(void)
 
 	initStringInfo(&b);
 	for (size_t i = 0; i < lengthof(rating_models); i++)
-		appendStringInfo(&b, "%s%s", i > 0 ? ", " : "", rating_models[i]->name);
+		appendStringInfo(&b, "%s\"%s\"",
+						 i == 0 ? "" : (i + 1 < lengthof(rating_models) ? ", " : " or "),
+						 rating_models[i]->name);
 	return b.data;
 }
 

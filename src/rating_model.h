@@ -80,14 +80,23 @@ typedef void (*MmRatingPredictFn) (const void *params, const MmRatingGame *g,
 typedef void (*MmRatingIdleFn) (const void *params, double *state,
 								double periods);
 
+/*
+ * The family's parameters for mm.report_result from a queue's rating
+ * config (palloc'd; the config was checked).
+ */
+struct MmMatcherConfig;
+typedef const void *(*MmRatingQueueParamsFn) (const struct MmMatcherConfig *cfg);
+
 typedef struct MmRatingModel
 {
 	const char *name;			/* rating.model of a queue config */
 	int			nstate;			/* columns of a player's state */
-	const MmRatingColumn *columns;	/* nstate of them */
+	const MmRatingColumn *columns;	/* nstate of them, named as mm.ratings'
+									 * columns */
 	MmRatingRateFn rate;
 	MmRatingPredictFn predict;
 	MmRatingIdleFn idle;		/* NULL: a state does not change while idle */
+	MmRatingQueueParamsFn queue_params;
 } MmRatingModel;
 
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
@@ -97,7 +106,7 @@ extern const MmRatingModel mm_glicko2_model;
 /* The family of a name, or NULL. */
 extern const MmRatingModel *mm_rating_model_find(const char *name);
 
-/* The names of every family, for a hint: "openskill, glicko2". */
+/* The names of every family, for a hint: "openskill" or "glicko2". */
 extern const char *mm_rating_model_names(void);
 
 /*

@@ -8,8 +8,8 @@
  * for the first and then sees its outcome), checks the result against the
  * match's rosters as they are at report time, locks the players' mm.ratings
  * rows in player-id order (inserting missing ones first, in the same
- * order), rates in memory with the OpenSkill core (openskill.h) or through
- * mm.glicko2_rate, awards ladder points (gw2.h), gives dishonor for
+ * order), rates in memory with the queue's rating family (rating_model.h),
+ * awards ladder points (gw2.h), gives dishonor for
  * desertions through mm.dishonor, and writes the ratings, the result and
  * every player's before and after with one multi-row statement each. All
  * statements are prepared once per backend; there is no work table.
@@ -30,7 +30,7 @@
 #include "mm.h"
 #include "gw2.h"
 #include "matcher.h"
-#include "openskill.h"
+#include "rating_model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -66,7 +66,6 @@ typedef enum ResultStatement
 	RS_LOCK_OPENSKILL_PROFESSION,
 	RS_LOCK_GLICKO2_PROFESSION,
 	RS_UPDATE_PROFESSION,
-	RS_GLICKO2_RATE,
 	RS_DISHONOR,
 	RS_UPDATE_RATINGS,
 	RS_INSERT_PENDING,
@@ -142,10 +141,6 @@ static const StatementText statements[RS_COUNT] = {
 		"CROSS JOIN LATERAL mm._glicko_now(r, $3) g "
 		"WHERE r.key = $1 AND r.player_id = ANY ($2) ORDER BY r.player_id FOR UPDATE OF r",
 	3, {TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID}},
-	[RS_GLICKO2_RATE] = {
-		"SELECT g.rating, g.rd, g.vol "
-		"FROM mm.glicko2_rate(ROW($1, $2, $3)::mm.glicko, $4, $5, $6) g",
-	6, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID}},
 	[RS_DISHONOR] = {
 		"SELECT d.stacks FROM mm.dishonor($1, $2, $3) d",
 	3, {INT8OID, TEXTOID, TIMESTAMPTZOID}},
@@ -806,102 +801,81 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 	}
 }
 
-/* OpenSkill: one game of the match, as mm.openskill_rate rates it. */
-static void
-rate_openskill(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
+/*
+ * The field of a state that holds the mm.ratings column a family's state
+ * column is named after, before or after the match.
+ */
+static double *
+state_field(ResState *st, const char *column, bool after)
 {
+	static const struct
+	{
+		const char *name;
+		size_t		before;
+		size_t		after;
+	}			fields[] = {
+		{"mu", offsetof(ResState, mu), offsetof(ResState, mu2)},
+		{"sigma", offsetof(ResState, sigma), offsetof(ResState, sigma2)},
+		{"rating", offsetof(ResState, rating), offsetof(ResState, rating2)},
+		{"rd", offsetof(ResState, rd), offsetof(ResState, rd2)},
+		{"vol", offsetof(ResState, vol), offsetof(ResState, vol2)},
+	};
+
+	for (size_t i = 0; i < lengthof(fields); i++)
+		if (strcmp(fields[i].name, column) == 0)
+			return (double *) ((char *) st + (after ? fields[i].after : fields[i].before));
+	elog(ERROR, "mm.ratings has no column \"%s\"", column);
+	return NULL;				/* not reached */
+}
+
+/*
+ * Rate the match as one game of the queue's rating family (rating_model.h),
+ * core or profession ratings: as mm.openskill_rate rates it, or for
+ * Glicko-2 as mm.glicko2_rate rates each player against every opposing
+ * player.
+ */
+static void
+rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
+{
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const void *params = model->queue_params(cfg);
 	int			n = m->nplayers;
 	int64	   *label = palloc(sizeof(int64) * n);
 	double	   *rank = palloc(sizeof(double) * n);
-	double	   *mu = palloc(sizeof(double) * n);
-	double	   *sigma = palloc(sizeof(double) * n);
 	double	   *weight = palloc(sizeof(double) * n);
-	double	   *mu2 = palloc(sizeof(double) * n);
-	double	   *sigma2 = palloc(sizeof(double) * n);
-	MmOsOptions o;
-	MmOsGame	g;
+	double	   *in[MM_RATING_MAX_STATE];
+	double	   *out[MM_RATING_MAX_STATE];
+	MmRatingGame g;
 
-	mm_os_default_options(&o);
-	o.model = mm_os_parse_model(cfg->openskill_model);
-	o.beta = cfg->os_beta;
-	o.kappa = cfg->os_kappa;
-	o.tau = cfg->os_tau;
-	mm_os_check_options(&o);
+	for (int c = 0; c < model->nstate; c++)
+	{
+		in[c] = palloc(sizeof(double) * n);
+		out[c] = palloc(sizeof(double) * n);
+	}
 	for (int i = 0; i < n; i++)
 	{
 		const ResPlayer *p = &m->players[i];
+		ResState   *st = state_of(&m->players[i], prof);
 
 		/* red is team 1, any other 2, as mm.report_result always labelled them */
 		label[i] = strcmp(m->teams[p->team].name, "red") == 0 ? 1 : 2;
 		rank[i] = m->teams[p->team].rank;
-		mu[i] = state_of(&m->players[i], prof)->mu;
-		sigma[i] = state_of(&m->players[i], prof)->sigma;
 		weight[i] = p->weight;
+		for (int c = 0; c < model->nstate; c++)
+			in[c][i] = *state_field(st, model->columns[c].name, false);
 	}
-	mm_os_build_game(&g, n, label, rank, NULL, mu, sigma, weight);
-	mm_os_rate(&g, &o, mu2, sigma2);
+	mm_rating_build_game(&g, model, n, label, rank, NULL,
+						 (const double *const *) in, weight);
+	model->rate(params, &g, out);
 	for (int i = 0; i < n; i++)
 	{
 		ResState   *st = state_of(&m->players[i], prof);
 
 		st->rated = true;
-		st->mu2 = mm_check_result(mu2[i], "mu");
-		st->sigma2 = mm_check_result(sigma2[i], "sigma");
+		for (int c = 0; c < model->nstate; c++)
+			*state_field(st, model->columns[c].name, true) =
+				mm_check_result(out[c][i], model->columns[c].name);
 	}
-}
-
-/* Glicko-2, one game: each player against every opposing player. */
-static void
-rate_glicko2(ResMatch *m, bool prof)
-{
-	int			n = m->nplayers;
-	double	   *orating = palloc(sizeof(double) * n);
-	double	   *ord = palloc(sizeof(double) * n);
-	double	   *oscore = palloc(sizeof(double) * n);
-
-	for (int i = 0; i < n; i++)
-	{
-		ResPlayer  *p = &m->players[i];
-		ResState   *st = state_of(p, prof);
-		double		r = m->teams[p->team].rank;
-		int			k = 0;
-		Datum		args[6];
-		bool		isnull;
-
-		CHECK_FOR_INTERRUPTS();
-		for (int j = 0; j < n; j++)
-		{
-			ResPlayer  *o = &m->players[j];
-			double		s = m->teams[o->team].rank;
-
-			if (o->team == p->team)
-				continue;
-			orating[k] = state_of(o, prof)->rating;
-			ord[k] = state_of(o, prof)->rd;
-			oscore[k++] = r < s ? 1.0 : r == s ? 0.5 : 0.0;
-		}
-		args[0] = Float8GetDatum(st->rating);
-		args[1] = Float8GetDatum(st->rd);
-		args[2] = Float8GetDatum(st->vol);
-		args[3] = float8_array(k, orating, NULL);
-		args[4] = float8_array(k, ord, NULL);
-		args[5] = float8_array(k, oscore, NULL);
-		run(RS_GLICKO2_RATE, args, NULL, 1);
-		st->rated = true;
-		st->rating2 = DatumGetFloat8(col(0, 1, &isnull));
-		st->rd2 = DatumGetFloat8(col(0, 2, &isnull));
-		st->vol2 = DatumGetFloat8(col(0, 3, &isnull));
-	}
-}
-
-/* Rate the match with the queue's model: core or profession ratings. */
-static void
-rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
-{
-	if (strcmp(cfg->rating_model, "openskill") == 0)
-		rate_openskill(m, cfg, prof);
-	else
-		rate_glicko2(m, prof);
 }
 
 /* The ladder's season config from the queue's rating config. */
