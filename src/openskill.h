@@ -2,7 +2,8 @@
  *
  * openskill.h
  *		The Weng-Lin (OpenSkill) rating core shared by openskill.c (the SQL
- *		rate and predict functions), openskill_replay.c (history replay)
+ *		rate and predict functions), openskill_model.c (OpenSkill as a
+ *		rating family, rating_model.h), openskill_replay.c (history replay)
  *		and openskill_ims.c (the IMS rate endpoint).
  *
  *-------------------------------------------------------------------------
