@@ -12,6 +12,7 @@ OBJS        = \
 	src/config.o \
 	src/glicko2.o \
 	src/glicko2_math.o \
+	src/glicko2_model.o \
 	src/glicko2_period.o \
 	src/glicko2_policy.o \
 	src/glicko2_replay.o \
@@ -23,9 +24,12 @@ OBJS        = \
 	src/musigma.o \
 	src/openskill.o \
 	src/openskill_ims.o \
+	src/openskill_model.o \
 	src/openskill_replay.o \
 	src/placement.o \
 	src/queue.o \
+	src/rating_model.o \
+	src/rating_replay.o \
 	src/ready.o \
 	src/replay.o \
 	src/results.o \

@@ -4,8 +4,9 @@
  *		Glicko-2 ratings, shared by the files of the family: the math of one
  *		rating period (glicko2_math.c), the GW2 rating policy
  *		(glicko2_policy.c), the SQL wrappers (glicko2.c), the rating-period
- *		aggregate (glicko2_period.c) and the replay of a game history
- *		(glicko2_replay.c).
+ *		aggregate (glicko2_period.c), the replay of a game history
+ *		(glicko2_replay.c) and Glicko-2 as a rating family
+ *		(glicko2_model.c, rating_model.h).
  *
  * Source: Mark E. Glickman, "Example of the Glicko-2 system" (glicko2.pdf,
  * the 2013/2022 version); the GW2 rating policy follows the Guild Wars 2
@@ -78,6 +79,13 @@ typedef struct Glicko2Policy
 	char	   *reset;
 	bool		reset_null;
 } Glicko2Policy;
+
+/* The parameters of Glicko-2 as a rating family (mm_glicko2_model). */
+typedef struct MmGlicko2Params
+{
+	double		tau;
+	const Glicko2Policy *pol;	/* NULL: plain Glicko-2 */
+} MmGlicko2Params;
 
 /* The Guild Wars 2 wiki's values. */
 #define GW2_RESET			"2014-02-01 00:00:00+00"

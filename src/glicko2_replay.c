@@ -9,6 +9,7 @@
  */
 #include "glicko2.h"
 #include "analytics.h"
+#include "rating_model.h"
 #include "replay.h"
 
 #include <math.h>
@@ -110,6 +111,22 @@ static const MmReplayColumn replay_team_columns[] = {
 	{"input order", MM_REPLAY_WHOLE},
 };
 
+/*
+ * A player's deviation growth over idle periods: the family's idle growth
+ * (rating_model.h), with the replay's policy.
+ */
+static void
+replay_idle(const Replay *rp, ReplayPlayer *p, double periods)
+{
+	MmGlicko2Params prm = {rp->tau, rp->pol};
+	double		state[3] = {p->r.rating, p->r.rd, p->r.vol};
+
+	mm_glicko2_model.idle(&prm, state, periods);
+	p->r.rating = state[0];
+	p->r.rd = state[1];
+	p->r.vol = state[2];
+}
+
 /* Look a player up, creating it with the initial rating. */
 static ReplayPlayer *
 replay_player(Replay *rp, int64 id, TimestampTz at)
@@ -144,7 +161,7 @@ replay_touch(Replay *rp, ReplayPlayer *p, int64 k)
 	if (p->touched)
 		return;
 	if (p->last_period >= 0 && k - p->last_period > 1)
-		p->r = mm_g2_idle(p->r, (double) (k - p->last_period - 1), rp->pol);
+		replay_idle(rp, p, (double) (k - p->last_period - 1));
 	p->before = p->last;
 	p->touched = true;
 	if (rp->ntouched == rp->maxtouched)
@@ -234,9 +251,9 @@ replay_game_now(Replay *rp, ReplayGame *g)
 	Glicko2Sums sb = {0, 0, 0};
 
 	if (a->games > 0)
-		a->r = mm_g2_idle(a->r, replay_idle_periods(rp, a->last_at, g->at), rp->pol);
+		replay_idle(rp, a, replay_idle_periods(rp, a->last_at, g->at));
 	if (b->games > 0)
-		b->r = mm_g2_idle(b->r, replay_idle_periods(rp, b->last_at, g->at), rp->pol);
+		replay_idle(rp, b, replay_idle_periods(rp, b->last_at, g->at));
 	g->expected = mm_g2_expect(a->r.rating, a->r.rd, b->r.rating, b->r.rd);
 	mm_g2_accumulate(&sa, a->r.rating, b->r.rating, b->r.rd, g->score);
 	mm_g2_accumulate(&sb, b->r.rating, a->r.rating, a->r.rd, 1.0 - g->score);
@@ -423,7 +440,7 @@ replay_team_match(void *arg, const MmReplayMatch *m)
 	{
 		for (int i = 0; i < n; i++)
 			if (p[i]->games > 0)
-				p[i]->r = mm_g2_idle(p[i]->r, replay_idle_periods(rp, p[i]->last_at, at), rp->pol);
+				replay_idle(rp, p[i], replay_idle_periods(rp, p[i]->last_at, at));
 	}
 	else
 	{
@@ -626,7 +643,7 @@ replay_run(FunctionCallInfo fcinfo, Replay *rp)
 		/* as of the last game: idle growth for the whole periods since */
 		hash_seq_init(&seq, rp->players);
 		while ((p = hash_seq_search(&seq)) != NULL)
-			p->r = mm_g2_idle(p->r, replay_idle_periods(rp, p->last_at, rp->end), rp->pol);
+			replay_idle(rp, p, replay_idle_periods(rp, p->last_at, rp->end));
 	}
 	else
 	{
@@ -635,7 +652,7 @@ replay_run(FunctionCallInfo fcinfo, Replay *rp)
 		hash_seq_init(&seq, rp->players);
 		while ((p = hash_seq_search(&seq)) != NULL)
 			if (rp->period > p->last_period)
-				p->r = mm_g2_idle(p->r, (double) (rp->period - p->last_period), rp->pol);
+				replay_idle(rp, p, (double) (rp->period - p->last_period));
 	}
 }
 

@@ -46,6 +46,7 @@
  */
 #include "matcher.h"
 #include "openskill.h"
+#include "rating_model.h"
 
 #include <math.h>
 #include <time.h>
@@ -258,13 +259,12 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"filter.potentials_max\" must not be less than \"filter.potentials_min\""),
 				 errdetail("potentials_min is %d and potentials_max is %d.",
 						   cfg->potentials_min, cfg->potentials_max)));
-	if (strcmp(cfg->rating_model, "openskill") != 0 &&
-		strcmp(cfg->rating_model, "glicko2") != 0)
+	if (mm_rating_model_find(cfg->rating_model) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"rating.model\" is invalid"),
 				 errdetail("The value is \"%s\".", cfg->rating_model),
-				 errhint("Use \"openskill\" or \"glicko2\".")));
+				 errhint("Use %s.", mm_rating_model_names())));
 	if (cfg->rating_key[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -295,148 +295,6 @@ mm_os_check_options(const MmOsOptions *o)
 	mm_check_nonnegative(o->margin, "margin");
 }
 
-/* Order player indexes by team label, then by position (qsort_arg). */
-static int
-cmp_label_index(const void *a, const void *b, void *arg)
-{
-	const int64 *label = (const int64 *) arg;
-	int			x = *(const int *) a,
-				y = *(const int *) b;
-
-	if (label[x] != label[y])
-		return label[x] < label[y] ? -1 : 1;
-	return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/*
- * Number the teams in order of first appearance: team_of[p] for every
- * player, returns the team count. Sorting the players by label (O(n log n))
- * finds each team's first player without comparing every player with every
- * team seen so far.
- */
-static int
-os_number_teams(int n, const int64 *label, int *team_of)
-{
-	int		   *by_label;
-	int		   *first;			/* player -> team's first player */
-	int			k = 0;
-
-	if (n <= MM_OS_SMALL)
-	{
-		/* few players: compare each with the teams seen so far */
-		int64		seen[MM_OS_SMALL];
-
-		for (int p = 0; p < n; p++)
-		{
-			int			t = 0;
-
-			while (t < k && seen[t] != label[p])
-				t++;
-			if (t == k)
-				seen[k++] = label[p];
-			team_of[p] = t;
-		}
-		return k;
-	}
-	by_label = palloc(sizeof(int) * n);
-	first = palloc(sizeof(int) * n);
-	for (int p = 0; p < n; p++)
-		by_label[p] = p;
-	qsort_arg(by_label, n, sizeof(int), cmp_label_index, (void *) label);
-	for (int i = 0; i < n; i++)
-	{
-		int			p = by_label[i];
-
-		first[p] = (i > 0 && label[by_label[i - 1]] == label[p]) ?
-			first[by_label[i - 1]] : p;
-	}
-	/* in input order, a player that is its team's first opens a new team */
-	for (int p = 0; p < n; p++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		team_of[p] = (first[p] == p) ? k++ : team_of[first[p]];
-	}
-	pfree(by_label);
-	pfree(first);
-	return k;
-}
-
-void
-mm_os_build_game(MmOsGame *g, int n, const int64 *label, const double *rank,
-				 const double *score, const double *mu, const double *sigma,
-				 const double *weight)
-{
-	int		   *team_of;
-	double	   *trank;
-	double	   *tscore;
-	bool		small_seen[MM_OS_SMALL];
-	bool	   *seen;
-	int			k;
-
-	if (n == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a game needs players"),
-				 errhint("Pass one array element per player.")));
-	team_of = n <= MM_OS_SMALL ? g->small_team_of : palloc(sizeof(int) * n);
-	k = os_number_teams(n, label, team_of);
-	trank = k <= MM_OS_SMALL ? g->small_rank : palloc(sizeof(double) * k);
-	tscore = score ? palloc(sizeof(double) * k) : NULL;
-	seen = k <= MM_OS_SMALL ? small_seen : palloc(sizeof(bool) * k);
-	memset(seen, 0, sizeof(bool) * k);
-	for (int p = 0; p < n; p++)
-	{
-		int			t = team_of[p];
-
-		CHECK_FOR_INTERRUPTS();
-		OS_CHECK_FINITE(mu[p], "mu");
-		OS_CHECK_POSITIVE(sigma[p], "sigma");
-		if (rank)
-			OS_CHECK_FINITE(rank[p], "rank");
-		if (score)
-			OS_CHECK_FINITE(score[p], "score");
-		if (weight)
-			OS_CHECK_NONNEGATIVE(weight[p], "weight");
-		if (!seen[t])
-		{
-			seen[t] = true;
-			trank[t] = rank ? rank[p] : (score ? -score[p] : 0.0);
-			if (score)
-				tscore[t] = score[p];
-		}
-		else if (rank && trank[t] != rank[p])
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("ranks differ inside team " INT64_FORMAT, label[p]),
-					 errdetail("Player %d has rank %g, an earlier player of the team has %g.",
-							   p + 1, rank[p], trank[t]),
-					 errhint("A rank belongs to a team: give every player of a team the same rank.")));
-		else if (score && tscore[t] != score[p])
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("scores differ inside team " INT64_FORMAT, label[p]),
-					 errdetail("Player %d has score %g, an earlier player of the team has %g.",
-							   p + 1, score[p], tscore[t]),
-					 errhint("A score belongs to a team: give every player of a team the same score.")));
-	}
-	if (seen != small_seen)
-		pfree(seen);
-	if (k < 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a game needs at least two teams"),
-				 errdetail("All %d players are in team " INT64_FORMAT ".", n, label[0]),
-				 errhint("Label each player's team in the team array.")));
-	g->nplayers = n;
-	g->nteams = k;
-	g->team_of = team_of;
-	g->rank = trank;
-	g->score = tscore;
-	g->mu = mu;
-	g->sigma = sigma;
-	g->weight = weight;
-}
-
 /*
  * A denominator, checked: sigmas, beta or ordinals so small or so placed
  * that a division would be by zero are an error, not Infinity or NaN.
@@ -657,7 +515,7 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 	memset(s2_t, 0, sizeof(double) * k);
 
 	for (int p = 0; p < n; p++)
-		sig[p] = sqrt(g->sigma[p] * g->sigma[p] + tausq);
+		sig[p] = sqrt(OS_SIGMA(g)[p] * OS_SIGMA(g)[p] + tausq);
 
 	/*
 	 * Sort the teams by rank, stably (ties keep their order): (rank,
@@ -699,7 +557,7 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 		for (int p = 0; p < n; p++)
 		{
 			int			j = where[g->team_of[p]];
-			double		ordv = o->target + o->alpha * (g->mu[p] - o->z * sig[p]);
+			double		ordv = o->target + o->alpha * (OS_MU(g)[p] - o->z * sig[p]);
 
 			if (ordv > maxord[j])
 				maxord[j] = ordv;
@@ -711,10 +569,10 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 		double		f = 1.0;
 
 		if (o->balance)
-			f = 1.0 + (maxord[j] - (o->target + o->alpha * (g->mu[p] - o->z * sig[p]))) /
+			f = 1.0 + (maxord[j] - (o->target + o->alpha * (OS_MU(g)[p] - o->z * sig[p]))) /
 				os_nonzero(maxord[j] + o->kappa,
 						   "The balance factor divides by the best ordinal plus kappa, which is 0");
-		mu_t[j] += g->mu[p] * f;
+		mu_t[j] += OS_MU(g)[p] * f;
 		s2_t[j] += (sig[p] * f) * (sig[p] * f);
 	}
 	/* every model divides by team variances (and by sums of them) */
@@ -772,7 +630,7 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 				de /= w;
 			}
 		}
-		mu_out[p] = g->mu[p] + ratio * om;
+		mu_out[p] = OS_MU(g)[p] + ratio * om;
 		sigma_out[p] = sig[p] * sqrt(Max(1.0 - ratio * de, o->kappa));
 	}
 
@@ -792,12 +650,12 @@ mm_os_rate(const MmOsGame *g, const MmOsOptions *o, double *mu_out,
 			factor[t] = 1.0 + sum / (k - 1);
 		}
 		for (int p = 0; p < n; p++)
-			mu_out[p] = g->mu[p] + factor[g->team_of[p]] * (mu_out[p] - g->mu[p]);
+			mu_out[p] = OS_MU(g)[p] + factor[g->team_of[p]] * (mu_out[p] - OS_MU(g)[p]);
 	}
 
 	if (o->tau != 0.0 && o->limit_sigma)
 		for (int p = 0; p < n; p++)
-			sigma_out[p] = Min(sigma_out[p], g->sigma[p]);
+			sigma_out[p] = Min(sigma_out[p], OS_SIGMA(g)[p]);
 
 	for (int p = 0; p < n; p++)
 	{
@@ -821,8 +679,8 @@ os_team_sums(const MmOsGame *g, double *mu_t, double *s2_t, int *size)
 	{
 		int			t = g->team_of[p];
 
-		mu_t[t] += g->mu[p];
-		s2_t[t] += g->sigma[p] * g->sigma[p];
+		mu_t[t] += OS_MU(g)[p];
+		s2_t[t] += OS_SIGMA(g)[p] * OS_SIGMA(g)[p];
 		size[t]++;
 	}
 }

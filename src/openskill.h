@@ -2,7 +2,8 @@
  *
  * openskill.h
  *		The Weng-Lin (OpenSkill) rating core shared by openskill.c (the SQL
- *		rate and predict functions), openskill_replay.c (history replay)
+ *		rate and predict functions), openskill_model.c (OpenSkill as a
+ *		rating family, rating_model.h), openskill_replay.c (history replay)
  *		and openskill_ims.c (the IMS rate endpoint).
  *
  *-------------------------------------------------------------------------
@@ -11,6 +12,7 @@
 #define MM_OPENSKILL_H
 
 #include "mm.h"
+#include "rating_model.h"
 
 /* The five models of Weng and Lin (2011), as openskill.js names them. */
 typedef enum MmOsModel
@@ -39,32 +41,14 @@ typedef struct MmOsOptions
 } MmOsOptions;
 
 /*
- * Games of up to this many players are built, rated and predicted without
- * allocating: their per-player and per-team arrays fit in the game and on
- * the stack (a replay rates one game per match, millions in one call).
+ * One game (rating_model.h's, the game of every family): state[0] holds
+ * the players' mu, state[1] their sigma.
  */
-#define MM_OS_SMALL 32
+typedef MmRatingGame MmOsGame;
 
-/*
- * One game: nplayers players in nteams teams. team_of[p] is player p's
- * team, 0-based, teams numbered in order of first appearance. rank and
- * score are per team (score may be NULL), weight per player (may be NULL).
- * A small game's team_of and rank point into the game itself: build it
- * where it is used, do not copy it.
- */
-typedef struct MmOsGame
-{
-	int			nplayers;
-	int			nteams;
-	const int  *team_of;
-	const double *rank;
-	const double *score;
-	const double *mu;
-	const double *sigma;
-	const double *weight;
-	int			small_team_of[MM_OS_SMALL];
-	double		small_rank[MM_OS_SMALL];
-} MmOsGame;
+#define MM_OS_SMALL MM_RATING_SMALL
+#define OS_MU(g)	((g)->state[0])
+#define OS_SIGMA(g) ((g)->state[1])
 
 extern void mm_os_default_options(MmOsOptions *o);
 extern bool mm_os_lookup_model(const char *name, MmOsModel *model);
@@ -74,9 +58,8 @@ extern void mm_os_rate(const MmOsGame *g, const MmOsOptions *o,
 					   double *mu_out, double *sigma_out);
 
 /*
- * Build a game from per-player arrays (team labels, ranks, scores,
- * weights), checking everything a user can get wrong. Arrays of games
- * larger than MM_OS_SMALL are palloc'd in the current memory context.
+ * Build a game from per-player arrays (team labels, ranks, scores, mu,
+ * sigma, weights): mm_rating_build_game for OpenSkill.
  */
 extern void mm_os_build_game(MmOsGame *g, int n, const int64 *label,
 							 const double *rank, const double *score,

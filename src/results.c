@@ -8,8 +8,8 @@
  * for the first and then sees its outcome), checks the result against the
  * match's rosters as they are at report time, locks the players' mm.ratings
  * rows in player-id order (inserting missing ones first, in the same
- * order), rates in memory with the OpenSkill core (openskill.h) or through
- * mm.glicko2_rate, awards ladder points (gw2.h), gives dishonor for
+ * order), rates in memory with the queue's rating family (rating_model.h),
+ * awards ladder points (gw2.h), gives dishonor for
  * desertions through mm.dishonor, and writes the ratings, the result and
  * every player's before and after with one multi-row statement each. All
  * statements are prepared once per backend; there is no work table.
@@ -30,7 +30,7 @@
 #include "mm.h"
 #include "gw2.h"
 #include "matcher.h"
-#include "openskill.h"
+#include "rating_model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -66,7 +66,6 @@ typedef enum ResultStatement
 	RS_LOCK_OPENSKILL_PROFESSION,
 	RS_LOCK_GLICKO2_PROFESSION,
 	RS_UPDATE_PROFESSION,
-	RS_GLICKO2_RATE,
 	RS_DISHONOR,
 	RS_UPDATE_RATINGS,
 	RS_INSERT_PENDING,
@@ -142,10 +141,6 @@ static const StatementText statements[RS_COUNT] = {
 		"CROSS JOIN LATERAL mm._glicko_now(r, $3) g "
 		"WHERE r.key = $1 AND r.player_id = ANY ($2) ORDER BY r.player_id FOR UPDATE OF r",
 	3, {TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID}},
-	[RS_GLICKO2_RATE] = {
-		"SELECT g.rating, g.rd, g.vol "
-		"FROM mm.glicko2_rate(ROW($1, $2, $3)::mm.glicko, $4, $5, $6) g",
-	6, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID}},
 	[RS_DISHONOR] = {
 		"SELECT d.stacks FROM mm.dishonor($1, $2, $3) d",
 	3, {INT8OID, TEXTOID, TIMESTAMPTZOID}},
@@ -227,7 +222,7 @@ typedef struct ResState
 	double		rating;
 	double		rd;
 	double		vol;
-	bool		had_rating;		/* the row had a Glicko-2 rating */
+	bool		had_rating;		/* the row had a rating of the queue's family */
 	bool		rated;
 	double		mu2;
 	double		sigma2;
@@ -702,6 +697,58 @@ state_of(ResPlayer *p, bool prof)
 	return prof ? &p->prof : &p->core;
 }
 
+/*
+ * The rating columns of mm.ratings (and, before and after, of
+ * mm.match_result_player), in the order of the statements' arrays, and the
+ * fields of a state that hold them. A queue's rating family fills the
+ * columns named as its state's; the others stay NULL.
+ */
+static const struct
+{
+	const char *name;
+	size_t		before;
+	size_t		after;
+}			rating_columns[] = {
+	{"mu", offsetof(ResState, mu), offsetof(ResState, mu2)},
+	{"sigma", offsetof(ResState, sigma), offsetof(ResState, sigma2)},
+	{"rating", offsetof(ResState, rating), offsetof(ResState, rating2)},
+	{"rd", offsetof(ResState, rd), offsetof(ResState, rd2)},
+	{"vol", offsetof(ResState, vol), offsetof(ResState, vol2)},
+};
+
+#define NRATING_COLUMNS ((int) lengthof(rating_columns))
+
+/* Field k of rating_columns in a state, before or after the match. */
+static inline double *
+column_field(ResState *st, int k, bool after)
+{
+	return (double *) ((char *) st + (after ? rating_columns[k].after : rating_columns[k].before));
+}
+
+/* Whether the family's state has rating column k. */
+static bool
+family_has(const MmRatingModel *model, int k)
+{
+	for (int c = 0; c < model->nstate; c++)
+		if (strcmp(model->columns[c].name, rating_columns[k].name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The field of a state that holds the mm.ratings column a family's state
+ * column is named after, before or after the match.
+ */
+static double *
+state_field(ResState *st, const char *column, bool after)
+{
+	for (int k = 0; k < NRATING_COLUMNS; k++)
+		if (strcmp(rating_columns[k].name, column) == 0)
+			return column_field(st, k, after);
+	elog(ERROR, "mm.ratings has no column \"%s\"", column);
+	return NULL;				/* not reached */
+}
+
 /* The profession's rating key: the queue's key, a slash, the profession. */
 static char *
 profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
@@ -720,7 +767,10 @@ profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
 static void
 lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 {
-	bool		glicko = strcmp(cfg->rating_model, "glicko2") == 0;
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+
+	/* Glicko-2 rows are read with the idle growth since their last game */
+	bool		glicko = model == &mm_glicko2_model;
 	Datum		args[3];
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
@@ -756,13 +806,10 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 	{
 		ResPlayer  *p = who[i];
 		ResState   *st = state_of(p, prof);
-		bool		n1,
-					n2,
-					n3;
-		Datum		d1,
-					d2,
-					d3,
-					ld;
+		double		state[MM_RATING_MAX_STATE];
+		bool		all = true;
+		bool		n1;
+		Datum		ld;
 
 		if (DatumGetInt64(col(i, 1, &n1)) != p->id)
 			elog(ERROR, "rating rows are not in player-id order");
@@ -771,31 +818,22 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 		st->rating = cfg->g_rating;
 		st->rd = cfg->g_rd;
 		st->vol = cfg->g_vol;
-		if (glicko)
+		/* the row's state, when it has all of it: the family's columns */
+		for (int c = 0; c < model->nstate; c++)
 		{
-			d1 = col(i, 2, &n1);
-			d2 = col(i, 3, &n2);
-			d3 = col(i, 4, &n3);
-			if (!n1 && !n2 && !n3)
-			{
-				st->rating = DatumGetFloat8(d1);
-				st->rd = DatumGetFloat8(d2);
-				st->vol = DatumGetFloat8(d3);
-				st->had_rating = true;
-			}
-			ld = col(i, 5, &n1);
+			Datum		d = col(i, 2 + c, &n1);
+
+			all = all && !n1;
+			if (!n1)
+				state[c] = DatumGetFloat8(d);
 		}
-		else
+		if (all)
 		{
-			d1 = col(i, 2, &n1);
-			d2 = col(i, 3, &n2);
-			if (!n1 && !n2)
-			{
-				st->mu = DatumGetFloat8(d1);
-				st->sigma = DatumGetFloat8(d2);
-			}
-			ld = col(i, 4, &n1);
+			for (int c = 0; c < model->nstate; c++)
+				*state_field(st, model->columns[c].name, false) = state[c];
+			st->had_rating = true;
 		}
+		ld = col(i, 2 + model->nstate, &n1);
 		/* ladder points are the core key's */
 		if (!prof)
 		{
@@ -806,102 +844,54 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 	}
 }
 
-/* OpenSkill: one game of the match, as mm.openskill_rate rates it. */
+/*
+ * Rate the match as one game of the queue's rating family (rating_model.h),
+ * core or profession ratings: as mm.openskill_rate rates it, or for
+ * Glicko-2 as mm.glicko2_rate rates each player against every opposing
+ * player.
+ */
 static void
-rate_openskill(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
+rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 {
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const void *params = model->queue_params(cfg);
 	int			n = m->nplayers;
 	int64	   *label = palloc(sizeof(int64) * n);
 	double	   *rank = palloc(sizeof(double) * n);
-	double	   *mu = palloc(sizeof(double) * n);
-	double	   *sigma = palloc(sizeof(double) * n);
 	double	   *weight = palloc(sizeof(double) * n);
-	double	   *mu2 = palloc(sizeof(double) * n);
-	double	   *sigma2 = palloc(sizeof(double) * n);
-	MmOsOptions o;
-	MmOsGame	g;
+	double	   *in[MM_RATING_MAX_STATE];
+	double	   *out[MM_RATING_MAX_STATE];
+	MmRatingGame g;
 
-	mm_os_default_options(&o);
-	o.model = mm_os_parse_model(cfg->openskill_model);
-	o.beta = cfg->os_beta;
-	o.kappa = cfg->os_kappa;
-	o.tau = cfg->os_tau;
-	mm_os_check_options(&o);
+	for (int c = 0; c < model->nstate; c++)
+	{
+		in[c] = palloc(sizeof(double) * n);
+		out[c] = palloc(sizeof(double) * n);
+	}
 	for (int i = 0; i < n; i++)
 	{
 		const ResPlayer *p = &m->players[i];
+		ResState   *st = state_of(&m->players[i], prof);
 
 		/* red is team 1, any other 2, as mm.report_result always labelled them */
 		label[i] = strcmp(m->teams[p->team].name, "red") == 0 ? 1 : 2;
 		rank[i] = m->teams[p->team].rank;
-		mu[i] = state_of(&m->players[i], prof)->mu;
-		sigma[i] = state_of(&m->players[i], prof)->sigma;
 		weight[i] = p->weight;
+		for (int c = 0; c < model->nstate; c++)
+			in[c][i] = *state_field(st, model->columns[c].name, false);
 	}
-	mm_os_build_game(&g, n, label, rank, NULL, mu, sigma, weight);
-	mm_os_rate(&g, &o, mu2, sigma2);
+	mm_rating_build_game(&g, model, n, label, rank, NULL,
+						 (const double *const *) in, weight);
+	model->rate(params, &g, out);
 	for (int i = 0; i < n; i++)
 	{
 		ResState   *st = state_of(&m->players[i], prof);
 
 		st->rated = true;
-		st->mu2 = mm_check_result(mu2[i], "mu");
-		st->sigma2 = mm_check_result(sigma2[i], "sigma");
+		for (int c = 0; c < model->nstate; c++)
+			*state_field(st, model->columns[c].name, true) =
+				mm_check_result(out[c][i], model->columns[c].name);
 	}
-}
-
-/* Glicko-2, one game: each player against every opposing player. */
-static void
-rate_glicko2(ResMatch *m, bool prof)
-{
-	int			n = m->nplayers;
-	double	   *orating = palloc(sizeof(double) * n);
-	double	   *ord = palloc(sizeof(double) * n);
-	double	   *oscore = palloc(sizeof(double) * n);
-
-	for (int i = 0; i < n; i++)
-	{
-		ResPlayer  *p = &m->players[i];
-		ResState   *st = state_of(p, prof);
-		double		r = m->teams[p->team].rank;
-		int			k = 0;
-		Datum		args[6];
-		bool		isnull;
-
-		CHECK_FOR_INTERRUPTS();
-		for (int j = 0; j < n; j++)
-		{
-			ResPlayer  *o = &m->players[j];
-			double		s = m->teams[o->team].rank;
-
-			if (o->team == p->team)
-				continue;
-			orating[k] = state_of(o, prof)->rating;
-			ord[k] = state_of(o, prof)->rd;
-			oscore[k++] = r < s ? 1.0 : r == s ? 0.5 : 0.0;
-		}
-		args[0] = Float8GetDatum(st->rating);
-		args[1] = Float8GetDatum(st->rd);
-		args[2] = Float8GetDatum(st->vol);
-		args[3] = float8_array(k, orating, NULL);
-		args[4] = float8_array(k, ord, NULL);
-		args[5] = float8_array(k, oscore, NULL);
-		run(RS_GLICKO2_RATE, args, NULL, 1);
-		st->rated = true;
-		st->rating2 = DatumGetFloat8(col(0, 1, &isnull));
-		st->rd2 = DatumGetFloat8(col(0, 2, &isnull));
-		st->vol2 = DatumGetFloat8(col(0, 3, &isnull));
-	}
-}
-
-/* Rate the match with the queue's model: core or profession ratings. */
-static void
-rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
-{
-	if (strcmp(cfg->rating_model, "openskill") == 0)
-		rate_openskill(m, cfg, prof);
-	else
-		rate_glicko2(m, prof);
 }
 
 /* The ladder's season config from the queue's rating config. */
@@ -985,48 +975,47 @@ give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 static void
 write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
 	int			n = m->nplayers;
-	double	   *v[5];
-	bool	   *vnull = palloc(sizeof(bool) * n * 2);
-	bool	   *gnull = vnull + n;
+	double	   *v[NRATING_COLUMNS];
+	bool	   *vnull[NRATING_COLUMNS];
 	int32	   *ladder = palloc(sizeof(int32) * n);
 	bool	   *lnull = palloc(sizeof(bool) * n);
 	Datum		args[10];
 
-	for (int c = 0; c < 5; c++)
-		v[c] = palloc(sizeof(double) * n);
+	for (int k = 0; k < NRATING_COLUMNS; k++)
+	{
+		bool		has = family_has(model, k);
+
+		v[k] = palloc(sizeof(double) * n);
+		vnull[k] = palloc(sizeof(bool) * n);
+		for (int i = 0; i < n; i++)
+		{
+			ResState   *st = &m->players[i].core;
+
+			if (cfg->pending_period)
+			{
+				/* a new player starts the period from the defaults */
+				v[k][i] = *column_field(st, k, false);
+				vnull[k][i] = !has || st->had_rating;
+			}
+			else
+			{
+				v[k][i] = *column_field(st, k, true);
+				vnull[k][i] = !(has && st->rated);
+			}
+		}
+	}
 	for (int i = 0; i < n; i++)
 	{
-		ResPlayer  *p = &m->players[i];
-		bool		os = p->core.rated && strcmp(cfg->rating_model, "openskill") == 0;
-		bool		g2 = p->core.rated && !os;
-
-		v[0][i] = p->core.mu2;
-		v[1][i] = p->core.sigma2;
-		v[2][i] = p->core.rating2;
-		v[3][i] = p->core.rd2;
-		v[4][i] = p->core.vol2;
-		vnull[i] = !os;
-		gnull[i] = !g2;
-		if (cfg->pending_period)
-		{
-			/* a new player starts the period from the defaults */
-			v[2][i] = p->core.rating;
-			v[3][i] = p->core.rd;
-			v[4][i] = p->core.vol;
-			gnull[i] = p->core.had_rating;
-		}
-		ladder[i] = p->ladder2;
-		lnull[i] = !p->awarded_set;
+		ladder[i] = m->players[i].ladder2;
+		lnull[i] = !m->players[i].awarded_set;
 	}
 	args[0] = CStringGetTextDatum(cfg->rating_key);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = player_ids(m);
-	args[3] = float8_array(n, v[0], vnull);
-	args[4] = float8_array(n, v[1], vnull);
-	args[5] = float8_array(n, v[2], gnull);
-	args[6] = float8_array(n, v[3], gnull);
-	args[7] = float8_array(n, v[4], gnull);
+	for (int k = 0; k < NRATING_COLUMNS; k++)
+		args[3 + k] = float8_array(n, v[k], vnull[k]);
 	args[8] = int4_array(n, ladder, lnull);
 	/* a pending period counts the games and dates the rating when it closes */
 	args[9] = BoolGetDatum(!cfg->pending_period);
@@ -1039,17 +1028,19 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 static void
 write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
 	int			n = 0;
-	bool		os = strcmp(cfg->rating_model, "openskill") == 0;
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
-	double	   *v[5];
-	bool	   *vnull = palloc(sizeof(bool) * Max(m->nplayers, 1) * 2);
-	bool	   *gnull = vnull + Max(m->nplayers, 1);
+	double	   *v[NRATING_COLUMNS];
+	bool	   *vnull[NRATING_COLUMNS];
 	Datum		args[8];
 
-	for (int c = 0; c < 5; c++)
-		v[c] = palloc(sizeof(double) * Max(m->nplayers, 1));
+	for (int k = 0; k < NRATING_COLUMNS; k++)
+	{
+		v[k] = palloc(sizeof(double) * Max(m->nplayers, 1));
+		vnull[k] = palloc(sizeof(bool) * Max(m->nplayers, 1));
+	}
 	for (int i = 0; i < m->nplayers; i++)
 	{
 		ResPlayer  *p = &m->players[i];
@@ -1058,13 +1049,11 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 			continue;
 		ids[n] = p->id;
 		keys[n] = profession_key(cfg, p);
-		v[0][n] = p->prof.mu2;
-		v[1][n] = p->prof.sigma2;
-		v[2][n] = p->prof.rating2;
-		v[3][n] = p->prof.rd2;
-		v[4][n] = p->prof.vol2;
-		vnull[n] = !os;
-		gnull[n] = os;
+		for (int k = 0; k < NRATING_COLUMNS; k++)
+		{
+			v[k][n] = *column_field(&p->prof, k, true);
+			vnull[k][n] = !family_has(model, k);
+		}
 		n++;
 	}
 	if (n == 0)
@@ -1072,11 +1061,8 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 	args[0] = text_array(n, keys);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = int8_array(n, ids);
-	args[3] = float8_array(n, v[0], vnull);
-	args[4] = float8_array(n, v[1], vnull);
-	args[5] = float8_array(n, v[2], gnull);
-	args[6] = float8_array(n, v[3], gnull);
-	args[7] = float8_array(n, v[4], gnull);
+	for (int k = 0; k < NRATING_COLUMNS; k++)
+		args[3 + k] = float8_array(n, v[k], vnull[k]);
 	run(RS_UPDATE_PROFESSION, args, NULL, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d profession rating rows for %d players", (int) SPI_processed, n);
@@ -1090,8 +1076,17 @@ static void
 write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result,
 			 TimestampTz at)
 {
+	/* fields 3 to 12: these rating columns, before or after */
+	static const struct
+	{
+		int			k;
+		bool		after;
+	}			result_columns[10] = {
+		{0, false}, {1, false}, {0, true}, {1, true},
+		{2, false}, {3, false}, {4, false}, {2, true}, {3, true}, {4, true},
+	};
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
 	int			n = m->nplayers;
-	bool		os = strcmp(cfg->rating_model, "openskill") == 0;
 	char	  **team = palloc(sizeof(char *) * n);
 	double	   *f[13];
 	bool	   *fnull[13];
@@ -1113,24 +1108,27 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	for (int i = 0; i < n; i++)
 	{
 		ResPlayer  *p = &m->players[i];
-		ResState   *c = &p->core;
-		bool		is_os = c->rated && os;
-		bool		is_g2 = c->rated && !os;
-		double		fv[13] = {m->teams[p->team].rank, p->score, p->weight,
-			c->mu, c->sigma, c->mu2, c->sigma2,
-		c->rating, c->rd, c->vol, c->rating2, c->rd2, c->vol2};
+		ResState   *st = &p->core;
 
 		team[i] = m->teams[p->team].name;
 		deserted[i] = p->deserted;
-		for (int c = 0; c < 13; c++)
-			f[c][i] = fv[c];
+		f[0][i] = m->teams[p->team].rank;
+		f[1][i] = p->score;
+		f[2][i] = p->weight;
 		fnull[1][i] = !p->has_score;
-		/* the before and after of the model that rated */
-		for (int c = 3; c <= 6; c++)
-			fnull[c][i] = !is_os;
-		/* a pending period: the rating before, none after yet */
-		for (int c = 7; c <= 12; c++)
-			fnull[c][i] = !(is_g2 || (c <= 9 && cfg->pending_period));
+		for (int c = 3; c < 13; c++)
+		{
+			int			k = result_columns[c - 3].k;
+			bool		after = result_columns[c - 3].after;
+
+			f[c][i] = *column_field(st, k, after);
+			/*
+			 * the before and after of the family that rated; a pending
+			 * period: the rating before, none after yet
+			 */
+			fnull[c][i] = !(family_has(model, k) &&
+							(st->rated || (!after && cfg->pending_period)));
+		}
 		iv[0][i] = p->ladder;
 		inull[0][i] = !p->has_ladder;
 		iv[1][i] = p->awarded;

@@ -19,7 +19,12 @@ $$;
 SELECT mm.create_queue('res', '{"team_size": 2, "filter": {"potentials_min": 1}, "requeue_while_in_match": false}');
 SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name = 'res';
 -- bad rating configs
+-- (the hint lists the rating families)
+\set VERBOSITY default
+\set SHOW_CONTEXT never
 SELECT mm.alter_queue('res', '{"rating": {"model": "elo"}}');
+\set SHOW_CONTEXT errors
+\set VERBOSITY sqlstate
 SELECT mm.alter_queue('res', '{"rating": {"openskill_model": "nope"}}');
 SELECT mm.alter_queue('res', '{"rating": {"sigma": 0}}');
 SELECT mm.alter_queue('res', '{"rating": {"key": ""}}');

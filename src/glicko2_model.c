@@ -1,0 +1,146 @@
+/*-------------------------------------------------------------------------
+ *
+ * glicko2_model.c
+ *		Glicko-2 as a rating family (rating_model.h): a state of rating,
+ *		rd and vol; a game is one rating period in which each player meets
+ *		every opposing player (1 for the better rank, 0.5 for a tie), with
+ *		the tau and policy of an MmGlicko2Params.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "glicko2.h"
+#include "matcher.h"
+#include "rating_model.h"
+
+#include "miscadmin.h"
+#include "utils/float.h"
+
+static const MmRatingColumn g2_columns[] = {
+	{"rating", false},
+	{"rd", true},
+	{"vol", true},
+};
+
+static inline Glicko2Player
+g2_state(const MmRatingGame *g, int p)
+{
+	Glicko2Player r = {g->state[0][p], g->state[1][p], g->state[2][p]};
+
+	return r;
+}
+
+/*
+ * Rate one game: each player's period holds one game against each opposing
+ * player, in player order, from the ratings before the game.
+ */
+static void
+g2_model_rate(const void *params, const MmRatingGame *g, double *const *out)
+{
+	const MmGlicko2Params *prm = params;
+
+	for (int i = 0; i < g->nplayers; i++)
+	{
+		double		r = g->rank[g->team_of[i]];
+		Glicko2Sums sums = {0, 0, 0};
+		Glicko2Player after;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int j = 0; j < g->nplayers; j++)
+		{
+			double		s = g->rank[g->team_of[j]];
+
+			if (g->team_of[j] == g->team_of[i])
+				continue;
+			mm_g2_accumulate(&sums, g->state[0][i], g->state[0][j], g->state[1][j],
+							 r < s ? 1.0 : (r == s ? 0.5 : 0.0));
+		}
+		after = mm_g2_rate_period(g2_state(g, i), &sums, prm->tau, prm->pol);
+		out[0][i] = after.rating;
+		out[1][i] = after.rd;
+		out[2][i] = after.vol;
+	}
+}
+
+/*
+ * Each team's probability of winning: a team plays as one player, its mean
+ * rating with the root mean square of its deviations; each pair of teams
+ * splits one win by the expected score of Glickman's step 3 (with both
+ * deviations), and each team's share is divided by the number of pairs.
+ * Two players: the first's expected score against the second, and one
+ * minus it.
+ */
+static void
+g2_model_predict(const void *params pg_attribute_unused(), const MmRatingGame *g,
+				 double *prob)
+{
+	int			k = g->nteams;
+	double	   *rating = palloc0(sizeof(double) * k);
+	double	   *rd = palloc0(sizeof(double) * k);
+	int		   *size = palloc0(sizeof(int) * k);
+	double		denom = k * (k - 1) / 2.0;
+
+	for (int p = 0; p < g->nplayers; p++)
+	{
+		int			t = g->team_of[p];
+
+		rating[t] += g->state[0][p];
+		rd[t] += g->state[1][p] * g->state[1][p];
+		size[t]++;
+	}
+	for (int t = 0; t < k; t++)
+	{
+		rating[t] /= size[t];
+		rd[t] = sqrt(rd[t] / size[t]);
+		prob[t] = 0.0;
+	}
+	for (int i = 0; i < k; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (int j = i + 1; j < k; j++)
+		{
+			double		e = mm_g2_expect(rating[i], rd[i], rating[j], rd[j]);
+
+			prob[i] += e;
+			prob[j] += 1.0 - e;
+		}
+	}
+	for (int t = 0; t < k; t++)
+		prob[t] /= denom;
+	pfree(rating);
+	pfree(rd);
+	pfree(size);
+}
+
+/* The deviation grows over idle periods (mm_g2_idle, with the policy's rule). */
+static void
+g2_model_idle(const void *params, double *state, double periods)
+{
+	const MmGlicko2Params *prm = params;
+	Glicko2Player p = {state[0], state[1], state[2]};
+
+	p = mm_g2_idle(p, periods, prm->pol);
+	state[0] = p.rating;
+	state[1] = p.rd;
+	state[2] = p.vol;
+}
+
+/* A queue rates with plain Glicko-2 and Glickman's tau (as mm.glicko2_rate without tau and policy). */
+static const void *
+g2_model_queue_params(const MmMatcherConfig *cfg pg_attribute_unused())
+{
+	MmGlicko2Params *prm = palloc(sizeof(MmGlicko2Params));
+
+	prm->pol = NULL;
+	prm->tau = mm_g2_resolve_tau(get_float8_nan(), NULL);
+	return prm;
+}
+
+const MmRatingModel mm_glicko2_model = {
+	.name = "glicko2",
+	.nstate = 3,
+	.columns = g2_columns,
+	.rate = g2_model_rate,
+	.predict = g2_model_predict,
+	.idle = g2_model_idle,
+	.queue_params = g2_model_queue_params,
+};

@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * rating_model.h
+ *		The interface a rating family implements (OpenSkill, Glicko-2), and
+ *		the game every family rates.
+ *
+ * A family is an MmRatingModel: a struct of its name, the columns of a
+ * player's state and the functions that rate one game, predict one and
+ * grow a state over idle time, found by name with mm_rating_model_find
+ * (as PostgreSQL finds an index access method's IndexAmRoutine). Code that
+ * rates a game for any family (mm.report_result's rating step, the team
+ * replay of openskill_replay.c) goes through it and never names a family.
+ *
+ * A player's state is nstate doubles, in the order of the family's
+ * columns (OpenSkill: mu, sigma; Glicko-2: rating, rd, vol), the order in
+ * which rows and results hold them. A game keeps them by column: state[c]
+ * is an array of column c over the game's players, so that a family reads
+ * its players' mu or rating as one array.
+ *
+ * The parameters of a family (OpenSkill's options, Glicko-2's tau and
+ * policy) are its own struct, passed through as a pointer.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MM_RATING_MODEL_H
+#define MM_RATING_MODEL_H
+
+#include "mm.h"
+
+/* The most columns a family's state may have. */
+#define MM_RATING_MAX_STATE 3
+
+/*
+ * Games of up to this many players are built, rated and predicted without
+ * allocating: their per-player and per-team arrays fit in the game and on
+ * the stack (a replay rates one game per match, millions in one call).
+ */
+#define MM_RATING_SMALL 32
+
+/*
+ * One game: nplayers players in nteams teams. team_of[p] is player p's
+ * team, 0-based, teams numbered in order of first appearance. rank and
+ * score are per team (lower rank is better; score may be NULL), weight per
+ * player (may be NULL). A small game's team_of and rank point into the
+ * game itself: build it where it is used, do not copy it.
+ */
+typedef struct MmRatingGame
+{
+	int			nplayers;
+	int			nteams;
+	const int  *team_of;
+	const double *rank;
+	const double *score;
+	const double *state[MM_RATING_MAX_STATE];	/* by column, per player */
+	const double *weight;
+	int			small_team_of[MM_RATING_SMALL];
+	double		small_rank[MM_RATING_SMALL];
+} MmRatingGame;
+
+/* A column of a player's state, and what a valid value is. */
+typedef struct MmRatingColumn
+{
+	const char *name;			/* named in errors */
+	bool		positive;		/* > 0; otherwise any finite value */
+} MmRatingColumn;
+
+/*
+ * Rate one game: out[c][p], the new value of column c of player p's
+ * state, from the game's states (the game was built and checked by
+ * mm_rating_build_game).
+ */
+typedef void (*MmRatingRateFn) (const void *params, const MmRatingGame *g,
+								double *const *out);
+
+/* Each team's probability of winning the game, in team order. */
+typedef void (*MmRatingPredictFn) (const void *params, const MmRatingGame *g,
+								   double *prob);
+
+/* Grow one state over the given number of idle rating periods. */
+typedef void (*MmRatingIdleFn) (const void *params, double *state,
+								double periods);
+
+/*
+ * The family's parameters for mm.report_result from a queue's rating
+ * config (palloc'd; the config was checked).
+ */
+struct MmMatcherConfig;
+typedef const void *(*MmRatingQueueParamsFn) (const struct MmMatcherConfig *cfg);
+
+typedef struct MmRatingModel
+{
+	const char *name;			/* rating.model of a queue config */
+	int			nstate;			/* columns of a player's state */
+	const MmRatingColumn *columns;	/* nstate of them, named as mm.ratings'
+									 * columns */
+	MmRatingRateFn rate;
+	MmRatingPredictFn predict;
+	MmRatingIdleFn idle;		/* NULL: a state does not change while idle */
+	MmRatingQueueParamsFn queue_params;
+} MmRatingModel;
+
+/* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
+extern const MmRatingModel mm_openskill_model;
+extern const MmRatingModel mm_glicko2_model;
+
+/* The family of a name, or NULL. */
+extern const MmRatingModel *mm_rating_model_find(const char *name);
+
+/* The names of every family, for a hint: "openskill" or "glicko2". */
+extern const char *mm_rating_model_names(void);
+
+/*
+ * Build a game from per-player arrays (team labels, ranks, scores, the
+ * state's columns, weights), checking everything a user can get wrong:
+ * each state column as the family declares it, finite ranks and scores,
+ * one rank (score) per team, non-negative weights, two teams or more.
+ * rank and score may be NULL (then every team ranks the same), weight may
+ * be NULL. Arrays of games larger than MM_RATING_SMALL are palloc'd in the
+ * current memory context.
+ */
+extern void mm_rating_build_game(MmRatingGame *g, const MmRatingModel *model,
+								 int n, const int64 *label,
+								 const double *rank, const double *score,
+								 const double *const *state,
+								 const double *weight);
+
+#endif							/* MM_RATING_MODEL_H */
