@@ -10,12 +10,12 @@ OBJS        = \
 	src/backfill.o \
 	src/calibration.o \
 	src/config.o \
-	src/glicko2.o \
 	src/glicko2_math.o \
 	src/glicko2_model.o \
 	src/glicko2_period.o \
 	src/glicko2_policy.o \
 	src/glicko2_replay.o \
+	src/glicko2_sql.o \
 	src/gw2_dishonor.o \
 	src/gw2_ladder.o \
 	src/gw2_prediction.o \
@@ -26,6 +26,7 @@ OBJS        = \
 	src/openskill_ims.o \
 	src/openskill_model.o \
 	src/openskill_replay.o \
+	src/openskill_sql.o \
 	src/placement.o \
 	src/queue.o \
 	src/rating_model.o \

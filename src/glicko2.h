@@ -3,7 +3,7 @@
  * glicko2.h
  *		Glicko-2 ratings, shared by the files of the family: the math of one
  *		rating period (glicko2_math.c), the GW2 rating policy
- *		(glicko2_policy.c), the SQL wrappers (glicko2.c), the rating-period
+ *		(glicko2_policy.c), the SQL wrappers (glicko2_sql.c), the rating-period
  *		aggregate (glicko2_period.c), the replay of a game history
  *		(glicko2_replay.c) and Glicko-2 as a rating family
  *		(glicko2_model.c, rating_model.h).

@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * openskill.h
- *		The Weng-Lin (OpenSkill) rating core shared by openskill.c (the SQL
- *		rate and predict functions), openskill_model.c (OpenSkill as a
- *		rating family, rating_model.h), openskill_replay.c (history replay)
- *		and openskill_ims.c (the IMS rate endpoint).
+ *		The Weng-Lin (OpenSkill) rating core of openskill.c (rate and
+ *		predict), shared by openskill_sql.c (the SQL rate and predict
+ *		functions), openskill_model.c (OpenSkill as a rating family,
+ *		rating_model.h), openskill_replay.c (history replay) and
+ *		openskill_ims.c (the IMS rate endpoint).
  *
  *-------------------------------------------------------------------------
  */
@@ -71,6 +72,12 @@ extern void mm_os_build_game(MmOsGame *g, int n, const int64 *label,
  * team order; prob has nteams elements.
  */
 extern void mm_os_predict_win(const MmOsGame *g, double beta, double *prob);
+
+/*
+ * Draw probability of a game (openskill.js predictDraw): the mean over
+ * pairs of teams of the chance that they end within the draw margin.
+ */
+extern double mm_os_predict_draw(const MmOsGame *g, double beta);
 
 /* Standard normal CDF and its inverse (ours: libm has no inverse). */
 extern double mm_os_phi(double x);

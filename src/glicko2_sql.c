@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * glicko2.c
+ * glicko2_sql.c
  *		SQL wrappers of Glicko-2 ratings: one rating period, idle growth,
  *		expected score, the effective rating, the policy, the rating at a
  *		time and the blend of two ratings. The math is in glicko2_math.c,
