@@ -441,12 +441,7 @@ typedef enum AsyncPlan
 #define EQ " OPERATOR(pg_catalog.=) "
 #define MATCH_ENTRY " FROM mm.async_entries e WHERE e.pool" EQ "$1 AND e.labels" EQ "$2"
 
-static const struct
-{
-	const char *sql;
-	int			nargs;
-	Oid			types[5];
-}			plan_defs[N_PLANS] =
+static const MmStatement plan_defs[N_PLANS] =
 {
 	[PLAN_ENTRY] = {
 		"SELECT p.config, e.pool, e.labels FROM mm.async_entries e"
@@ -505,10 +500,8 @@ static SPIPlanPtr plans[N_PLANS];
 static uint64
 async_exec(AsyncPlan which, Datum *values)
 {
-	int			rc;
+	int			rc = mm_statement_execute(&plan_defs[which], &plans[which], values, NULL, false, 0);
 
-	rc = SPI_execute_plan(mm_kept_plan(&plans[which], plan_defs[which].sql, plan_defs[which].nargs,
-									   plan_defs[which].types), values, NULL, false, 0);
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE && rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	return SPI_processed;

@@ -364,15 +364,27 @@ mm_kept_plan(SPIPlanPtr *slot, const char *sql, int nargs, const Oid *types)
 	return *slot;
 }
 
+int
+mm_statement_execute(const MmStatement *st, SPIPlanPtr *plan, Datum *values,
+					 const char *nulls, bool read_only, long limit)
+{
+	int			ret = SPI_execute_plan(mm_kept_plan(plan, st->sql, st->nargs, st->types),
+									   values, nulls, read_only, limit);
+
+	if (ret < 0)
+		elog(ERROR, "SPI_execute_plan failed: %s, running \"%.60s\"",
+			 SPI_result_code_string(ret), st->sql);
+	return ret;
+}
+
 void
 mm_statement_run(const MmStatement *st, SPIPlanPtr *plan, Datum *values,
 				 const char *nulls, bool read_only, int expected)
 {
-	int			ret = SPI_execute_plan(mm_kept_plan(plan, st->sql, st->nargs, st->types),
-									   values, nulls, read_only, 0);
+	int			ret = mm_statement_execute(st, plan, values, nulls, read_only, 0);
 
 	if (ret != expected)
-		elog(ERROR, "SPI_execute_plan failed: %s, running \"%.60s\"",
+		elog(ERROR, "SPI_execute_plan returned %s, running \"%.60s\"",
 			 SPI_result_code_string(ret), st->sql);
 }
 

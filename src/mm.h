@@ -139,10 +139,15 @@ typedef struct MmStatement
 } MmStatement;
 
 /*
- * Run a statement (inside SPI_connect) with its plan kept in *plan,
+ * Execute a statement (inside SPI_connect) with its plan kept in *plan,
  * prepared on first use; nulls as SPI_execute_plan takes them (NULL: none).
- * An SPI result other than expected is an internal error.
+ * Returns SPI_execute_plan's result; a failure (< 0) is an internal error.
  */
+extern int	mm_statement_execute(const MmStatement *st, struct _SPI_plan **plan,
+								 Datum *values, const char *nulls, bool read_only,
+								 long limit);
+
+/* The same, with no row limit, when only the result "expected" is right. */
 extern void mm_statement_run(const MmStatement *st, struct _SPI_plan **plan,
 							 Datum *values, const char *nulls, bool read_only,
 							 int expected);

@@ -1143,21 +1143,12 @@ scan_servers(RankState *st, text *place)
 	SPIExecuteOptions options;
 	int			rc;
 
-	if (plan == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare("SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
-									" s.age_sum, s.play_history_n, s.play_history_sum,"
-									" s.attributes, s.stats FROM mm.servers s"
-									" WHERE s.place OPERATOR(pg_catalog.=) $1"
-									" AND s.occupancy OPERATOR(pg_catalog.<) s.capacity",
-									1, argtypes);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		plan = p;
-	}
+	(void) mm_kept_plan(&plan, "SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
+						" s.age_sum, s.play_history_n, s.play_history_sum,"
+						" s.attributes, s.stats FROM mm.servers s"
+						" WHERE s.place OPERATOR(pg_catalog.=) $1"
+						" AND s.occupancy OPERATOR(pg_catalog.<) s.capacity",
+						1, argtypes);
 
 	params = makeParamList(1);
 	params->params[0].value = PointerGetDatum(place);

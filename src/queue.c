@@ -460,20 +460,34 @@ put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult
 	}
 }
 
+/*
+ * Read the rosters of the query (argument 0) and run the matcher over them;
+ * naive (if given) chooses the matcher's search.
+ */
+static void
+match_query(FunctionCallInfo fcinfo, const bool *naive, MmMatcherConfig *cfg,
+			MmRosterSet *set, MmMatcherResult *res)
+{
+	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	TimestampTz at;
+
+	match_start(fcinfo, cfg, &at);
+	if (naive)
+		cfg->naive_search = *naive;
+	read_query(query, at, set);
+	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
+}
+
 /* mm.match_rosters: the matches made over a query's rows. */
 static Datum
 match_rosters(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	MmMatcherConfig cfg;
 	MmMatcherResult res;
 	MmRosterSet set;
-	TimestampTz at;
 
-	match_start(fcinfo, &cfg, &at);
-	read_query(query, at, &set);
-	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
+	match_query(fcinfo, NULL, &cfg, &set, &res);
 	put_matches(rsinfo, &set, &res, &cfg);
 	SPI_finish();
 	return (Datum) 0;
@@ -487,16 +501,12 @@ static Datum
 match_outcomes(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	MmMatcherConfig cfg;
 	MmMatcherResult res;
 	MmRosterSet set;
-	TimestampTz at;
+	bool		naive = PG_GETARG_BOOL(3);
 
-	match_start(fcinfo, &cfg, &at);
-	cfg.naive_search = PG_GETARG_BOOL(3);
-	read_query(query, at, &set);
-	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
+	match_query(fcinfo, &naive, &cfg, &set, &res);
 	for (int i = 0; i < set.n; i++)
 	{
 		MmRoster   *x = &set.r[i];

@@ -76,14 +76,7 @@ typedef enum ResultStatement
 	RS_COUNT
 } ResultStatement;
 
-typedef struct StatementText
-{
-	const char *sql;
-	int			nargs;
-	Oid			types[24];
-} StatementText;
-
-static const StatementText statements[RS_COUNT] = {
+static const MmStatement statements[RS_COUNT] = {
 	[RS_LOCK_MATCH] = {
 		"SELECT m.queue_id, m.status, m.red_odds, m.blue_odds FROM mm.match m "
 		"WHERE m.match_id = $1 FOR UPDATE",
@@ -199,12 +192,7 @@ static SPIPlanPtr plans[RS_COUNT];
 static int
 run(ResultStatement s, Datum *values, const char *nulls, long limit)
 {
-	int			rc;
-
-	rc = SPI_execute_plan(mm_kept_plan(&plans[s], statements[s].sql, statements[s].nargs, statements[s].types), values, nulls, false, limit);
-	if (rc < 0)
-		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
-	return rc;
+	return mm_statement_execute(&statements[s], &plans[s], values, nulls, false, limit);
 }
 
 /* Column i (1-based) of row r of the last result, as a Datum. */
