@@ -74,10 +74,14 @@ g2_model_predict(const void *params pg_attribute_unused(), const MmRatingGame *g
 				 double *prob)
 {
 	int			k = g->nteams;
-	double	   *rating = palloc0(sizeof(double) * k);
-	double	   *rd = palloc0(sizeof(double) * k);
-	int		   *size = palloc0(sizeof(int) * k);
+	double		small[3 * MM_RATING_SMALL];
+	double	   *rating = k <= MM_RATING_SMALL ? small : palloc(sizeof(double) * 3 * k);
+	double	   *rd = rating + k;
+	double	   *size = rd + k;
 	double		denom = k * (k - 1) / 2.0;
+
+	for (int t = 0; t < k; t++)
+		rating[t] = rd[t] = size[t] = 0.0;
 
 	for (int p = 0; p < g->nplayers; p++)
 	{
@@ -106,9 +110,8 @@ g2_model_predict(const void *params pg_attribute_unused(), const MmRatingGame *g
 	}
 	for (int t = 0; t < k; t++)
 		prob[t] /= denom;
-	pfree(rating);
-	pfree(rd);
-	pfree(size);
+	if (rating != small)
+		pfree(rating);
 }
 
 /* The deviation grows over idle periods (mm_g2_idle, with the policy's rule). */

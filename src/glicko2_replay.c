@@ -127,6 +127,34 @@ replay_idle(const Replay *rp, ReplayPlayer *p, double periods)
 	p->r.vol = state[2];
 }
 
+/*
+ * The expected score of a against b: the family's prediction of a game of
+ * the two (rating_model.h), a's probability of winning it.
+ */
+static double
+replay_expect(const Replay *rp, const Glicko2Player *a, const Glicko2Player *b)
+{
+	static const int team_of[2] = {0, 1};
+	MmGlicko2Params prm = {rp->tau, rp->pol};
+	double		rating[2] = {a->rating, b->rating};
+	double		rd[2] = {a->rd, b->rd};
+	double		vol[2] = {a->vol, b->vol};
+	double		prob[2];
+	MmRatingGame g;
+
+	g.nplayers = 2;
+	g.nteams = 2;
+	g.team_of = team_of;
+	g.rank = NULL;
+	g.score = NULL;
+	g.state[0] = rating;
+	g.state[1] = rd;
+	g.state[2] = vol;
+	g.weight = NULL;
+	mm_glicko2_model.predict(&prm, &g, prob);
+	return prob[0];
+}
+
 /* Look a player up, creating it with the initial rating. */
 static ReplayPlayer *
 replay_player(Replay *rp, int64 id, TimestampTz at)
@@ -254,7 +282,7 @@ replay_game_now(Replay *rp, ReplayGame *g)
 		replay_idle(rp, a, replay_idle_periods(rp, a->last_at, g->at));
 	if (b->games > 0)
 		replay_idle(rp, b, replay_idle_periods(rp, b->last_at, g->at));
-	g->expected = mm_g2_expect(a->r.rating, a->r.rd, b->r.rating, b->r.rd);
+	g->expected = replay_expect(rp, &a->r, &b->r);
 	mm_g2_accumulate(&sa, a->r.rating, b->r.rating, b->r.rd, g->score);
 	mm_g2_accumulate(&sb, b->r.rating, a->r.rating, a->r.rd, 1.0 - g->score);
 	a->r = mm_g2_rate_period(a->r, &sa, rp->tau, rp->pol);
@@ -281,7 +309,7 @@ replay_game_in_period(Replay *rp, ReplayGame *g)
 	rp->period = k;
 	replay_touch(rp, a, k);
 	replay_touch(rp, b, k);
-	g->expected = mm_g2_expect(a->r.rating, a->r.rd, b->r.rating, b->r.rd);
+	g->expected = replay_expect(rp, &a->r, &b->r);
 	mm_g2_accumulate(&a->sums, a->r.rating, b->r.rating, b->r.rd, g->score);
 	mm_g2_accumulate(&b->sums, b->r.rating, a->r.rating, a->r.rd, 1.0 - g->score);
 	if (rp->mode == REPLAY_HISTORY)
