@@ -20,22 +20,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 bindir=$("${PG_CONFIG:?}" --bindir)
 dir=/tmp/mm-replay-mem-$port
-as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+. "$here/test/bench/lib.sh"
 
-as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
-rm -rf "$dir"; mkdir -p "$dir"; [ "$(id -u)" = 0 ] && chown postgres: "$dir"
-as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
-cat >>"$dir/data/postgresql.conf" <<CONF
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$dir'
+throwaway_cluster "$dir" "$port" <<CONF
 shared_buffers = 128MB
 work_mem = 64MB
 max_parallel_workers_per_gather = 0
 CONF
-as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
-trap 'as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
-export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=bench
+export PGDATABASE=bench
 psql -X -q -d postgres -c "CREATE DATABASE bench"
 psql -X -q -c "CREATE EXTENSION mm"
 # n games among 10k players, 10k games a day, results as in the

@@ -19,3 +19,29 @@ run_file() {
 	fi
 }
 
+
+# Run a command as the cluster's owner (postgres when run as root, as CI is).
+as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+# For the standalone benchmark scripts: initdb and start a throwaway
+# cluster in folder $1 on port $2 (unix socket only), with the extra
+# postgresql.conf lines given on stdin; it is stopped and removed when the
+# script exits. Needs $bindir; sets PGHOST, PGPORT and PGUSER.
+throwaway_cluster() {
+	local dir=$1 port=$2
+	as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
+	{
+		echo "port = $port"
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$dir'"
+		cat
+	} >>"$dir/data/postgresql.conf"
+	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+	# shellcheck disable=SC2064 # the folder is fixed now
+	trap "as_owner '$bindir/pg_ctl' -D '$dir/data' -m fast -w stop >/dev/null 2>&1; rm -rf '$dir'" EXIT
+	export PGHOST=$dir PGPORT=$port PGUSER=postgres
+}

@@ -29,15 +29,9 @@ cd "$here"
 bindir=$("${PG_CONFIG:?}" --bindir)
 dir=/tmp/mm-durable-$port
 runs=${MM_BENCH_RUNS:-5}
-as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+. "$here/test/bench/lib.sh"
 
-as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
-rm -rf "$dir"; mkdir -p "$dir"; [ "$(id -u)" = 0 ] && chown postgres: "$dir"
-as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
-cat >>"$dir/data/postgresql.conf" <<CONF
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$dir'
+throwaway_cluster "$dir" "$port" <<CONF
 fsync = on
 synchronous_commit = on
 full_page_writes = on
@@ -51,9 +45,7 @@ autovacuum = off
 log_lock_waits = on
 deadlock_timeout = 10ms
 CONF
-as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
-trap 'as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
-export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=bench
+export PGDATABASE=bench
 psql -X -q -d postgres -c "CREATE DATABASE bench"
 psql -X -q -c "CREATE EXTENSION mm"
 psql -X -q -v ON_ERROR_STOP=1 -f test/bench/matcher/setup.sql >/dev/null
