@@ -322,6 +322,18 @@ async_config_arg(FunctionCallInfo fcinfo, int argno)
 	return async_config_cached(fcinfo, PG_GETARG_JSONB_P(argno));
 }
 
+/* The retries of an offer or a search: 0 for a first attempt. */
+static void
+check_retries(int retries)
+{
+	if (retries < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retries must not be negative"),
+				 errdetail("The value is %d.", retries),
+				 errhint("Pass 0 for a first attempt and count up on each retry.")));
+}
+
 /* Check an MMR argument. */
 static void
 check_mmr(double mmr)
@@ -1159,12 +1171,7 @@ mm_async_search(PG_FUNCTION_ARGS)
 	bool		nulls[4] = {false, false, false, false};
 
 	check_mmr(mmr);
-	if (retries < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("retries must not be negative"),
-				 errdetail("The value is %d.", retries),
-				 errhint("Pass 0 for a first attempt and count up on each retry.")));
+	check_retries(retries);
 	order = palloc(sizeof(int) * c->mmr_bucket_count);
 	count = async_search_order(c, mmr, retries, order);
 	elems = palloc(sizeof(Datum) * count);
@@ -1255,12 +1262,7 @@ mm_find_opponent(PG_FUNCTION_ARGS)
 	q.mmr = PG_GETARG_FLOAT8(1);
 	retries = PG_GETARG_INT32(3);
 	check_mmr(q.mmr);
-	if (retries < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("retries must not be negative"),
-				 errdetail("The value is %d.", retries),
-				 errhint("Pass 0 for a first attempt and count up on each retry.")));
+	check_retries(retries);
 	q.pool = PG_GETARG_DATUM(0);
 	q.labels = PointerGetDatum(async_label_set(PG_GETARG_ARRAYTYPE_P(2)));
 	q.nexcluded = excluded_ids(PG_GETARG_ARRAYTYPE_P(4), !PG_ARGISNULL(5),

@@ -214,17 +214,34 @@ replay_type_error(Oid type, const char *what, const char *cast)
 			 errhint("Cast it, e.g. %s::%s.", what, cast)));
 }
 
-double
-mm_replay_number(Datum d, Oid type, const char *what)
+/* An integer-typed value as int64 (false for other types). */
+static bool
+replay_integer(Datum d, Oid type, int64 *v)
 {
 	switch (type)
 	{
 		case INT2OID:
-			return DatumGetInt16(d);
+			*v = DatumGetInt16(d);
+			return true;
 		case INT4OID:
-			return DatumGetInt32(d);
+			*v = DatumGetInt32(d);
+			return true;
 		case INT8OID:
-			return (double) DatumGetInt64(d);
+			*v = DatumGetInt64(d);
+			return true;
+	}
+	return false;
+}
+
+double
+mm_replay_number(Datum d, Oid type, const char *what)
+{
+	int64		v;
+
+	if (replay_integer(d, type, &v))
+		return (double) v;
+	switch (type)
+	{
 		case FLOAT4OID:
 			return DatumGetFloat4(d);
 		case FLOAT8OID:
@@ -240,15 +257,12 @@ int64
 mm_replay_whole(Datum d, Oid type, const char *what, int64 row)
 {
 	double		x;
+	int64		v;
 
+	if (replay_integer(d, type, &v))
+		return v;
 	switch (type)
 	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-			return DatumGetInt32(d);
-		case INT8OID:
-			return DatumGetInt64(d);
 		case FLOAT4OID:
 		case FLOAT8OID:
 		case NUMERICOID:
