@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "mm.h"
+#include "config.h"
 
 #include <float.h>
 #include <math.h>

@@ -18,6 +18,7 @@
 #define MM_GLICKO2_H
 
 #include "mm.h"
+#include "config.h"
 
 #include <math.h>
 

@@ -28,6 +28,7 @@
 #define MM_GW2_H
 
 #include "mm.h"
+#include "config.h"
 #include "datatype/timestamp.h"
 
 /* One metric of the prediction (an element of the XML <Prediction>). */

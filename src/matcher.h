@@ -11,6 +11,7 @@
 #define MM_MATCHER_H
 
 #include "mm.h"
+#include "config.h"
 #include "gw2.h"
 #include "datatype/timestamp.h"
 

@@ -105,9 +105,6 @@ extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
 /* The function's composite result row, from values and nulls. */
 extern Datum mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
 
-/* jsonb configurations: the config spine (config.h). */
-#include "config.h"
-
 /*
  * Prepare a query a user passed as text (a history to replay, rosters to
  * match), which must return rows; "what" names it in the error, "hint" says

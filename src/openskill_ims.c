@@ -22,6 +22,7 @@
  *-------------------------------------------------------------------------
  */
 #include "openskill.h"
+#include "config.h"
 
 #include <float.h>
 #include <math.h>

@@ -32,6 +32,7 @@
  *-------------------------------------------------------------------------
  */
 #include "mm.h"
+#include "config.h"
 
 #include <float.h>
 #include <math.h>
