@@ -139,7 +139,16 @@ mm_g2_finish(Glicko2Player p, const Glicko2Sums *sums, double tau)
 
 	/* Steps 6 and 7 */
 	phi_star = sqrt(phi * phi + sigma_new * sigma_new);
-	phi_new = 1.0 / sqrt(1.0 / (phi_star * phi_star) + 1.0 / v);
+	if (phi_star * phi_star > 0.0)
+		phi_new = 1.0 / sqrt(1.0 / (phi_star * phi_star) + 1.0 / v);
+	else
+	{
+		/*
+		 * phi*^2 underflows (deviation and volatility below 1e-154): 1/phi*^2
+		 * outweighs 1/v beyond double precision, and phi' = phi*
+		 */
+		phi_new = phi_star;
+	}
 	mu = mu + phi_new * phi_new * sums->delta_sum;
 
 	/* Step 8 */

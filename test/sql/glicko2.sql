@@ -226,3 +226,6 @@ SELECT mm.glicko2_period_combine('{1500,200,0.06,0.5,0,0,0}', '{1600,200,0.06,0.
 \echo :LAST_ERROR_SQLSTATE
 SELECT mm.glicko2_period_step('{}', 1500, 200, 0.06, 1500, 200, 1);
 \echo :LAST_ERROR_SQLSTATE
+-- a deviation and volatility so small that phi*^2 underflows: the
+-- deviation ends at phi* (0 here), with no division by zero on the way
+SELECT mm.glicko2_rate(ROW(1500, 1e-200, 1e-200)::mm.glicko, ARRAY[1400], ARRAY[30], ARRAY[1]);
