@@ -35,11 +35,9 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 enum
