@@ -1,7 +1,8 @@
 -- mm: game matchmaking and skill rating inside PostgreSQL.
 --
 -- Install script source. The Makefile builds sql/mm--<version>.sql from this
--- file followed by sql/parts/*.sql in name order (one part per feature).
+-- file followed by sql/parts/*.sql in name order (one part per feature), and
+-- the upgrade scripts from the same files (sql/generate.pl).
 -- Every object lives in schema mm, created here, and every reference is
 -- schema-qualified.
 

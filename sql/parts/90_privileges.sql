@@ -21,7 +21,8 @@
 -- and by every upgrade script); mm.grant_roles() creates the three roles
 -- when asked to and grants them what the list says. A test fails when an
 -- object of schema mm is missing from the list: a new function needs one
--- row here and the same row in the upgrade script.
+-- row here. The generated upgrade script replaces the stored list with
+-- these rows (sql/generate.pl).
 
 CREATE TABLE mm.privileges (
     object  text PRIMARY KEY,

@@ -223,6 +223,13 @@ BEGIN
        OR (SELECT config #> '{filter,padding}' FROM mm.queue WHERE name = 'ranked') <> '10'::jsonb THEN
         RAISE EXCEPTION 'queue config not normalised: %', (SELECT config FROM mm.queue WHERE name = 'ranked');
     END IF;
+    -- every stored queue and pool config, not only the one looked at above
+    IF EXISTS (SELECT FROM mm.queue q WHERE q.config <> mm.matcher_config(q.config)) THEN
+        RAISE EXCEPTION 'a queue config is not stored normalised after the upgrade';
+    END IF;
+    IF EXISTS (SELECT FROM mm.async_pools p WHERE p.config <> mm.async_config(p.config)) THEN
+        RAISE EXCEPTION 'a pool config is not stored normalised after the upgrade';
+    END IF;
     IF mm.dishonor_config() -> 'timeout_rounding' <> '2592060'::jsonb
        OR mm.dishonor_config() -> 'stack_duration' <> '"10m"'::jsonb THEN
         RAISE EXCEPTION 'dishonor durations not migrated: %', mm.dishonor_config();

@@ -1,0 +1,488 @@
+-- mm 0.1.0 -> 0.2.0 upgrade, part 1 of the generated script (sql/generate.pl):
+-- what cannot be re-run from sql/parts. Written by hand, in order:
+--   - DROPs of 0.1.0 objects that are gone, or whose signature, result type
+--     or argument names changed (every function, aggregate and view is then
+--     created again from its single definition in sql/parts);
+--   - table, index, sequence and type changes, each with the data of 0.1.0
+--     carried over beside it.
+-- Data migration that needs the new functions is in the .post.sql file,
+-- which runs after they are created. Nothing here creates a function or
+-- writes a COMMENT: those come from sql/parts.
+
+-- ==== robustness: aggregates that cannot be forged, finite results ====
+
+-- party_rating_agg: an internal state (linear in the rows, support functions
+-- SQL cannot feed a forged state) instead of a float8[] rebuilt on every row.
+DROP AGGREGATE mm.party_rating_agg(float8, float8, float8, float8, float8);
+DROP AGGREGATE mm.party_rating_agg(float8, float8);
+DROP FUNCTION mm.party_rating_accum(float8[], float8, float8, float8, float8, float8);
+DROP FUNCTION mm.party_rating_accum(float8[], float8, float8);
+DROP FUNCTION mm.party_rating_combine(float8[], float8[]);
+DROP FUNCTION mm.party_rating_final(float8[]);
+
+-- Async pool: no per-bucket counter rows. The fill of a bucket is counted
+-- from the entries' index when a decision needs it; the rebalancing sample
+-- becomes rows that puts only add (mm.async_samples) and that are dumped;
+-- find_opponent and offer_entry are C.
+CREATE TABLE mm.async_samples (
+    sample_id bigserial PRIMARY KEY,
+    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels    text[] NOT NULL,
+    bucket    int NOT NULL CHECK (bucket >= 0),
+    inserts   bigint NOT NULL CHECK (inserts > 0)
+);
+CREATE INDEX async_samples_bucket ON mm.async_samples (pool, labels, bucket);
+SELECT pg_catalog.pg_extension_config_dump('mm.async_samples', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.async_samples_sample_id_seq', '');
+
+-- the 0.1.0 sample of pools that rebalance (player_cache_size set) carries over
+INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+SELECT b.pool, b.labels, b.bucket, b.inserts
+FROM mm.async_buckets b JOIN mm.async_pools p ON p.pool = b.pool
+WHERE b.inserts > 0 AND p.config ->> 'player_cache_size' IS NOT NULL
+ORDER BY b.pool, b.labels, b.bucket;
+
+DROP TRIGGER async_count_insert ON mm.async_entries;
+DROP TRIGGER async_count_delete ON mm.async_entries;
+DROP TRIGGER async_count_update ON mm.async_entries;
+DROP FUNCTION mm.async_count_fill();
+DROP TABLE mm.async_buckets;
+DROP FUNCTION mm.async_fill(text, text[], int);
+
+DROP FUNCTION mm.async_find(text, float8, text[], int, bigint[], bigint);
+DROP FUNCTION mm.async_take(jsonb, bigint);
+
+
+-- ==== queue engine ====
+-- The queue tables hold their invariants as keys, foreign keys and CHECKs:
+-- a player is a row of mm.queued_player (with its queue, seat and
+-- profession) referencing its roster with a cascade, the statement
+-- triggers go, rosters' numbers and joined_at are checked by the table,
+-- matches get a status and a delivery time, ticket history is kept in
+-- mm.ticket_event, and the tick log counts failed targets' reasons. The
+-- data of 0.1.0 carries over: waiting rosters with their players, matches
+-- with their rosters, the tick log; rosters that break the new CHECKs
+-- (non-finite or future joined_at, non-finite numbers) are removed and
+-- recorded as such.
+
+DROP VIEW mm.queue_stats;
+DROP TRIGGER roster_deleted ON mm.roster;
+DROP FUNCTION mm._roster_deleted();
+DROP TRIGGER match_deleted ON mm.match;
+DROP FUNCTION mm._match_deleted();
+DROP FUNCTION mm._queue_query(int, boolean);
+DROP FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool);
+DROP INDEX mm.queued_player_roster_idx;
+DROP FUNCTION mm.alter_queue(text, jsonb);
+DROP FUNCTION mm.drop_queue(text);
+
+-- queues: a dropped queue may keep its history; live names are unique
+ALTER TABLE mm.queue DROP CONSTRAINT queue_name_key, ADD COLUMN dropped_at timestamptz;
+CREATE UNIQUE INDEX queue_name_idx ON mm.queue (name) WHERE dropped_at IS NULL;
+
+-- The life of each ticket, one row per player and state: waiting when
+-- queued, then matched, expired, left or removed. Kept after the roster
+-- is gone; mm.purge trims it. queue_id has no foreign key: a tick writes
+-- a row per matched player, and a check per row cost a third of a
+-- full-queue tick; mm.drop_queue and mm.purge delete a queue's rows. event_id orders the events as they
+-- happened (their "at" is the tick's time, which a caller may give).
+CREATE SEQUENCE mm.ticket_event_id_seq;
+CREATE TABLE mm.ticket_event (
+    event_id  bigint NOT NULL DEFAULT nextval('mm.ticket_event_id_seq'),
+    roster_id bigint NOT NULL,
+    player_id bigint NOT NULL,
+    status    text NOT NULL,
+    at        timestamptz NOT NULL,
+    queue_id  int NOT NULL,
+    match_id  bigint,
+    reason    text,
+    CONSTRAINT ticket_event_pkey PRIMARY KEY (roster_id, player_id, status),
+    CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'matched', 'expired', 'left', 'removed')),
+    CONSTRAINT ticket_event_match_check CHECK ((status = 'matched') = (match_id IS NOT NULL)),
+    CONSTRAINT ticket_event_at_check CHECK (isfinite(at))
+);
+ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
+CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
+
+SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event_id_seq', '');
+
+-- players: one row each with queue, seat and profession; rows whose roster
+-- is gone (TRUNCATE in 0.1.0) are dropped, players of a roster missing
+-- from mm.queued_player are added unless queued elsewhere
+ALTER TABLE mm.queued_player ADD COLUMN queue_id int, ADD COLUMN seat int, ADD COLUMN profession text;
+UPDATE mm.queued_player qp SET queue_id = r.queue_id, seat = u.o, profession = nullif(r.professions[u.o], '')
+FROM mm.roster r, unnest(r.players) WITH ORDINALITY AS u(p, o)
+WHERE r.roster_id = qp.roster_id AND u.p = qp.player_id
+  AND NOT (NOT (r.rating > '-Infinity' AND r.rating < 'Infinity')
+     OR NOT (r.deviation >= 0 AND r.deviation < 'Infinity')
+     OR NOT (r.rank > '-Infinity' AND r.rank < 'Infinity')
+     OR NOT (r.ladder_points > '-Infinity' AND r.ladder_points < 'Infinity')
+     OR NOT (isfinite(r.joined_at) AND r.joined_at <= now()));
+DELETE FROM mm.queued_player qp WHERE qp.queue_id IS NULL;
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+SELECT u.p, r.roster_id, r.queue_id, u.o, nullif(r.professions[u.o], '')
+FROM mm.roster r, unnest(r.players) WITH ORDINALITY AS u(p, o)
+WHERE u.p IS NOT NULL AND NOT (NOT (r.rating > '-Infinity' AND r.rating < 'Infinity')
+     OR NOT (r.deviation >= 0 AND r.deviation < 'Infinity')
+     OR NOT (r.rank > '-Infinity' AND r.rank < 'Infinity')
+     OR NOT (r.ladder_points > '-Infinity' AND r.ladder_points < 'Infinity')
+     OR NOT (isfinite(r.joined_at) AND r.joined_at <= now()))
+ON CONFLICT (player_id) DO NOTHING;
+-- ticket history: waiting rosters, and the rosters the new CHECKs refuse
+-- (non-finite numbers, non-finite or future joined_at), which are removed
+INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
+SELECT qp.roster_id, qp.player_id, 'waiting', r.joined_at, r.queue_id
+FROM mm.queued_player qp JOIN mm.roster r USING (roster_id);
+INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+SELECT DISTINCT ON (r.roster_id, u.p) r.roster_id, u.p, 'removed', now(), r.queue_id, 'invalid roster data in 0.1.0'
+FROM mm.roster r, unnest(r.players) AS u(p)
+WHERE u.p IS NOT NULL AND (NOT (r.rating > '-Infinity' AND r.rating < 'Infinity')
+     OR NOT (r.deviation >= 0 AND r.deviation < 'Infinity')
+     OR NOT (r.rank > '-Infinity' AND r.rank < 'Infinity')
+     OR NOT (r.ladder_points > '-Infinity' AND r.ladder_points < 'Infinity')
+     OR NOT (isfinite(r.joined_at) AND r.joined_at <= now()));
+DELETE FROM mm.roster r WHERE (NOT (r.rating > '-Infinity' AND r.rating < 'Infinity')
+     OR NOT (r.deviation >= 0 AND r.deviation < 'Infinity')
+     OR NOT (r.rank > '-Infinity' AND r.rank < 'Infinity')
+     OR NOT (r.ladder_points > '-Infinity' AND r.ladder_points < 'Infinity')
+     OR NOT (isfinite(r.joined_at) AND r.joined_at <= now()));
+DELETE FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id);
+
+ALTER TABLE mm.roster DROP COLUMN players, DROP COLUMN professions;
+ALTER TABLE mm.roster
+    ADD CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
+    ADD CONSTRAINT roster_rating_finite CHECK (rating > '-Infinity' AND rating < 'Infinity'),
+    ADD CONSTRAINT roster_deviation_finite CHECK (deviation >= 0 AND deviation < 'Infinity'),
+    ADD CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
+    ADD CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
+    ADD CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= now());
+CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
+ALTER TABLE mm.queued_player
+    ALTER COLUMN queue_id SET NOT NULL,
+    ALTER COLUMN seat SET NOT NULL,
+    ADD CONSTRAINT queued_player_seat_key UNIQUE (queue_id, roster_id, seat),
+    ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
+        REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE,
+    ADD CONSTRAINT queued_player_seat_check CHECK (seat BETWEEN 1 AND 1000),
+    ADD CONSTRAINT queued_player_profession_check CHECK (profession <> '');
+
+-- matches: status and delivery (0.1.0 matches count as delivered); match
+-- rosters get their queue and a foreign key, orphans (a match deleted
+-- with triggers off) go
+ALTER TABLE mm.match ADD COLUMN status text NOT NULL DEFAULT 'matched', ADD COLUMN delivered_at timestamptz;
+UPDATE mm.match SET delivered_at = created_at;
+ALTER TABLE mm.match
+    ADD CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
+    ADD CONSTRAINT match_status_check CHECK (status IN ('matched', 'finished'));
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL;
+ALTER TABLE mm.match_roster ADD COLUMN queue_id int;
+UPDATE mm.match_roster mr SET queue_id = m.queue_id FROM mm.match m WHERE m.match_id = mr.match_id;
+DELETE FROM mm.match_roster mr WHERE mr.queue_id IS NULL;
+ALTER TABLE mm.match_roster
+    ALTER COLUMN queue_id SET NOT NULL,
+    ADD CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
+SELECT DISTINCT ON (mr.roster_id, u.p, s.status) mr.roster_id, u.p, s.status,
+       CASE WHEN s.status = 'waiting' THEN mr.joined_at ELSE m.created_at END, mr.queue_id,
+       CASE WHEN s.status = 'matched' THEN mr.match_id END
+FROM mm.match_roster mr JOIN mm.match m USING (match_id), unnest(mr.players) AS u(p),
+     (VALUES ('waiting'), ('matched')) AS s(status)
+WHERE isfinite(mr.joined_at) AND isfinite(m.created_at);
+
+-- tick log: reasons of failed targets (unknown for 0.1.0 ticks)
+ALTER TABLE mm.tick_log
+    ADD COLUMN matches_dropped int NOT NULL DEFAULT 0,
+    ADD COLUMN rosters_expired int NOT NULL DEFAULT 0,
+    ADD COLUMN failed_reasons jsonb NOT NULL DEFAULT '{}',
+    ADD CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object');
+
+-- ==== results exactly once, ratings kept by mm ====
+
+-- From match to result: ratings stored per player and rating key, and
+-- mm.report_result, which rates a finished match of a queue exactly once
+-- (ratings, ladder points, dishonor for desertions, before and after of
+-- every player) in the caller's transaction.
+
+-- One row per player and rating key (what the Guild Wars 2 wiki calls a
+-- rating type: ranked, unranked, a profession). A queue's "rating" config
+-- names the key and the model; the model's columns hold its state: mu and
+-- sigma for OpenSkill, rating, rd and vol for Glicko-2. A key may hold both.
+CREATE TABLE mm.ratings (
+    player_id     bigint NOT NULL,
+    key           text NOT NULL,
+    mu            float8,
+    sigma         float8,
+    rating        float8,
+    rd            float8,
+    vol           float8,
+    ladder_points int,
+    games         int NOT NULL DEFAULT 0,
+    last_played   timestamptz,
+    CONSTRAINT ratings_pkey PRIMARY KEY (player_id, key),
+    CONSTRAINT ratings_key_check CHECK (key <> ''),
+    CONSTRAINT ratings_openskill_check CHECK ((mu IS NULL) = (sigma IS NULL)
+        AND mu > '-Infinity' AND mu < 'Infinity' AND sigma > 0 AND sigma < 'Infinity'),
+    CONSTRAINT ratings_glicko2_check CHECK ((rating IS NULL) = (rd IS NULL) AND (rd IS NULL) = (vol IS NULL)
+        AND rating > '-Infinity' AND rating < 'Infinity' AND rd > 0 AND rd < 'Infinity'
+        AND vol > 0 AND vol < 'Infinity'),
+    CONSTRAINT ratings_games_check CHECK (games >= 0),
+    CONSTRAINT ratings_last_played_check CHECK (isfinite(last_played))
+);
+
+-- A match's result, at most one per match: its primary key is what makes a
+-- report happen exactly once.
+CREATE TABLE mm.match_result (
+    match_id    bigint NOT NULL,
+    queue_id    int NOT NULL,
+    status      text NOT NULL,
+    result      jsonb,
+    reported_at timestamptz NOT NULL,
+    CONSTRAINT match_result_pkey PRIMARY KEY (match_id),
+    CONSTRAINT match_result_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_result_status_check CHECK (status IN ('reported', 'abandoned')),
+    CONSTRAINT match_result_result_check CHECK ((status = 'reported') = (result IS NOT NULL))
+);
+
+CREATE TABLE mm.match_result_player (
+    match_id        bigint NOT NULL,
+    player_id       bigint NOT NULL,
+    queue_id        int NOT NULL,
+    team            text NOT NULL,
+    rank            float8 NOT NULL,
+    score           float8,
+    weight          float8 NOT NULL,
+    deserted        boolean NOT NULL,
+    key             text NOT NULL,
+    mu_before       float8,
+    sigma_before    float8,
+    mu_after        float8,
+    sigma_after     float8,
+    rating_before   float8,
+    rd_before       float8,
+    vol_before      float8,
+    rating_after    float8,
+    rd_after        float8,
+    vol_after       float8,
+    ladder_before   int,
+    ladder_awarded  int,
+    ladder_after    int,
+    dishonor_stacks int,
+    CONSTRAINT match_result_player_pkey PRIMARY KEY (match_id, player_id),
+    CONSTRAINT match_result_player_match_fkey FOREIGN KEY (match_id)
+        REFERENCES mm.match_result ON DELETE CASCADE,
+    CONSTRAINT match_result_player_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT match_result_player_weight_check CHECK (weight >= 0 AND weight <= 1)
+);
+
+SELECT pg_catalog.pg_extension_config_dump('mm.ratings', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.match_result', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.match_result_player', '');
+
+-- ==== ready check: accept, decline, dissolve ====
+
+-- Matches: proposed (in a ready check until accept_until) and dissolved;
+-- only matched ones are claimable. A matched roster keeps its queue place,
+-- for a dissolved ready check to give it back (NULL for 0.1.0's matches,
+-- none of which had a ready check: they stay matched or finished).
+ALTER TABLE mm.match ADD COLUMN accept_until timestamptz;
+ALTER TABLE mm.match DROP CONSTRAINT match_status_check;
+ALTER TABLE mm.match ADD CONSTRAINT match_status_check CHECK (status IN ('proposed', 'matched', 'dissolved', 'finished'));
+ALTER TABLE mm.match ADD CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until));
+DROP INDEX mm.match_undelivered_idx;
+CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL AND status IN ('matched', 'finished');
+CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
+ALTER TABLE mm.match_roster ADD COLUMN position bigint;
+
+-- Ticket history: one row per event (a roster may wait, be proposed and
+-- wait again), keyed by event_id; a roster's events by their own index.
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (event_id);
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_status_check;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'proposed', 'accepted', 'matched', 'expired', 'left', 'removed'));
+ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_match_check;
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_match_check CHECK (CASE WHEN status IN ('proposed', 'accepted', 'matched') THEN match_id IS NOT NULL
+                                                    WHEN status IN ('expired', 'left') THEN match_id IS NULL
+                                                    ELSE true END);
+CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
+
+-- Ready check: a queue with an accept_timeout makes its matches "proposed";
+-- each player accepts (mm.accept) or declines (mm.decline). When all have
+-- accepted the match is matched (then notified and claimable); a decline,
+-- or the end of the ready check (seen by the queue's next tick, or by a
+-- decline), dissolves it: rosters without a dodger go back to the queue in
+-- their old place with their old joined_at, the others are removed, and
+-- each dodger gets the queue's dodge_reason dishonor (the Guild Wars 2
+-- wiki's QueueDodge: "leaving or failing to confirm you're ready for a
+-- match"). Everything in the transaction of the call or tick that decides.
+
+-- One row per player who accepted a proposed match; the key makes an
+-- accept count once.
+CREATE TABLE mm.match_accept (
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    queue_id    int NOT NULL,
+    accepted_at timestamptz NOT NULL,
+    CONSTRAINT match_accept_pkey PRIMARY KEY (match_id, player_id),
+    CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT match_accept_accepted_at_check CHECK (isfinite(accepted_at))
+);
+SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
+
+
+-- ==== backfill: open seats of running matches filled by the next tick ====
+
+-- Backfill: a player left a running match; the next tick of the match's
+-- queue fills the team's open seats from the queue, before it makes new
+-- matches, with the matcher's own scoring against that team (src/backfill.c,
+-- mm_matcher_backfill in src/matcher.c). The rosters are delivered like a
+-- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
+-- kind 'backfill'.
+
+CREATE SEQUENCE mm.backfill_id_seq;
+
+-- One row per request. Its match and team are keys: a request is for a
+-- match of the queue (cascading with it) and for one of its teams; status
+-- says where it is, and the columns each status needs are CHECKed.
+CREATE TABLE mm.backfill (
+    backfill_id  bigint NOT NULL DEFAULT nextval('mm.backfill_id_seq'),
+    queue_id     int NOT NULL,
+    match_id     bigint NOT NULL,
+    team         text NOT NULL,
+    players      int NOT NULL,
+    status       text NOT NULL DEFAULT 'open',
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    ended_at     timestamptz,
+    tick_id      bigint,
+    delivered_at timestamptz,
+    CONSTRAINT backfill_pkey PRIMARY KEY (backfill_id),
+    CONSTRAINT backfill_match_team_key UNIQUE (match_id, team, backfill_id),
+    CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT backfill_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
+    CONSTRAINT backfill_status_check CHECK (status IN ('open', 'filled', 'cancelled', 'expired')),
+    CONSTRAINT backfill_ended_check CHECK ((status = 'open') = (ended_at IS NULL)),
+    CONSTRAINT backfill_tick_check CHECK ((status = 'filled') = (tick_id IS NOT NULL)),
+    CONSTRAINT backfill_delivered_check CHECK (delivered_at IS NULL OR status = 'filled'),
+    CONSTRAINT backfill_time_check CHECK (isfinite(requested_at) AND isfinite(ended_at) AND isfinite(delivered_at))
+);
+ALTER SEQUENCE mm.backfill_id_seq OWNED BY mm.backfill.backfill_id;
+CREATE INDEX backfill_open_idx ON mm.backfill (queue_id, backfill_id) WHERE status = 'open';
+CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
+    WHERE status = 'filled' AND delivered_at IS NULL;
+
+-- A backfilled roster names its request; the foreign key holds it to the
+-- request's match and team.
+ALTER TABLE mm.match_roster
+    ADD COLUMN backfill_id bigint,
+    ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
+        REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
+
+SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
+
+-- Queues over Citus workers: the cluster-wide key of waiting players, the
+-- queue-id forms Citus delegates, the DBA's step.
+
+-- The cluster-wide key of waiting players on Citus, distributed by player:
+-- mm.queued_player is distributed by queue there, so its key holds per queue
+-- only. mm.enqueue writes a player's row in the same distributed
+-- transaction as the roster; a row whose roster has ended is taken over by
+-- the player's next enqueue (ticks never write it).
+CREATE TABLE mm.waiting_player (
+    player_id bigint NOT NULL,
+    queue_id  int NOT NULL,
+    roster_id bigint NOT NULL,
+    since     timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT waiting_player_pkey PRIMARY KEY (player_id)
+);
+SELECT pg_catalog.pg_extension_config_dump('mm.waiting_player', '');
+
+-- ==== one vocabulary; async fill bounds ====
+
+-- Async pools: a put counts its bucket only when a bound (the last count
+-- plus the entry ids handed out since) does not rule out a decision.
+
+CREATE TABLE mm.async_fill_bounds (
+    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
+    labels    text[] NOT NULL,
+    bucket    int NOT NULL CHECK (bucket >= 0),
+    lower_mmr float8 NOT NULL,
+    upper_mmr float8 NOT NULL CHECK (lower_mmr < upper_mmr),
+    fill      int NOT NULL CHECK (fill >= 0),
+    entry_seq bigint NOT NULL,
+    seq_file  oid NOT NULL,
+    CONSTRAINT async_fill_bounds_pkey PRIMARY KEY (pool, labels, bucket)
+);
+
+-- One vocabulary (docs/conventions.md): alter_pool merges or replaces as
+-- alter_queue does.
+
+DROP FUNCTION mm.alter_pool(text, jsonb);
+
+-- mm.glicko2_period takes a policy, as mm.glicko2_rate does.
+
+-- The rating-period aggregate with a policy: it collects one player's games
+-- and rates them with mm.glicko2_rate, so it equals mm.glicko2_rate with
+-- the same policy exactly (clamps, max change per game, the policy's idle
+-- rule for a period without games). Its state is the call it will make.
+
+CREATE TYPE mm.glicko2_period_state AS (
+    player     mm.glicko,
+    tau        float8,
+    policy     jsonb,
+    opp_rating float8[],
+    opp_rd     float8[],
+    score      float8[]
+);
+
+-- Glicko-2 rating periods: a queue whose rating config says "period":
+-- "pending" records its games, mm.close_rating_period rates them.
+-- The games of the open Glicko-2 rating period of a rating key (a queue
+-- whose rating config says "period": "pending"): one row per player and
+-- opposing player of a reported match, scored 1, 0.5 or 0.
+-- mm.close_rating_period rates them all at once and removes them.
+CREATE TABLE mm.rating_period_game (
+    key         text NOT NULL,
+    match_id    bigint NOT NULL,
+    player_id   bigint NOT NULL,
+    opponent_id bigint NOT NULL,
+    score       float8 NOT NULL,
+    reported_at timestamptz NOT NULL,
+    CONSTRAINT rating_period_game_pkey PRIMARY KEY (key, match_id, player_id, opponent_id),
+    CONSTRAINT rating_period_game_match_fkey FOREIGN KEY (match_id)
+        REFERENCES mm.match_result ON DELETE CASCADE,
+    CONSTRAINT rating_period_game_score_check CHECK (score IN (0, 0.5, 1)),
+    CONSTRAINT rating_period_game_opponent_check CHECK (opponent_id <> player_id)
+);
+SELECT pg_catalog.pg_extension_config_dump('mm.rating_period_game', '');
+
+-- ==== the roster's joined_at checked against the wall clock ====
+
+-- "Not in the future" is checked against the time the row is written, not
+-- the writer's transaction start: a tick whose transaction began before a
+-- roster was queued updates it (a failed target's new position) without
+-- tripping over a joined_at later than its own now().
+ALTER TABLE mm.roster DROP CONSTRAINT roster_joined_at_check,
+    ADD CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp());
+
+-- ==== privileges ====
+
+-- The list of every object with the roles that may use it; its rows are
+-- written once, in sql/parts/90_privileges.sql, and the generated script
+-- replaces the stored list with them at its end.
+CREATE TABLE mm.privileges (
+    object  text PRIMARY KEY,
+    kind    text NOT NULL CHECK (kind IN ('function', 'relation')),
+    roles   text[] NOT NULL DEFAULT '{}'
+            CHECK (roles <@ ARRAY['public', 'service', 'admin', 'analyst']
+                   AND array_position(roles, NULL) IS NULL),
+    definer boolean NOT NULL DEFAULT false,
+    CHECK (NOT definer OR kind = 'function'),
+    CHECK (NOT definer OR NOT 'public' = ANY (roles)),
+    CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
+);
