@@ -145,12 +145,13 @@ COMMENT ON FUNCTION mm.enqueue(int, bigint[], float8, float8, float8, float8, in
     'mm.enqueue into the queue of that id; on Citus it runs on the worker holding the queue';
 
 CREATE FUNCTION mm.claim_matches(queue_id int, max int DEFAULT 100)
-RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[])
+RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
+               kind text, backfill_id bigint)
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
-    RETURN QUERY SELECT c.match_id, c.created_at, c.roster_id, c.team, c.players
+    RETURN QUERY SELECT c.match_id, c.created_at, c.roster_id, c.team, c.players, c.kind, c.backfill_id
                  FROM mm.claim_matches(mm._queue_name(queue_id), max) c;
 END
 $$;

@@ -43,3 +43,12 @@ SELECT * FROM mm.citus_distribute_queues();
 SELECT * FROM mm.citus_distribute_queues();
 SELECT mm.drop_queue('by_id', keep_history => false);
 SELECT mm.drop_queue('other', keep_history => false);
+
+-- every queue-id form returns what its queue-name form returns, column for column
+SELECT n.proname, pg_catalog.pg_get_function_result(n.oid) = pg_catalog.pg_get_function_result(t.oid) AS same_result
+FROM pg_catalog.pg_proc n
+JOIN pg_catalog.pg_proc t ON t.proname = n.proname AND t.pronamespace = n.pronamespace
+WHERE n.pronamespace = 'mm'::regnamespace
+  AND n.proargtypes[0] = 'int4'::regtype AND t.proargtypes[0] = 'text'::regtype
+  AND n.proname IN ('tick', 'enqueue', 'claim_matches')
+ORDER BY 1;
