@@ -182,10 +182,18 @@ CREATE TABLE mm.tick_log (
     matches_dropped    int NOT NULL DEFAULT 0,
     rosters_expired    int NOT NULL DEFAULT 0,
     failed_reasons     jsonb NOT NULL DEFAULT '{}',
-    CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object')
+    ticks              int NOT NULL DEFAULT 1,
+    last_at            timestamptz NOT NULL,
+    CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object'),
+    CONSTRAINT tick_log_ticks_check CHECK (ticks >= 1),
+    CONSTRAINT tick_log_idle_check CHECK (ticks = 1 OR (rosters_seen = 0 AND matches_made = 0 AND targets_failed = 0
+                                                         AND matches_dropped = 0 AND rosters_expired = 0)),
+    CONSTRAINT tick_log_last_at_check CHECK (last_at >= at)
 );
 CREATE INDEX tick_log_queue_idx ON mm.tick_log (queue_id, at);
-COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait';
+COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait; consecutive idle ticks (nothing waiting, nothing done) share one row, counted in ticks, the last at last_at';
+COMMENT ON COLUMN mm.tick_log.ticks IS 'how many ticks the row stands for: 1, or more for consecutive idle ticks of the queue (nothing waiting, nothing done), which update one row instead of adding one each';
+COMMENT ON COLUMN mm.tick_log.last_at IS 'the time of the last tick the row stands for (at for a single tick): the queue''s last tick is max(last_at)';
 COMMENT ON INDEX mm.tick_log_queue_idx IS 'ticks of a queue by time';
 
 SELECT pg_catalog.pg_extension_config_dump('mm.queue', '');
@@ -907,11 +915,11 @@ COMMENT ON FUNCTION mm.claim_matches(text, int) IS
     'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with; never a match in its ready check, nor a dissolved one) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
-                              span interval DEFAULT '55 seconds')
+                              span interval DEFAULT '75 seconds')
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
 LANGUAGE C;
 COMMENT ON PROCEDURE mm.run_ticks(text, interval, interval) IS
-    'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is skipped; schedule it each minute with pg_cron';
+    'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is taken over at the first tick slot after that run ends, so runs scheduled each minute with a span over a minute (the default 75 seconds) overlap and hand over without a gap';
 
 -- Statistics
 
@@ -941,11 +949,11 @@ LEFT JOIN LATERAL (
     FROM mm.roster r WHERE r.queue_id = q.queue_id
 ) w ON true
 LEFT JOIN LATERAL (
-    SELECT count(*) AS ticks, coalesce(sum(l.matches_made), 0) AS matches,
-           avg(l.matches_made) AS matches_per_tick,
+    SELECT coalesce(sum(l.ticks), 0) AS ticks, coalesce(sum(l.matches_made), 0) AS matches,
+           sum(l.matches_made)::numeric / nullif(sum(l.ticks), 0) AS matches_per_tick,
            sum(l.mean_rating_spread * l.matches_made) / nullif(sum(l.matches_made), 0) AS mean_rating_spread,
-           max(l.at) AS last_tick
-    FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.at > now() - interval '1 hour'
+           max(l.last_at) AS last_tick
+    FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.last_at > now() - interval '1 hour'
 ) t ON true
 LEFT JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
@@ -982,7 +990,7 @@ BEGIN
     cutoff := now() - older_than;
     -- the tick log
     DELETE FROM mm.tick_log l WHERE l.tick_id IN
-        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
     GET DIAGNOSTICS n = ROW_COUNT;
     total := total + n; left_rows := left_rows - n;
     -- ticket history of rosters that are not waiting

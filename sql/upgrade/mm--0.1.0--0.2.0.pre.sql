@@ -470,6 +470,18 @@ SELECT pg_catalog.pg_extension_config_dump('mm.rating_period_game', '');
 ALTER TABLE mm.roster DROP CONSTRAINT roster_joined_at_check,
     ADD CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp());
 
+-- ==== idle ticks share a tick log row ====
+
+-- Consecutive idle ticks of a queue update one row (ticks, last_at)
+-- instead of adding one each; every 0.1.0 row stands for one tick.
+ALTER TABLE mm.tick_log ADD COLUMN ticks int NOT NULL DEFAULT 1, ADD COLUMN last_at timestamptz;
+UPDATE mm.tick_log SET last_at = at;
+ALTER TABLE mm.tick_log ALTER COLUMN last_at SET NOT NULL,
+    ADD CONSTRAINT tick_log_ticks_check CHECK (ticks >= 1),
+    ADD CONSTRAINT tick_log_idle_check CHECK (ticks = 1 OR (rosters_seen = 0 AND matches_made = 0 AND targets_failed = 0
+                                                         AND matches_dropped = 0 AND rosters_expired = 0)),
+    ADD CONSTRAINT tick_log_last_at_check CHECK (last_at >= at);
+
 -- ==== privileges ====
 
 -- The list of every object with the roles that may use it; its rows are
