@@ -37,7 +37,6 @@ if ! why=$(bash "$cluster" available); then
 	echo "SKIP: $why"
 	exit 0
 fi
-bash "$cluster" build
 export MM_CITUS_FSYNC=on
 trap 'bash "$cluster" clean' EXIT
 bash "$cluster" start
