@@ -25,7 +25,7 @@ cluster=test/cluster.sh
 passed=0
 failed=0
 skipped=0
-log=$(mktemp -d /tmp/mm-test-log.XXXXXX)
+log=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-test-log.XXXXXX)
 skips_file=$log/skipped
 : >"$skips_file"
 . test/tap.sh
@@ -41,6 +41,7 @@ wanted() {
 finish() {
 	bash "$cluster" stop test
 	summary
+	rm -rf "$log"
 	[ -n "$only" ] && echo "(only: $only)"
 	if [ "$failed" -gt 0 ] || [ "${setup_ok:-0}" != 1 ]; then
 		exit 1

@@ -11,10 +11,14 @@
 #   test/citus/cluster.sh clean         stop them and remove their data
 #   test/citus/cluster.sh env           print the PG* variables of the coordinator
 #
-# Ports: MM_CITUS_PORT (default 55450) is the coordinator, the next two are the
-# workers. Data in /tmp/mm-citus-PORT. Run as root, the servers run as the
-# postgres OS user. PG_CONFIG picks the PostgreSQL installation. The
-# coordinator also loads pg_cron when it is installed.
+# Ports derive from the base MM_PORT (test/ports.sh): the coordinator is
+# MM_PORT+6, the workers MM_PORT+7 and MM_PORT+8, on 127.0.0.1. Data in
+# MM_TMPDIR (default /tmp)/mm-citus-PORT. start, stop and clean touch only
+# folders that start created (marker file .mm-cluster): start refuses to
+# begin when any of the three paths holds something else, stop and clean
+# leave it alone. Run as root, the servers run as the postgres OS user.
+# PG_CONFIG picks the PostgreSQL installation. The coordinator also loads
+# pg_cron when it is installed.
 #
 # Citus is a dependency the DBA installs (docs/scaling.md: Citus's own
 # packages for PostgreSQL 15); this script never builds or installs it.
@@ -22,8 +26,10 @@ set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-base=${MM_CITUS_PORT:-55450}
+. "$here/test/ports.sh"
+base=$(mm_port citus) || exit 2
 ports=("$base" $((base + 1)) $((base + 2)))
+tmp=$(mm_tmpdir)
 
 as_owner() {
 	if [ "$(id -u)" = 0 ]; then
@@ -54,18 +60,27 @@ cmd_stop() {
 	local bindir port
 	bindir=$("$PG_CONFIG" --bindir)
 	for port in "${ports[@]}"; do
-		if [ -f "/tmp/mm-citus-$port/data/postmaster.pid" ]; then
-			as_owner "$bindir/pg_ctl" -D "/tmp/mm-citus-$port/data" -m immediate -w stop >/dev/null 2>&1 || true
+		mm_ours "$tmp/mm-citus-$port" || continue
+		if [ -f "$tmp/mm-citus-$port/data/postmaster.pid" ]; then
+			as_owner "$bindir/pg_ctl" -D "$tmp/mm-citus-$port/data" -m immediate -w stop >/dev/null 2>&1 || true
+		fi
+	done
+}
+
+cmd_clean() {
+	local port
+	cmd_stop
+	for port in "${ports[@]}"; do
+		if mm_ours "$tmp/mm-citus-$port"; then
+			rm -rf "$tmp/mm-citus-$port"
 		fi
 	done
 }
 
 start_node() {
-	local port=$1 dir=/tmp/mm-citus-$1 bindir
+	local port=$1 dir=$tmp/mm-citus-$1 bindir
 	bindir=$("$PG_CONFIG" --bindir)
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+	mm_claim "$dir" citus || exit 1
 	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
 		|| { cat "$dir/initdb.log" >&2; exit 1; }
 	cat >>"$dir/data/postgresql.conf" <<CONF
@@ -100,6 +115,15 @@ CONF
 
 cmd_start() {
 	local port
+	# Nothing is stopped or started while any of the three paths holds a
+	# folder these scripts did not create.
+	for port in "${ports[@]}"; do
+		if [ -e "$tmp/mm-citus-$port" ] && ! mm_ours "$tmp/mm-citus-$port"; then
+			echo "cluster.sh: $tmp/mm-citus-$port exists but was not created by mm's test scripts; leaving it alone" >&2
+			echo "HINT: remove it yourself, or pick another base with MM_PORT or MM_TMPDIR." >&2
+			exit 1
+		fi
+	done
 	cmd_stop
 	for port in "${ports[@]}"; do
 		start_node "$port"
@@ -122,7 +146,7 @@ case "${1:-}" in
 	available) cmd_available ;;
 	start) cmd_start ;;
 	stop) cmd_stop ;;
-	clean) cmd_stop; for port in "${ports[@]}"; do rm -rf "/tmp/mm-citus-$port"; done ;;
+	clean) cmd_clean ;;
 	env) cmd_env ;;
 	*) echo "usage: test/citus/cluster.sh available|start|stop|clean|env" >&2; exit 2 ;;
 esac

@@ -12,8 +12,8 @@ export MM_ROOT=$here
 passed=0
 failed=0
 skipped=0
-log=$(mktemp /tmp/mm-test-long.XXXXXX)
-skips_file=$(mktemp /tmp/mm-test-long-skips.XXXXXX)
+log=$(mktemp "${MM_TMPDIR:-/tmp}"/mm-test-long.XXXXXX)
+skips_file=$(mktemp "${MM_TMPDIR:-/tmp}"/mm-test-long-skips.XXXXXX)
 . test/tap.sh
 for suite in test/long/[0-9a-z]*.sh; do
 	[ "$(basename "$suite")" = run.sh ] && continue
