@@ -83,13 +83,14 @@ $(UPGRADES): sql/mm--%.sql: sql/generate.pl sql/upgrade/mm--%.pre.sql sql/upgrad
 .PHONY: test test-long demo bench stop plots
 
 # The README's test command: installs what is missing, builds, installs,
-# runs every suite on a throwaway cluster, prints "N passed, N failed".
+# runs every suite on a throwaway cluster, prints "N passed, N failed,
+# N skipped".
 test:
 	PG_CONFIG=$(PG_CONFIG) bash test/run.sh
 
 # Suites too slow for make test (CI runs them after it): mm built with
 # UBSan into a private copy of PostgreSQL under the regression and fuzz
-# suites, and a bounded sqlsmith run. Prints "N passed, N failed".
+# suites, and a bounded sqlsmith run. Prints "N passed, N failed, N skipped".
 test-long:
 	PG_CONFIG=$(PG_CONFIG) bash test/long/run.sh
 
