@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make test-long: run every test/long/*.sh suite (TAP lines, "ok" / "not
 # ok"), print "N passed, N failed", exit non-zero on any failure. Each suite
-# builds and starts what it needs itself and stops it again.
+# builds and starts what it needs itself and stops it again. MM_ONLY (as
+# for make test) runs only the suites it names, without .sh, e.g.
+# MM_ONLY=mixed_load make test-long.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
@@ -12,6 +14,7 @@ failed=0
 log=$(mktemp /tmp/mm-test-long.XXXXXX)
 for suite in test/long/[0-9a-z]*.sh; do
 	[ "$(basename "$suite")" = run.sh ] && continue
+	case " ${MM_ONLY:-$(basename "$suite" .sh)} " in *" $(basename "$suite" .sh) "*) ;; *) continue ;; esac
 	echo "== long suite $(basename "$suite" .sh)"
 	bash "$suite" 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
