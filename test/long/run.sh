@@ -3,7 +3,8 @@
 # ok" / "ok ... # SKIP why"), print "N passed, N failed, N skipped" (a skipped
 # line is never counted as passed; test/tap.sh), exit non-zero on any
 # failure. Each suite builds and starts what it needs itself and stops it
-# again.
+# again. MM_ONLY (as for make test) runs only the suites it names, without
+# .sh, e.g. MM_ONLY=mixed_load make test-long.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
@@ -17,6 +18,7 @@ skips_file=$(mktemp "${MM_TMPDIR:-/tmp}"/mm-test-long-skips.XXXXXX)
 . test/tap.sh
 for suite in test/long/[0-9a-z]*.sh; do
 	[ "$(basename "$suite")" = run.sh ] && continue
+	case " ${MM_ONLY:-$(basename "$suite" .sh)} " in *" $(basename "$suite" .sh) "*) ;; *) continue ;; esac
 	echo "== long suite $(basename "$suite" .sh)"
 	bash "$suite" 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
