@@ -251,7 +251,7 @@ INSERT INTO null_allowed VALUES
 -- placement
 ('mm.join_party(text, bigint[], jsonb[], bigint[])', 'players', 'no attributes given for the party''s players'),
 -- dishonor: a player without stacks
-('mm.dishonor_apply(int, timestamptz, timestamptz, text, timestamptz, jsonb)', 'stacks_at', 'no stacks yet'),
+('mm.dishonor_apply(int, timestamptz, timestamptz, text, timestamptz, jsonb)', 'stacks_at', 'none: the stacks are counted at at'),
 ('mm.dishonor_apply(int, timestamptz, timestamptz, text, timestamptz, jsonb)', 'timeout_until', 'no timeout'),
 -- queues
 ('mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz)', 'rating', 'no rating given: the queue''s rating config forms it from the players'''),
