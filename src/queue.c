@@ -542,6 +542,7 @@ PG_FUNCTION_INFO_V1(mm_matcher_padding_sql);
 Datum
 mm_match_rosters(PG_FUNCTION_ARGS)
 {
+	mm_args_not_null(fcinfo, 0);
 	return match_rosters(fcinfo);
 }
 

@@ -522,11 +522,8 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 static char *
 tick_args(FunctionCallInfo fcinfo, TimestampTz *at)
 {
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("queue must not be null")));
-	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+	mm_args_not_null(fcinfo, 0);
+	if (TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("at must be finite")));
@@ -681,11 +678,8 @@ mm_explain(PG_FUNCTION_ARGS)
 	Datum		values[14];
 	bool		nulls[14] = {0};
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("roster_id must not be null")));
-	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+	mm_args_not_null(fcinfo, 0);
+	if (TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("at must be finite")));

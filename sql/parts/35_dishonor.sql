@@ -160,6 +160,8 @@ RETURNS TABLE (player_id bigint, stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT mm._null_arg('player_ids') WHERE dishonor_statuses.player_ids IS NULL;
+    SELECT mm._null_arg('at') WHERE dishonor_statuses.at IS NULL;
     SELECT p.id,
            coalesce(mm.dishonor_current(d.stacks, d.stacks_at, dishonor_statuses.at, mm.dishonor_config()), 0),
            CASE WHEN d.timeout_until > dishonor_statuses.at THEN d.timeout_until END
@@ -175,6 +177,8 @@ RETURNS TABLE (stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT mm._null_arg('player_id') WHERE dishonor_status.player_id IS NULL;
+    SELECT mm._null_arg('at') WHERE dishonor_status.at IS NULL;
     SELECT s.stacks, s.timeout_until
     FROM mm.dishonor_statuses(ARRAY[dishonor_status.player_id], dishonor_status.at) s;
 END;
@@ -186,6 +190,7 @@ RETURNS boolean
 LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT mm._null_arg('player_id') WHERE dishonor_clear.player_id IS NULL;
     WITH gone AS (DELETE FROM mm.dishonor_players d WHERE d.player_id = dishonor_clear.player_id RETURNING 1)
     SELECT count(*) > 0 FROM gone;
 END;

@@ -229,7 +229,7 @@ COMMENT ON FUNCTION mm.matcher_padding(jsonb, float8) IS
 CREATE FUNCTION mm.match_rosters(rosters text, config jsonb DEFAULT '{}', at timestamptz DEFAULT now())
 RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8)
 AS 'MODULE_PATHNAME', 'mm_match_rosters'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.match_rosters(text, jsonb, timestamptz) IS
     'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at) in the order it returns them';
 
@@ -248,6 +248,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     PERFORM mm._require_primary('mm.create_queue');
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'queue name must not be empty'
@@ -296,6 +297,7 @@ DECLARE
     size int;
     removed int;
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     IF config IS NULL OR replace IS NULL THEN
         RAISE EXCEPTION 'queue config and replace must not be null'
             USING ERRCODE = 'null_value_not_allowed',
@@ -335,6 +337,8 @@ AS $$
 DECLARE
     id int;
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
+    IF keep_history IS NULL THEN PERFORM mm._null_arg('keep_history'); END IF;
     SELECT q.queue_id INTO id FROM mm.queue q
     WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
     IF NOT FOUND THEN
@@ -368,6 +372,7 @@ AS $$
 DECLARE
     q mm.queue;
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name AND queue.dropped_at IS NULL;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
@@ -448,6 +453,8 @@ DECLARE
     id bigint;
     distributed boolean;
 BEGIN
+    IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     PERFORM mm._require_primary('mm.enqueue');
     IF players IS NULL OR n = 0 THEN
         RAISE EXCEPTION 'roster must have at least one player'
@@ -623,10 +630,11 @@ COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz) 
 
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql STRICT
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     PERFORM mm._require_primary('mm.leave');
     RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false));
 END
@@ -636,12 +644,13 @@ COMMENT ON FUNCTION mm.leave(bigint) IS
 
 CREATE FUNCTION mm.leave_player(player_id bigint)
 RETURNS bigint
-LANGUAGE plpgsql STRICT
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     ids bigint[];
 BEGIN
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     PERFORM mm._require_primary('mm.leave_player');
     ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id);
     RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
@@ -652,13 +661,15 @@ COMMENT ON FUNCTION mm.leave_player(bigint) IS
 
 CREATE FUNCTION mm.remove_player(roster_id bigint, player_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql STRICT
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     q int;
     others int;
 BEGIN
+    IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     -- lock the roster: a tick that chose it drops that match, or has made
     -- it and we find the roster gone
     SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = remove_player.roster_id FOR UPDATE;
@@ -747,9 +758,11 @@ CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[],
                joined_at timestamptz, waited interval)
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('queue') WHERE queue IS NULL;
+SELECT mm._null_arg('at') WHERE at IS NULL;
     SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
            r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at
     FROM mm._rosters((mm._queue(queue)).queue_id) r
@@ -763,9 +776,10 @@ COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
 CREATE FUNCTION mm.ticket_status(player_id bigint)
 RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
                match_status text, reason text)
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
     SELECT x.status, q.name, x.roster_id, coalesce(x.since, m.created_at), x.match_id, m.status, x.reason
     FROM (
         SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
@@ -795,9 +809,10 @@ COMMENT ON FUNCTION mm.ticket_status(bigint) IS
 
 CREATE FUNCTION mm.roster_status(roster_id bigint)
 RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('roster_id') WHERE roster_id IS NULL;
     SELECT x.status, x.at, x.players, x.match_id, x.reason
     FROM (
         SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id) AS players,
@@ -854,9 +869,10 @@ COMMENT ON FUNCTION mm.explain(bigint, timestamptz) IS
 
 CREATE FUNCTION mm.queue_channel(queue text)
 RETURNS text
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('queue') WHERE queue IS NULL;
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
 COMMENT ON FUNCTION mm.queue_channel(text) IS
@@ -872,6 +888,8 @@ DECLARE
     q mm.queue := mm._queue(queue);
     claimed_at timestamptz := clock_timestamp();
 BEGIN
+    IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF max IS NULL THEN PERFORM mm._null_arg('max'); END IF;
     PERFORM mm._require_primary('mm.claim_matches');
     IF max IS NULL OR max < 1 THEN
         RAISE EXCEPTION 'max must be at least 1'
@@ -979,6 +997,8 @@ DECLARE
     n int;
     total bigint := 0;
 BEGIN
+    IF older_than IS NULL THEN PERFORM mm._null_arg('older_than'); END IF;
+    IF max_rows IS NULL THEN PERFORM mm._null_arg('max_rows'); END IF;
     IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
         RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
