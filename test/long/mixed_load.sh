@@ -44,7 +44,7 @@ name=crash
 db=mm_long
 here=test/long/mixed_load
 bindir=$("$PG_CONFIG" --bindir)
-work=$(mktemp -d /tmp/mm-mixed-load.XXXXXX)
+work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-mixed-load.XXXXXX)
 fail=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fail=1; }
