@@ -574,9 +574,13 @@ BEGIN
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
     BEGIN
+        -- in player order, as a dissolve gives players back: an enqueue and
+        -- a dissolve (or two enqueues) sharing players wait for each other
+        -- instead of deadlocking
         INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
         SELECT u.x, id, q.queue_id, u.o, professions[u.o]
-        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+        FROM unnest(players) WITH ORDINALITY AS u(x, o)
+        ORDER BY u.x;
     EXCEPTION WHEN unique_violation THEN
         RAISE EXCEPTION 'a player of the roster was queued at the same time'
             USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';

@@ -172,6 +172,9 @@ BEGIN
                  FOR UPDATE SKIP LOCKED);
     dissolved := 0;
     failed := 0;
+    IF cardinality(ids) = 0 THEN
+        RETURN;   -- most ticks: no subtransaction, no config read
+    END IF;
     PERFORM mm._dodge_reason_warning(_resolve_proposals.queue_id, ids);
     BEGIN
         FOREACH id IN ARRAY ids LOOP
