@@ -486,6 +486,7 @@ CREATE TABLE mm.privileges (
     CHECK (NOT definer OR NOT 'public' = ANY (roles)),
     CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
 );
+
 -- ==== nothing stops a queue: ratings in range, failed dissolves counted ====
 
 -- Table change: mm.tick_log counts the proposed matches a tick could not
