@@ -877,7 +877,7 @@ AS $$
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
 COMMENT ON FUNCTION mm.queue_channel(text) IS
-    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}';
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; a payload is a hint (any role may LISTEN and NOTIFY on any channel), mm.claim_matches the authority';
 
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
