@@ -162,11 +162,11 @@ static const MmStatement statements[Q_COUNT] = {
 	[Q_LOG] = {
 		"INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, "
 		"matches_made, targets_failed, oldest_wait, mean_rating_spread, matches_dropped, "
-		"rosters_expired, failed_reasons, last_at) "
+		"rosters_expired, failed_reasons, dissolves_failed, last_at) "
 		"VALUES ($1, $2, $3, $4, extract(epoch FROM clock_timestamp() - $4)::float8 * 1000, "
-		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb, $3)",
-		12, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
-		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID}
+		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb, $13, $3)",
+		13, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
+		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID, INT4OID}
 	},
 	/*
 	 * an idle tick (nothing waiting, nothing done) extends the queue's last
@@ -177,7 +177,7 @@ static const MmStatement statements[Q_COUNT] = {
 		"WHERE l.queue_id = $1 AND l.tick_id = (SELECT x.tick_id FROM mm.tick_log x "
 		"WHERE x.queue_id = $1 ORDER BY x.at DESC, x.tick_id DESC LIMIT 1) "
 		"AND l.rosters_seen = 0 AND l.matches_made = 0 AND l.targets_failed = 0 "
-		"AND l.matches_dropped = 0 AND l.rosters_expired = 0",
+		"AND l.matches_dropped = 0 AND l.rosters_expired = 0 AND l.dissolves_failed = 0",
 		2, {INT4OID, TIMESTAMPTZOID}
 	},
 	/* rosters past ticket_ttl; those locked (being left, matched) wait */
@@ -285,6 +285,7 @@ typedef struct TickFigures
 	int			expired;
 	int			made;
 	int			dropped;
+	int			dissolves_failed;
 	double		spread_sum;
 } TickFigures;
 
@@ -472,9 +473,9 @@ static void
 tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 			const MmRosterSet *set, const MmMatcherResult *res, const TickFigures *fig)
 {
-	Datum		args[12];
-	bool		nulls[12] = {0};
-	char		argnulls[12];
+	Datum		args[13];
+	bool		nulls[13] = {0};
+	char		argnulls[13];
 	double		oldest = 0;
 	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
 
@@ -491,7 +492,8 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 		run(Q_REQUEUE, args, NULL, false, SPI_OK_UPDATE);
 	}
 
-	if (set->n == 0 && fig->made == 0 && res->nfailed == 0 && fig->dropped == 0 && fig->expired == 0)
+	if (set->n == 0 && fig->made == 0 && res->nfailed == 0 && fig->dropped == 0 && fig->expired == 0 &&
+		fig->dissolves_failed == 0)
 	{
 		args[0] = Int32GetDatum(queue_id);
 		args[1] = TimestampTzGetDatum(at);
@@ -513,7 +515,8 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	args[9] = Int32GetDatum(fig->dropped);
 	args[10] = CStringGetTextDatum(failed_reasons_json(res));
 	args[11] = Int32GetDatum(fig->expired);
-	for (int i = 0; i < 12; i++)
+	args[12] = Int32GetDatum(fig->dissolves_failed);
+	for (int i = 0; i < 13; i++)
 		argnulls[i] = nulls[i] ? 'n' : ' ';
 	run(Q_LOG, args, argnulls, false, SPI_OK_INSERT);
 }
@@ -545,7 +548,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	MmMatcherConfig cfg;
 	MmMatcherResult res;
 	MmRosterSet set;
-	TickFigures fig = {0, 0, 0, 0};
+	TickFigures fig = {0, 0, 0, 0, 0};
 	int32		queue_id;
 	int64		tick_id;
 	int64	   *match_ids;
@@ -564,7 +567,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
-	dissolved = mm_ready_resolve(queue_id, at);
+	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
 	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0, name, tick_id);

@@ -40,8 +40,8 @@ CREATE TABLE mm.roster (
     CONSTRAINT roster_pkey PRIMARY KEY (roster_id),
     CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
     CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
-    CONSTRAINT roster_rating_finite CHECK (rating > '-Infinity' AND rating < 'Infinity'),
-    CONSTRAINT roster_deviation_finite CHECK (deviation >= 0 AND deviation < 'Infinity'),
+    CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
+    CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9),
     CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
     CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
     CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
@@ -52,6 +52,8 @@ CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
 COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
 COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
+COMMENT ON CONSTRAINT roster_rating_finite ON mm.roster IS 'a waiting roster''s rating lies in [-1e9, 1e9] (finite, and so are the figures derived from it)';
+COMMENT ON CONSTRAINT roster_deviation_finite ON mm.roster IS 'a waiting roster''s deviation lies in [0, 1e9]';
 COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
 
 -- A player is a row: its primary key keeps it in at most one waiting
@@ -184,6 +186,7 @@ CREATE TABLE mm.tick_log (
     failed_reasons     jsonb NOT NULL DEFAULT '{}',
     ticks              int NOT NULL DEFAULT 1,
     last_at            timestamptz NOT NULL,
+    dissolves_failed   int NOT NULL DEFAULT 0,
     CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object'),
     CONSTRAINT tick_log_ticks_check CHECK (ticks >= 1),
     CONSTRAINT tick_log_idle_check CHECK (ticks = 1 OR (rosters_seen = 0 AND matches_made = 0 AND targets_failed = 0
@@ -191,9 +194,10 @@ CREATE TABLE mm.tick_log (
     CONSTRAINT tick_log_last_at_check CHECK (last_at >= at)
 );
 CREATE INDEX tick_log_queue_idx ON mm.tick_log (queue_id, at);
-COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait; consecutive idle ticks (nothing waiting, nothing done) share one row, counted in ticks, the last at last_at';
+COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait, ready checks it could not dissolve; consecutive idle ticks (nothing waiting, nothing done) share one row, counted in ticks, the last at last_at';
 COMMENT ON COLUMN mm.tick_log.ticks IS 'how many ticks the row stands for: 1, or more for consecutive idle ticks of the queue (nothing waiting, nothing done), which update one row instead of adding one each';
 COMMENT ON COLUMN mm.tick_log.last_at IS 'the time of the last tick the row stands for (at for a single tick): the queue''s last tick is max(last_at)';
+COMMENT ON COLUMN mm.tick_log.dissolves_failed IS 'proposed matches whose ready check had ended that the tick could not dissolve (each got a WARNING; they stay proposed and the next tick tries again)';
 COMMENT ON INDEX mm.tick_log_queue_idx IS 'ticks of a queue by time';
 
 SELECT pg_catalog.pg_extension_config_dump('mm.queue', '');
@@ -260,7 +264,9 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Pass ''{}'' for the defaults.';
     END IF;
+    PERFORM mm._check_name('queue name', name);
     INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
+    PERFORM mm._check_queue_reasons(name, mm.matcher_config(config));
 EXCEPTION WHEN unique_violation THEN
     RAISE EXCEPTION 'queue "%" already exists', name
         USING ERRCODE = 'duplicate_object',
@@ -313,6 +319,7 @@ BEGIN
     new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
     size := (new_cfg ->> 'team_size')::int;
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
+    PERFORM mm._check_queue_reasons(name, new_cfg);
     -- rosters larger than a team now could never match: take them out
     SELECT count(*) INTO removed
     FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
@@ -427,11 +434,24 @@ BEGIN
                       DETAIL = format('The roster has %s players and %s professions.', players, cardinality(professions)),
                       HINT = 'Give one profession per player, in the order of players, or none.';
         END IF;
+        -- a profession is part of a rating key (key/profession)
+        PERFORM mm._check_name('profession', x) FROM unnest(professions) x;
     END IF;
+    -- ratings and deviations have a finite range (the table's CHECKs hold
+    -- it too): every figure derived from them (effective ratings, ranges,
+    -- spreads, team averages) stays finite
+    FOR n, v IN VALUES ('rating', abs(rating)), ('deviation', deviation) LOOP
+        IF v > 1e9 THEN
+            RAISE EXCEPTION '% is out of range', n
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = format('The value is %s.', CASE n WHEN 'rating' THEN rating ELSE deviation END),
+                      HINT = 'A roster''s rating lies between -1e9 and 1e9, its deviation between 0 and 1e9.';
+        END IF;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[], int) IS
-    'internal: check a roster''s rating, deviation, rank, ladder points, dishonor and professions';
+    'internal: check a roster''s rating (from -1e9 to 1e9), deviation (from 0 to 1e9), rank, ladder points, dishonor and professions (each a name of at most 63 bytes)';
 
 CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
@@ -563,14 +583,19 @@ BEGIN
     IF rating IS NULL THEN
         SELECT r.rating, r.deviation INTO rating, deviation
         FROM mm.roster_rating(cfg -> 'rating', players, now(), professions) r;
+        PERFORM mm._check_roster(rating, deviation, 0, 0, 0, NULL, n);
     END IF;
     INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
     BEGIN
+        -- in player order, as a dissolve gives players back: an enqueue and
+        -- a dissolve (or two enqueues) sharing players wait for each other
+        -- instead of deadlocking
         INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
         SELECT u.x, id, q.queue_id, u.o, professions[u.o]
-        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+        FROM unnest(players) WITH ORDINALITY AS u(x, o)
+        ORDER BY u.x;
     EXCEPTION WHEN unique_violation THEN
         RAISE EXCEPTION 'a player of the roster was queued at the same time'
             USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
@@ -876,7 +901,7 @@ SELECT mm._null_arg('queue') WHERE queue IS NULL;
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
 COMMENT ON FUNCTION mm.queue_channel(text) IS
-    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}';
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; a payload is a hint (any role may LISTEN and NOTIFY on any channel), mm.claim_matches the authority';
 
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],

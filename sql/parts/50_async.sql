@@ -274,6 +274,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Name the pool, such as ''arena''.';
     END IF;
+    PERFORM mm._check_name('pool name', name);
     IF EXISTS (SELECT 1 FROM mm.async_pools p WHERE p.pool = name) THEN
         RAISE EXCEPTION 'pool "%" already exists', name
             USING ERRCODE = 'duplicate_object',

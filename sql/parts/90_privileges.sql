@@ -360,6 +360,13 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_final(mm.glicko2_period_state)', 'function', '{public}', false),
-('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false);
+('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
+-- names and dishonor reasons checked where they meet
+('mm._check_name(text, text)', 'function', '{}', false),
+('mm._queue_reasons(jsonb)', 'function', '{}', false),
+('mm._dishonor_reason_known(text)', 'function', '{}', false),
+('mm._dishonor_reasons()', 'function', '{}', false),
+('mm._check_queue_reasons(text, jsonb)', 'function', '{}', false),
+('mm._dodge_reason_warning(int, bigint[])', 'function', '{}', false);
 
 SELECT mm._apply_privileges();
