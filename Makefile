@@ -50,7 +50,7 @@ UPGRADES    = $(patsubst sql/upgrade/%.pre.sql,sql/%.sql,$(wildcard sql/upgrade/
 DATA_built  = sql/mm--$(EXTVERSION).sql $(UPGRADES)
 DATA        = $(RELEASED)
 
-# pg_regress: every test/sql/*.sql, expected output in expected/.
+# pg_regress: every test/sql/*.sql, expected output in test/expected/.
 REGRESS      = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
 REGRESS_OPTS = --inputdir=test --load-extension=mm
 
