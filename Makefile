@@ -90,7 +90,9 @@ test:
 
 # Suites too slow for make test (CI runs them after it): mm built with
 # UBSan into a private copy of PostgreSQL under the regression and fuzz
-# suites, and a bounded sqlsmith run. Prints "N passed, N failed, N skipped".
+# suites, a bounded sqlsmith run, the mixed load with crashes, and ten
+# minutes of pg_cron ticks measured for gaps (test/long/). Prints
+# "N passed, N failed, N skipped".
 test-long:
 	PG_CONFIG=$(PG_CONFIG) bash test/long/run.sh
 
