@@ -429,7 +429,7 @@ bound_datum(double bound, bool *isnull)
  *
  * No row counts a bucket's fill: it is counted when a decision needs it,
  * from the (pool, labels, mmr) index, and only up to the level the decision
- * is about, unless mm.async_fill_bound (a count mm.put_entry remembered,
+ * is about, unless mm._async_fill_bound (a count mm.put_entry remembered,
  * plus every entry id handed out since) shows the bucket below that level. Lock order, the same wherever a pool is written: a player's
  * advisory lock (mm.put_entry), then entry rows, then a bucket's advisory
  * lock (mm.put_entry, taken last; while holding it, rows are only locked
@@ -494,7 +494,7 @@ static const MmStatement plan_defs[N_PLANS] =
 		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
 	},
 	[PLAN_FILL_BOUND] = {
-		"SELECT mm.async_fill_bound($1, $2, $3, $4, $5)",
+		"SELECT mm._async_fill_bound($1, $2, $3, $4, $5)",
 		5, {TEXTOID, TEXTARRAYOID, INT4OID, FLOAT8OID, FLOAT8OID}
 	},
 	[PLAN_DELETE] = {

@@ -4,16 +4,16 @@
  *		Replay a whole match history through a Weng-Lin model in one call,
  *		on the team-match replay (rating_replay.c):
  *
- *		mm.replay_openskill(history, initial, model, options...)
- *			-> TABLE(player_id, mu, sigma, matches): final ratings;
- *		mm.openskill_history(history, initial, model, options...)
+ *		mm.openskill_replay(games, initial, model, options...)
+ *			-> TABLE(player_id, mu, sigma, games): final ratings;
+ *		mm.openskill_history(games, initial, model, options...)
  *			-> one row per player per match: the team's pre-match win
  *			probability, the rating before and after;
- *		mm.openskill_calibration(history, initial, model, options...,
+ *		mm.openskill_calibration(games, initial, model, options...,
  *			bins) -> jsonb: how well the pre-match predictions foretold
  *			the results (analytics.h).
  *
- * The history query yields (match key, player_id, team, rank[, weight]) in
+ * The games query yields (match key, player_id, team, rank[, weight]) in
  * play order; the rows of a match are consecutive. The optional initial
  * query yields (player_id, mu, sigma); players missing from it start at
  * the mu and sigma arguments. Each match is rated exactly as
@@ -57,7 +57,7 @@ os_run(OsReplay *rp, const char *history, const char *initial)
 }
 
 /*
- * The arguments shared by the three functions: (history, initial, model,
+ * The arguments shared by the three functions: (games, initial, model,
  * beta, kappa, tau, limit_sigma, mu, sigma, z, alpha, target, balance,
  * epsilon); only initial may be NULL.
  */
@@ -84,7 +84,10 @@ os_args(FunctionCallInfo fcinfo, OsReplay *rp)
 
 PG_FUNCTION_INFO_V1(mm_replay_openskill);
 
-/* mm.replay_openskill(history, initial, model, beta, kappa, tau, limit_sigma, mu, sigma, z, alpha, target, balance, epsilon) */
+/*
+ * mm.openskill_replay(games, initial, model, beta, kappa, tau, limit_sigma, mu, sigma, z, alpha, target, balance, epsilon);
+ * the symbol keeps 0.1.0's name, which its install script names.
+ */
 Datum
 mm_replay_openskill(PG_FUNCTION_ARGS)
 {
@@ -104,7 +107,7 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(mm_openskill_history);
 
-/* mm.openskill_history(same arguments as replay_openskill) */
+/* mm.openskill_history(same arguments as openskill_replay) */
 Datum
 mm_openskill_history(PG_FUNCTION_ARGS)
 {
@@ -122,7 +125,7 @@ mm_openskill_history(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(mm_openskill_calibration);
 
-/* mm.openskill_calibration(same arguments as replay_openskill, bins) */
+/* mm.openskill_calibration(same arguments as openskill_replay, bins) */
 Datum
 mm_openskill_calibration(PG_FUNCTION_ARGS)
 {
@@ -172,7 +175,7 @@ os_fit_eval(void *arg, double value, MmCalibration *out)
 PG_FUNCTION_INFO_V1(mm_openskill_fit);
 
 /*
- * mm.openskill_fit(history text, parameter text, grid float8[], lo float8,
+ * mm.openskill_fit(games text, parameter text, grid float8[], lo float8,
  *					hi float8, iterations int, initial text, model text)
  */
 Datum
@@ -184,7 +187,7 @@ mm_openskill_fit(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(7))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("history, parameter and model must not be NULL")));
+				 errmsg("games, parameter and model must not be NULL")));
 	parameter = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	if (strcmp(parameter, "beta") != 0 && strcmp(parameter, "tau") != 0 &&
 		strcmp(parameter, "kappa") != 0)

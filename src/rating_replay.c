@@ -406,9 +406,9 @@ mm_rating_replay_run(MmRatingReplay *rp, const char *history, const char *initia
 		elog(ERROR, "SPI_connect failed");
 	if (initial != NULL)
 		rr_initial(rp, initial);
-	plan = mm_prepare_rows_query(history, "history",
+	plan = mm_prepare_rows_query(history, "games",
 								 "Pass e.g. 'SELECT match_id, player_id, team, rank FROM results ORDER BY match_id'.");
-	spec.what = "history";
+	spec.what = "games";
 	spec.shape = "4 or 5 columns (match key, player_id, team, rank[, weight])";
 	spec.keyed = true;
 	spec.columns = rr_columns;
@@ -459,7 +459,7 @@ mm_rating_replay_final(MmRatingReplay *rp, ReturnSetInfo *rsinfo)
 		values[0] = Int64GetDatum(pl->id);
 		for (int c = 0; c < nstate; c++)
 			values[1 + c] = Float8GetDatum(pl->state[c]);
-		values[1 + nstate] = Int32GetDatum(pl->matches);
+		values[1 + nstate] = Int64GetDatum(pl->matches);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }

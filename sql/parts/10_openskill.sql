@@ -71,6 +71,29 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.rate(jsonb) IS
     'deprecated: use mm.ims_rate. The IMS matchmaker rate endpoint with the 0.1.0 defaults for config keys left out (beta 5, tau 0, mu 30, sigma 10)';
 
+CREATE FUNCTION mm.openskill_replay(
+    games text,
+    initial text DEFAULT NULL,
+    model text DEFAULT 'plackett_luce',
+    beta float8 DEFAULT 25.0 / 6,
+    kappa float8 DEFAULT 0.0001,
+    tau float8 DEFAULT 25.0 / 300,
+    limit_sigma bool DEFAULT false,
+    mu float8 DEFAULT 25,
+    sigma float8 DEFAULT 25.0 / 3,
+    z float8 DEFAULT 3,
+    alpha float8 DEFAULT 1,
+    target float8 DEFAULT 0,
+    balance bool DEFAULT false,
+    epsilon float8 DEFAULT 0.1)
+RETURNS TABLE(player_id bigint, mu float8, sigma float8, games bigint)
+AS 'MODULE_PATHNAME', 'mm_replay_openskill'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.openskill_replay(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
+    're-rate a game history: the games query yields (game key, player_id, team, rank[, weight]) in play order, the initial query (player_id, mu, sigma); final rating and games played per player';
+
+-- 0.1.0's name, argument names and result columns (matches int), kept for
+-- one version.
 CREATE FUNCTION mm.replay_openskill(
     history text,
     initial text DEFAULT NULL,
@@ -87,10 +110,15 @@ CREATE FUNCTION mm.replay_openskill(
     balance bool DEFAULT false,
     epsilon float8 DEFAULT 0.1)
 RETURNS TABLE(player_id bigint, mu float8, sigma float8, matches int)
-AS 'MODULE_PATHNAME', 'mm_replay_openskill'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT r.player_id, r.mu, r.sigma, r.games::int
+FROM mm.openskill_replay(coalesce($1, mm._null_arg('history')::text), $2, $3, $4, $5, $6, $7,
+                         $8, $9, $10, $11, $12, $13, $14) r
+$$;
 COMMENT ON FUNCTION mm.replay_openskill(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
-    're-rate a match history: history query yields (match key, player_id, team, rank[, weight]) in play order, initial query (player_id, mu, sigma); final rating and matches per player';
+    'deprecated: use mm.openskill_replay (games bigint instead of matches int). Re-rate a match history: history query yields (match key, player_id, team, rank[, weight]) in play order, initial query (player_id, mu, sigma); final rating and matches per player';
 
 CREATE FUNCTION mm.party_rating(
     mu float8[], sigma float8[],

@@ -140,7 +140,7 @@ CREATE TYPE mm.glicko2_period_state AS (
 COMMENT ON TYPE mm.glicko2_period_state IS
     'state of mm.glicko2_period with a policy: the player, tau, the policy and the games so far (the arguments of mm.glicko2_rate)';
 
-CREATE FUNCTION mm.glicko2_period_policy_check(state mm.glicko2_period_state, with_policy boolean)
+CREATE FUNCTION mm._glicko2_period_policy_check(state mm.glicko2_period_state, with_policy boolean)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
@@ -192,10 +192,10 @@ BEGIN
     RETURN state;
 END
 $$;
-COMMENT ON FUNCTION mm.glicko2_period_policy_check(mm.glicko2_period_state, boolean) IS
+COMMENT ON FUNCTION mm._glicko2_period_policy_check(mm.glicko2_period_state, boolean) IS
     'internal: refuse a glicko2_period state that mm.glicko2_rate would refuse (and its policy, when asked)';
 
-CREATE FUNCTION mm.glicko2_period_policy_merge(a mm.glicko2_period_state, b mm.glicko2_period_state)
+CREATE FUNCTION mm._glicko2_period_policy_merge(a mm.glicko2_period_state, b mm.glicko2_period_state)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
@@ -216,7 +216,7 @@ BEGIN
     RETURN a;
 END
 $$;
-COMMENT ON FUNCTION mm.glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state) IS
+COMMENT ON FUNCTION mm._glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state) IS
     'internal: the games of two checked glicko2_period states of one player, an error for two players';
 
 CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
@@ -237,7 +237,7 @@ BEGIN
                   HINT = 'A row with all three NULL counts as no game.';
     END IF;
     -- this row alone, checked (its policy only on a group's first row)
-    game := mm.glicko2_period_policy_check(
+    game := mm._glicko2_period_policy_check(
         ROW(ROW(rating, rd, vol)::mm.glicko, tau, policy,
             CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rating] END,
             CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rd] END,
@@ -246,7 +246,7 @@ BEGIN
     IF state IS NULL THEN
         RETURN game;
     END IF;
-    RETURN mm.glicko2_period_policy_merge(state, game);
+    RETURN mm._glicko2_period_policy_merge(state, game);
 END
 $$;
 COMMENT ON FUNCTION mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb) IS
@@ -259,12 +259,12 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
     IF a IS NULL THEN
-        RETURN mm.glicko2_period_policy_check(b, true);
+        RETURN mm._glicko2_period_policy_check(b, true);
     ELSIF b IS NULL THEN
-        RETURN mm.glicko2_period_policy_check(a, true);
+        RETURN mm._glicko2_period_policy_check(a, true);
     END IF;
-    RETURN mm.glicko2_period_policy_merge(mm.glicko2_period_policy_check(a, true),
-                                          mm.glicko2_period_policy_check(b, false));
+    RETURN mm._glicko2_period_policy_merge(mm._glicko2_period_policy_check(a, true),
+                                          mm._glicko2_period_policy_check(b, false));
 END
 $$;
 COMMENT ON FUNCTION mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state) IS

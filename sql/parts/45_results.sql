@@ -193,7 +193,7 @@ COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz, text[]) IS
 -- Players who did not play keep their row; their idle deviation growth is
 -- applied when their rating is read (mm.glicko2_rating_at from last_played).
 CREATE FUNCTION mm.close_rating_period(key text, at timestamptz DEFAULT now())
-RETURNS TABLE (player_id bigint, games int, rating float8, rd float8, vol float8)
+RETURNS TABLE (player_id bigint, games bigint, rating float8, rd float8, vol float8)
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
@@ -227,7 +227,7 @@ BEGIN
         WHERE r.key = k AND r.player_id = ANY (ids)
     ), n AS (
         SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n,
-               count(DISTINCT g.match_id)::int AS games
+               count(DISTINCT g.match_id) AS games
         FROM g JOIN s p ON p.player_id = g.player_id JOIN s o ON o.player_id = g.opponent_id
         GROUP BY g.player_id
     )

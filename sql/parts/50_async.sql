@@ -140,7 +140,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.async_samples_sample_id_seq', '')
 
 -- Internal helpers
 
-CREATE FUNCTION mm.async_pool_config(pool text)
+CREATE FUNCTION mm._async_pool_config(pool text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
@@ -148,25 +148,25 @@ AS $$
 DECLARE
     cfg jsonb;
 BEGIN
-    IF async_pool_config.pool IS NULL THEN
+    IF _async_pool_config.pool IS NULL THEN
         RAISE EXCEPTION 'pool must not be NULL'
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Pass the name of a pool made with mm.create_pool.';
     END IF;
-    SELECT p.config INTO cfg FROM mm.async_pools p WHERE p.pool = async_pool_config.pool;
+    SELECT p.config INTO cfg FROM mm.async_pools p WHERE p.pool = _async_pool_config.pool;
     IF cfg IS NULL THEN
-        RAISE EXCEPTION 'pool "%" does not exist', async_pool_config.pool
+        RAISE EXCEPTION 'pool "%" does not exist', _async_pool_config.pool
             USING ERRCODE = 'undefined_object',
-                  DETAIL = format('No row of mm.async_pools is named %L.', async_pool_config.pool),
+                  DETAIL = format('No row of mm.async_pools is named %L.', _async_pool_config.pool),
                   HINT = 'Create it with mm.create_pool(name, config).';
     END IF;
     RETURN cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.async_pool_config(text) IS
+COMMENT ON FUNCTION mm._async_pool_config(text) IS
     'internal: the config of a pool; an error if the pool does not exist';
 
-CREATE FUNCTION mm.async_capacity(pool text, labels text[], bucket int, config jsonb)
+CREATE FUNCTION mm._async_capacity(pool text, labels text[], bucket int, config jsonb)
 RETURNS int
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
@@ -175,10 +175,10 @@ AS $$
                      WHERE s.pool = $1 AND s.labels = $2 AND s.bucket = $3),
                     ($4 ->> 'bucket_initial_size')::int)
 $$;
-COMMENT ON FUNCTION mm.async_capacity(text, text[], int, jsonb) IS
+COMMENT ON FUNCTION mm._async_capacity(text, text[], int, jsonb) IS
     'internal: capacity of a bucket: its rebalanced size, else bucket_initial_size';
 
-CREATE FUNCTION mm.async_fill(pool text, labels text[], lower_mmr float8, upper_mmr float8,
+CREATE FUNCTION mm._async_fill(pool text, labels text[], lower_mmr float8, upper_mmr float8,
                               upto int)
 RETURNS int
 LANGUAGE sql STABLE
@@ -191,35 +191,35 @@ AS $$
                                ORDER BY e.mmr
                                LIMIT $5) f
 $$;
-COMMENT ON FUNCTION mm.async_fill(text, text[], float8, float8, int) IS
+COMMENT ON FUNCTION mm._async_fill(text, text[], float8, float8, int) IS
     'internal: entries a bucket holds, counted on the index up to upto (NULL: all)';
 
-CREATE FUNCTION mm.async_entry_seq(OUT entry_seq bigint, OUT seq_file oid)
+CREATE FUNCTION mm._async_entry_seq(OUT entry_seq bigint, OUT seq_file oid)
 LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
     SELECT coalesce(pg_catalog.pg_sequence_last_value('mm.async_entries_entry_id_seq'::pg_catalog.regclass), 0),
            pg_catalog.pg_relation_filenode('mm.async_entries_entry_id_seq'::pg_catalog.regclass)
 $$;
-COMMENT ON FUNCTION mm.async_entry_seq() IS
+COMMENT ON FUNCTION mm._async_entry_seq() IS
     'internal: the last entry id handed out (0 before the first) and the storage of its sequence, which TRUNCATE ... RESTART IDENTITY renews';
 
-CREATE FUNCTION mm.async_fill_bound(pool text, labels text[], bucket int,
+CREATE FUNCTION mm._async_fill_bound(pool text, labels text[], bucket int,
                                     lower_mmr float8, upper_mmr float8)
 RETURNS bigint
 LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
     SELECT f.fill + (s.entry_seq - f.entry_seq)
-    FROM mm.async_fill_bounds f, mm.async_entry_seq() s
+    FROM mm.async_fill_bounds f, mm._async_entry_seq() s
     WHERE f.pool = $1 AND f.labels = $2 AND f.bucket = $3
       AND f.lower_mmr = $4 AND f.upper_mmr = $5
       AND f.seq_file = s.seq_file AND f.entry_seq <= s.entry_seq
 $$;
-COMMENT ON FUNCTION mm.async_fill_bound(text, text[], int, float8, float8) IS
+COMMENT ON FUNCTION mm._async_fill_bound(text, text[], int, float8, float8) IS
     'internal: at most this many entries are in a bucket [lower_mmr, upper_mmr) (from mm.async_fill_bounds); NULL when unknown';
 
-CREATE FUNCTION mm.async_check_ids(ids bigint[], what text)
+CREATE FUNCTION mm._async_check_ids(ids bigint[], what text)
 RETURNS bigint[]
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = mm, pg_catalog, pg_temp
@@ -239,10 +239,10 @@ BEGIN
     RETURN ids;
 END
 $$;
-COMMENT ON FUNCTION mm.async_check_ids(bigint[], text) IS
+COMMENT ON FUNCTION mm._async_check_ids(bigint[], text) IS
     'internal: refuse a NULL id array or NULL elements';
 
-CREATE FUNCTION mm.async_check_query(mmr float8, labels text[], retries int)
+CREATE FUNCTION mm._async_check_query(mmr float8, labels text[], retries int)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = mm, pg_catalog, pg_temp
@@ -256,7 +256,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.async_check_query(float8, text[], int) IS
+COMMENT ON FUNCTION mm._async_check_query(float8, text[], int) IS
     'internal: refuse NULL query arguments';
 
 -- Pools
@@ -298,7 +298,7 @@ DECLARE
     rebucket boolean;
 BEGIN
     IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
-    old_cfg := mm.async_pool_config(name);
+    old_cfg := mm._async_pool_config(name);
     IF config IS NULL OR replace IS NULL THEN
         RAISE EXCEPTION 'pool config and replace must not be null'
             USING ERRCODE = 'null_value_not_allowed',
@@ -355,7 +355,7 @@ LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
+    cfg jsonb := mm._async_pool_config(pool);
 BEGIN
     RETURN QUERY
     WITH held AS (
@@ -368,7 +368,7 @@ BEGIN
         GROUP BY 1, 2
     )
     SELECT k.labels, k.bucket, r.lower_mmr, r.upper_mmr, coalesce(h.fill, 0),
-           mm.async_capacity(pool_buckets.pool, k.labels, k.bucket, cfg), coalesce(x.inserts, 0)
+           mm._async_capacity(pool_buckets.pool, k.labels, k.bucket, cfg), coalesce(x.inserts, 0)
     FROM (SELECT h2.labels, h2.bucket FROM held h2
           UNION SELECT x2.labels, x2.bucket FROM sampled x2) k
     LEFT JOIN held h ON h.labels = k.labels AND h.bucket = k.bucket
@@ -389,7 +389,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
+    cfg jsonb := mm._async_pool_config(pool);
     lab text[];
     b int;
     lo float8;
@@ -410,7 +410,7 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Pass the id of the player whose entry this is.';
     END IF;
-    PERFORM mm.async_check_query(put_entry.mmr, put_entry.labels, 0);
+    PERFORM mm._async_check_query(put_entry.mmr, put_entry.labels, 0);
     lab := mm.async_labels(put_entry.labels);
     b := mm.async_bucket(cfg, put_entry.mmr);
     SELECT coalesce(r.lower_mmr, '-Infinity'), coalesce(r.upper_mmr, 'Infinity') INTO lo, hi
@@ -458,20 +458,20 @@ BEGIN
     -- waits for a row lock.
     PERFORM pg_catalog.pg_advisory_xact_lock(
         pg_catalog.hashtext('mm.async.bucket:' || pool || ':' || lab::text), b);
-    cap := mm.async_capacity(pool, lab, b, cfg);
+    cap := mm._async_capacity(pool, lab, b, cfg);
     -- Below both thresholds by the bound of mm.async_fill_bounds: nothing
     -- to decide, so nothing to count (a bucket far from full).
-    bound := mm.async_fill_bound(pool, lab, b, lo, hi);
+    bound := mm._async_fill_bound(pool, lab, b, lo, hi);
     IF bound IS NULL OR bound >= cap
        OR (is_new AND ignore_at IS NOT NULL AND bound >= ignore_at * cap) THEN
         -- the sequence is read before the count's snapshot is taken: an
         -- entry not counted has a later id (puts into the bucket committed
         -- before this one got the lock)
-        SELECT * INTO seq FROM mm.async_entry_seq();
+        SELECT * INTO seq FROM mm._async_entry_seq();
         -- counted up to a little past the capacity: exact unless the bucket
         -- is far over it (a lowered capacity, rows written directly), which
         -- then shrinks by 17 entries a put
-        f := mm.async_fill(pool, lab, lo, hi, cap + 16);
+        f := mm._async_fill(pool, lab, lo, hi, cap + 16);
         -- a new player is not added to a bucket filled to the threshold
         IF is_new AND ignore_at IS NOT NULL AND f >= ignore_at * cap THEN
             RETURN NULL;
@@ -523,7 +523,7 @@ $$;
 COMMENT ON FUNCTION mm.remove_entry(bigint) IS
     'remove one entry; false if there was none';
 
-CREATE FUNCTION mm.remove_player(pool text, player_id bigint)
+CREATE FUNCTION mm.remove_entries(pool text, player_id bigint)
 RETURNS int
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -533,14 +533,14 @@ DECLARE
 BEGIN
     IF pool IS NULL THEN PERFORM mm._null_arg('pool'); END IF;
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
-    PERFORM mm.async_pool_config(pool);
+    PERFORM mm._async_pool_config(pool);
     DELETE FROM mm.async_entries e
-    WHERE e.pool = remove_player.pool AND e.player_id = remove_player.player_id;
+    WHERE e.pool = remove_entries.pool AND e.player_id = remove_entries.player_id;
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION mm.remove_player(text, bigint) IS
+COMMENT ON FUNCTION mm.remove_entries(text, bigint) IS
     'remove every entry of a player from a pool (he is no longer available); returns how many';
 
 -- Offers
@@ -552,7 +552,7 @@ LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.offer_entry(bigint) IS
     'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
 
-CREATE FUNCTION mm.async_query(p_pool text, p_mmr float8, p_labels text[], p_retries int,
+CREATE FUNCTION mm._async_query(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                                p_exclude bigint[], p_searcher bigint,
                                OUT cfg jsonb, OUT lab text[], OUT excl bigint[],
                                OUT lower_mmr float8, OUT upper_mmr float8)
@@ -560,9 +560,9 @@ LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
-    cfg := mm.async_pool_config(p_pool);
-    PERFORM mm.async_check_query(p_mmr, p_labels, p_retries);
-    excl := mm.async_check_ids(p_exclude, 'exclude');
+    cfg := mm._async_pool_config(p_pool);
+    PERFORM mm._async_check_query(p_mmr, p_labels, p_retries);
+    excl := mm._async_check_ids(p_exclude, 'exclude');
     lab := mm.async_labels(p_labels);
     SELECT s.lower_mmr, s.upper_mmr INTO lower_mmr, upper_mmr
     FROM mm.async_search(cfg, p_mmr, p_retries) s;
@@ -571,7 +571,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint) IS
+COMMENT ON FUNCTION mm._async_query(text, float8, text[], int, bigint[], bigint) IS
     'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval (NULL where unbounded)';
 
 CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
@@ -583,7 +583,7 @@ LANGUAGE C VOLATILE ROWS 1;
 COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
     'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 
-CREATE FUNCTION mm.async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
+CREATE FUNCTION mm._async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                                     p_exclude bigint[], p_searcher bigint, p_max int)
 RETURNS TABLE(o_entry_id bigint, o_player_id bigint, o_mmr float8, o_labels text[],
               o_bucket int, o_quality float8, o_model jsonb, o_updated_at timestamptz)
@@ -596,7 +596,7 @@ DECLARE
     minq float8;
 BEGIN
     IF p_max IS NULL THEN PERFORM mm._null_arg('max_candidates'); END IF;
-    SELECT * INTO q FROM mm.async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
+    SELECT * INTO q FROM mm._async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
     maxd := (q.cfg ->> 'max_difference')::float8;
     minq := (q.cfg ->> 'min_quality')::float8;
     IF p_max IS NULL OR p_max < 1 THEN
@@ -624,7 +624,7 @@ BEGIN
     LIMIT p_max;
 END
 $$;
-COMMENT ON FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
+COMMENT ON FUNCTION mm._async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
     'internal: the body of mm.find_candidates';
 
 CREATE FUNCTION mm.find_candidates(pool text, mmr float8, labels text[] DEFAULT '{}',
@@ -635,7 +635,7 @@ RETURNS TABLE(entry_id bigint, player_id bigint, mmr float8, labels text[], buck
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT * FROM mm.async_candidates($1, $2, $3, $4, $5, $6, $7)
+    SELECT * FROM mm._async_candidates($1, $2, $3, $4, $5, $6, $7)
 $$;
 COMMENT ON FUNCTION mm.find_candidates(text, float8, text[], int, bigint[], bigint, int) IS
     'the nearest candidates in the searched buckets, for ranking by the game''s own quality; claim the chosen one with mm.offer_entry';
@@ -648,7 +648,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
+    cfg jsonb := mm._async_pool_config(pool);
     cache int := (cfg ->> 'player_cache_size')::int;
     min_size int := (cfg ->> 'bucket_min_size')::int;
     total bigint;

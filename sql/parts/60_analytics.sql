@@ -4,7 +4,7 @@
 -- Rating histories: the replays' per-match rows.
 
 CREATE FUNCTION mm.openskill_history(
-    history text,
+    games text,
     initial text DEFAULT NULL,
     model text DEFAULT 'plackett_luce',
     beta float8 DEFAULT 25.0 / 6,
@@ -18,13 +18,13 @@ CREATE FUNCTION mm.openskill_history(
     target float8 DEFAULT 0,
     balance bool DEFAULT false,
     epsilon float8 DEFAULT 0.1)
-RETURNS TABLE(match bigint, match_key text, player_id bigint, team bigint, rank float8,
+RETURNS TABLE(game bigint, game_key text, player_id bigint, team bigint, rank float8,
               win_probability float8, mu_before float8, sigma_before float8,
               mu_after float8, sigma_after float8)
 AS 'MODULE_PATHNAME', 'mm_openskill_history'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.openskill_history(text, text, text, float8, float8, float8, bool, float8, float8, float8, float8, float8, bool, float8) IS
-    'replay_openskill one row per player per match: the team''s pre-match win probability (openskill_predict_win), the rating before and after';
+    'openskill_replay one row per player per game: the team''s pre-match win probability (openskill_predict_win), the rating before and after';
 
 CREATE FUNCTION mm.glicko2_history(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
                                    policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
@@ -40,7 +40,7 @@ COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) I
 -- Team Glicko-2: each player against the opposing team's composite or
 -- against each opposing player.
 
-CREATE FUNCTION mm.glicko2_team_replay(history text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
+CREATE FUNCTION mm.glicko2_team_replay(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
                                        policy jsonb DEFAULT NULL, per_game boolean DEFAULT false,
                                        opponents text DEFAULT 'composite')
 RETURNS TABLE(player_id bigint, rating float8, rd float8, vol float8, games bigint, last_played timestamptz)
@@ -113,7 +113,7 @@ COMMENT ON FUNCTION mm.reliability(jsonb) IS
     'the reliability table of a calibration as rows: per bin of predicted probability, the count, mean prediction and observed frequency';
 
 CREATE FUNCTION mm.openskill_calibration(
-    history text,
+    games text,
     initial text DEFAULT NULL,
     model text DEFAULT 'plackett_luce',
     beta float8 DEFAULT 25.0 / 6,
@@ -179,10 +179,10 @@ COMMENT ON AGGREGATE mm.ims_beta(float8, boolean) IS
 
 -- Fitting: the parameter value that minimises log loss over a history.
 
-CREATE FUNCTION mm.openskill_fit(history text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
+CREATE FUNCTION mm.openskill_fit(games text, parameter text DEFAULT 'beta', grid float8[] DEFAULT NULL,
                                  lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
                                  initial text DEFAULT NULL, model text DEFAULT 'plackett_luce')
-RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, games bigint, best boolean)
 AS 'MODULE_PATHNAME', 'mm_openskill_fit'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, text, text) IS
@@ -191,7 +191,7 @@ COMMENT ON FUNCTION mm.openskill_fit(text, text, float8[], float8, float8, int, 
 CREATE FUNCTION mm.glicko2_fit(games text, parameter text DEFAULT 'tau', grid float8[] DEFAULT NULL,
                                lo float8 DEFAULT NULL, hi float8 DEFAULT NULL, iterations int DEFAULT 20,
                                period interval DEFAULT NULL, per_game boolean DEFAULT false)
-RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, matches bigint, best boolean)
+RETURNS TABLE(step int, value float8, log_loss float8, brier float8, accuracy float8, games bigint, best boolean)
 AS 'MODULE_PATHNAME', 'mm_glicko2_fit'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean) IS

@@ -539,3 +539,17 @@ ALTER TABLE mm.roster
     DROP CONSTRAINT roster_deviation_finite,
     ADD CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
     ADD CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9);
+
+-- ==== one vocabulary: internal functions start with "_", the pool's remove_player is remove_entries ====
+-- 0.1.0's internal async_* functions are created again as mm._async_*;
+-- mm.remove_player(text, bigint) becomes mm.remove_entries (no alias: the
+-- name belongs to the queue's mm.remove_player(bigint, bigint)).
+-- mm.replay_openskill stays, as a deprecated wrapper of mm.openskill_replay
+-- with 0.1.0's signature, so CREATE OR REPLACE rewrites it.
+DROP FUNCTION mm.async_pool_config(text);
+DROP FUNCTION mm.async_capacity(text, text[], int, jsonb);
+DROP FUNCTION mm.async_check_ids(bigint[], text);
+DROP FUNCTION mm.async_check_query(float8, text[], int);
+DROP FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint);
+DROP FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int);
+DROP FUNCTION mm.remove_player(text, bigint);

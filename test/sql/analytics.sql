@@ -36,19 +36,19 @@ SELECT m AS model,
        (SELECT count(*) FROM (
             SELECT DISTINCT ON (player_id) player_id, mu_after, sigma_after
             FROM mm.openskill_history('SELECT * FROM an_history ORDER BY match_id', model => m)
-            ORDER BY player_id, match DESC) l
-        JOIN mm.replay_openskill('SELECT * FROM an_history ORDER BY match_id', model => m) r USING (player_id)
+            ORDER BY player_id, game DESC) l
+        JOIN mm.openskill_replay('SELECT * FROM an_history ORDER BY match_id', model => m) r USING (player_id)
         WHERE l.mu_after = r.mu AND l.sigma_after = r.sigma) AS last_equals_final_of_30,
        (SELECT count(*) FILTER (WHERE prev_mu IS NULL AND (mu_before, sigma_before) <> (25, 25.0 / 3)
                                    OR prev_mu IS NOT NULL AND (mu_before, sigma_before) <> (prev_mu, prev_sigma))
         FROM (SELECT mu_before, sigma_before,
                      lag(mu_after) OVER w AS prev_mu, lag(sigma_after) OVER w AS prev_sigma
               FROM mm.openskill_history('SELECT * FROM an_history ORDER BY match_id', model => m)
-              WINDOW w AS (PARTITION BY player_id ORDER BY match)) x) AS before_not_previous_after,
+              WINDOW w AS (PARTITION BY player_id ORDER BY game)) x) AS before_not_previous_after,
        (SELECT count(*) FROM (
-            SELECT match FROM (SELECT DISTINCT match, team, win_probability
+            SELECT game FROM (SELECT DISTINCT game, team, win_probability
                                FROM mm.openskill_history('SELECT * FROM an_history ORDER BY match_id', model => m)) t
-            GROUP BY match HAVING abs(sum(win_probability) - 1) > 1e-12) x) AS probabilities_not_adding_to_1
+            GROUP BY game HAVING abs(sum(win_probability) - 1) > 1e-12) x) AS probabilities_not_adding_to_1
 FROM unnest(ARRAY['plackett_luce', 'bradley_terry_full', 'bradley_terry_part',
                   'thurstone_mosteller_full', 'thurstone_mosteller_part']) m;
 
@@ -56,13 +56,13 @@ FROM unnest(ARRAY['plackett_luce', 'bradley_terry_full', 'bradley_terry_part',
 CREATE TABLE an_os AS SELECT * FROM mm.openskill_history('SELECT * FROM an_history WHERE match_id <= 50 ORDER BY match_id');
 SELECT count(*) AS rows_checked, count(*) FILTER (WHERE p.probability <> h.win_probability) AS differing
 FROM an_os h
-JOIN (SELECT g.match, w.team, w.probability
-      FROM (SELECT match, array_agg(team::int ORDER BY team, player_id) AS team,
+JOIN (SELECT g.game, w.team, w.probability
+      FROM (SELECT game, array_agg(team::int ORDER BY team, player_id) AS team,
                    array_agg(mu_before ORDER BY team, player_id) AS mu,
                    array_agg(sigma_before ORDER BY team, player_id) AS sigma
-            FROM an_os GROUP BY match) g,
+            FROM an_os GROUP BY game) g,
            mm.openskill_predict_win(g.team, g.mu, g.sigma) w) p
-  ON p.match = h.match AND p.team = h.team;
+  ON p.game = h.game AND p.team = h.team;
 
 -- Glicko-2 histories from 1v1 games of the same history's first two teams
 CREATE TABLE an_games AS
@@ -194,12 +194,12 @@ FROM an_pred WHERE false;
 -- over the history rows computes it
 WITH h AS (SELECT * FROM mm.openskill_history('SELECT * FROM an_history ORDER BY match_id')),
 fav AS (
-    SELECT DISTINCT ON (match) match, team, rank, win_probability
-    FROM h ORDER BY match, win_probability DESC, team),
+    SELECT DISTINCT ON (game) game, team, rank, win_probability
+    FROM h ORDER BY game, win_probability DESC, team),
 per_match AS (
-    SELECT f.match, f.win_probability AS p,
-           CASE WHEN EXISTS (SELECT FROM h WHERE h.match = f.match AND h.rank < f.rank) THEN 0
-                ELSE 1.0 / (SELECT count(DISTINCT h.team) FROM h WHERE h.match = f.match AND h.rank = f.rank) END AS y
+    SELECT f.game, f.win_probability AS p,
+           CASE WHEN EXISTS (SELECT FROM h WHERE h.game = f.game AND h.rank < f.rank) THEN 0
+                ELSE 1.0 / (SELECT count(DISTINCT h.team) FROM h WHERE h.game = f.game AND h.rank = f.rank) END AS y
     FROM fav f),
 agg AS (SELECT mm.calibration(p, y) AS a FROM per_match),
 one AS (SELECT mm.openskill_calibration('SELECT * FROM an_history ORDER BY match_id') AS o)
@@ -253,7 +253,7 @@ FROM mm.openskill_fit('SELECT * FROM an_sim ORDER BY match_id', lo => 0.5, hi =>
                       initial => 'SELECT player_id, s, 0.01 FROM an_skill') f
 WHERE best GROUP BY value;
 -- a grid returns every value tried, in order, with the best marked
-SELECT step, value, best, matches FROM mm.openskill_fit('SELECT * FROM an_sim ORDER BY match_id', grid => '{2,4,8}',
+SELECT step, value, best, games FROM mm.openskill_fit('SELECT * FROM an_sim ORDER BY match_id', grid => '{2,4,8}',
                                                          initial => 'SELECT player_id, s, 0.01 FROM an_skill');
 -- each value's figures are the calibration's with that value; golden-section
 -- search tries two points and one more per iteration
@@ -275,13 +275,13 @@ FROM mm.glicko2_fit('SELECT * FROM an_games', 'rd', grid => '{100,350}', period 
 CREATE TABLE an_split (match_id int, player_id int, team int, rank int, late bool);
 INSERT INTO an_split VALUES (1, 1, 1, 1, false), (1, 2, 2, 2, false), (2, 3, 1, 1, false), (2, 4, 2, 2, false),
                             (1, 5, 1, 1, true), (1, 6, 2, 2, true);
-SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM an_split ORDER BY late, match_id, player_id');
+SELECT * FROM mm.openskill_replay('SELECT match_id, player_id, team, rank FROM an_split ORDER BY late, match_id, player_id');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.openskill_history('SELECT ''m'' || match_id, player_id, team, rank FROM an_split ORDER BY late, match_id, player_id');
 \echo :LAST_ERROR_SQLSTATE
 -- numbers of any numeric type; ids must be whole; NULLs name the row
-SELECT count(*) AS players FROM mm.replay_openskill('SELECT match_id, player_id::numeric, team::float8, rank::real FROM an_history ORDER BY match_id');
-SELECT * FROM mm.replay_openskill('SELECT 1, 1.5, 1, 1 UNION ALL SELECT 1, 2, 2, 2');
+SELECT count(*) AS players FROM mm.openskill_replay('SELECT match_id, player_id::numeric, team::float8, rank::real FROM an_history ORDER BY match_id');
+SELECT * FROM mm.openskill_replay('SELECT 1, 1.5, 1, 1 UNION ALL SELECT 1, 2, 2, 2');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.openskill_history('SELECT 1, 1, 1, 1 UNION ALL SELECT 1, NULL, 2, 2');
 \echo :LAST_ERROR_SQLSTATE

@@ -165,7 +165,7 @@ SELECT mm.create_pool('single');
 SELECT mm.put_entry('single', 7, 1000) IS NOT NULL, mm.put_entry('single', 7, 2000) IS NOT NULL;
 SELECT player_id, mmr FROM mm.async_entries WHERE pool = 'single';
 SELECT labels, bucket, fill FROM mm.pool_buckets('single');
-SELECT mm.remove_player('multi', 7) AS removed, mm.remove_player('multi', 7) AS again;
+SELECT mm.remove_entries('multi', 7) AS removed, mm.remove_entries('multi', 7) AS again;
 
 -- Ignore-update-insert threshold: a new player is not added to a bucket
 -- that is full to the threshold; a player already there is still updated.
@@ -266,9 +266,9 @@ SELECT mm.create_pool('bnd', '{"bucket_initial_size": 3, "bucket_min_size": 1}')
 TRUNCATE mm.async_entries RESTART IDENTITY;
 SELECT mm.put_entry('bnd', p, 100 + p) FROM generate_series(1, 3) p;
 SELECT bucket, fill, entry_seq FROM mm.async_fill_bounds WHERE pool = 'bnd';
-SELECT mm.async_fill_bound('bnd', '{}', 0, '-Infinity', 300) AS bound;
+SELECT mm._async_fill_bound('bnd', '{}', 0, '-Infinity', 300) AS bound;
 -- a row of another bucket layout (another MMR range) serves nobody
-SELECT mm.async_fill_bound('bnd', '{}', 0, '-Infinity', 250) AS other_layout;
+SELECT mm._async_fill_bound('bnd', '{}', 0, '-Infinity', 250) AS other_layout;
 SELECT mm.put_entry('bnd', 4, 104);
 SELECT bucket, fill FROM mm.pool_buckets('bnd');
 SELECT array_agg(player_id ORDER BY player_id) AS players FROM mm.async_entries WHERE pool = 'bnd';
@@ -287,7 +287,7 @@ SELECT fill, entry_seq FROM mm.async_fill_bounds WHERE pool = 'bnd' AND bucket =
 TRUNCATE mm.async_entries RESTART IDENTITY;
 INSERT INTO mm.async_entries (pool, player_id, mmr)
 SELECT 'bnd', p, CASE WHEN p <= 3 THEN 100 + p ELSE 2000 + p END FROM generate_series(1, 6) p;
-SELECT mm.async_fill_bound('bnd', '{}', 0, '-Infinity', 300) AS bound_after_restart;
+SELECT mm._async_fill_bound('bnd', '{}', 0, '-Infinity', 300) AS bound_after_restart;
 SELECT mm.put_entry('bnd', 11, 111) IS NOT NULL AS stored;
 SELECT bucket, fill, capacity FROM mm.pool_buckets('bnd') WHERE bucket = 0;
 -- a new bucket layout forgets the bounds

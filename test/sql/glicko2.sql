@@ -86,7 +86,7 @@ SELECT mm.glicko2_period(1500, 200, 0.06, 1500, 200, 1) IS NULL AS empty_is_null
 
 -- the aggregate and its support functions are parallel safe
 SELECT p.oid::regprocedure AS fn, p.proparallel
-FROM pg_proc p WHERE p.pronamespace = 'mm'::regnamespace AND p.proname LIKE 'glicko2_period%'
+FROM pg_proc p WHERE p.pronamespace = 'mm'::regnamespace AND p.proname ~ '^_?glicko2_period'
 ORDER BY 1;
 SELECT aggfnoid::regprocedure AS agg, aggcombinefn, aggtranstype::regtype
 FROM pg_aggregate WHERE aggfnoid::text LIKE 'mm.glicko2_period%' ORDER BY 1;

@@ -8,7 +8,7 @@
 -- Bodies whose words look like a rule's match but are not one.
 CREATE TEMP TABLE label_exceptions (fn regprocedure, rule text, why text);
 INSERT INTO label_exceptions VALUES
-    ('mm.async_pool_config(text)', 'calls', 'names mm.create_pool in an error hint; calls nothing');
+    ('mm._async_pool_config(text)', 'calls', 'names mm.create_pool in an error hint; calls nothing');
 
 CREATE TEMP VIEW mm_functions AS
 SELECT p.oid, p.oid::regprocedure AS fn, p.proname, p.provolatile AS v, p.proparallel AS par,

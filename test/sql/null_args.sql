@@ -67,6 +67,9 @@ INSERT INTO null_sample VALUES
 -- ratings
 ('mm.openskill_rate(int[], float8[], float8[], float8[], text, float8, float8, float8, boolean, float8[], float8, float8, float8, boolean, float8, float8[], float8)',
  '{"''{1,2}''", "''{1,2}''", "''{25,25}''", "''{8,8}''"}'),
+('mm.openskill_replay(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)',
+ '{"''SELECT * FROM null_history ORDER BY match_id''"}'),
+-- deprecated: mm.openskill_replay's 0.1.0 name
 ('mm.replay_openskill(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)',
  '{"''SELECT * FROM null_history ORDER BY match_id''"}'),
 ('mm.openskill_history(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)',
@@ -173,7 +176,7 @@ INSERT INTO null_sample VALUES
 ('mm.pool_buckets(text)', '{"''npool''"}'),
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', '{"''npool''", 97042, 1000}'),
 ('mm.remove_entry(bigint)', '{"(SELECT entry FROM null_fix)"}'),
-('mm.remove_player(text, bigint)', '{"''npool''", 97041}'),
+('mm.remove_entries(text, bigint)', '{"''npool''", 97041}'),
 ('mm.offer_entry(bigint)', '{"(SELECT entry FROM null_fix)"}'),
 ('mm.find_opponent(text, float8, text[], int, bigint[], bigint)', '{"''npool''", 1000}'),
 ('mm.find_candidates(text, float8, text[], int, bigint[], bigint, int)', '{"''npool''", 1000}'),
@@ -190,6 +193,8 @@ INSERT INTO null_allowed VALUES
  'weight', 'no weights: every player counts fully'),
 ('mm.openskill_rate(int[], float8[], float8[], float8[], text, float8, float8, float8, boolean, float8[], float8, float8, float8, boolean, float8, float8[], float8)',
  'score', 'no scores: the ranks decide'),
+('mm.openskill_replay(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)',
+ 'initial', 'no initial ratings: every player starts new'),
 ('mm.replay_openskill(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)',
  'initial', 'no initial ratings: every player starts new'),
 ('mm.openskill_history(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)',

@@ -74,7 +74,8 @@ FROM pg_proc p
 WHERE p.oid IN ('mm.match_rosters(text, jsonb, timestamptz)'::regprocedure,
                 'mm._match_rosters(text, jsonb, timestamptz, boolean)'::regprocedure,
                 'mm.glicko2_replay(text, interval, float8, jsonb, boolean)'::regprocedure,
-                to_regprocedure('mm.replay_openskill(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)'))
+                'mm.openskill_replay(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)'::regprocedure,
+                'mm.replay_openskill(text, text, text, float8, float8, float8, boolean, float8, float8, float8, float8, float8, boolean, float8)'::regprocedure)
   AND p.prosecdef;
 -- the schema: usable by PUBLIC, creatable by nobody but its owner
 SELECT has_schema_privilege('public', 'mm', 'USAGE') AS public_usage,

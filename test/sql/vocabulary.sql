@@ -58,8 +58,9 @@ SELECT mm.rate('{"teams": [{"rank": 0, "team": {"teamId": "a", "players": [{"pla
 SELECT jsonb_array_length(mm.ims_rate('{"teams": [{"rank": 0, "team": {"teamId": "a", "players": [{"playerId": 1}]}},
                                                   {"rank": 1, "team": {"teamId": "b", "players": [{"playerId": "1"}]}}]}') -> 'teams') AS teams;
 
--- Deprecated names say so in their COMMENT.
-SELECT p.oid::regprocedure AS deprecated
+-- Deprecated names say so in their COMMENT (test/sql/surface.sql checks
+-- each against its replacement).
+SELECT p.oid::regproc AS deprecated
 FROM pg_proc p WHERE p.pronamespace = 'mm'::regnamespace
   AND obj_description(p.oid, 'pg_proc') LIKE 'deprecated: use %'
 ORDER BY 1;
