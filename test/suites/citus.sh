@@ -263,8 +263,8 @@ check "a replay of the whole distributed history on the coordinator equals the s
 	"SELECT ($replay('SELECT player_id, opponent_id, score, played_at FROM league_games ORDER BY game_id', '1 day'))
 	      = ($replay('SELECT player_id, opponent_id, score, played_at FROM league_games_local ORDER BY game_id', '1 day'))"
 check "openskill replay of the distributed results on the coordinator equals the single node's bit for bit" \
-	"SELECT (SELECT array_agg(array[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM results ORDER BY match_id, team, player_id'))
-	      = (SELECT array_agg(array[mu, sigma] ORDER BY player_id) FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM results_local ORDER BY match_id, team, player_id'))"
+	"SELECT (SELECT array_agg(array[mu, sigma] ORDER BY player_id) FROM mm.openskill_replay('SELECT match_id, player_id, team, rank FROM results ORDER BY match_id, team, player_id'))
+	      = (SELECT array_agg(array[mu, sigma] ORDER BY player_id) FROM mm.openskill_replay('SELECT match_id, player_id, team, rank FROM results_local ORDER BY match_id, team, player_id'))"
 
 # A league's replay pushed down: a function distributed by league runs on the
 # worker that holds the league's shard and reads the shard there.

@@ -160,7 +160,7 @@ reads=(
 	"openskill_rate of a finished match|SELECT * FROM mm.openskill_rate('{1,1,2,2}', '{1,1,2,2}', '{25,26,24,27}', '{8,7,8,6}')"
 	"openskill predictions|SELECT (SELECT array_agg(probability ORDER BY team) FROM mm.openskill_predict_win('{1,2}', '{25,27}', '{8,6}')), mm.openskill_predict_draw('{1,2}', '{25,27}', '{8,6}'), (SELECT array_agg(rank ORDER BY team) FROM mm.openskill_predict_rank('{1,2}', '{25,27}', '{8,6}'))"
 	"rate (the IMS endpoint)|SELECT mm.rate('{\"teams\": [{\"rank\": 0, \"team\": {\"teamId\": \"red\", \"players\": [{\"playerId\": \"a\", \"mu\": 35, \"sigma\": 5}]}}, {\"rank\": 1, \"team\": {\"teamId\": \"blue\", \"players\": [{\"playerId\": \"b\"}]}}]}')"
-	"replay_openskill of the results|SELECT * FROM mm.replay_openskill('SELECT match_id, player_id, team, rank FROM results ORDER BY match_id, team, player_id', 'SELECT player_id, mu, sigma FROM players') ORDER BY player_id LIMIT 20"
+	"openskill_replay of the results|SELECT * FROM mm.openskill_replay('SELECT match_id, player_id, team, rank FROM results ORDER BY match_id, team, player_id', 'SELECT player_id, mu, sigma FROM players') ORDER BY player_id LIMIT 20"
 	"party ratings (function and aggregate)|SELECT party, mm.party_rating_agg(mu, sigma), mm.party_rating(array_agg(mu), array_agg(sigma)) FROM players GROUP BY party ORDER BY party LIMIT 10"
 	"musigma beta and data point|SELECT mm.musigma_beta('35 seconds', 20, 5, '10 seconds'), mm.musigma_data_point('{1500, 1520}', 40)"
 	"match prediction and odds|SELECT * FROM mm.match_prediction('{red,blue}', '{1500,1450}', '{50,60}', '{10,12}', '{5,5}'), mm.odds_of_victory(0.3, 'red')"
