@@ -582,7 +582,7 @@ BEGIN
     -- mm.ratings rows of the queue's rating key
     IF rating IS NULL THEN
         SELECT r.rating, r.deviation INTO rating, deviation
-        FROM mm.roster_rating(cfg -> 'rating', players, now(), professions) r;
+        FROM mm.roster_rating(players, cfg -> 'rating', now(), professions) r;
         PERFORM mm._check_roster(rating, deviation, 0, 0, 0, NULL, n);
     END IF;
     INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)

@@ -125,7 +125,7 @@ COMMENT ON FUNCTION mm._glicko_now(mm.ratings, timestamptz) IS
 -- (1 - r) * core + r * profession, field by field (the Guild Wars 2 wiki's
 -- Rating/@profession-ratio; mm.glicko2_blend), the profession's rating
 -- being the row of key "<key>/<profession>".
-CREATE FUNCTION mm.roster_rating(rating_config jsonb, players bigint[], at timestamptz DEFAULT now(),
+CREATE FUNCTION mm.roster_rating(players bigint[], rating_config jsonb DEFAULT '{}', at timestamptz DEFAULT now(),
                                  professions text[] DEFAULT NULL,
                                  OUT rating float8, OUT deviation float8)
 RETURNS record
@@ -184,7 +184,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.roster_rating(jsonb, bigint[], timestamptz, text[]) IS
+COMMENT ON FUNCTION mm.roster_rating(bigint[], jsonb, timestamptz, text[]) IS
     'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
 
 -- Close the open Glicko-2 rating period of a rating key (Glickman's paper:

@@ -215,7 +215,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.abandon_match(bigint)', 'function', '{service,admin}', true),
 ('mm.close_rating_period(text, timestamptz)', 'function', '{service,admin}', true),
 ('mm._glicko_now(mm.ratings, timestamptz)', 'function', '{public}', false),
-('mm.roster_rating(jsonb, bigint[], timestamptz, text[])', 'function', '{service,admin,analyst}', true),
+('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', 'function', '{service,admin,analyst}', true),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'function', '{service,admin}', true),
 ('mm.list_queue(text, timestamptz)', 'function', '{service,admin,analyst}', true),
 ('mm.tick(text, timestamptz)', 'function', '{service,admin}', true),

@@ -131,17 +131,17 @@ SELECT key, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY
 -- a roster's rating from mm.ratings: OpenSkill, the IMS party rating of the
 -- players' rows; Glicko-2, the mean rating and mean deviation; defaults for
 -- players without a row (9999)
-SELECT (SELECT r.rating FROM mm.roster_rating('{"key": "ranked"}', ARRAY[9001, 9004]::bigint[]) r)
+SELECT (SELECT r.rating FROM mm.roster_rating(ARRAY[9001, 9004]::bigint[], '{"key": "ranked"}') r)
      = mm.party_rating(ARRAY(SELECT mu FROM mm.ratings WHERE key = 'ranked' AND player_id IN (9001, 9004) ORDER BY player_id),
                        ARRAY(SELECT sigma FROM mm.ratings WHERE key = 'ranked' AND player_id IN (9001, 9004) ORDER BY player_id))
        AS party_rating;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "g2"}', ARRAY[9001, 9002]::bigint[]) r;
+FROM mm.roster_rating(ARRAY[9001, 9002]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "g2"}', ARRAY[9001, 9999]::bigint[]) r;
-SELECT * FROM mm.roster_rating('{"model": "elo"}', ARRAY[1]::bigint[]);
+FROM mm.roster_rating(ARRAY[9001, 9999]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
+SELECT * FROM mm.roster_rating(ARRAY[1]::bigint[], '{"model": "elo"}');
 SELECT * FROM mm.roster_rating('{}', '{}');
-SELECT * FROM mm.roster_rating('{}', ARRAY(SELECT i::bigint FROM generate_series(1, 1001) i));
+SELECT * FROM mm.roster_rating(ARRAY(SELECT i::bigint FROM generate_series(1, 1001) i), '{}');
 -- enqueue without a rating takes it from there (the queue rates Glicko-2, key g2)
 SELECT mm.enqueue('res', ARRAY[9002, 9003], NULL) AS g2_roster \gset
 SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation FROM mm.roster WHERE roster_id = :g2_roster;
@@ -162,26 +162,26 @@ INSERT INTO mm.ratings (player_id, key, rating, rd, vol, mu, sigma) VALUES
 -- + 0.25 * 200 = 95; 9102 has no necromancer row (defaults 1500, 350):
 -- 1650, 162.5; the roster is their mean: 1600, 128.75
 SELECT r.rating, r.deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}', ARRAY[9101]::bigint[],
+FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}',
                       professions => ARRAY['guardian']) r;
 SELECT r.rating, r.deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}', ARRAY[9101, 9102]::bigint[],
+FROM mm.roster_rating(ARRAY[9101, 9102]::bigint[], '{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}',
                       professions => ARRAY['guardian', 'necromancer']) r;
 -- without professions, or with ratio 0, the core ratings alone: 1650, 80
 SELECT r.rating, r.deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}', ARRAY[9101, 9102]::bigint[]) r;
+FROM mm.roster_rating(ARRAY[9101, 9102]::bigint[], '{"model": "glicko2", "key": "pg", "profession_ratio": 0.25}') r;
 SELECT r.rating, r.deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "pg"}', ARRAY[9101, 9102]::bigint[],
+FROM mm.roster_rating(ARRAY[9101, 9102]::bigint[], '{"model": "glicko2", "key": "pg"}',
                       professions => ARRAY['guardian', 'necromancer']) r;
 -- ratio 1: the profession rating alone (1400, 200)
 SELECT r.rating, r.deviation
-FROM mm.roster_rating('{"model": "glicko2", "key": "pg", "profession_ratio": 1}', ARRAY[9101]::bigint[],
+FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"model": "glicko2", "key": "pg", "profession_ratio": 1}',
                       professions => ARRAY['guardian']) r;
 -- OpenSkill, ratio 0.5: mu 0.5 * 30 + 0.5 * 20 = 25, sigma 0.5 * 5 + 0.5 * 9 = 7
 SELECT r.rating = mm.party_rating(ARRAY[25], ARRAY[7]) AS blended_party_rating
-FROM mm.roster_rating('{"key": "pg", "profession_ratio": 0.5}', ARRAY[9101]::bigint[],
+FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"key": "pg", "profession_ratio": 0.5}',
                       professions => ARRAY['guardian']) r;
-SELECT * FROM mm.roster_rating('{"key": "pg"}', ARRAY[9101]::bigint[], professions => ARRAY['guardian', 'thief']);
+SELECT * FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"key": "pg"}', professions => ARRAY['guardian', 'thief']);
 -- a queue with profession_ratio 0.25: enqueue takes the blended rating (1600, 128.75)
 SELECT mm.alter_queue('res', '{"rating": {"model": "glicko2", "key": "pg", "profession_ratio": 0.25}}') -> 'rating' ->> 'profession_ratio' AS ratio;
 SELECT mm.enqueue('res', ARRAY[9101, 9102], NULL, professions => ARRAY['guardian', 'necromancer']) AS pg_roster \gset

@@ -165,7 +165,7 @@ INSERT INTO null_sample VALUES
 ('mm.decline(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
 ('mm.request_backfill(bigint, text, int)', '{"(SELECT delivered FROM null_fix)", "''blue''", 1}'),
 ('mm.cancel_backfill(bigint)', '{"(SELECT backfill FROM null_fix)"}'),
-('mm.roster_rating(jsonb, bigint[], timestamptz, text[])', '{"''{}''", "''{97071}''"}'),
+('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', '{"''{97071}''", "''{}''"}'),
 ('mm.close_rating_period(text, timestamptz)', '{"''nq_key''"}'),
 ('mm.report_result(bigint, jsonb)', '{"(SELECT delivered FROM null_fix)", "''{\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}''"}'),
 ('mm.abandon_match(bigint)', '{"(SELECT delivered FROM null_fix)"}'),
@@ -269,7 +269,7 @@ INSERT INTO null_allowed VALUES
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'ladder_points', 'unchanged'),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'dishonor', 'unchanged'),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'professions', 'unchanged'),
-('mm.roster_rating(jsonb, bigint[], timestamptz, text[])', 'professions', 'no professions: every player''s core rating'),
+('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', 'professions', 'no professions: every player''s core rating'),
 ('mm.run_ticks(text, interval, interval)', 'queue', 'every queue'),
 -- async pools
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'model', 'no model stored with the entry'),
@@ -395,8 +395,8 @@ SELECT mm.enqueue(NULL, ARRAY[1]::bigint[], 1500);
 SELECT * FROM mm.tick('q', NULL);
 SELECT * FROM mm.preview('q', NULL);
 SELECT * FROM mm.explain(1, NULL);
-SELECT * FROM mm.roster_rating(NULL, ARRAY[1]::bigint[]);
-SELECT * FROM mm.roster_rating('{}', NULL);
+SELECT * FROM mm.roster_rating(ARRAY[1]::bigint[], NULL);
+SELECT * FROM mm.roster_rating(NULL, '{}');
 SELECT mm.create_pool('p', NULL);
 -- a NULL policy is no policy: its resolution is NULL too
 SELECT mm.glicko2_policy(NULL) IS NULL AS no_policy;

@@ -131,3 +131,24 @@ WHERE p.proargnames IS NOT NULL AND NOT f.internal AND f.fn::text NOT IN (SELECT
        OR (a.mode IN ('o', 't') AND a.name = 'matches')
        OR (a.mode IN ('o', 't') AND a.name = 'games' AND a.type <> 'bigint'::regtype))
 ORDER BY f.fn::text, a.name;
+
+-- A config comes after the data (docs/conventions.md, Argument order): an
+-- argument config, rating_config or policy has nothing after it but
+-- arguments with defaults, or follows the name of the object it configures
+-- (mm.create_queue(name, config), mm.set_place_config(place, config)).
+-- Exception, kept from 0.1.0: the pool and queue arithmetic that takes the
+-- config first, as the object it stands for (listed: none other may).
+SELECT f.fn, a.name, a.ord AS position, p.pronargs AS arguments, p.pronargdefaults AS defaults
+FROM surface_fn f
+JOIN pg_proc p ON p.oid = f.oid,
+     unnest(p.proargnames, coalesce(p.proargmodes, array_fill('i'::"char", ARRAY[cardinality(p.proargnames)])))
+         WITH ORDINALITY AS a(name, mode, ord)
+WHERE p.proargnames IS NOT NULL AND NOT f.internal
+  AND a.mode IN ('i', 'b') AND a.name IN ('config', 'rating_config', 'policy')
+  AND a.ord < p.pronargs - p.pronargdefaults
+  AND NOT (a.ord = 2 AND p.proargnames[1] IN ('name', 'place'))
+  AND f.fn::text NOT IN ('mm.async_bucket(jsonb,double precision)',
+                         'mm.async_bucket_bounds(jsonb,integer,integer)',
+                         'mm.async_search(jsonb,double precision,integer)',
+                         'mm.matcher_padding(jsonb,double precision)')
+ORDER BY f.fn::text;
