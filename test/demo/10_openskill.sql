@@ -35,7 +35,7 @@ SELECT jsonb_pretty(mm.rate('{"config": {"modelId": "PLACKETT_LUCE", "beta": 5, 
                                                                {"playerId": "player4", "mu": 29.5, "sigma": 9.4}]}}]}'));
 
 -- An analyst replays the whole history with another model and beta, in one call.
-SELECT p.name, round(r.mu::numeric, 3) AS mu, round(r.sigma::numeric, 3) AS sigma, r.matches,
+SELECT p.name, round(r.mu::numeric, 3) AS mu, round(r.sigma::numeric, 3) AS sigma, r.games,
        round(mm.ordinal(r.mu, r.sigma)::numeric, 3) AS ordinal
 FROM mm.openskill_replay('SELECT match_id, player_id, team, rank FROM demo_os_results ORDER BY match_id, team, player_id',
                          model => 'thurstone_mosteller_full', beta => 4) r
