@@ -83,16 +83,31 @@ static const MmStatement statements[Q_COUNT] = {
 		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1 AND q.dropped_at IS NULL",
 		1, {TEXTOID}
 	},
-	/* players: the count; professions: those given, in no order */
+	/*
+	 * players: the count; professions: those given, in no order. No join:
+	 * the rosters and their players are one append of two scans, grouped
+	 * by roster, so no plan can run a grouped read of the players once per
+	 * roster (what a nested loop over a join with the grouped players did
+	 * when the statistics said the queue held one roster: a new queue, a
+	 * burst of enqueues). A roster row has the roster's figures and no
+	 * seat, a player row a seat and no figures; a roster is read when it
+	 * has both (the inner join's rows), in queue order.
+	 */
 	[Q_READ] = {
-		"SELECT r.roster_id, p.n AS players, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, p.professions, r.joined_at "
-		"FROM mm.roster r "
-		"JOIN (SELECT qp.roster_id, count(*) AS n, "
-		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
-		"FROM mm.queued_player qp WHERE qp.queue_id = $1 GROUP BY qp.roster_id) p "
-		"ON p.roster_id = r.roster_id "
-		"WHERE r.queue_id = $1 ORDER BY r.position",
+		"SELECT u.roster_id, count(u.seat) AS players, max(u.rating) AS rating, "
+		"max(u.deviation) AS deviation, max(u.rank) AS rank, max(u.ladder_points) AS ladder_points, "
+		"max(u.dishonor) AS dishonor, "
+		"array_agg(u.profession) FILTER (WHERE u.profession IS NOT NULL) AS professions, "
+		"max(u.joined_at) AS joined_at "
+		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
+		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession "
+		"FROM mm.roster r WHERE r.queue_id = $1 "
+		"UNION ALL "
+		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $1) u "
+		"GROUP BY u.roster_id "
+		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
+		"ORDER BY max(u.position)",
 		1, {INT4OID}
 	},
 	[Q_TICK_ID] = {
