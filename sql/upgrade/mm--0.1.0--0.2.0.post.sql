@@ -92,7 +92,7 @@ BEGIN
                 cfg := pg_catalog.jsonb_set(cfg, path, pg_catalog.to_jsonb(clamped));
                 RAISE WARNING '% config key "%" is out of range: clamped to %', c.label, k.key, clamped
                     USING DETAIL = pg_catalog.format('0.1.0 stored %s; 0.2.0 takes %s to %s.',
-                                                     v, coalesce(k.min::text, '-Infinity'), coalesce(k.max::text, 'Infinity')),
+                                                     coalesce(c.config #> path, pg_catalog.to_jsonb(v)), coalesce(k.min::text, '-Infinity'), coalesce(k.max::text, 'Infinity')),
                           HINT = pg_catalog.format('Check the new value, and set another with %s if need be.', c.fix);
             END IF;
         END LOOP;
