@@ -1,17 +1,19 @@
--- A tick's read of the queue is linear whatever the statistics say. A new
--- queue (or a burst of enqueues) is read while the statistics still say the
+-- A tick is linear in the queue whatever the statistics say. A new queue
+-- (or a burst of enqueues) is read while the statistics still say the
 -- queue holds next to nothing; a read that joined the rosters to their
--- grouped players then ran the grouping once per roster (quadratic: a tick
--- over 20000 rosters took minutes). Here a queue is created and filled with
--- 20000 rosters in one transaction, where no ANALYZE has seen them, and
--- ticked, previewed and listed under a statement timeout of twice the time
+-- grouped players then ran the grouping once per roster, and the statement
+-- that moves the matched rosters joined them to their players once per
+-- roster too (quadratic: a tick over 20000 rosters took minutes). Here a
+-- queue is created and filled with 20000 rosters in one transaction, where
+-- no ANALYZE has seen them, and listed, previewed and ticked (every roster
+-- a target, every one matched) under a statement timeout of twice the time
 -- the same tick takes over a queue the statistics know (at least 2 s).
 \set VERBOSITY terse
 SET timezone = 'UTC';
 
 -- n rosters of one player each, as a burst of enqueues writes them, in
--- queue order; rosters 2k-1 and 2k rate alike, so the first 50 targets of
--- a tick make 25 matches of two equal rosters
+-- queue order; rosters 2k-1 and 2k rate alike, so a tick that tries every
+-- roster makes n / 2 matches of two equal rosters
 CREATE FUNCTION pg_temp.fill(qname text, n int) RETURNS bigint
 LANGUAGE sql AS $$
     WITH r AS (
@@ -38,7 +40,7 @@ LANGUAGE sql AS $$
 $$;
 
 -- the measure: a queue the statistics know
-SELECT mm.create_queue('plan_known', '{"team_size": 1, "filter": {"potentials_min": 1, "limit": 600000}}');
+SELECT mm.create_queue('plan_known', '{"team_size": 1, "filter": {"rosters": 20000, "potentials_min": 1, "limit": 600000}}');
 SELECT pg_temp.fill('plan_known', 20000) AS players;
 ANALYZE mm.roster;
 ANALYZE mm.queued_player;
@@ -48,14 +50,13 @@ SELECT greatest(2000, ceil(2000 * extract(epoch FROM clock_timestamp() - :'t0'::
 
 -- a new queue filled in this transaction: the statistics know nothing of it
 BEGIN;
-SELECT mm.create_queue('plan_fresh', '{"team_size": 1, "filter": {"potentials_min": 1, "limit": 600000}}');
+SELECT mm.create_queue('plan_fresh', '{"team_size": 1, "filter": {"rosters": 20000, "potentials_min": 1, "limit": 600000}}');
 SELECT pg_temp.fill('plan_fresh', 20000) AS players;
 SELECT set_config('statement_timeout', :'timeout_ms', true) IS NOT NULL AS timeout_set;
 SELECT count(*) AS waiting FROM mm.list_queue('plan_fresh');
+SELECT count(*) AS rosters, count(DISTINCT match_id) AS matches FROM mm.preview('plan_fresh');
 SELECT count(*) AS rosters, count(DISTINCT match_id) AS matches FROM mm.tick('plan_fresh');
 SELECT count(*) AS left_waiting FROM mm.list_queue('plan_fresh');
--- the next tick's matches
-SELECT count(*) AS rosters, count(DISTINCT match_id) AS matches FROM mm.preview('plan_fresh');
 -- the same matches as over the known queue
 SELECT cardinality(pg_temp.pairs('plan_fresh')) AS pairs,
        pg_temp.pairs('plan_fresh') = pg_temp.pairs('plan_known') AS same_matches;
