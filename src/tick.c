@@ -181,15 +181,22 @@ static const MmStatement statements[Q_COUNT] = {
 	/*
 	 * failed targets to the back, in the order they failed (the positions
 	 * drawn in a CTE of their own: Citus refuses nextval() inside an UPDATE
-	 * of a distributed table)
+	 * of a distributed table). Those another session holds are skipped.
+	 * The rosters locked (l) and the new positions (f) meet in a jsonb
+	 * object of roster id -> position, looked up per roster by key: no
+	 * join, so no plan runs the locking read once per roster (as a semi
+	 * join did when the statistics said the queue was empty).
 	 */
 	[Q_REQUEUE] = {
-		"WITH f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
-		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o) "
-		"UPDATE mm.roster r SET position = f.pos FROM f "
-		"WHERE r.queue_id = $1 AND r.roster_id = f.id AND r.roster_id IN "
-		"(SELECT l.roster_id FROM mm.roster l WHERE l.queue_id = $1 AND l.roster_id = ANY ($2) "
-		"FOR UPDATE SKIP LOCKED)",
+		"WITH l AS MATERIALIZED (SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED), "
+		"held AS MATERIALIZED (SELECT jsonb_object_agg(l.roster_id::text, true) AS ids FROM l), "
+		"f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o), "
+		"m AS MATERIALIZED (SELECT jsonb_object_agg(f.id::text, f.pos) AS pos FROM f "
+		"WHERE (SELECT held.ids FROM held) ? f.id::text) "
+		"UPDATE mm.roster r SET position = ((SELECT m.pos FROM m) ->> r.roster_id::text)::bigint "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND (SELECT m.pos FROM m) ? r.roster_id::text",
 		2, {INT4OID, INT8ARRAYOID}
 	},
 	[Q_LOG] = {

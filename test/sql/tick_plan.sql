@@ -12,13 +12,14 @@
 SET timezone = 'UTC';
 
 -- n rosters of one player each, as a burst of enqueues writes them, in
--- queue order; rosters 2k-1 and 2k rate alike, so a tick that tries every
--- roster makes n / 2 matches of two equal rosters
-CREATE FUNCTION pg_temp.fill(qname text, n int) RETURNS bigint
+-- queue order; each "alike" rosters in a row rate alike, "gap" points from
+-- the next: in pairs 10 apart, a tick that tries every roster makes n / 2
+-- matches of two equal rosters; alone 1000 apart, every target fails
+CREATE FUNCTION pg_temp.fill(qname text, n int, alike int DEFAULT 2, gap float8 DEFAULT 10) RETURNS bigint
 LANGUAGE sql AS $$
     WITH r AS (
         INSERT INTO mm.roster (queue_id, rating, joined_at)
-        SELECT q.queue_id, ((g + 1) / 2) * 10.0, now() - interval '1 minute'
+        SELECT q.queue_id, ((g + alike - 1) / alike) * gap, now() - interval '1 minute'
         FROM mm.queue q, generate_series(1, n) g WHERE q.name = qname
         ORDER BY g
         RETURNING roster_id, queue_id
@@ -57,6 +58,14 @@ SELECT count(*) AS waiting FROM mm.list_queue('plan_fresh');
 SELECT count(*) AS rosters, count(DISTINCT match_id) AS matches FROM mm.preview('plan_fresh');
 SELECT count(*) AS rosters, count(DISTINCT match_id) AS matches FROM mm.tick('plan_fresh');
 SELECT count(*) AS left_waiting FROM mm.list_queue('plan_fresh');
+-- a new queue where every target fails: all go to the back in the order
+-- they failed, so the queue keeps its order
+SELECT mm.create_queue('plan_fail', '{"team_size": 1, "filter": {"rosters": 20000, "potentials_min": 1, "limit": 600000, "padding_end": 1e9}}');
+SELECT pg_temp.fill('plan_fail', 20000, 1, 1000) AS players;
+SELECT count(*) AS matched FROM mm.tick('plan_fail');
+SELECT l.targets_failed, l.failed_reasons FROM mm.tick_log l JOIN mm.queue q USING (queue_id) WHERE q.name = 'plan_fail';
+SELECT count(*) AS waiting, array_agg(roster_id ORDER BY place) = array_agg(roster_id ORDER BY roster_id) AS same_order
+FROM mm.list_queue('plan_fail');
 -- the same matches as over the known queue
 SELECT cardinality(pg_temp.pairs('plan_fresh')) AS pairs,
        pg_temp.pairs('plan_fresh') = pg_temp.pairs('plan_known') AS same_matches;
@@ -64,3 +73,4 @@ COMMIT;
 
 SELECT mm.drop_queue('plan_known', keep_history => false);
 SELECT mm.drop_queue('plan_fresh', keep_history => false);
+SELECT mm.drop_queue('plan_fail', keep_history => false);
