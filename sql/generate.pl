@@ -12,7 +12,8 @@
 #            names changed, or that are gone); in it, a line
 #            "-- @create mm.name" stands for a new table's statements in the
 #            sources (CREATE TABLE, its indexes, the sequences it owns, its
-#            pg_extension_config_dump calls), so a new table is written once;
+#            pg_extension_config_dump calls), or a new type's CREATE TYPE, so
+#            a new table or type is written once;
 #         2. every function, procedure, aggregate and view of the sources,
 #            re-created from its single definition (CREATE OR REPLACE), and
 #            every COMMENT of the sources;
@@ -191,12 +192,13 @@ sub table_statements
 		my $b = body($s);
 		push @out, $b
 			if $b =~ /^CREATE\s+TABLE\s+$t\s*\(/i
+			|| $b =~ /^CREATE\s+TYPE\s+$t\s+AS\b/i
 			|| $b =~ /^CREATE\s+(UNIQUE\s+)?INDEX\s+\w+\s+ON\s+$t\b/i
 			|| $b =~ /^(CREATE|ALTER)\s+SEQUENCE\s+($seqs)\b/i
 			|| $b =~ /^SELECT\s+pg_catalog\.pg_extension_config_dump\('($t|$seqs)'/i;
 	}
-	die "generate.pl: -- \@create $table: no CREATE TABLE $table in the sources\n"
-		unless grep { /^CREATE\s+TABLE/i } @out;
+	die "generate.pl: -- \@create $table: no CREATE TABLE or CREATE TYPE $table in the sources\n"
+		unless grep { /^CREATE\s+(TABLE|TYPE)/i } @out;
 	return join("\n", map { s/\s+\z//r } @out) . "\n";
 }
 

@@ -74,6 +74,7 @@ enum
 	Q_REQUEUE,
 	Q_LOG,
 	Q_IDLE,
+	Q_LAST_TICK,
 	Q_EXPIRE,
 	Q_COUNT
 };
@@ -219,6 +220,12 @@ static const MmStatement statements[Q_COUNT] = {
 		"AND l.rosters_seen = 0 AND l.matches_made = 0 AND l.targets_failed = 0 "
 		"AND l.matches_dropped = 0 AND l.rosters_expired = 0 AND l.dissolves_failed = 0",
 		2, {INT4OID, TIMESTAMPTZOID}
+	},
+	/* when the queue was last ticked (run_ticks taking a queue over) */
+	[Q_LAST_TICK] = {
+		"SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $1 "
+		"ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
+		1, {INT4OID}
 	},
 	/* rosters past ticket_ttl; those locked (being left, matched) wait */
 	[Q_EXPIRE] = {
@@ -932,15 +939,11 @@ sleep_until(TimestampTz start, double target)
 static double
 since_last_tick_ms(int32 queue_id)
 {
-	Oid			argtypes[1] = {INT4OID};
 	Datum		arg = Int32GetDatum(queue_id);
 	bool		isnull;
 	Datum		last;
 
-	if (SPI_execute_with_args("SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $1 "
-							  "ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
-							  1, argtypes, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
+	run(Q_LAST_TICK, &arg, NULL, false, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return -1;
 	last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);

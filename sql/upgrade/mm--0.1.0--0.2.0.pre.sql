@@ -301,14 +301,7 @@ DROP FUNCTION mm.alter_pool(text, jsonb);
 -- the same policy exactly (clamps, max change per game, the policy's idle
 -- rule for a period without games). Its state is the call it will make.
 
-CREATE TYPE mm.glicko2_period_state AS (
-    player     mm.glicko,
-    tau        float8,
-    policy     jsonb,
-    opp_rating float8[],
-    opp_rd     float8[],
-    score      float8[]
-);
+-- @create mm.glicko2_period_state
 
 -- Glicko-2 rating periods: a queue whose rating config says "period":
 -- "pending" records its games, mm.close_rating_period rates them.
