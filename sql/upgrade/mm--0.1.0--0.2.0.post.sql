@@ -8,6 +8,15 @@
 -- with the check's message saying which.
 SELECT pg_catalog.count(*) FROM mm.place_configs c WHERE NOT mm.check_place_config(c.config);
 
+-- A queue carried from 0.1.0 keeps letting its players queue again while
+-- in a match ("requeue_while_in_match": true), as 0.1.0 did: 0.1.0 could
+-- not report or abandon a match, so its matches stay unfinished for ever
+-- and the new default (false) would refuse every player who ever played.
+-- A queue created under 0.2.0 gets false. An admin turns it off with
+-- mm.alter_queue once the old matches are abandoned.
+UPDATE mm.queue SET config = config || '{"requeue_while_in_match": true}'
+WHERE NOT config ? 'requeue_while_in_match';
+
 -- Stored configs, normalised the same way: every key present, numbers
 -- shortest (0.1, not 0.10000000000000001).
 UPDATE mm.queue SET config = mm.matcher_config(config);
