@@ -326,6 +326,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     id int;
+    dissolved bigint[];
 BEGIN
     SELECT q.queue_id INTO id FROM mm.queue q
     WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
@@ -337,9 +338,10 @@ BEGIN
         UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
         -- ready checks in progress end without a dodger (their rosters are
         -- removed: the queue is dropped)
-        PERFORM mm._dissolve_match(x.match_id, '{}', 'drop_queue', now())
-        FROM (SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
-              ORDER BY m.match_id FOR UPDATE) x;
+        dissolved := ARRAY(SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
+                           ORDER BY m.match_id FOR UPDATE);
+        PERFORM mm._dissolve_match(x, '{}', 'drop_queue', now()) FROM unnest(dissolved) x;
+        PERFORM mm._notify_dissolved(id, dissolved, 'drop_queue');
         PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
                                 'removed', 'drop_queue', false);
     ELSE
@@ -906,6 +908,72 @@ $$;
 COMMENT ON FUNCTION mm.claim_matches(text, int) IS
     'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with; never a match in its ready check, nor a dissolved one) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
+-- What a backend needs to know of its matches: who is in a match (the
+-- proposed notification names only match ids), and, after a crash, the
+-- matches it claimed and never reported or abandoned.
+CREATE FUNCTION mm.match_players(match_ids bigint[])
+RETURNS TABLE (match_id bigint, status text, accept_until timestamptz, roster_id bigint, team text,
+               players bigint[], accepted bigint[], backfill_id bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    missing bigint;
+BEGIN
+    IF match_ids IS NULL THEN
+        RAISE EXCEPTION 'match_ids must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed', HINT = 'Pass the match ids of a notification, such as ARRAY[12, 13].';
+    END IF;
+    IF array_position(match_ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'match_ids must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT u.id INTO missing FROM unnest(match_ids) AS u(id)
+    WHERE NOT EXISTS (SELECT FROM mm.match m WHERE m.match_id = u.id) ORDER BY u.id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', missing
+            USING ERRCODE = 'undefined_object', HINT = 'Give match ids from the queue''s notifications or mm.claim_matches.';
+    END IF;
+    RETURN QUERY
+    SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players,
+           ARRAY(SELECT a.player_id FROM mm.match_accept a
+                 WHERE a.match_id = m.match_id AND a.player_id = ANY (mr.players) ORDER BY a.player_id),
+           mr.backfill_id
+    FROM (SELECT DISTINCT u.id FROM unnest(match_ids) AS u(id)) u
+    JOIN mm.match m ON m.match_id = u.id
+    JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, mr.team DESC, mr.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.match_players(bigint[]) IS
+    'who is in these matches, one row per roster: the match''s status (and end of its ready check), team, players, the players who accepted (ready check), and the backfill request that brought a roster in; for the ids of a queue notification (ARRAY[id] for one match), so that a backend never asks per player; a dissolved match has no rosters (no rows); an unknown match id is an error (42704)';
+
+CREATE FUNCTION mm.open_matches(queue text)
+RETURNS TABLE (match_id bigint, created_at timestamptz, claimed_at timestamptz, roster_id bigint, team text,
+               players bigint[], backfill_id bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+BEGIN
+    IF open_matches.queue IS NULL THEN
+        RAISE EXCEPTION 'queue must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    q := mm._queue(open_matches.queue);
+    RETURN QUERY
+    SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
+    FROM mm.match m
+    JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    LEFT JOIN mm.backfill b ON b.backfill_id = mr.backfill_id
+    WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
+      -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
+      AND (mr.backfill_id IS NULL OR b.delivered_at IS NOT NULL)
+    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, mr.team DESC, mr.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.open_matches(text) IS
+    'the matches of a queue that mm.claim_matches delivered and that are neither reported nor abandoned, one row per roster as delivered (a backfill''s rosters once claimed): for a backend that restarts after a crash; claimed_at is when the match was claimed';
+
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '55 seconds')
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
@@ -923,7 +991,8 @@ SELECT q.name AS queue,
        w.p90 AS wait_p90,
        w.p99 AS wait_p99,
        t.ticks AS ticks_last_hour,
-       t.matches AS matches_last_hour,
+       coalesce(mh.played, 0) AS matches_last_hour,
+       coalesce(mh.dissolved, 0) AS dissolved_last_hour,
        t.matches_per_tick,
        t.mean_rating_spread,
        t.last_tick,
@@ -948,6 +1017,11 @@ LEFT JOIN LATERAL (
     FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.at > now() - interval '1 hour'
 ) t ON true
 LEFT JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE mt.status IN ('matched', 'finished')) AS played,
+           count(*) FILTER (WHERE mt.status = 'dissolved') AS dissolved
+    FROM mm.match mt WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
+) mh ON true
+LEFT JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
@@ -956,7 +1030,91 @@ LEFT JOIN LATERAL (
 ) m ON true
 WHERE q.dropped_at IS NULL;
 COMMENT ON VIEW mm.queue_stats IS
-    'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches, matches per tick, mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches)';
+    'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches played (made and not dissolved: matched or finished; a match still in its ready check is neither), proposals dissolved by a ready check, matches a tick made on average (proposals included), mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches; mm.estimate_wait tells it for a rating)';
+
+-- The wait a roster can expect, from the rosters of the queue matched in
+-- the hour before "at" that are most like it: the 20 nearest by party size,
+-- then by rating; their median time to match. For a waiting roster, only
+-- those that waited at least as long as it has count, and the estimate is
+-- what is left of their median. NULL when no such roster was matched.
+CREATE FUNCTION mm._estimate_wait(queue_id int, rating float8, players int, waited interval, at timestamptz)
+RETURNS interval
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN (SELECT CASE WHEN count(*) > 0
+                        THEN greatest(percentile_cont(0.5) WITHIN GROUP (ORDER BY n.waited) - _estimate_wait.waited,
+                                      interval '0') END
+    FROM (SELECT mr.waited
+          FROM mm.match m
+          JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+          WHERE m.queue_id = _estimate_wait.queue_id AND m.created_at > _estimate_wait.at - interval '1 hour'
+            AND m.created_at <= _estimate_wait.at AND mr.backfill_id IS NULL
+            AND mr.waited >= _estimate_wait.waited
+          ORDER BY abs(cardinality(mr.players) - _estimate_wait.players), abs(mr.rating - _estimate_wait.rating),
+                   m.match_id DESC
+          LIMIT 20) n);
+END
+$$;
+COMMENT ON FUNCTION mm._estimate_wait(int, float8, int, interval, timestamptz) IS
+    'internal: the median time to match of the 20 rosters of a queue matched in the hour before "at" nearest by party size, then rating, among those that waited at least "waited", less "waited"; NULL without any';
+
+CREATE FUNCTION mm.estimate_wait(queue text, rating float8, players int DEFAULT 1, at timestamptz DEFAULT now())
+RETURNS interval
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+BEGIN
+    IF estimate_wait.queue IS NULL OR estimate_wait.rating IS NULL OR estimate_wait.players IS NULL
+       OR estimate_wait.at IS NULL THEN
+        RAISE EXCEPTION 'queue, rating, players and at must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed', HINT = 'Give the rating the roster would be queued with.';
+    END IF;
+    q := mm._queue(estimate_wait.queue);
+    IF NOT isfinite(estimate_wait.at) OR estimate_wait.rating IN ('NaN', 'Infinity', '-Infinity') THEN
+        RAISE EXCEPTION 'rating and at must be finite'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('rating is %s and at is %s.', estimate_wait.rating, estimate_wait.at);
+    END IF;
+    IF estimate_wait.players < 1 THEN
+        RAISE EXCEPTION 'players must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', estimate_wait.players),
+                  HINT = 'Give the number of players in the party.';
+    END IF;
+    RETURN mm._estimate_wait(q.queue_id, estimate_wait.rating, estimate_wait.players, interval '0', estimate_wait.at);
+END
+$$;
+COMMENT ON FUNCTION mm.estimate_wait(text, float8, int, timestamptz) IS
+    'the wait a new roster of this rating and party size can expect in a queue: the median time to match of the 20 rosters matched in the last hour nearest to it by party size, then by rating; NULL when nothing was matched in the last hour';
+
+CREATE FUNCTION mm.estimate_roster_wait(roster_id bigint, at timestamptz DEFAULT now())
+RETURNS interval
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r mm.roster;
+    n int;
+BEGIN
+    IF estimate_roster_wait.roster_id IS NULL OR estimate_roster_wait.at IS NULL THEN
+        RAISE EXCEPTION 'roster_id and at must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT * INTO r FROM mm.roster x WHERE x.roster_id = estimate_roster_wait.roster_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'roster % is not waiting', estimate_roster_wait.roster_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'mm.roster_status tells where the roster is.';
+    END IF;
+    SELECT count(*) INTO n FROM mm.queued_player qp WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id;
+    RETURN mm._estimate_wait(r.queue_id, r.rating, n, greatest(estimate_roster_wait.at - r.joined_at, interval '0'),
+                             estimate_roster_wait.at);
+END
+$$;
+COMMENT ON FUNCTION mm.estimate_roster_wait(bigint, timestamptz) IS
+    'the wait left for a waiting roster: among the 20 rosters of its queue matched in the last hour that waited at least as long as it has, nearest by party size then rating, their median time to match less its wait so far; NULL when none waited that long';
 
 -- Retention
 

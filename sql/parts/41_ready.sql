@@ -94,6 +94,32 @@ $$;
 COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
     'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
 
+-- Announce dissolved matches on the queue's channel, with the reason:
+-- {"queue_id": .., "queue": "..", "dissolved": [match ids], "reason": ".."}
+-- (delivered when the caller's transaction commits), in pieces of 250 ids
+-- so that each payload stays under NOTIFY's 8000 bytes.
+CREATE FUNCTION mm._notify_dissolved(queue_id int, match_ids bigint[], reason text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    name text := (SELECT q.name FROM mm.queue q WHERE q.queue_id = _notify_dissolved.queue_id);
+    n int := coalesce(cardinality(match_ids), 0);
+    i int := 1;
+BEGIN
+    WHILE i <= n LOOP
+        PERFORM pg_catalog.pg_notify('mm_queue_' || queue_id,
+            format('{"queue_id": %s%s, "dissolved": [%s], "reason": %s}', queue_id,
+                   CASE WHEN length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
+                   array_to_string(match_ids[i:i + 249], ', '), to_json(reason)));
+        i := i + 250;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION mm._notify_dissolved(int, bigint[], text) IS
+    'internal: NOTIFY a queue''s channel that matches dissolved, with the reason (declined, accept_timeout, drop_queue): {"queue_id", "queue", "dissolved": [match ids], "reason"}, 250 ids per notification';
+
 -- The ready checks of a queue that ended by "at", dissolved; those another
 -- session is deciding (an accept or decline holds the match) are left to
 -- it or to the next tick. Called by mm.tick first.
@@ -104,7 +130,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     id bigint;
-    n int := 0;
+    ids bigint[] := '{}';
 BEGIN
     FOR id IN SELECT m.match_id FROM mm.match m
               WHERE m.queue_id = _resolve_proposals.queue_id AND m.accept_until IS NOT NULL
@@ -112,13 +138,14 @@ BEGIN
               ORDER BY m.match_id
               FOR UPDATE SKIP LOCKED LOOP
         PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
-        n := n + 1;
+        ids := ids || id;
     END LOOP;
-    RETURN n;
+    PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, ids, 'accept_timeout');
+    RETURN cardinality(ids);
 END
 $$;
 COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
-    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds; returns how many';
+    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds, and announce them on the queue''s channel (reason accept_timeout); returns how many';
 
 -- Lock a match for mm.accept and mm.decline and find the player's roster
 -- in it (NULL when the match is no longer proposed).
@@ -230,11 +257,13 @@ BEGIN
     -- after the end of the ready check everyone who did not accept dodged
     IF now() < m.accept_until THEN
         PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+        PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'declined');
     ELSE
         PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+        PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'accept_timeout');
     END IF;
     RETURN true;
 END
 $$;
 COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
-    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; true when it dissolved the match, false when it was already dissolved';
+    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; the queue''s channel announces the dissolved match with its reason at commit; true when it dissolved the match, false when it was already dissolved';

@@ -268,7 +268,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.rating_period_game', 'relation', '{admin,analyst}', false),
 ('mm.leaderboard', 'relation', '{service,admin,analyst}', false),
 ('mm.tick_log', 'relation', '{admin,analyst}', false),
-('mm.queue_stats', 'relation', '{admin,analyst}', false),
+('mm.queue_stats', 'relation', '{service,admin,analyst}', false),
 ('mm.async_pools', 'relation', '{admin,analyst}', false),
 ('mm.async_entries', 'relation', '{admin,analyst}', false),
 ('mm.async_bucket_sizes', 'relation', '{admin,analyst}', false),
@@ -360,6 +360,14 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_final(mm.glicko2_period_state)', 'function', '{public}', false),
-('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false);
+('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
+-- what a backend sees of its matches; a retry of the same outcome
+('mm.match_players(bigint[])', 'function', '{service,admin,analyst}', true),
+('mm.open_matches(text)', 'function', '{service,admin,analyst}', true),
+('mm.estimate_wait(text, float8, int, timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm.estimate_roster_wait(bigint, timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm._estimate_wait(int, float8, int, interval, timestamptz)', 'function', '{}', false),
+('mm._notify_dissolved(int, bigint[], text)', 'function', '{}', false),
+('mm._result_outcome(jsonb)', 'function', '{}', false);
 
 SELECT mm._apply_privileges();
