@@ -163,10 +163,13 @@ CREATE TABLE mm.ticket_event (
 ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
 CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
 CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
+CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
+    WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
 COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (expired, left, removed, with a reason; a roster a tick matched without a ready check has its row in mm.match_roster instead); with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
 COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
 COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
 COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
+COMMENT ON INDEX mm.ticket_event_dissolved_idx IS 'what became of the rosters of a dissolved match: waiting again or removed (mm.match_players)';
 
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,
@@ -913,7 +916,7 @@ COMMENT ON FUNCTION mm.claim_matches(text, int) IS
 -- matches it claimed and never reported or abandoned.
 CREATE FUNCTION mm.match_players(match_ids bigint[])
 RETURNS TABLE (match_id bigint, status text, accept_until timestamptz, roster_id bigint, team text,
-               players bigint[], accepted bigint[], backfill_id bigint)
+               players bigint[], accepted bigint[], backfill_id bigint, requeued boolean)
 LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
@@ -934,18 +937,32 @@ BEGIN
             USING ERRCODE = 'undefined_object', HINT = 'Give match ids from the queue''s notifications or mm.claim_matches.';
     END IF;
     RETURN QUERY
-    SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players,
+    SELECT x.match_id, x.status, x.accept_until, x.roster_id, x.team, x.players,
            ARRAY(SELECT a.player_id FROM mm.match_accept a
-                 WHERE a.match_id = m.match_id AND a.player_id = ANY (mr.players) ORDER BY a.player_id),
-           mr.backfill_id
-    FROM (SELECT DISTINCT u.id FROM unnest(match_ids) AS u(id)) u
-    JOIN mm.match m ON m.match_id = u.id
-    JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
-    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, mr.team DESC, mr.roster_id;
+                 WHERE a.match_id = x.match_id AND a.player_id = ANY (x.players) ORDER BY a.player_id),
+           x.backfill_id, x.requeued
+    FROM (
+        -- a match with its rosters: proposed, matched or finished
+        SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
+               NULL::boolean AS requeued
+        FROM mm.match m
+        JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+        WHERE m.match_id = ANY (match_ids) AND m.status <> 'dissolved'
+        UNION ALL
+        -- a dissolved match gave its rosters up: what became of each, from
+        -- the ticket history (waiting again, or removed)
+        SELECT m.match_id, m.status, m.accept_until, e.roster_id, NULL::text,
+               array_agg(e.player_id ORDER BY e.player_id), NULL::bigint, bool_and(e.status = 'waiting')
+        FROM mm.match m
+        JOIN mm.ticket_event e ON e.match_id = m.match_id AND e.status IN ('waiting', 'removed')
+        WHERE m.match_id = ANY (match_ids) AND m.status = 'dissolved'
+        GROUP BY m.match_id, m.status, m.accept_until, e.roster_id
+    ) x
+    ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team DESC, x.roster_id;
 END
 $$;
 COMMENT ON FUNCTION mm.match_players(bigint[]) IS
-    'who is in these matches, one row per roster: the match''s status (and end of its ready check), team, players, the players who accepted (ready check), and the backfill request that brought a roster in; for the ids of a queue notification (ARRAY[id] for one match), so that a backend never asks per player; a dissolved match has no rosters (no rows); an unknown match id is an error (42704)';
+    'who is in these matches, one row per roster: the match''s status (and end of its ready check), team, players, the players who accepted (ready check), and the backfill request that brought a roster in; for a dissolved match, each roster it gave up, requeued true when it went back to the queue and false when it was removed (team unknown); for the ids of a queue notification (ARRAY[id] for one match), so that a backend never asks per player; an unknown match id is an error (42704)';
 
 CREATE FUNCTION mm.open_matches(queue text)
 RETURNS TABLE (match_id bigint, created_at timestamptz, claimed_at timestamptz, roster_id bigint, team text,

@@ -486,3 +486,6 @@ CREATE TABLE mm.privileges (
     CHECK (NOT definer OR NOT 'public' = ANY (roles)),
     CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
 );
+-- What became of the rosters of a dissolved match (mm.match_players)
+CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
+    WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');

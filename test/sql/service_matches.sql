@@ -47,9 +47,10 @@ SELECT mm.accept(:m1, players[1]) FROM mm.match_players(ARRAY[:m1]::bigint[]) WH
 SELECT team, players, accepted FROM mm.match_players(ARRAY[:m1]::bigint[]);
 SELECT mm.accept(:m1, players[1]) FROM mm.match_players(ARRAY[:m1]::bigint[]) WHERE team = 'blue';
 SELECT status, accept_until, team, players, accepted FROM mm.match_players(ARRAY[:m1]::bigint[]);
--- the second match: its red player declines; the match has no rosters left
+-- the second match: its red player declines; the match gave its rosters
+-- up: the decliner's is removed, the other one waits again
 SELECT mm.decline(:m2, players[1]) FROM mm.match_players(ARRAY[:m2]::bigint[]) WHERE team = 'red';
-SELECT count(*) AS rosters_of_dissolved FROM mm.match_players(ARRAY[:m2]::bigint[]);
+SELECT status, team, players, accepted, requeued FROM mm.match_players(ARRAY[:m2]::bigint[]);
 -- bad calls
 SELECT * FROM mm.match_players(NULL::bigint[]);
 \echo :LAST_ERROR_SQLSTATE

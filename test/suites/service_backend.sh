@@ -8,7 +8,8 @@
 #   - every match a tick made was announced under "proposed", and the
 #     backend knew its players from mm.match_players;
 #   - every dissolved match was announced under "dissolved" with the
-#     reason its tickets record, and no other;
+#     reason its tickets record, and no other, and mm.match_players told
+#     the backend which of its rosters went back to the queue;
 #   - after the crash, mm.open_matches lists exactly the matches the
 #     backend claimed and never reported, with their rosters;
 #   - the service role reads mm.queue_stats (matches played apart from
@@ -126,6 +127,8 @@ SQL
 			*'"dissolved"'*)
 				reason=$(echo "$p" | sed 's/.*"reason": "\([a-z_]*\)".*/\1/')
 				for m in ${ids//,/ }; do echo "$m $reason" >>"$work/dissolved"; done
+				# which rosters went back to the queue, and which were removed
+				send "SELECT 'gone', match_id, roster_id, requeued FROM mm.match_players(ARRAY[$ids]::bigint[]);"
 				;;
 			esac
 		done <<<"$payloads"
@@ -162,9 +165,14 @@ want=$(psql_q -c "SELECT DISTINCT m.match_id || ' ' || e.reason FROM mm.match m
                   WHERE m.status = 'dissolved' ORDER BY 1")
 got=$(sort "$work/dissolved")
 reasons=$(echo "$want" | awk '{ print $2 }' | sort | uniq -c | awk '{ printf "%s %s; ", $1, $2 }')
+gone=$(grep '^gone|' "$work/out" | sort -u)
+gone_truth=$(psql_q -c "SELECT 'gone|' || e.match_id || '|' || e.roster_id || '|' || CASE WHEN bool_and(e.status = 'waiting') THEN 't' ELSE 'f' END
+                        FROM mm.ticket_event e JOIN mm.match m USING (match_id)
+                        WHERE m.status = 'dissolved' AND e.status IN ('waiting', 'removed')
+                        GROUP BY e.match_id, e.roster_id" | sort)
 if [ -n "$want" ] && [ "$got" = "$(echo "$want" | sort)" ] && echo "$got" | grep -q ' declined$' &&
-	echo "$got" | grep -q ' accept_timeout$'; then
-	ok "every dissolved match was announced once under \"dissolved\" with its reason ($reasons)"
+	echo "$got" | grep -q ' accept_timeout$' && [ "$gone" = "$gone_truth" ]; then
+	ok "every dissolved match was announced once under \"dissolved\" with its reason ($reasons), and mm.match_players told which rosters went back to the queue"
 else
 	notok "every dissolved match announced with its reason"
 	diff <(echo "$got") <(echo "$want" | sort) | head -5 | sed 's/^/# /'
