@@ -200,6 +200,11 @@ static const MmConfigKey matcher_keys[] = {
 		.offset = MK(dodge_reason), .null_offset = MK(dodge_reason_null),
 		.def_null = true,
 	.doc = "dishonor reason a player who declines or stays silent in a ready check gets (null: none)"},
+	{.name = "dodge_timeout", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(dodge_timeout), .null_offset = MK(dodge_timeout_null),
+		.min = 0, .max = 86400, .def_null = true, .unit = "s",
+	.doc = "a player who declines or stays silent in a ready check may not queue in this queue again for this long (null: no wait)"},
 	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
 	{.name = NULL}
 };

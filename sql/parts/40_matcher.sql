@@ -349,6 +349,7 @@ BEGIN
                                 'removed', 'drop_queue', false);
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
     END IF;
 END
@@ -496,6 +497,17 @@ BEGIN
                   HINT = format('The player can queue again at %s.', s);
     END IF;
     SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+    -- the queue's own dodge penalty (dodge_timeout): this queue only
+    SELECT d.player_id, d.until INTO p, s
+    FROM mm.queue_dodge d
+    WHERE d.queue_id = q.queue_id AND d.player_id = ANY (players) AND d.until > now()
+    ORDER BY d.until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % dodged a ready check of queue "%"', p, queue
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The queue''s dodge_timeout keeps the player out of it until %s.', s),
+                  HINT = format('The player can queue here again at %s, and in other queues now.', s);
+    END IF;
 
     -- (on Citus mm._hold_players checks this below, on the players' own
     -- rows, without asking every shard of every queue)
@@ -575,7 +587,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
@@ -1183,13 +1195,22 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
+    -- dodge timeouts that ended
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue_dodge d WHERE (d.queue_id, d.player_id) IN
+            (SELECT x.queue_id, x.player_id FROM mm.queue_dodge x WHERE x.until < cutoff
+             ORDER BY x.until LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
     -- dropped queues whose history is all gone
     IF left_rows > 0 THEN
         DELETE FROM mm.queue q
         WHERE q.dropped_at < cutoff
           AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
-          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.queue_dodge d WHERE d.queue_id = q.queue_id);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n;
     END IF;
@@ -1197,4 +1218,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge(interval, int) IS
-    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

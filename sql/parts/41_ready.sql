@@ -24,6 +24,20 @@ CREATE TABLE mm.match_accept (
 COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
 SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
 
+-- A queue's own dodge penalty (its dodge_timeout): until when each player
+-- who dodged one of its ready checks may not queue in it again. One row per
+-- queue and player; a later dodge moves "until" (no stacks). No foreign key
+-- to mm.queue (mm.drop_queue and mm.purge delete a queue's rows).
+CREATE TABLE mm.queue_dodge (
+    queue_id  int NOT NULL,
+    player_id bigint NOT NULL,
+    until     timestamptz NOT NULL,
+    CONSTRAINT queue_dodge_pkey PRIMARY KEY (queue_id, player_id),
+    CONSTRAINT queue_dodge_until_check CHECK (isfinite(until))
+);
+COMMENT ON TABLE mm.queue_dodge IS 'players who dodged a ready check of a queue with a dodge_timeout, and until when they may not queue in that queue again';
+SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
+
 -- Dissolve a proposed match the caller has locked, for a reason (declined,
 -- accept_timeout, drop_queue). With "dodgers", they are the dodgers (a
 -- decline: the decliner; none); NULL: every player who has not accepted
@@ -38,13 +52,20 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     m mm.match;
+    cfg jsonb;
     dodge text;
+    dodge_for interval;
     dodged bigint[];
     back bigint[];
     p bigint;
 BEGIN
     SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
-    dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
+    cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
+    dodge := cfg ->> 'dodge_reason';
+    -- a duration: seconds, or interval text
+    dodge_for := CASE jsonb_typeof(cfg -> 'dodge_timeout')
+                 WHEN 'number' THEN make_interval(secs => (cfg ->> 'dodge_timeout')::float8)
+                 WHEN 'string' THEN (cfg ->> 'dodge_timeout')::interval END;
     dodged := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                       AND CASE WHEN dodgers IS NULL
@@ -89,10 +110,16 @@ BEGIN
             PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
         END LOOP;
     END IF;
+    -- the queue's own penalty: no queueing here again for dodge_timeout
+    IF dodge_for IS NOT NULL THEN
+        INSERT INTO mm.queue_dodge AS d (queue_id, player_id, until)
+        SELECT m.queue_id, u.p, _dissolve_match.at + dodge_for FROM unnest(dodged) AS u(p)
+        ON CONFLICT ON CONSTRAINT queue_dodge_pkey DO UPDATE SET until = greatest(d.until, excluded.until);
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
-    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor';
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor and its dodge_timeout (mm.queue_dodge)';
 
 -- Announce dissolved matches on the queue's channel, with the reason:
 -- {"queue_id": .., "queue": "..", "dissolved": [match ids], "reason": ".."}

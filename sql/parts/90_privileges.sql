@@ -368,6 +368,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.estimate_roster_wait(bigint, timestamptz)', 'function', '{service,admin,analyst}', true),
 ('mm._estimate_wait(int, float8, int, interval, timestamptz)', 'function', '{}', false),
 ('mm._notify_dissolved(int, bigint[], text)', 'function', '{}', false),
-('mm._result_outcome(jsonb)', 'function', '{}', false);
+('mm._result_outcome(jsonb)', 'function', '{}', false),
+('mm.queue_dodge', 'relation', '{admin,analyst}', false);
 
 SELECT mm._apply_privileges();

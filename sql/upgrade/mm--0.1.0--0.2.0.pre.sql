@@ -489,3 +489,13 @@ CREATE TABLE mm.privileges (
 -- What became of the rosters of a dissolved match (mm.match_players)
 CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
     WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
+
+-- A queue's own dodge penalty (its dodge_timeout)
+CREATE TABLE mm.queue_dodge (
+    queue_id  int NOT NULL,
+    player_id bigint NOT NULL,
+    until     timestamptz NOT NULL,
+    CONSTRAINT queue_dodge_pkey PRIMARY KEY (queue_id, player_id),
+    CONSTRAINT queue_dodge_until_check CHECK (isfinite(until))
+);
+SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');

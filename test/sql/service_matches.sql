@@ -68,6 +68,29 @@ SELECT status, reason FROM mm.ticket_status(9503);
 SET ROLE regress_svc_service;
 SELECT mm.enqueue('svc', ARRAY[9503::bigint], 1500) > 0 AS decliner_queued;
 
+-- A lighter penalty scoped to the queue: "dodge_timeout" keeps a dodger out
+-- of this queue only, for that long, without stacks
+RESET ROLE;
+SELECT mm.matcher_config('{}') -> 'dodge_timeout' AS default_dodge_timeout;
+SELECT mm.create_queue('svcd', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": 30, "dodge_timeout": "1 minute"}');
+SELECT mm.create_queue('svco', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT count(mm.enqueue('svcd', ARRAY[p::bigint], 1500)) FROM generate_series(9511, 9512) p;
+SELECT DISTINCT match_id AS md FROM mm.tick('svcd') \gset
+SELECT mm.decline(:md, 9511);
+SELECT player_id, until - now() BETWEEN interval '50 seconds' AND interval '1 minute' AS kept_out_a_minute FROM mm.queue_dodge ORDER BY player_id;
+SELECT mm.enqueue('svcd', ARRAY[9511::bigint], 1500);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.enqueue('svco', ARRAY[9511::bigint], 1500) > 0 AS queued_elsewhere;
+SELECT player_id, stacks FROM mm.dishonor_statuses(ARRAY[9511]::bigint[]);
+SELECT mm.matcher_config('{"dodge_timeout": 0}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.matcher_config('{"dodge_timeout": "2 days"}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.drop_queue('svcd', keep_history => false);
+SELECT mm.drop_queue('svco', keep_history => false);
+SELECT count(*) AS dodges_left FROM mm.queue_dodge;
+SET ROLE regress_svc_service;
+
 -- 3. requeue_while_in_match is false by default: a player of the matched
 -- match may not queue until it is reported
 SELECT mm.enqueue('svc', ARRAY[9501::bigint], 1500);
