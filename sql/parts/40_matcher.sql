@@ -869,7 +869,7 @@ AS $$
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
 COMMENT ON FUNCTION mm.queue_channel(text) IS
-    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}';
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; with a ready check "proposed" (then "matches" when the last accept commits) and "dissolved" with a "reason"; filled backfills under "backfills"';
 
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
