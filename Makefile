@@ -50,7 +50,7 @@ UPGRADES    = $(patsubst sql/upgrade/%.pre.sql,sql/%.sql,$(wildcard sql/upgrade/
 DATA_built  = sql/mm--$(EXTVERSION).sql $(UPGRADES)
 DATA        = $(RELEASED)
 
-# pg_regress: every test/sql/*.sql, expected output in expected/.
+# pg_regress: every test/sql/*.sql, expected output in test/expected/.
 REGRESS      = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
 REGRESS_OPTS = --inputdir=test --load-extension=mm
 
@@ -83,13 +83,16 @@ $(UPGRADES): sql/mm--%.sql: sql/generate.pl sql/upgrade/mm--%.pre.sql sql/upgrad
 .PHONY: test test-long demo bench stop plots
 
 # The README's test command: installs what is missing, builds, installs,
-# runs every suite on a throwaway cluster, prints "N passed, N failed".
+# runs every suite on a throwaway cluster, prints "N passed, N failed,
+# N skipped".
 test:
 	PG_CONFIG=$(PG_CONFIG) bash test/run.sh
 
 # Suites too slow for make test (CI runs them after it): mm built with
 # UBSan into a private copy of PostgreSQL under the regression and fuzz
-# suites, and a bounded sqlsmith run. Prints "N passed, N failed".
+# suites, a bounded sqlsmith run, the mixed load with crashes, and ten
+# minutes of pg_cron ticks measured for gaps (test/long/). Prints
+# "N passed, N failed, N skipped".
 test-long:
 	PG_CONFIG=$(PG_CONFIG) bash test/long/run.sh
 

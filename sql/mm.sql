@@ -40,6 +40,20 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm._require_primary(text) IS
     'internal: raise "<fname> must run on the primary" (SQLSTATE 25006) when this server is a standby in recovery; the functions that write call it first';
 
+-- A NULL where a value is needed is refused with SQLSTATE 22004 naming the
+-- argument (docs/conventions.md, NULL); SQL and PL/pgSQL functions call
+-- this when an argument is NULL (C functions call mm_args_not_null). It is
+-- STABLE, not IMMUTABLE: with a constant name an IMMUTABLE call would be
+-- folded (and raise) when a query calling it is planned, whatever the WHERE
+-- clause that guards it.
+
+CREATE FUNCTION mm._null_arg(arg text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'mm_null_arg_sql'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._null_arg(text) IS
+    'internal: raise "<arg> must not be null" (SQLSTATE 22004); a function calls it when its argument arg is NULL';
+
 -- musigma: ordinal
 
 CREATE FUNCTION mm.ordinal(mu float8, sigma float8, z float8 DEFAULT 3)

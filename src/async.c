@@ -1337,8 +1337,7 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 	bool		ok = false;
 
 	mm_require_primary("mm.offer_entry");
-	if (PG_ARGISNULL(0))
-		PG_RETURN_BOOL(false);
+	mm_args_not_null(fcinfo, 0);
 	values[0] = PG_GETARG_DATUM(0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

@@ -537,6 +537,8 @@ mm_fit_search(FunctionCallInfo fcinfo, int grid_arg, int lo_arg, int hi_arg,
 	t.max = 16;
 	t.value = palloc(sizeof(double) * t.max);
 	t.cal = palloc(sizeof(MmCalibration) * t.max);
+	if (PG_ARGISNULL(iter_arg))
+		mm_null_arg("iterations");
 	if (!PG_ARGISNULL(grid_arg))
 	{
 		double	   *grid;
@@ -579,7 +581,7 @@ mm_fit_search(FunctionCallInfo fcinfo, int grid_arg, int lo_arg, int hi_arg,
 					 errmsg("golden-section search needs lo < hi"),
 					 errdetail("lo is %g, hi is %g.", a, b),
 					 errhint("Or give a grid of values to try.")));
-		iterations = PG_ARGISNULL(iter_arg) ? -1 : PG_GETARG_INT32(iter_arg);
+		iterations = PG_GETARG_INT32(iter_arg);
 		if (iterations < 0 || iterations > FIT_MAX_ITERATIONS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -538,11 +538,11 @@ replay_args_at(FunctionCallInfo fcinfo, Replay *rp, int period_arg, int tau_arg,
 	Glicko2Policy *pol = &rp->policy;
 	bool		has_policy = policy_arg >= 0 && !PG_ARGISNULL(policy_arg);
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("games must not be NULL")));
-	rp->per_game = per_game_arg >= 0 && !PG_ARGISNULL(per_game_arg) && PG_GETARG_BOOL(per_game_arg);
+	/* the first argument (games, or history), named as declared */
+	mm_args_not_null(fcinfo, ~UINT64CONST(1));
+	if (per_game_arg >= 0 && PG_ARGISNULL(per_game_arg))
+		mm_null_arg("per_game");
+	rp->per_game = per_game_arg >= 0 && PG_GETARG_BOOL(per_game_arg);
 	mm_g2_policy_parse(has_policy ? PG_GETARG_JSONB_P(policy_arg) : NULL, pol);
 	rp->pol = has_policy ? pol : NULL;
 	rp->tau = mm_g2_resolve_tau(tau_arg < 0 || PG_ARGISNULL(tau_arg) ?

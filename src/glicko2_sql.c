@@ -191,13 +191,16 @@ mm_glicko2_effective(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(mm_glicko2_policy);
 
-/* mm.glicko2_policy(policy jsonb DEFAULT NULL): the policy with every default filled in */
+/*
+ * mm.glicko2_policy(policy jsonb DEFAULT '{}'): the policy with every default
+ * filled in; STRICT: a NULL policy is none, and so is its resolution.
+ */
 Datum
 mm_glicko2_policy(PG_FUNCTION_ARGS)
 {
 	Glicko2Policy pol;
 
-	mm_g2_policy_parse(PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0), &pol);
+	mm_g2_policy_parse(PG_GETARG_JSONB_P(0), &pol);
 	PG_RETURN_JSONB_P(mm_config_jsonb(mm_policy_config_kind.keys, &pol));
 }
 

@@ -444,11 +444,13 @@ mm_ladder_game(Jsonb *config, TimestampTz at, double odds, double final_score,
 
 /* SQL wrappers */
 
-/* The config argument at position i, NULL meaning the defaults. */
+/* The config argument at position i ('{}' for the defaults; NULL refused). */
 static void
 ladder_config_arg(FunctionCallInfo fcinfo, int i, LadderConfig *cfg)
 {
-	ladder_config(PG_NARGS() > i && !PG_ARGISNULL(i) ? PG_GETARG_JSONB_P(i) : NULL, cfg);
+	if (PG_ARGISNULL(i))
+		mm_null_arg("config");
+	ladder_config(PG_GETARG_JSONB_P(i), cfg);
 }
 
 PG_FUNCTION_INFO_V1(mm_ladder_config_resolve);
@@ -469,8 +471,8 @@ PG_FUNCTION_INFO_V1(mm_ladder_points);
  * mm.ladder_points(odds float8, final_score float8, result text,
  *		config jsonb DEFAULT NULL, at timestamptz DEFAULT now()) -> int
  *
- * NULL odds, final score, result or time give NULL; a NULL config means
- * the defaults.
+ * Every argument is needed: a NULL one is refused (22004); '{}' is the
+ * default config.
  */
 Datum
 mm_ladder_points(PG_FUNCTION_ARGS)
@@ -481,8 +483,7 @@ mm_ladder_points(PG_FUNCTION_ARGS)
 	TimestampTz at;
 	LadderConfig cfg;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
-		PG_RETURN_NULL();
+	mm_args_not_null(fcinfo, 0);
 	odds = PG_GETARG_FLOAT8(0);
 	final_score = PG_GETARG_FLOAT8(1);
 	at = PG_GETARG_TIMESTAMPTZ(4);

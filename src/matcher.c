@@ -234,6 +234,31 @@ matcher_check(void *base, const char *what)
 	mm_matcher_check(base);
 }
 
+/*
+ * A name a config key gives (a rating key, a dishonor reason): at most
+ * NAMEDATALEN - 1 (63) bytes, as PostgreSQL identifiers, without control
+ * characters, so that it fits any key or payload that carries it.
+ */
+static void
+check_name(const char *key, const char *value)
+{
+	size_t		len = strlen(value);
+
+	if (len > NAMEDATALEN - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"%s\" is too long", key),
+				 errdetail("It has %zu bytes: %.20s...", len, value),
+				 errhint("Names of queues, pools, rating keys, dishonor reasons and professions have 1 to %d bytes.",
+						 NAMEDATALEN - 1)));
+	for (const char *c = value; *c; c++)
+		if ((unsigned char) *c < 0x20 || *c == 0x7f)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue config key \"%s\" must not contain control characters", key),
+					 errhint("Use printable characters only.")));
+}
+
 /* Check the relations between keys that one key's range cannot express. */
 void
 mm_matcher_check(MmMatcherConfig *cfg)
@@ -275,6 +300,11 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"rating.key\" must not be empty"),
 				 errhint("Name the rating, such as \"ranked\".")));
+	check_name("rating.key", cfg->rating_key);
+	if (!cfg->desertion_reason_null)
+		check_name("rating.desertion_reason", cfg->desertion_reason);
+	if (!cfg->dodge_reason_null)
+		check_name("dodge_reason", cfg->dodge_reason);
 	if (!cfg->desertion_reason_null && cfg->desertion_reason[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

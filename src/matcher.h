@@ -80,6 +80,15 @@ typedef struct MmMatcherConfig
 	bool		naive_search;
 } MmMatcherConfig;
 
+/*
+ * The range of a roster's rating ([-MM_RATING_MAX, MM_RATING_MAX]) and
+ * deviation ([0, MM_RATING_MAX]): far beyond any rating scale (Glicko-2
+ * near 1500, OpenSkill near 25), and small enough that every figure derived
+ * from them (effective ratings, ranges, spreads, team sums of up to 1000
+ * players) stays finite. mm.roster's CHECKs hold the same range.
+ */
+#define MM_RATING_MAX 1e9
+
 /* Roster states after a run. */
 #define MM_ROSTER_WAITING	0	/* not a target, not matched */
 #define MM_ROSTER_MATCHED	1	/* in match "match", team "team" */
@@ -233,7 +242,10 @@ extern void mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, 
 extern int	mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 							 const MmMatcherConfig *cfg, MmRosterSet *set);
 
-/* ready.c: dissolve a queue's proposed matches whose ready check ended */
-extern int	mm_ready_resolve(int32 queue_id, TimestampTz at);
+/*
+ * ready.c: dissolve a queue's proposed matches whose ready check ended;
+ * returns how many, and in *failed how many could not be dissolved
+ */
+extern int	mm_ready_resolve(int32 queue_id, TimestampTz at, int *failed);
 
 #endif							/* MM_MATCHER_H */

@@ -21,6 +21,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
@@ -36,6 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 PG_MODULE_MAGIC;
 
@@ -138,6 +140,70 @@ Datum
 mm_require_primary_sql(PG_FUNCTION_ARGS)
 {
 	mm_require_primary(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
+}
+
+void
+mm_null_arg(const char *arg)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+			 errmsg("%s must not be null", arg),
+			 errhint("Pass a value for %s: NULL has no meaning there.", arg)));
+	pg_unreachable();
+}
+
+void
+mm_args_not_null(FunctionCallInfo fcinfo, uint64 nullable)
+{
+	int			i;
+
+	for (i = 0; i < PG_NARGS(); i++)
+	{
+		HeapTuple	tuple;
+		Oid		   *types;
+		char	  **names;
+		char	   *modes;
+		int			n;
+		int			in = 0;
+		int			k;
+		char		fallback[32];
+
+		if (!PG_ARGISNULL(i) || (i < 64 && (nullable & (UINT64CONST(1) << i))))
+			continue;
+		/* the error path: find the argument's name in the catalog */
+		snprintf(fallback, sizeof(fallback), "argument %d", i + 1);
+		if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
+			mm_null_arg(fallback);
+		tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+		if (!HeapTupleIsValid(tuple))
+			mm_null_arg(fallback);
+		n = get_func_arg_info(tuple, &types, &names, &modes);
+		ReleaseSysCache(tuple);
+		for (k = 0; names != NULL && k < n; k++)
+		{
+			if (modes != NULL && (modes[k] == PROARGMODE_OUT || modes[k] == PROARGMODE_TABLE))
+				continue;
+			if (in++ == i)
+			{
+				if (names[k] != NULL && names[k][0] != '\0')
+					mm_null_arg(names[k]);
+				break;
+			}
+		}
+		mm_null_arg(fallback);
+	}
+}
+
+/*
+ * mm._null_arg(arg text): mm_null_arg for SQL and PL/pgSQL functions,
+ * called when their argument "arg" is NULL.
+ */
+PG_FUNCTION_INFO_V1(mm_null_arg_sql);
+Datum
+mm_null_arg_sql(PG_FUNCTION_ARGS)
+{
+	mm_null_arg(PG_ARGISNULL(0) ? "argument" : text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	PG_RETURN_VOID();
 }
 

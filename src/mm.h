@@ -68,6 +68,17 @@ extern int no_such_variable
 extern void mm_require_primary(const char *fname);
 
 /*
+ * NULL where a value is needed (docs/conventions.md, NULL): SQLSTATE 22004
+ * naming the argument. mm_null_arg raises it for "arg";
+ * mm_args_not_null raises it for the first NULL argument of the call whose
+ * bit is not set in "nullable" (bit i: argument i, 0-based, may be NULL),
+ * naming it as the function's declaration does. SQL and PL/pgSQL functions
+ * call the SQL form, mm._null_arg(arg), when an argument is NULL.
+ */
+extern void mm_null_arg(const char *arg) pg_attribute_noreturn();
+extern void mm_args_not_null(FunctionCallInfo fcinfo, uint64 nullable);
+
+/*
  * Check that a float8 argument is finite; "what" names it in the message
  * ("sigma", "beta"...).
  */

@@ -249,12 +249,14 @@ mm_party_rating_accum(PG_FUNCTION_ARGS)
 				med_w,
 				dev;
 
-	for (int i = 1; i < PG_NARGS(); i++)
+	static const char *const names[] = {"mu", "sigma", "max_mu_weight", "med_mu_weight", "ordinal_deviations"};
+
+	for (int i = 1; i < PG_NARGS() && i <= 5; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("party_rating_agg arguments must not be NULL"),
-					 errdetail("Argument %d is NULL.", i),
+					 errmsg("%s must not be null", names[i - 1]),
+					 errdetail("An argument of mm.party_rating_agg is NULL."),
 					 errhint("Filter out members without a rating, or COALESCE them to the defaults.")));
 	mu = PG_GETARG_FLOAT8(1);
 	sigma = PG_GETARG_FLOAT8(2);

@@ -62,14 +62,10 @@ os_run(OsReplay *rp, const char *history, const char *initial)
  * epsilon); only initial may be NULL.
  */
 static void
-os_args(FunctionCallInfo fcinfo, OsReplay *rp, const char *fn)
+os_args(FunctionCallInfo fcinfo, OsReplay *rp)
 {
-	for (int i = 0; i < 14; i++)
-		if (i != 1 && PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument %d of %s must not be NULL", i + 1, fn),
-					 errhint("Only initial may be NULL.")));
+	/* only initial (argument 2) may be NULL: none given */
+	mm_args_not_null(fcinfo, UINT64CONST(1) << 1);
 	rp->o.model = mm_os_parse_model(text_to_cstring(PG_GETARG_TEXT_PP(2)));
 	rp->o.beta = PG_GETARG_FLOAT8(3);
 	rp->o.kappa = PG_GETARG_FLOAT8(4);
@@ -96,7 +92,7 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	OsReplay	rp;
 
 	os_init(&rp, MM_RATING_REPLAY_FINAL);
-	os_args(fcinfo, &rp, "replay_openskill");
+	os_args(fcinfo, &rp);
 	InitMaterializedSRF(fcinfo, 0);
 	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
 		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
@@ -115,7 +111,7 @@ mm_openskill_history(PG_FUNCTION_ARGS)
 	OsReplay	rp;
 
 	os_init(&rp, MM_RATING_REPLAY_HISTORY);
-	os_args(fcinfo, &rp, "openskill_history");
+	os_args(fcinfo, &rp);
 	InitMaterializedSRF(fcinfo, 0);
 	rp.rr.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
@@ -133,7 +129,7 @@ mm_openskill_calibration(PG_FUNCTION_ARGS)
 	OsReplay	rp;
 
 	os_init(&rp, MM_RATING_REPLAY_CALIBRATION);
-	os_args(fcinfo, &rp, "openskill_calibration");
+	os_args(fcinfo, &rp);
 	if (PG_ARGISNULL(14))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

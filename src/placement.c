@@ -1211,9 +1211,9 @@ mm_check_place_config(PG_FUNCTION_ARGS)
 Datum
 mm_rank_servers(PG_FUNCTION_ARGS)
 {
-	text	   *place = PG_GETARG_TEXT_PP(0);
-	Jsonb	   *player = PG_GETARG_JSONB_P(1);
-	ArrayType  *preferred = PG_GETARG_ARRAYTYPE_P(2);
+	text	   *place;
+	Jsonb	   *player;
+	ArrayType  *preferred;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	RankState	st;
 	int64	   *pref;
@@ -1222,6 +1222,11 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	Datum	   *sd;
 	ArrayType  *names_array;
 	bool		has_friends = false;
+
+	mm_args_not_null(fcinfo, 0);
+	place = PG_GETARG_TEXT_PP(0);
+	player = PG_GETARG_JSONB_P(1);
+	preferred = PG_GETARG_ARRAYTYPE_P(2);
 
 	InitMaterializedSRF(fcinfo, 0);
 	npref = mm_int8_array(preferred, "preferred", &pref);
@@ -1310,11 +1315,14 @@ PG_FUNCTION_INFO_V1(mm_place_signals);
 Datum
 mm_place_signals(PG_FUNCTION_ARGS)
 {
-	text	   *place = PG_GETARG_TEXT_PP(0);
+	text	   *place;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MemoryContext outer;
 	PlaceConfig *pc;
 	Jsonb	   *config;
+
+	mm_args_not_null(fcinfo, 0);
+	place = PG_GETARG_TEXT_PP(0);
 
 	InitMaterializedSRF(fcinfo, 0);
 	outer = CurrentMemoryContext;

@@ -342,6 +342,14 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("deviation must not be negative"),
 					 errdetail("Roster %lld has deviation %g.", (long long) x->id, x->deviation)));
+		if (fabs(x->rating) > MM_RATING_MAX || x->deviation > MM_RATING_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rosters query column \"%s\" is out of range",
+							fabs(x->rating) > MM_RATING_MAX ? "rating" : "deviation"),
+					 errdetail("Roster %lld has rating %g and deviation %g.", (long long) x->id,
+							   x->rating, x->deviation),
+					 errhint("A roster's rating lies between -1e9 and 1e9, its deviation between 0 and 1e9.")));
 		x->rank = number(tup, desc, c.rank, "rank", 0);
 		x->ladder = number(tup, desc, c.ladder, "ladder_points", 0);
 		x->dishonor = number(tup, desc, c.dishonor, "dishonor", 0);
@@ -542,6 +550,7 @@ PG_FUNCTION_INFO_V1(mm_matcher_padding_sql);
 Datum
 mm_match_rosters(PG_FUNCTION_ARGS)
 {
+	mm_args_not_null(fcinfo, 0);
 	return match_rosters(fcinfo);
 }
 

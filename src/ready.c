@@ -24,21 +24,26 @@ static SPIPlanPtr resolve_plan = NULL;
 
 /*
  * Dissolve the proposed matches of a queue whose ready check ended by
- * "at"; returns how many. The caller is connected to SPI.
+ * "at"; returns how many, and in *failed how many could not be (each got
+ * a WARNING from mm._resolve_proposals and stays proposed). The caller is
+ * connected to SPI.
  */
 int
-mm_ready_resolve(int32 queue_id, TimestampTz at)
+mm_ready_resolve(int32 queue_id, TimestampTz at, int *failed)
 {
 	Datum		args[2];
 	bool		isnull;
 	Datum		n;
 	static const Oid types[2] = {INT4OID, TIMESTAMPTZOID};
 
-	(void) mm_kept_plan(&resolve_plan, "SELECT mm._resolve_proposals($1, $2)", 2, types);
+	(void) mm_kept_plan(&resolve_plan,
+						"SELECT r.dissolved, r.failed FROM mm._resolve_proposals($1, $2) r", 2, types);
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
 	if (SPI_execute_plan(resolve_plan, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "SPI_execute_plan failed: resolving the ready checks");
+	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	*failed = isnull ? 0 : DatumGetInt32(n);
 	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return isnull ? 0 : DatumGetInt32(n);
 }

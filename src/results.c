@@ -67,6 +67,7 @@ typedef enum ResultStatement
 	RS_LOCK_GLICKO2_PROFESSION,
 	RS_UPDATE_PROFESSION,
 	RS_DISHONOR,
+	RS_REASON_KNOWN,
 	RS_UPDATE_RATINGS,
 	RS_INSERT_PENDING,
 	RS_INSERT_RESULT,
@@ -139,6 +140,9 @@ static const MmStatement statements[RS_COUNT] = {
 	[RS_DISHONOR] = {
 		"SELECT d.stacks FROM mm.dishonor($1, $2, $3) d",
 	3, {INT8OID, TEXTOID, TIMESTAMPTZOID}},
+	[RS_REASON_KNOWN] = {
+		"SELECT mm._dishonor_reason_known($1)",
+	1, {TEXTOID}},
 	[RS_UPDATE_RATINGS] = {
 		"UPDATE mm.ratings r SET mu = coalesce(u.mu, r.mu), sigma = coalesce(u.sigma, r.sigma), "
 		"rating = coalesce(u.rating, r.rating), rd = coalesce(u.rd, r.rd), vol = coalesce(u.vol, r.vol), "
@@ -937,10 +941,17 @@ award_ladder(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	}
 }
 
-/* Dishonor for desertions, in player-id order. */
+/*
+ * Dishonor for desertions, in player-id order. A reason the dishonor
+ * config does not know (mm.set_dishonor_config refuses to drop one a queue
+ * uses; a direct change of mm.dishonor_settings may have) gives no
+ * dishonor and a WARNING: the result is still recorded.
+ */
 static void
 give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
+	bool		checked = false;
+
 	for (int i = 0; i < m->nplayers; i++)
 	{
 		ResPlayer  *p = &m->players[i];
@@ -950,6 +961,20 @@ give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 
 		if (!p->deserted)
 			continue;
+		if (!checked)
+		{
+			args[0] = CStringGetTextDatum(cfg->desertion_reason);
+			run(RS_REASON_KNOWN, args, NULL, 1);
+			if (!DatumGetBool(col(0, 1, &isnull)) || isnull)
+			{
+				ereport(WARNING,
+						(errmsg("rating.desertion_reason \"%s\" is not a known dishonor reason: the deserters of match %lld get no dishonor",
+								cfg->desertion_reason, (long long) m->match_id),
+						 errhint("Add the reason under \"penalties\" with mm.set_dishonor_config, or change the queue's rating.desertion_reason with mm.alter_queue.")));
+				return;
+			}
+			checked = true;
+		}
 		args[0] = Int64GetDatum(p->id);
 		args[1] = CStringGetTextDatum(cfg->desertion_reason);
 		args[2] = TimestampTzGetDatum(at);

@@ -73,6 +73,7 @@ enum
 	Q_MOVE,
 	Q_REQUEUE,
 	Q_LOG,
+	Q_IDLE,
 	Q_EXPIRE,
 	Q_COUNT
 };
@@ -161,11 +162,23 @@ static const MmStatement statements[Q_COUNT] = {
 	[Q_LOG] = {
 		"INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, "
 		"matches_made, targets_failed, oldest_wait, mean_rating_spread, matches_dropped, "
-		"rosters_expired, failed_reasons) "
+		"rosters_expired, failed_reasons, dissolves_failed, last_at) "
 		"VALUES ($1, $2, $3, $4, extract(epoch FROM clock_timestamp() - $4)::float8 * 1000, "
-		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb)",
-		12, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
-		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID}
+		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb, $13, $3)",
+		13, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
+		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID, INT4OID}
+	},
+	/*
+	 * an idle tick (nothing waiting, nothing done) extends the queue's last
+	 * row when that row is idle too: one row per idle stretch, not per tick
+	 */
+	[Q_IDLE] = {
+		"UPDATE mm.tick_log l SET ticks = l.ticks + 1, last_at = greatest(l.last_at, $2) "
+		"WHERE l.queue_id = $1 AND l.tick_id = (SELECT x.tick_id FROM mm.tick_log x "
+		"WHERE x.queue_id = $1 ORDER BY x.at DESC, x.tick_id DESC LIMIT 1) "
+		"AND l.rosters_seen = 0 AND l.matches_made = 0 AND l.targets_failed = 0 "
+		"AND l.matches_dropped = 0 AND l.rosters_expired = 0 AND l.dissolves_failed = 0",
+		2, {INT4OID, TIMESTAMPTZOID}
 	},
 	/* rosters past ticket_ttl; those locked (being left, matched) wait */
 	[Q_EXPIRE] = {
@@ -272,6 +285,7 @@ typedef struct TickFigures
 	int			expired;
 	int			made;
 	int			dropped;
+	int			dissolves_failed;
 	double		spread_sum;
 } TickFigures;
 
@@ -459,9 +473,9 @@ static void
 tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 			const MmRosterSet *set, const MmMatcherResult *res, const TickFigures *fig)
 {
-	Datum		args[12];
-	bool		nulls[12] = {0};
-	char		argnulls[12];
+	Datum		args[13];
+	bool		nulls[13] = {0};
+	char		argnulls[13];
 	double		oldest = 0;
 	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
 
@@ -478,6 +492,16 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 		run(Q_REQUEUE, args, NULL, false, SPI_OK_UPDATE);
 	}
 
+	if (set->n == 0 && fig->made == 0 && res->nfailed == 0 && fig->dropped == 0 && fig->expired == 0 &&
+		fig->dissolves_failed == 0)
+	{
+		args[0] = Int32GetDatum(queue_id);
+		args[1] = TimestampTzGetDatum(at);
+		run(Q_IDLE, args, NULL, false, SPI_OK_UPDATE);
+		if (SPI_processed > 0)
+			return;
+	}
+
 	args[0] = Int64GetDatum(tick_id);
 	args[1] = Int32GetDatum(queue_id);
 	args[2] = TimestampTzGetDatum(at);
@@ -491,7 +515,8 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	args[9] = Int32GetDatum(fig->dropped);
 	args[10] = CStringGetTextDatum(failed_reasons_json(res));
 	args[11] = Int32GetDatum(fig->expired);
-	for (int i = 0; i < 12; i++)
+	args[12] = Int32GetDatum(fig->dissolves_failed);
+	for (int i = 0; i < 13; i++)
 		argnulls[i] = nulls[i] ? 'n' : ' ';
 	run(Q_LOG, args, argnulls, false, SPI_OK_INSERT);
 }
@@ -500,11 +525,8 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 static char *
 tick_args(FunctionCallInfo fcinfo, TimestampTz *at)
 {
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("queue must not be null")));
-	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+	mm_args_not_null(fcinfo, 0);
+	if (TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("at must be finite")));
@@ -526,7 +548,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	MmMatcherConfig cfg;
 	MmMatcherResult res;
 	MmRosterSet set;
-	TickFigures fig = {0, 0, 0, 0};
+	TickFigures fig = {0, 0, 0, 0, 0};
 	int32		queue_id;
 	int64		tick_id;
 	int64	   *match_ids;
@@ -545,7 +567,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
-	dissolved = mm_ready_resolve(queue_id, at);
+	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
 	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0, name, tick_id);
@@ -659,11 +681,8 @@ mm_explain(PG_FUNCTION_ARGS)
 	Datum		values[14];
 	bool		nulls[14] = {0};
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("roster_id must not be null")));
-	if (PG_ARGISNULL(1) || TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
+	mm_args_not_null(fcinfo, 0);
+	if (TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("at must be finite")));
@@ -759,7 +778,7 @@ typedef struct RunQueues
 	char	  **names;
 	int32	   *ids;
 	bool	   *held;			/* MM_RUN_LOCK taken by this run */
-	bool	   *busy;			/* another run holds it: skipped */
+	bool	   *waiting;		/* another run held it: told once, tried again */
 } RunQueues;
 
 /* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
@@ -785,7 +804,7 @@ run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
 	q->names = palloc(sizeof(char *) * Max(q->n, 1));
 	q->ids = palloc(sizeof(int32) * Max(q->n, 1));
 	q->held = palloc0(sizeof(bool) * Max(q->n, 1));
-	q->busy = palloc0(sizeof(bool) * Max(q->n, 1));
+	q->waiting = palloc0(sizeof(bool) * Max(q->n, 1));
 	for (int i = 0; i < q->n; i++)
 	{
 		bool		isnull;
@@ -811,7 +830,12 @@ run_one_tick(const char *name, MemoryContext cxt)
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1)", 1, argtypes, &arg,
+		/*
+		 * The tick's time is now on the clock: now() here is when the
+		 * transaction began, at the previous tick's commit, an interval
+		 * ago.
+		 */
+		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1, clock_timestamp())", 1, argtypes, &arg,
 								  NULL, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "SPI_execute failed");
 		ReleaseCurrentSubTransaction();
@@ -858,31 +882,69 @@ sleep_until(TimestampTz start, double target)
 }
 
 /*
- * One round: tick each queue this run holds (taking the run lock of a
- * queue on first sight), each in its own transaction. After the first
+ * Milliseconds since the queue's last logged tick, or a negative number
+ * when it has none. Not read-only: a fresh snapshot sees the tick the
+ * other run has just committed.
+ */
+static double
+since_last_tick_ms(int32 queue_id)
+{
+	Oid			argtypes[1] = {INT4OID};
+	Datum		arg = Int32GetDatum(queue_id);
+	bool		isnull;
+	Datum		last;
+
+	if (SPI_execute_with_args("SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $1 "
+							  "ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
+							  1, argtypes, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (SPI_processed == 0)
+		return -1;
+	last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return (GetCurrentTimestamp() - DatumGetTimestampTz(last)) / 1000.0;
+}
+
+/*
+ * One round: tick each queue this run holds, each in its own transaction.
+ * A queue not yet held is tried at every round: a queue that another run
+ * holds is taken over at the first round after that run lets it go, so
+ * runs that overlap hand a queue over within one "every" (the schedule
+ * pg_cron 1.4 needs, whose runs start once a minute). After the first
  * round, stop as soon as "span" has passed.
  */
 static void
-run_round(RunQueues *q, TimestampTz start, double span, bool first, MemoryContext cxt)
+run_round(RunQueues *q, TimestampTz start, double every, double span, bool first,
+		  MemoryContext cxt)
 {
 	for (int i = 0; i < q->n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (!first && elapsed_ms(start) >= span)
 			return;
-		if (q->busy[i])
-			continue;
 		if (!q->held[i])
 		{
+			double		since;
+
 			if (!queue_try_lock(MM_RUN_LOCK, q->ids[i], true))
 			{
-				q->busy[i] = true;
-				ereport(NOTICE,
-						(errmsg("queue \"%s\" is being ticked by another mm.run_ticks; skipped",
-								q->names[i])));
+				if (!q->waiting[i])
+					ereport(NOTICE,
+							(errmsg("queue \"%s\" is being ticked by another mm.run_ticks; this run takes over when that one ends",
+									q->names[i])));
+				q->waiting[i] = true;
 				continue;
 			}
 			q->held[i] = true;
+
+			/*
+			 * Taken over from another run: its last tick may have been a
+			 * moment ago. Within half an interval of it, wait for this
+			 * run's next slot, so that ticks stay at least half an
+			 * interval apart and at most one and a half.
+			 */
+			since = q->waiting[i] ? since_last_tick_ms(q->ids[i]) : -1;
+			if (since >= 0 && since < every / 2)
+				continue;
 		}
 		run_one_tick(q->names[i], cxt);
 		SPI_commit();
@@ -944,7 +1006,7 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 		{
 			double		next;
 
-			run_round(&q, start, span, k == 0, cxt);
+			run_round(&q, start, every, span, k == 0, cxt);
 			/* the next slot after now; missed slots are skipped */
 			next = (floor(elapsed_ms(start) / every) + 1) * every;
 			if (next >= span)

@@ -5,33 +5,50 @@
 #   test/cluster.sh build           build with COPT=-Werror and install the extension
 #   test/cluster.sh start NAME      (re)create and start cluster NAME
 #   test/cluster.sh stop NAME       stop cluster NAME (no error if not running)
-#
-# start and stop touch only directories that start created (they hold a
-# marker file); start refuses to replace anything else.
 #   test/cluster.sh env NAME        print the PG* variables that reach it
+#   test/cluster.sh port NAME       print its port (NAME may also be replica
+#                                   or citus: the first port of those)
+#   test/cluster.sh dir NAME        print its data directory's folder
 #
-# NAME is test, demo, bench or crash; each has its own port (MM_PORT
-# overrides it), data directory /tmp/mm-pg-NAME-PORT and unix socket in that
-# directory; the server listens on no TCP address, so clusters of different
-# names may share a port number. test and demo run with fsync,
-# synchronous_commit and full_page_writes off (fast, for correctness suites
-# that never crash the machine); bench and crash with all three on, as
-# PostgreSQL's defaults: writes are measured, and crashes tested, durably. Run as root, the server runs as the
-# postgres OS user. PG_CONFIG picks the PostgreSQL installation.
+# NAME is test, demo, bench or crash. Ports and folders derive from one base
+# port and one base folder (test/ports.sh has the whole scheme):
+#
+#   MM_PORT    base port B, default 54329. A run uses B to B+9: test B, demo
+#              B+1, bench B+2, crash B+3, the replica suite's primary and
+#              standby B+4 and B+5, the Citus coordinator and workers B+6 to
+#              B+8 (test/citus/cluster.sh). Give two runs on one host bases
+#              at least 10 apart.
+#   MM_TMPDIR  base folder, default /tmp: every cluster's folder is
+#              MM_TMPDIR/mm-pg-NAME-PORT (data/, server.log and the unix
+#              socket). Run as root, it must be reachable by the postgres
+#              OS user.
+#
+# start and stop touch only folders that start created (they hold the
+# marker file .mm-cluster); start refuses anything else at that path, stop
+# leaves it alone. The server listens on no TCP address. test and demo run
+# with fsync, synchronous_commit and full_page_writes off (fast, for
+# correctness suites that never crash the machine); bench and crash with all
+# three on, as PostgreSQL's defaults: writes are measured, and crashes
+# tested, durably. Run as root, the server runs as the postgres OS user.
+# PG_CONFIG picks the PostgreSQL installation.
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+. "$here/test/ports.sh"
+
 port_of() {
-	if [ -n "${MM_PORT:-}" ]; then echo "$MM_PORT"; return; fi
 	case "$1" in
-		test) echo 54329 ;;
-		demo) echo 54330 ;;
-		bench) echo 54331 ;;
-		crash) echo 54332 ;;
+		test | demo | bench | crash) mm_port "$1" || exit 2 ;;
 		*) echo "cluster.sh: unknown cluster name \"$1\" (test, demo, bench or crash)" >&2; exit 2 ;;
 	esac
+}
+
+dir_of() {
+	local port
+	port=$(port_of "$1") || exit 2
+	echo "$(mm_tmpdir)/mm-pg-$1-$port"
 }
 
 # Run a command as the cluster's OS user.
@@ -77,19 +94,17 @@ cmd_build() {
 	make -s PG_CONFIG="$PG_CONFIG" COPT=-Werror install >/dev/null
 }
 
-# A cluster directory this script created carries this marker file (or,
-# made by an older version of the script, the comment line it writes into
-# postgresql.conf); the script never stops or removes any other directory.
-marker=.mm-cluster
-
+# A cluster directory this script created carries the marker file of
+# test/ports.sh (or, made by an older version of the script, the comment
+# line it writes into postgresql.conf); the script never stops or removes
+# any other directory.
 ours() {
-	[ -f "$1/$marker" ] || grep -qs '^# mm throwaway cluster$' "$1/data/postgresql.conf"
+	mm_ours "$1" || grep -qs '^# mm throwaway cluster$' "$1/data/postgresql.conf"
 }
 
 cmd_stop() {
-	local name=$1 port dir bindir
-	port=$(port_of "$name")
-	dir=/tmp/mm-pg-$name-$port
+	local name=$1 dir bindir
+	dir=$(dir_of "$name")
 	bindir=$("$PG_CONFIG" --bindir)
 	ours "$dir" || return 0
 	if [ -f "$dir/data/postmaster.pid" ]; then
@@ -108,20 +123,20 @@ durability() {
 cmd_start() {
 	local name=$1 port dir bindir
 	port=$(port_of "$name")
-	dir=/tmp/mm-pg-$name-$port
+	dir=$(dir_of "$name")
 	bindir=$("$PG_CONFIG" --bindir)
 	# Leftovers of an earlier run of this script: stop and remove them.
 	# Anything else at that path is not ours to remove.
 	if [ -e "$dir" ] && ! ours "$dir"; then
 		echo "cluster.sh: $dir exists but was not created by test/cluster.sh; leaving it alone" >&2
-		echo "HINT: remove it yourself, or pick another port with MM_PORT." >&2
+		echo "HINT: remove it yourself, or pick another base with MM_PORT or MM_TMPDIR." >&2
 		exit 1
 	fi
 	cmd_stop "$name"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	echo "$name" >"$dir/$marker"
-	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+	echo "$name" >"$dir/$mm_marker"
+	if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
 	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
 		|| { cat "$dir/initdb.log" >&2; exit 1; }
 	cat >>"$dir/data/postgresql.conf" <<CONF
@@ -147,9 +162,10 @@ CONF
 }
 
 cmd_env() {
-	local name=$1 port
+	local name=$1 port dir
 	port=$(port_of "$name")
-	echo "export PGHOST=/tmp/mm-pg-$name-$port PGPORT=$port PGUSER=postgres"
+	dir=$(dir_of "$name")
+	echo "export PGHOST=$dir PGPORT=$port PGUSER=postgres"
 }
 
 case "${1:-}" in
@@ -158,5 +174,12 @@ case "${1:-}" in
 	start) cmd_start "${2:?cluster name}" ;;
 	stop) cmd_stop "${2:?cluster name}" ;;
 	env) cmd_env "${2:?cluster name}" ;;
-	*) echo "usage: test/cluster.sh deps|build|start NAME|stop NAME|env NAME" >&2; exit 2 ;;
+	port)
+		case "${2:?cluster name}" in
+			replica | citus) mm_port "$2" || exit 2 ;;
+			*) port_of "$2" ;;
+		esac
+		;;
+	dir) dir_of "${2:?cluster name}" ;;
+	*) echo "usage: test/cluster.sh deps|build|start NAME|stop NAME|env NAME|port NAME|dir NAME" >&2; exit 2 ;;
 esac

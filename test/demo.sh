@@ -19,10 +19,14 @@ export PGHOST PGPORT PGUSER
 psql -X -q -d postgres -c "CREATE DATABASE mm_demo"
 psql -X -q -d mm_demo -c "CREATE EXTENSION mm"
 
-# The command that stops this cluster: the same PG_CONFIG and MM_PORT.
+# The command that stops this cluster: the same PG_CONFIG, MM_PORT and
+# MM_TMPDIR.
 stop="make stop"
 if [ -n "${MM_PORT:-}" ]; then
 	stop="$stop MM_PORT=$MM_PORT"
+fi
+if [ -n "${MM_TMPDIR:-}" ]; then
+	stop="$stop MM_TMPDIR=$MM_TMPDIR"
 fi
 if [ "$PG_CONFIG" != /usr/lib/postgresql/15/bin/pg_config ]; then
 	stop="$stop PG_CONFIG=$PG_CONFIG"

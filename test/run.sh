@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The README's test command (make test): install what is missing, build with
 # -Wall -Wextra -Werror, install, start a throwaway cluster, run every suite,
-# stop the cluster, print "N passed, N failed". Exits non-zero on any failure.
+# stop the cluster, print "N passed, N failed, N skipped" (a TAP line
+# "ok - ... # SKIP why" is skipped, never passed; test/tap.sh). Exits non-zero
+# on any failure, or when the build or the cluster could not be set up.
 #
 # Suites:
-#   regress    pg_regress over test/sql/*.sql against expected/*.out
+#   regress    pg_regress over test/sql/*.sql against test/expected/*.out
 #   isolation  isolationtester over test/isolation/specs/*.spec
 #   suites     every executable test/suites/*.sh; each prints TAP lines
-#              ("ok - what" / "not ok - what") and exits non-zero on failure.
+#              ("ok - what" / "not ok - what" / "ok - what # SKIP why") and
+#              exits non-zero on failure.
 #              They get PGHOST, PGPORT, PGUSER and MM_ROOT in the environment.
 #
 # MM_ONLY (a developer's shortcut, unset in CI) runs only the parts it names,
@@ -21,7 +24,11 @@ export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 cluster=test/cluster.sh
 passed=0
 failed=0
-log=$(mktemp -d /tmp/mm-test-log.XXXXXX)
+skipped=0
+log=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-test-log.XXXXXX)
+skips_file=$log/skipped
+: >"$skips_file"
+. test/tap.sh
 only=${MM_ONLY:-}
 
 # wanted PART: true when MM_ONLY is unset or names PART.
@@ -33,8 +40,8 @@ wanted() {
 
 finish() {
 	bash "$cluster" stop test
-	echo
-	echo "$passed passed, $failed failed"
+	summary
+	rm -rf "$log"
 	[ -n "$only" ] && echo "(only: $only)"
 	if [ "$failed" -gt 0 ] || [ "${setup_ok:-0}" != 1 ]; then
 		exit 1
@@ -99,11 +106,8 @@ for suite in test/suites/*.sh; do
 	echo "== suite $(basename "$suite" .sh)"
 	bash "$suite" 2>&1 | tee "$log/suite.out"
 	status=${PIPESTATUS[0]}
-	ok=$(grep -cE '^ok( |$)' "$log/suite.out" || true)
-	bad=$(grep -cE '^not ok( |$)' "$log/suite.out" || true)
-	passed=$((passed + ok))
-	failed=$((failed + bad))
-	if [ "$status" != 0 ] && [ "$bad" = 0 ]; then
+	count_tap "$log/suite.out"
+	if [ "$status" != 0 ] && [ "$tap_failed" = 0 ]; then
 		echo "not ok - suite $(basename "$suite") exited with status $status"
 		failed=$((failed + 1))
 	fi

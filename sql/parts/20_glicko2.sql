@@ -37,12 +37,12 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_effective(mm.glicko) IS
     'effective rating rating - rd, as GW2 matchmaking uses it (the Guild Wars 2 wiki''s PvP matchmaking page)';
 
-CREATE FUNCTION mm.glicko2_policy(policy jsonb DEFAULT NULL)
+CREATE FUNCTION mm.glicko2_policy(policy jsonb DEFAULT '{}')
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_glicko2_policy'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS
-    'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy';
+    'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy; NULL (no policy) gives NULL';
 
 CREATE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
                                      at timestamptz DEFAULT now(), policy jsonb DEFAULT '{}')

@@ -194,9 +194,10 @@ SELECT pg_catalog.pg_extension_config_dump('mm.server_players', '');
 
 CREATE FUNCTION mm.refresh_servers(server_ids bigint[])
 RETURNS int
-LANGUAGE sql VOLATILE STRICT
+LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('server_ids') WHERE server_ids IS NULL;
 WITH ids AS (
     SELECT DISTINCT i AS server_id FROM unnest(server_ids) i
 ), e AS (
@@ -245,9 +246,10 @@ COMMENT ON FUNCTION mm.refresh_servers(bigint[]) IS
 
 CREATE FUNCTION mm.refresh_servers(place text)
 RETURNS int
-LANGUAGE sql VOLATILE STRICT
+LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('place') WHERE place IS NULL;
 SELECT mm.refresh_servers(ARRAY(SELECT s.server_id FROM mm.servers s WHERE s.place = refresh_servers.place))
 $$;
 COMMENT ON FUNCTION mm.refresh_servers(text) IS
@@ -255,12 +257,15 @@ COMMENT ON FUNCTION mm.refresh_servers(text) IS
 
 CREATE FUNCTION mm.add_server(place text, capacity int, attributes jsonb DEFAULT '{}')
 RETURNS bigint
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     id bigint;
 BEGIN
+    IF place IS NULL THEN PERFORM mm._null_arg('place'); END IF;
+    IF capacity IS NULL THEN PERFORM mm._null_arg('capacity'); END IF;
+    IF attributes IS NULL THEN PERFORM mm._null_arg('attributes'); END IF;
     IF capacity <= 0 THEN
         RAISE EXCEPTION 'capacity must be positive'
             USING ERRCODE = 'invalid_parameter_value',
@@ -284,9 +289,11 @@ COMMENT ON FUNCTION mm.add_server(text, int, jsonb) IS
 
 CREATE FUNCTION mm.set_place_config(place text, config jsonb)
 RETURNS void
-LANGUAGE sql VOLATILE STRICT
+LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('place') WHERE place IS NULL;
+SELECT mm._null_arg('config') WHERE config IS NULL;
 INSERT INTO mm.place_configs (place, config)
 VALUES (set_place_config.place, mm.place_config(set_place_config.config))
 ON CONFLICT ON CONSTRAINT place_configs_pkey DO UPDATE SET config = EXCLUDED.config
@@ -297,7 +304,7 @@ COMMENT ON FUNCTION mm.set_place_config(text, jsonb) IS
 CREATE FUNCTION mm.rank_servers(place text, player jsonb, preferred bigint[] DEFAULT '{}')
 RETURNS TABLE (server_id bigint, score float8, signals text[], signal_scores float8[])
 AS 'MODULE_PATHNAME', 'mm_rank_servers'
-LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 1000;
+LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION mm.rank_servers(text, jsonb, bigint[]) IS
     'every non-full server of a place scored for a joining player (attributes as jsonb, preferred = friends or same-IP player ids), best first, with each signal''s score';
 
@@ -331,10 +338,13 @@ COMMENT ON FUNCTION mm.server_breakdown(text[], float8[]) IS
 
 CREATE FUNCTION mm.place_player(server_id bigint, player_id bigint, player jsonb DEFAULT '{}')
 RETURNS void
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF server_id IS NULL THEN PERFORM mm._null_arg('server_id'); END IF;
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
+    IF player IS NULL THEN PERFORM mm._null_arg('player'); END IF;
     -- Take a slot under the server row's lock: a concurrent joiner waits,
     -- then re-checks occupancy < capacity on the row it waited for.
     UPDATE mm.servers s SET occupancy = s.occupancy + 1
@@ -368,13 +378,17 @@ COMMENT ON FUNCTION mm.place_player(bigint, bigint, jsonb) IS
 CREATE FUNCTION mm.join_server(place text, player_id bigint, player jsonb DEFAULT '{}',
                                preferred bigint[] DEFAULT '{}')
 RETURNS bigint
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     candidate bigint;
     taken bigint;
 BEGIN
+    IF place IS NULL THEN PERFORM mm._null_arg('place'); END IF;
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
+    IF player IS NULL THEN PERFORM mm._null_arg('player'); END IF;
+    IF preferred IS NULL THEN PERFORM mm._null_arg('preferred'); END IF;
     PERFORM mm._require_primary('mm.join_server');
     IF EXISTS (SELECT 1 FROM mm.server_players p WHERE p.player_id = join_server.player_id) THEN
         RAISE EXCEPTION 'player % is already on a server', join_server.player_id
@@ -406,12 +420,13 @@ COMMENT ON FUNCTION mm.join_server(text, bigint, jsonb, bigint[]) IS
 
 CREATE FUNCTION mm.leave_server(player_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     sid bigint;
 BEGIN
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     SELECT p.server_id INTO sid FROM mm.server_players p WHERE p.player_id = leave_server.player_id;
     IF sid IS NULL THEN
         RETURN false;
@@ -431,12 +446,14 @@ COMMENT ON FUNCTION mm.leave_server(bigint) IS
 
 CREATE FUNCTION mm.get_server_attribute(server_id bigint, name text)
 RETURNS jsonb
-LANGUAGE plpgsql STABLE STRICT
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     attrs jsonb;
 BEGIN
+    IF server_id IS NULL THEN PERFORM mm._null_arg('server_id'); END IF;
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     SELECT s.attributes INTO attrs FROM mm.servers s WHERE s.server_id = get_server_attribute.server_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'server % does not exist', get_server_attribute.server_id
@@ -457,10 +474,13 @@ COMMENT ON FUNCTION mm.get_server_attribute(bigint, text) IS
 
 CREATE FUNCTION mm.set_server_attribute(server_id bigint, name text, value jsonb)
 RETURNS void
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF server_id IS NULL THEN PERFORM mm._null_arg('server_id'); END IF;
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
+    IF value IS NULL THEN PERFORM mm._null_arg('value'); END IF;
     IF jsonb_typeof(value) NOT IN ('string', 'number', 'boolean') THEN
         RAISE EXCEPTION 'server attribute "%" must be a string, a number or a boolean', name
             USING ERRCODE = 'invalid_parameter_value',
@@ -482,10 +502,11 @@ COMMENT ON FUNCTION mm.set_server_attribute(bigint, text, jsonb) IS
 
 CREATE FUNCTION mm.remove_server(server_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF server_id IS NULL THEN PERFORM mm._null_arg('server_id'); END IF;
     -- Takes the server row's lock, as joins do: a joiner waiting on it then
     -- finds the server gone and moves on to the next one. Its players go
     -- with it (mm.server_players references it ON DELETE CASCADE).
@@ -498,12 +519,14 @@ COMMENT ON FUNCTION mm.remove_server(bigint) IS
 
 CREATE FUNCTION mm.set_player_attributes(player_id bigint, attributes jsonb)
 RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     sid bigint;
 BEGIN
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
+    IF attributes IS NULL THEN PERFORM mm._null_arg('attributes'); END IF;
     IF pg_catalog.jsonb_typeof(attributes) <> 'object' THEN
         RAISE EXCEPTION 'player attributes must be a JSON object'
             USING ERRCODE = 'invalid_parameter_value',
@@ -615,19 +638,22 @@ COMMENT ON FUNCTION mm.join_party(text, bigint[], jsonb[], bigint[]) IS
 CREATE FUNCTION mm.place_signals(place text)
 RETURNS TABLE(signal text, kind text, weight float8)
 AS 'MODULE_PATHNAME', 'mm_place_signals'
-LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION mm.place_signals(text) IS
     'the signals a place scores servers with (its config or the Roblox default), weight-0 signals left out, in rank_servers'' order';
 
 CREATE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
 RETURNS jsonb
-LANGUAGE plpgsql STABLE STRICT
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     result jsonb;
     unknown text;
 BEGIN
+    IF place IS NULL THEN PERFORM mm._null_arg('place'); END IF;
+    IF signals IS NULL THEN PERFORM mm._null_arg('signals'); END IF;
+    IF signal_scores IS NULL THEN PERFORM mm._null_arg('signal_scores'); END IF;
     IF coalesce(pg_catalog.cardinality(signals), 0) <> coalesce(pg_catalog.cardinality(signal_scores), 0) THEN
         RAISE EXCEPTION 'signals and signal_scores must have the same length'
             USING ERRCODE = 'array_subscript_error',

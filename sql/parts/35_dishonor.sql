@@ -61,6 +61,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     resolved jsonb;
+    used record;
 BEGIN
     IF config IS NULL THEN
         RAISE EXCEPTION 'dishonor config must not be NULL'
@@ -68,6 +69,22 @@ BEGIN
                   HINT = 'Pass ''{}'' for the defaults.';
     END IF;
     resolved := mm.dishonor_config_resolve(config);
+    PERFORM mm._check_name('dishonor reason', k) FROM jsonb_object_keys(resolved -> 'penalties') k;
+    -- a queue's dodge_reason and rating.desertion_reason must stay known:
+    -- queues created or altered meanwhile are waited for (they take this
+    -- table in SHARE mode to check their reasons), so none is missed
+    LOCK TABLE mm.dishonor_settings IN SHARE ROW EXCLUSIVE MODE;
+    SELECT q.name, r.key, r.reason INTO used
+    FROM mm.queue q, mm._queue_reasons(q.config) r
+    WHERE q.dropped_at IS NULL AND NOT (resolved -> 'penalties') ? r.reason
+    ORDER BY q.name, r.key LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'dishonor config drops reason "%", which queue "%" uses', used.reason, used.name
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Queue "%s" has %s "%s".', used.name, used.key, used.reason),
+                  HINT = format('Keep "%s" under "penalties", or first change the queue''s %s with mm.alter_queue.',
+                                used.reason, used.key);
+    END IF;
     INSERT INTO mm.dishonor_settings AS s (singleton, config, updated_at)
     VALUES (true, resolved, pg_catalog.now())
     ON CONFLICT (singleton) DO UPDATE
@@ -76,7 +93,68 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION mm.set_dishonor_config(jsonb) IS
-    'set the dishonor config (overrides of the defaults, which replace any earlier setting); returns it complete';
+    'set the dishonor config (overrides of the defaults, which replace any earlier setting); returns it complete; refused (22023) when its penalties leave out a reason a live queue names as dodge_reason or rating.desertion_reason';
+
+-- The dishonor reasons a complete queue config names, by key (null: none).
+CREATE FUNCTION mm._queue_reasons(config jsonb)
+RETURNS TABLE (key text, reason text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    SELECT k.key, k.reason
+    FROM (VALUES (1, 'dodge_reason', config ->> 'dodge_reason'),
+                 (2, 'rating.desertion_reason', config -> 'rating' ->> 'desertion_reason')) AS k(o, key, reason)
+    WHERE k.reason IS NOT NULL
+    ORDER BY k.o
+$$;
+COMMENT ON FUNCTION mm._queue_reasons(jsonb) IS
+    'internal: the dishonor reasons a complete queue config names: its dodge_reason and rating.desertion_reason, those not null';
+
+-- Whether a reason is one of the dishonor config's penalties.
+CREATE FUNCTION mm._dishonor_reason_known(reason text)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN (mm.dishonor_config() -> 'penalties') ? reason;
+COMMENT ON FUNCTION mm._dishonor_reason_known(text) IS
+    'internal: true when the dishonor config in force has a penalty for the reason';
+
+-- The reasons of the dishonor config in force, for hints.
+CREATE FUNCTION mm._dishonor_reasons()
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN (SELECT string_agg(k, ', ' ORDER BY k) FROM jsonb_object_keys(mm.dishonor_config() -> 'penalties') k);
+COMMENT ON FUNCTION mm._dishonor_reasons() IS
+    'internal: the reasons of the dishonor config in force, in order, for hints';
+
+-- Check a queue's dishonor reasons against the dishonor config in force
+-- (mm.create_queue and mm.alter_queue, after writing the queue). Takes
+-- mm.dishonor_settings in SHARE mode: a mm.set_dishonor_config running
+-- meanwhile has committed (its change is seen here) or waits for this
+-- transaction (and sees the queue).
+CREATE FUNCTION mm._check_queue_reasons(name text, config jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record;
+BEGIN
+    LOCK TABLE mm.dishonor_settings IN SHARE MODE;
+    FOR r IN SELECT * FROM mm._queue_reasons(config) LOOP
+        IF NOT mm._dishonor_reason_known(r.reason) THEN
+            RAISE EXCEPTION 'queue config key "%" is not a known dishonor reason', r.key
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = format('Queue "%s" has %s "%s".', name, r.key, r.reason),
+                      HINT = format('Known reasons are: %s (add others under "penalties" with mm.set_dishonor_config); null gives no dishonor.',
+                                    mm._dishonor_reasons());
+        END IF;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION mm._check_queue_reasons(text, jsonb) IS
+    'internal (mm.create_queue, mm.alter_queue): refuse (22023) a queue config whose dodge_reason or rating.desertion_reason is not a reason of the dishonor config in force';
 
 CREATE FUNCTION mm.dishonor_timeout(stacks integer, config jsonb DEFAULT '{}')
 RETURNS interval
@@ -160,6 +238,8 @@ RETURNS TABLE (player_id bigint, stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT mm._null_arg('player_ids') WHERE dishonor_statuses.player_ids IS NULL;
+    SELECT mm._null_arg('at') WHERE dishonor_statuses.at IS NULL;
     SELECT p.id,
            coalesce(mm.dishonor_current(d.stacks, d.stacks_at, dishonor_statuses.at, mm.dishonor_config()), 0),
            CASE WHEN d.timeout_until > dishonor_statuses.at THEN d.timeout_until END
@@ -175,6 +255,8 @@ RETURNS TABLE (stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT mm._null_arg('player_id') WHERE dishonor_status.player_id IS NULL;
+    SELECT mm._null_arg('at') WHERE dishonor_status.at IS NULL;
     SELECT s.stacks, s.timeout_until
     FROM mm.dishonor_statuses(ARRAY[dishonor_status.player_id], dishonor_status.at) s;
 END;
@@ -186,6 +268,7 @@ RETURNS boolean
 LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT mm._null_arg('player_id') WHERE dishonor_clear.player_id IS NULL;
     WITH gone AS (DELETE FROM mm.dishonor_players d WHERE d.player_id = dishonor_clear.player_id RETURNING 1)
     SELECT count(*) > 0 FROM gone;
 END;

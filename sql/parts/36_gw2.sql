@@ -43,25 +43,25 @@ RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_ladder_config_resolve'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.ladder_config_resolve(jsonb) IS
-    'check a ladder config (overrides of the defaults; NULL for none) and return it complete';
+    'check a ladder config (overrides of the defaults, ''{}'' for none) and return it complete';
 
 CREATE FUNCTION mm.ladder_config_defaults()
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
-RETURN mm.ladder_config_resolve(NULL);
+RETURN mm.ladder_config_resolve('{}');
 COMMENT ON FUNCTION mm.ladder_config_defaults() IS
     'the GW2 wiki''s <Ladder> config: default 0, min 0, max 1000000, leaderboard_points 1, its five odds matrices, no season bounds';
 
 CREATE FUNCTION mm.ladder_points(odds float8, final_score float8, result text,
-                                 config jsonb DEFAULT NULL, at timestamptz DEFAULT now())
+                                 config jsonb DEFAULT '{}', at timestamptz DEFAULT now())
 RETURNS integer
 AS 'MODULE_PATHNAME', 'mm_ladder_points'
 LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.ladder_points(float8, float8, text, jsonb, timestamptz) IS
     'ladder points for a game (getPoints and processGame of the Guild Wars 2 wiki''s PvP matchmaking page): result victory, defeat or desertion; 0 outside the season; a victory earns at least 1';
 
-CREATE FUNCTION mm.ladder_apply(current integer, points integer, config jsonb DEFAULT NULL,
+CREATE FUNCTION mm.ladder_apply(current integer, points integer, config jsonb DEFAULT '{}',
                                 OUT ladder_points integer, OUT on_leaderboard boolean,
                                 OUT leaderboard text)
 RETURNS record

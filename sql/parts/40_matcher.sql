@@ -40,8 +40,8 @@ CREATE TABLE mm.roster (
     CONSTRAINT roster_pkey PRIMARY KEY (roster_id),
     CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
     CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
-    CONSTRAINT roster_rating_finite CHECK (rating > '-Infinity' AND rating < 'Infinity'),
-    CONSTRAINT roster_deviation_finite CHECK (deviation >= 0 AND deviation < 'Infinity'),
+    CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
+    CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9),
     CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
     CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
     CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
@@ -52,6 +52,8 @@ CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
 COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
 COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
+COMMENT ON CONSTRAINT roster_rating_finite ON mm.roster IS 'a waiting roster''s rating lies in [-1e9, 1e9] (finite, and so are the figures derived from it)';
+COMMENT ON CONSTRAINT roster_deviation_finite ON mm.roster IS 'a waiting roster''s deviation lies in [0, 1e9]';
 COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
 
 -- A player is a row: its primary key keeps it in at most one waiting
@@ -185,10 +187,20 @@ CREATE TABLE mm.tick_log (
     matches_dropped    int NOT NULL DEFAULT 0,
     rosters_expired    int NOT NULL DEFAULT 0,
     failed_reasons     jsonb NOT NULL DEFAULT '{}',
-    CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object')
+    ticks              int NOT NULL DEFAULT 1,
+    last_at            timestamptz NOT NULL,
+    dissolves_failed   int NOT NULL DEFAULT 0,
+    CONSTRAINT tick_log_failed_reasons_check CHECK (jsonb_typeof(failed_reasons) = 'object'),
+    CONSTRAINT tick_log_ticks_check CHECK (ticks >= 1),
+    CONSTRAINT tick_log_idle_check CHECK (ticks = 1 OR (rosters_seen = 0 AND matches_made = 0 AND targets_failed = 0
+                                                         AND matches_dropped = 0 AND rosters_expired = 0)),
+    CONSTRAINT tick_log_last_at_check CHECK (last_at >= at)
 );
 CREATE INDEX tick_log_queue_idx ON mm.tick_log (queue_id, at);
-COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait';
+COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait, ready checks it could not dissolve; consecutive idle ticks (nothing waiting, nothing done) share one row, counted in ticks, the last at last_at';
+COMMENT ON COLUMN mm.tick_log.ticks IS 'how many ticks the row stands for: 1, or more for consecutive idle ticks of the queue (nothing waiting, nothing done), which update one row instead of adding one each';
+COMMENT ON COLUMN mm.tick_log.last_at IS 'the time of the last tick the row stands for (at for a single tick): the queue''s last tick is max(last_at)';
+COMMENT ON COLUMN mm.tick_log.dissolves_failed IS 'proposed matches whose ready check had ended that the tick could not dissolve (each got a WARNING; they stay proposed and the next tick tries again)';
 COMMENT ON INDEX mm.tick_log_queue_idx IS 'ticks of a queue by time';
 
 SELECT pg_catalog.pg_extension_config_dump('mm.queue', '');
@@ -224,7 +236,7 @@ COMMENT ON FUNCTION mm.matcher_padding(jsonb, float8) IS
 CREATE FUNCTION mm.match_rosters(rosters text, config jsonb DEFAULT '{}', at timestamptz DEFAULT now())
 RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8)
 AS 'MODULE_PATHNAME', 'mm_match_rosters'
-LANGUAGE C VOLATILE STRICT;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.match_rosters(text, jsonb, timestamptz) IS
     'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at) in the order it returns them';
 
@@ -243,6 +255,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     PERFORM mm._require_primary('mm.create_queue');
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'queue name must not be empty'
@@ -254,7 +267,9 @@ BEGIN
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Pass ''{}'' for the defaults.';
     END IF;
+    PERFORM mm._check_name('queue name', name);
     INSERT INTO mm.queue (name, config) VALUES (create_queue.name, mm.matcher_config(config));
+    PERFORM mm._check_queue_reasons(name, mm.matcher_config(config));
 EXCEPTION WHEN unique_violation THEN
     RAISE EXCEPTION 'queue "%" already exists', name
         USING ERRCODE = 'duplicate_object',
@@ -291,6 +306,7 @@ DECLARE
     size int;
     removed int;
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     IF config IS NULL OR replace IS NULL THEN
         RAISE EXCEPTION 'queue config and replace must not be null'
             USING ERRCODE = 'null_value_not_allowed',
@@ -306,6 +322,7 @@ BEGIN
     new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
     size := (new_cfg ->> 'team_size')::int;
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
+    PERFORM mm._check_queue_reasons(name, new_cfg);
     -- rosters larger than a team now could never match: take them out
     SELECT count(*) INTO removed
     FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
@@ -331,6 +348,8 @@ DECLARE
     id int;
     dissolved bigint[];
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
+    IF keep_history IS NULL THEN PERFORM mm._null_arg('keep_history'); END IF;
     SELECT q.queue_id INTO id FROM mm.queue q
     WHERE q.name = drop_queue.name AND q.dropped_at IS NULL FOR NO KEY UPDATE;
     IF NOT FOUND THEN
@@ -366,6 +385,7 @@ AS $$
 DECLARE
     q mm.queue;
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     SELECT * INTO q FROM mm.queue WHERE queue.name = _queue.name AND queue.dropped_at IS NULL;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'queue "%" does not exist', name
@@ -420,11 +440,24 @@ BEGIN
                       DETAIL = format('The roster has %s players and %s professions.', players, cardinality(professions)),
                       HINT = 'Give one profession per player, in the order of players, or none.';
         END IF;
+        -- a profession is part of a rating key (key/profession)
+        PERFORM mm._check_name('profession', x) FROM unnest(professions) x;
     END IF;
+    -- ratings and deviations have a finite range (the table's CHECKs hold
+    -- it too): every figure derived from them (effective ratings, ranges,
+    -- spreads, team averages) stays finite
+    FOR n, v IN VALUES ('rating', abs(rating)), ('deviation', deviation) LOOP
+        IF v > 1e9 THEN
+            RAISE EXCEPTION '% is out of range', n
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = format('The value is %s.', CASE n WHEN 'rating' THEN rating ELSE deviation END),
+                      HINT = 'A roster''s rating lies between -1e9 and 1e9, its deviation between 0 and 1e9.';
+        END IF;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[], int) IS
-    'internal: check a roster''s rating, deviation, rank, ladder points, dishonor and professions';
+    'internal: check a roster''s rating (from -1e9 to 1e9), deviation (from 0 to 1e9), rank, ladder points, dishonor and professions (each a name of at most 63 bytes)';
 
 CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
@@ -446,6 +479,8 @@ DECLARE
     id bigint;
     distributed boolean;
 BEGIN
+    IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     PERFORM mm._require_primary('mm.enqueue');
     IF players IS NULL OR n = 0 THEN
         RAISE EXCEPTION 'roster must have at least one player'
@@ -565,14 +600,19 @@ BEGIN
     IF rating IS NULL THEN
         SELECT r.rating, r.deviation INTO rating, deviation
         FROM mm.roster_rating(cfg -> 'rating', players, now(), professions) r;
+        PERFORM mm._check_roster(rating, deviation, 0, 0, 0, NULL, n);
     END IF;
     INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
     RETURNING roster.roster_id INTO id;
     BEGIN
+        -- in player order, as a dissolve gives players back: an enqueue and
+        -- a dissolve (or two enqueues) sharing players wait for each other
+        -- instead of deadlocking
         INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
         SELECT u.x, id, q.queue_id, u.o, professions[u.o]
-        FROM unnest(players) WITH ORDINALITY AS u(x, o);
+        FROM unnest(players) WITH ORDINALITY AS u(x, o)
+        ORDER BY u.x;
     EXCEPTION WHEN unique_violation THEN
         RAISE EXCEPTION 'a player of the roster was queued at the same time'
             USING ERRCODE = 'unique_violation', HINT = 'Another session queued one of these players; see mm.queued_player.';
@@ -632,10 +672,11 @@ COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz) 
 
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql STRICT
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     PERFORM mm._require_primary('mm.leave');
     RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false));
 END
@@ -645,12 +686,13 @@ COMMENT ON FUNCTION mm.leave(bigint) IS
 
 CREATE FUNCTION mm.leave_player(player_id bigint)
 RETURNS bigint
-LANGUAGE plpgsql STRICT
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     ids bigint[];
 BEGIN
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     PERFORM mm._require_primary('mm.leave_player');
     ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id);
     RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
@@ -661,13 +703,15 @@ COMMENT ON FUNCTION mm.leave_player(bigint) IS
 
 CREATE FUNCTION mm.remove_player(roster_id bigint, player_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql STRICT
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     q int;
     others int;
 BEGIN
+    IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     -- lock the roster: a tick that chose it drops that match, or has made
     -- it and we find the roster gone
     SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = remove_player.roster_id FOR UPDATE;
@@ -756,9 +800,11 @@ CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[],
                joined_at timestamptz, waited interval)
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('queue') WHERE queue IS NULL;
+SELECT mm._null_arg('at') WHERE at IS NULL;
     SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
            r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at
     FROM mm._rosters((mm._queue(queue)).queue_id) r
@@ -772,9 +818,10 @@ COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
 CREATE FUNCTION mm.ticket_status(player_id bigint)
 RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
                match_status text, reason text)
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
     SELECT x.status, q.name, x.roster_id, coalesce(x.since, m.created_at), x.match_id, m.status, x.reason
     FROM (
         SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
@@ -804,9 +851,10 @@ COMMENT ON FUNCTION mm.ticket_status(bigint) IS
 
 CREATE FUNCTION mm.roster_status(roster_id bigint)
 RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('roster_id') WHERE roster_id IS NULL;
     SELECT x.status, x.at, x.players, x.match_id, x.reason
     FROM (
         SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id) AS players,
@@ -863,13 +911,14 @@ COMMENT ON FUNCTION mm.explain(bigint, timestamptz) IS
 
 CREATE FUNCTION mm.queue_channel(queue text)
 RETURNS text
-LANGUAGE sql STABLE STRICT
+LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+SELECT mm._null_arg('queue') WHERE queue IS NULL;
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
 COMMENT ON FUNCTION mm.queue_channel(text) IS
-    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; with a ready check "proposed" (then "matches" when the last accept commits) and "dissolved" with a "reason"; filled backfills under "backfills"';
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; with a ready check "proposed" (then "matches" when the last accept commits) and "dissolved" with a "reason"; filled backfills under "backfills"; a payload is a hint (any role may LISTEN and NOTIFY on any channel), mm.claim_matches the authority';
 
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
@@ -881,6 +930,8 @@ DECLARE
     q mm.queue := mm._queue(queue);
     claimed_at timestamptz := clock_timestamp();
 BEGIN
+    IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF max IS NULL THEN PERFORM mm._null_arg('max'); END IF;
     PERFORM mm._require_primary('mm.claim_matches');
     IF max IS NULL OR max < 1 THEN
         RAISE EXCEPTION 'max must be at least 1'
@@ -935,10 +986,7 @@ AS $$
 DECLARE
     missing bigint;
 BEGIN
-    IF match_ids IS NULL THEN
-        RAISE EXCEPTION 'match_ids must not be NULL'
-            USING ERRCODE = 'null_value_not_allowed', HINT = 'Pass the match ids of a notification, such as ARRAY[12, 13].';
-    END IF;
+    IF match_ids IS NULL THEN PERFORM mm._null_arg('match_ids'); END IF;
     IF array_position(match_ids, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'match_ids must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
     END IF;
@@ -985,9 +1033,7 @@ AS $$
 DECLARE
     q mm.queue;
 BEGIN
-    IF open_matches.queue IS NULL THEN
-        RAISE EXCEPTION 'queue must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
+    IF open_matches.queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     q := mm._queue(open_matches.queue);
     RETURN QUERY
     SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
@@ -1004,11 +1050,11 @@ COMMENT ON FUNCTION mm.open_matches(text) IS
     'the matches of a queue that mm.claim_matches delivered and that are neither reported nor abandoned, one row per roster as delivered (a backfill''s rosters once claimed): for a backend that restarts after a crash; claimed_at is when the match was claimed';
 
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
-                              span interval DEFAULT '55 seconds')
+                              span interval DEFAULT '75 seconds')
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
 LANGUAGE C;
 COMMENT ON PROCEDURE mm.run_ticks(text, interval, interval) IS
-    'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is skipped; schedule it each minute with pg_cron';
+    'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is taken over at the first tick slot after that run ends, so runs scheduled each minute with a span over a minute (the default 75 seconds) overlap and hand over without a gap';
 
 -- Statistics
 
@@ -1039,11 +1085,11 @@ LEFT JOIN LATERAL (
     FROM mm.roster r WHERE r.queue_id = q.queue_id
 ) w ON true
 LEFT JOIN LATERAL (
-    SELECT count(*) AS ticks, coalesce(sum(l.matches_made), 0) AS matches,
-           avg(l.matches_made) AS matches_per_tick,
+    SELECT coalesce(sum(l.ticks), 0) AS ticks, coalesce(sum(l.matches_made), 0) AS matches,
+           sum(l.matches_made)::numeric / nullif(sum(l.ticks), 0) AS matches_per_tick,
            sum(l.mean_rating_spread * l.matches_made) / nullif(sum(l.matches_made), 0) AS mean_rating_spread,
-           max(l.at) AS last_tick
-    FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.at > now() - interval '1 hour'
+           max(l.last_at) AS last_tick
+    FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.last_at > now() - interval '1 hour'
 ) t ON true
 LEFT JOIN LATERAL (
     SELECT count(*) FILTER (WHERE mt.status IN ('matched', 'finished')) AS played,
@@ -1097,11 +1143,10 @@ AS $$
 DECLARE
     q mm.queue;
 BEGIN
-    IF estimate_wait.queue IS NULL OR estimate_wait.rating IS NULL OR estimate_wait.players IS NULL
-       OR estimate_wait.at IS NULL THEN
-        RAISE EXCEPTION 'queue, rating, players and at must not be NULL'
-            USING ERRCODE = 'null_value_not_allowed', HINT = 'Give the rating the roster would be queued with.';
-    END IF;
+    IF estimate_wait.queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF estimate_wait.rating IS NULL THEN PERFORM mm._null_arg('rating'); END IF;
+    IF estimate_wait.players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
+    IF estimate_wait.at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
     q := mm._queue(estimate_wait.queue);
     IF NOT isfinite(estimate_wait.at) OR estimate_wait.rating IN ('NaN', 'Infinity', '-Infinity') THEN
         RAISE EXCEPTION 'rating and at must be finite'
@@ -1128,9 +1173,8 @@ DECLARE
     r mm.roster;
     n int;
 BEGIN
-    IF estimate_roster_wait.roster_id IS NULL OR estimate_roster_wait.at IS NULL THEN
-        RAISE EXCEPTION 'roster_id and at must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
+    IF estimate_roster_wait.roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
+    IF estimate_roster_wait.at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
     SELECT * INTO r FROM mm.roster x WHERE x.roster_id = estimate_roster_wait.roster_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'roster % is not waiting', estimate_roster_wait.roster_id
@@ -1158,6 +1202,8 @@ DECLARE
     n int;
     total bigint := 0;
 BEGIN
+    IF older_than IS NULL THEN PERFORM mm._null_arg('older_than'); END IF;
+    IF max_rows IS NULL THEN PERFORM mm._null_arg('max_rows'); END IF;
     IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
         RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
@@ -1169,7 +1215,7 @@ BEGIN
     cutoff := now() - older_than;
     -- the tick log
     DELETE FROM mm.tick_log l WHERE l.tick_id IN
-        (SELECT x.tick_id FROM mm.tick_log x WHERE x.at < cutoff ORDER BY x.at LIMIT left_rows);
+        (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
     GET DIAGNOSTICS n = ROW_COUNT;
     total := total + n; left_rows := left_rows - n;
     -- ticket history of rosters that are not waiting

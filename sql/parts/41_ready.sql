@@ -44,7 +44,13 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
 -- (the ready check ended). Rosters without a dodger go back to the
 -- queue in their old place (unless one of their players queued again
 -- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
--- dodge_reason dishonor in player-id order.
+-- dodge_reason dishonor in player-id order. A player who is queueing
+-- elsewhere at this moment (an enqueue not yet committed) is waited for:
+-- when it commits, that player's roster is removed like one whose player
+-- had queued before; a dissolve never fails on a player's key. A
+-- dodge_reason the dishonor config does not know (mm.set_dishonor_config
+-- refuses to drop one a queue uses; a direct change of its table may
+-- have) gives no dishonor: the caller warns (mm._dodge_reason_warning).
 CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
@@ -57,6 +63,7 @@ DECLARE
     dodge_for interval;
     dodged bigint[];
     back bigint[];
+    taken bigint[];
     p bigint;
 BEGIN
     SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
@@ -73,6 +80,11 @@ BEGIN
                                                 WHERE a.match_id = m.match_id AND a.player_id = u.p)
                                ELSE u.p = ANY (dodgers) END
                     ORDER BY u.p);
+    -- a reason the dishonor config does not know gives no dishonor (the
+    -- callers warn, once: mm._dodge_reason_warning)
+    IF dodge IS NOT NULL AND NOT mm._dishonor_reason_known(dodge) THEN
+        dodge := NULL;
+    END IF;
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                     AND NOT mr.players && dodged
@@ -87,11 +99,27 @@ BEGIN
     SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
            mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now())
     FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
-    INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
-    SELECT u.p, mr.roster_id, mr.queue_id, u.o,
-           CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END
-    FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
-    WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
+    -- a player another transaction is queueing now is not seen by the
+    -- NOT EXISTS above: the key waits for it, and if it commits the
+    -- player is taken and the whole roster is removed instead
+    WITH ins AS (
+        INSERT INTO mm.queued_player AS qp (player_id, roster_id, queue_id, seat, profession)
+        SELECT u.p, mr.roster_id, mr.queue_id, u.o,
+               CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END
+        FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
+        WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back)
+        ORDER BY u.p
+        ON CONFLICT ON CONSTRAINT queued_player_pkey DO NOTHING
+        RETURNING qp.roster_id
+    )
+    SELECT array_agg(mr.roster_id ORDER BY mr.roster_id) INTO taken
+    FROM mm.match_roster mr
+    WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back)
+      AND cardinality(mr.players) > (SELECT count(*) FROM ins WHERE ins.roster_id = mr.roster_id);
+    IF taken IS NOT NULL THEN
+        DELETE FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.roster_id = ANY (taken);
+        back := ARRAY(SELECT b FROM unnest(back) AS b WHERE b <> ALL (taken) ORDER BY b);
+    END IF;
 
     -- each player's ticket: waiting again, or removed
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
@@ -119,12 +147,13 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
-    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place, the others are removed; the dodgers get the queue''s dodge_reason dishonor and its dodge_timeout (mm.queue_dodge)';
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place (not one whose player queued again, even in a transaction still running), the others are removed; the dodgers get the queue''s dodge_reason dishonor (none when the dishonor config does not know the reason) and its dodge_timeout (mm.queue_dodge)';
 
 -- Announce dissolved matches on the queue's channel, with the reason:
 -- {"queue_id": .., "queue": "..", "dissolved": [match ids], "reason": ".."}
 -- (delivered when the caller's transaction commits), in pieces of 250 ids
--- so that each payload stays under NOTIFY's 8000 bytes.
+-- so that each payload stays under NOTIFY's 8000 bytes; the queue's name
+-- only when short enough, as the tick's payloads.
 CREATE FUNCTION mm._notify_dissolved(queue_id int, match_ids bigint[], reason text)
 RETURNS void
 LANGUAGE plpgsql
@@ -138,7 +167,7 @@ BEGIN
     WHILE i <= n LOOP
         PERFORM pg_catalog.pg_notify('mm_queue_' || queue_id,
             format('{"queue_id": %s%s, "dissolved": [%s], "reason": %s}', queue_id,
-                   CASE WHEN length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
+                   CASE WHEN octet_length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
                    array_to_string(match_ids[i:i + 249], ', '), to_json(reason)));
         i := i + 250;
     END LOOP;
@@ -147,32 +176,91 @@ $$;
 COMMENT ON FUNCTION mm._notify_dissolved(int, bigint[], text) IS
     'internal: NOTIFY a queue''s channel that matches dissolved, with the reason (declined, accept_timeout, drop_queue): {"queue_id", "queue", "dissolved": [match ids], "reason"}, 250 ids per notification';
 
--- The ready checks of a queue that ended by "at", dissolved; those another
--- session is deciding (an accept or decline holds the match) are left to
--- it or to the next tick. Called by mm.tick first.
-CREATE FUNCTION mm._resolve_proposals(queue_id int, at timestamptz)
-RETURNS int
+-- Warn, once for the matches given, when a queue's dodge_reason is not a
+-- reason of the dishonor config (their dodgers get no dishonor).
+CREATE FUNCTION mm._dodge_reason_warning(queue_id int, match_ids bigint[])
+RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    id bigint;
-    ids bigint[] := '{}';
+    q mm.queue;
+    dodge text;
 BEGIN
-    FOR id IN SELECT m.match_id FROM mm.match m
-              WHERE m.queue_id = _resolve_proposals.queue_id AND m.accept_until IS NOT NULL
-                AND m.accept_until <= _resolve_proposals.at
-              ORDER BY m.match_id
-              FOR UPDATE SKIP LOCKED LOOP
-        PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
-        ids := ids || id;
+    SELECT * INTO q FROM mm.queue x WHERE x.queue_id = _dodge_reason_warning.queue_id;
+    dodge := mm.matcher_config(q.config) ->> 'dodge_reason';
+    IF cardinality(match_ids) > 0 AND dodge IS NOT NULL AND NOT mm._dishonor_reason_known(dodge) THEN
+        RAISE WARNING 'dodge_reason "%" of queue "%" is not a known dishonor reason', dodge, q.name
+            USING DETAIL = format('The dodgers of these matches get no dishonor: %s.', array_to_string(match_ids, ', ')),
+                  HINT = 'Add the reason under "penalties" with mm.set_dishonor_config, or change the queue''s dodge_reason with mm.alter_queue.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._dodge_reason_warning(int, bigint[]) IS
+    'internal (mm.tick, mm.decline): a WARNING when the queue''s dodge_reason is not a reason of the dishonor config, naming the matches whose dodgers get no dishonor';
+
+-- The ready checks of a queue that ended by "at", dissolved; those another
+-- session is deciding (an accept or decline holds the match) are left to
+-- it or to the next tick. Called by mm.tick first.
+--
+-- One match that cannot be dissolved never stops the queue: the matches
+-- are dissolved in one subtransaction, and if one fails, again one
+-- subtransaction each; a match that fails gets a WARNING, stays proposed
+-- (the next tick tries again) and is counted in "failed"
+-- (mm.tick_log.dissolves_failed).
+CREATE FUNCTION mm._resolve_proposals(queue_id int, at timestamptz, OUT dissolved int, OUT failed int)
+RETURNS record
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+    done bigint[] := '{}';
+    id bigint;
+    msg text;
+    state text;
+BEGIN
+    ids := ARRAY(SELECT m.match_id FROM mm.match m
+                 WHERE m.queue_id = _resolve_proposals.queue_id AND m.accept_until IS NOT NULL
+                   AND m.accept_until <= _resolve_proposals.at
+                 ORDER BY m.match_id
+                 FOR UPDATE SKIP LOCKED);
+    dissolved := 0;
+    failed := 0;
+    IF cardinality(ids) = 0 THEN
+        RETURN;   -- most ticks: no subtransaction, no config read
+    END IF;
+    PERFORM mm._dodge_reason_warning(_resolve_proposals.queue_id, ids);
+    BEGIN
+        FOREACH id IN ARRAY ids LOOP
+            PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+        END LOOP;
+        dissolved := cardinality(ids);
+        PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, ids, 'accept_timeout');
+        RETURN;
+    EXCEPTION WHEN OTHERS THEN
+        NULL;   -- one of them failed: each in its own subtransaction below
+    END;
+    FOREACH id IN ARRAY ids LOOP
+        BEGIN
+            PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+            dissolved := dissolved + 1;
+            done := done || id;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, state = RETURNED_SQLSTATE;
+            failed := failed + 1;
+            RAISE WARNING 'match % of queue "%" could not be dissolved: %', id,
+                          (SELECT q.name FROM mm.queue q WHERE q.queue_id = _resolve_proposals.queue_id), msg
+                USING ERRCODE = state,
+                      DETAIL = 'The match stays proposed; the next tick tries again. The other matches and the tick went on.',
+                      HINT = 'mm.tick_log.dissolves_failed counts such matches; fix what the message names.';
+        END;
     END LOOP;
-    PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, ids, 'accept_timeout');
-    RETURN cardinality(ids);
+    PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, done, 'accept_timeout');
 END
 $$;
 COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
-    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds, and announce them on the queue''s channel (reason accept_timeout); returns how many';
+    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds, and announce those dissolved on the queue''s channel (reason accept_timeout); a match that cannot be dissolved gets a WARNING and stays proposed; returns how many were dissolved and how many failed';
 
 -- Lock a match for mm.accept and mm.decline and find the player's roster
 -- in it (NULL when the match is no longer proposed).
@@ -253,9 +341,12 @@ BEGIN
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
     ORDER BY mr.roster_id, u.p;
+    -- the payload carries the queue's name as the tick's does: only when
+    -- short enough (a queue of 0.1.0 may have a name of any length)
     PERFORM pg_catalog.pg_notify('mm_queue_' || m.queue_id,
-                                 format('{"queue_id": %s, "queue": %s, "matches": [%s]}', m.queue_id,
-                                        to_json((SELECT q.name FROM mm.queue q WHERE q.queue_id = m.queue_id)),
+                                 format('{"queue_id": %s%s, "matches": [%s]}', m.queue_id,
+                                        (SELECT ', "queue": ' || to_json(q.name) FROM mm.queue q
+                                         WHERE q.queue_id = m.queue_id AND octet_length(q.name) < 1950),
                                         m.match_id));
     RETURN 'matched';
 END
@@ -281,6 +372,7 @@ BEGIN
                   DETAIL = 'Every player accepted it.',
                   HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
     END IF;
+    PERFORM mm._dodge_reason_warning(m.queue_id, ARRAY[m.match_id]);
     -- after the end of the ready check everyone who did not accept dodged
     IF now() < m.accept_until THEN
         PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());

@@ -136,6 +136,9 @@ DECLARE
     rc jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}'))) -> 'rating';
     r float8;
 BEGIN
+    IF rating_config IS NULL THEN PERFORM mm._null_arg('rating_config'); END IF;
+    IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
+    IF at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
     IF players IS NULL OR cardinality(players) = 0 OR at IS NULL OR NOT isfinite(at) THEN
         RAISE EXCEPTION 'players must be a non-empty array and at a finite time'
             USING ERRCODE = 'invalid_parameter_value';
@@ -199,6 +202,8 @@ DECLARE
     matches bigint[];
     ids bigint[];
 BEGIN
+    IF key IS NULL THEN PERFORM mm._null_arg('key'); END IF;
+    IF at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
     IF k IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RAISE EXCEPTION 'key must not be NULL and at must be a finite time'
             USING ERRCODE = 'invalid_parameter_value';

@@ -267,11 +267,14 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
+    IF config IS NULL THEN PERFORM mm._null_arg('config'); END IF;
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pool name must not be empty'
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Name the pool, such as ''arena''.';
     END IF;
+    PERFORM mm._check_name('pool name', name);
     IF EXISTS (SELECT 1 FROM mm.async_pools p WHERE p.pool = name) THEN
         RAISE EXCEPTION 'pool "%" already exists', name
             USING ERRCODE = 'duplicate_object',
@@ -290,10 +293,12 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    old_cfg jsonb := mm.async_pool_config(name);
+    old_cfg jsonb;
     new_cfg jsonb;
     rebucket boolean;
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
+    old_cfg := mm.async_pool_config(name);
     IF config IS NULL OR replace IS NULL THEN
         RAISE EXCEPTION 'pool config and replace must not be null'
             USING ERRCODE = 'null_value_not_allowed',
@@ -335,6 +340,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     DELETE FROM mm.async_pools p WHERE p.pool = name;
     RETURN FOUND;
 END
@@ -509,6 +515,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF entry_id IS NULL THEN PERFORM mm._null_arg('entry_id'); END IF;
     DELETE FROM mm.async_entries e WHERE e.entry_id = remove_entry.entry_id;
     RETURN FOUND;
 END
@@ -524,6 +531,8 @@ AS $$
 DECLARE
     n int;
 BEGIN
+    IF pool IS NULL THEN PERFORM mm._null_arg('pool'); END IF;
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     PERFORM mm.async_pool_config(pool);
     DELETE FROM mm.async_entries e
     WHERE e.pool = remove_player.pool AND e.player_id = remove_player.player_id;
@@ -586,6 +595,7 @@ DECLARE
     maxd float8;
     minq float8;
 BEGIN
+    IF p_max IS NULL THEN PERFORM mm._null_arg('max_candidates'); END IF;
     SELECT * INTO q FROM mm.async_query(p_pool, p_mmr, p_labels, p_retries, p_exclude, p_searcher);
     maxd := (q.cfg ->> 'max_difference')::float8;
     minq := (q.cfg ->> 'min_quality')::float8;

@@ -122,6 +122,7 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
     RETURN QUERY SELECT t.match_id, t.roster_id, t.team FROM mm.tick(mm._queue_name(queue_id), at) t;
 END
 $$;
@@ -137,6 +138,8 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
+    IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     RETURN mm.enqueue(mm._queue_name(queue_id), players, rating, deviation, rank, ladder_points,
                       dishonor, professions, joined_at);
 END
@@ -151,6 +154,8 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
+    IF max IS NULL THEN PERFORM mm._null_arg('max'); END IF;
     RETURN QUERY SELECT c.match_id, c.created_at, c.roster_id, c.team, c.players, c.kind, c.backfill_id
                  FROM mm.claim_matches(mm._queue_name(queue_id), max) c;
 END
@@ -166,6 +171,8 @@ AS $$
 DECLARE
     n int;
 BEGIN
+    IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
+    IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     PERFORM mm._require_primary('mm.leave');
     -- as mm._end_rosters, each part kept to the queue's shard
     WITH p AS (
@@ -219,6 +226,7 @@ DECLARE
     ok boolean;
     coordinator boolean;
 BEGIN
+    IF shard_count IS NULL THEN PERFORM mm._null_arg('shard_count'); END IF;
     IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
         RAISE EXCEPTION 'mm.citus_distribute_queues needs Citus'
             USING ERRCODE = 'feature_not_supported',

@@ -73,10 +73,9 @@ DECLARE
     names name[] := ARRAY[service, admin, analyst];
     r mm.privileges;
 BEGIN
-    IF service IS NULL OR admin IS NULL OR analyst IS NULL THEN
-        RAISE EXCEPTION 'role names must not be null'
-            USING ERRCODE = 'null_value_not_allowed', HINT = 'Leave an argument out for its default name.';
-    END IF;
+    IF service IS NULL THEN PERFORM mm._null_arg('service'); END IF;
+    IF admin IS NULL THEN PERFORM mm._null_arg('admin'); END IF;
+    IF analyst IS NULL THEN PERFORM mm._null_arg('analyst'); END IF;
     IF service = admin OR service = analyst OR admin = analyst THEN
         RAISE EXCEPTION 'the three roles must have different names'
             USING ERRCODE = 'invalid_parameter_value',
@@ -339,6 +338,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.ticket_event', 'relation', '{admin,analyst}', false),
 ('mm.ticket_event_id_seq', 'relation', '{}', false),
 ('mm._require_primary(text)', 'function', '{}', false),
+('mm._null_arg(text)', 'function', '{public}', false),
 ('mm.waiting_player', 'relation', '{admin,analyst}', false),
 ('mm._queues_distributed()', 'function', '{}', false),
 ('mm._queue_name(int)', 'function', '{}', false),
@@ -361,6 +361,13 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state)', 'function', '{public}', false),
 ('mm.glicko2_period_policy_final(mm.glicko2_period_state)', 'function', '{public}', false),
 ('mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
+-- names and dishonor reasons checked where they meet
+('mm._check_name(text, text)', 'function', '{}', false),
+('mm._queue_reasons(jsonb)', 'function', '{}', false),
+('mm._dishonor_reason_known(text)', 'function', '{}', false),
+('mm._dishonor_reasons()', 'function', '{}', false),
+('mm._check_queue_reasons(text, jsonb)', 'function', '{}', false),
+('mm._dodge_reason_warning(int, bigint[])', 'function', '{}', false),
 -- what a backend sees of its matches; a retry of the same outcome
 ('mm.match_players(bigint[])', 'function', '{service,admin,analyst}', true),
 ('mm.open_matches(text)', 'function', '{service,admin,analyst}', true),

@@ -470,6 +470,18 @@ SELECT pg_catalog.pg_extension_config_dump('mm.rating_period_game', '');
 ALTER TABLE mm.roster DROP CONSTRAINT roster_joined_at_check,
     ADD CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp());
 
+-- ==== idle ticks share a tick log row ====
+
+-- Consecutive idle ticks of a queue update one row (ticks, last_at)
+-- instead of adding one each; every 0.1.0 row stands for one tick.
+ALTER TABLE mm.tick_log ADD COLUMN ticks int NOT NULL DEFAULT 1, ADD COLUMN last_at timestamptz;
+UPDATE mm.tick_log SET last_at = at;
+ALTER TABLE mm.tick_log ALTER COLUMN last_at SET NOT NULL,
+    ADD CONSTRAINT tick_log_ticks_check CHECK (ticks >= 1),
+    ADD CONSTRAINT tick_log_idle_check CHECK (ticks = 1 OR (rosters_seen = 0 AND matches_made = 0 AND targets_failed = 0
+                                                         AND matches_dropped = 0 AND rosters_expired = 0)),
+    ADD CONSTRAINT tick_log_last_at_check CHECK (last_at >= at);
+
 -- ==== privileges ====
 
 -- The list of every object with the roles that may use it; its rows are
@@ -486,11 +498,55 @@ CREATE TABLE mm.privileges (
     CHECK (NOT definer OR NOT 'public' = ANY (roles)),
     CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
 );
--- What became of the rosters of a dissolved match (mm.match_players)
+
+-- ==== nothing stops a queue: ratings in range, failed dissolves counted ====
+
+-- Table change: mm.tick_log counts the proposed matches a tick could not
+-- dissolve (each got a WARNING and stays proposed).
+ALTER TABLE mm.tick_log ADD COLUMN dissolves_failed int NOT NULL DEFAULT 0;
+
+-- Data migration: a waiting roster's rating lies in [-1e9, 1e9] and its
+-- deviation in [0, 1e9] (0.1.0 took any finite value). Rosters outside are
+-- clamped into the range, each named by a WARNING (after 100, one WARNING
+-- counts the rest), so that the upgrade never aborts on them.
+DO $$
+DECLARE
+    r record;
+    n int := 0;
+BEGIN
+    FOR r IN SELECT x.roster_id, q.name AS queue, x.rating, x.deviation
+             FROM mm.roster x JOIN mm.queue q USING (queue_id)
+             WHERE NOT (x.rating BETWEEN -1e9 AND 1e9 AND x.deviation BETWEEN 0 AND 1e9)
+             ORDER BY x.roster_id LOOP
+        n := n + 1;
+        IF n <= 100 THEN
+            RAISE WARNING 'roster % of queue "%" has rating % and deviation %, out of range: clamped to rating % and deviation %',
+                          r.roster_id, r.queue, r.rating, r.deviation,
+                          greatest(-1e9, least(1e9, r.rating)), least(1e9, greatest(0, r.deviation));
+        END IF;
+    END LOOP;
+    IF n > 100 THEN
+        RAISE WARNING '% more rosters were clamped the same way', n - 100;
+    END IF;
+    UPDATE mm.roster x SET rating = greatest(-1e9, least(1e9, x.rating)),
+                           deviation = least(1e9, greatest(0, x.deviation))
+    WHERE NOT (x.rating BETWEEN -1e9 AND 1e9 AND x.deviation BETWEEN 0 AND 1e9);
+END
+$$;
+-- Table change: the range as CHECKs (the same names as before).
+ALTER TABLE mm.roster
+    DROP CONSTRAINT roster_rating_finite,
+    DROP CONSTRAINT roster_deviation_finite,
+    ADD CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
+    ADD CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9);
+
+-- ==== the service role sees its matches; a queue's own dodge penalty ====
+
+-- Table change (index): what became of the rosters of a dissolved match (mm.match_players)
 CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
     WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
 
--- A queue's own dodge penalty (its dodge_timeout)
+-- Table change: a queue's own dodge penalty (its dodge_timeout)
 CREATE TABLE mm.queue_dodge (
     queue_id  int NOT NULL,
     player_id bigint NOT NULL,

@@ -19,7 +19,7 @@
 #
 # Each measured MM_BENCH_RUNS times (default 3), interleaved; medians and
 # minima in ms. Not run by make bench (it needs Citus and minutes); run:
-#   PG_CONFIG=... MM_CITUS_PORT=... bash test/bench/citus_queues.sh
+#   PG_CONFIG=... MM_PORT=... bash test/bench/citus_queues.sh   (Citus on MM_PORT+6..+8)
 # Output: a Markdown table on stdout and in test/bench/out/citus_queues.md.
 # Skipped, saying why, without Citus.
 set -euo pipefail
@@ -37,7 +37,6 @@ if ! why=$(bash "$cluster" available); then
 	echo "SKIP: $why"
 	exit 0
 fi
-bash "$cluster" build
 export MM_CITUS_FSYNC=on
 trap 'bash "$cluster" clean' EXIT
 bash "$cluster" start

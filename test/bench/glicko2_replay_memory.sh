@@ -10,17 +10,19 @@
 # players in memory), so its peak should not grow with the games; games
 # out of order it reads again through a sort, which holds work_mem at most
 # and spills the rest to disk.
-# Usage: PG_CONFIG=... bash test/bench/glicko2_replay_memory.sh PORT
-# It creates a cluster in /tmp/mm-replay-mem-PORT, prints a markdown table
-# and removes the cluster.
+# Usage: PG_CONFIG=... bash test/bench/glicko2_replay_memory.sh [PORT]
+# PORT defaults to MM_PORT+2 (test/ports.sh). It creates a cluster in
+# MM_TMPDIR (default /tmp)/mm-replay-mem-PORT, prints a markdown table and
+# removes the cluster.
 set -euo pipefail
 
-port=${1:?port}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 bindir=$("${PG_CONFIG:?}" --bindir)
-dir=/tmp/mm-replay-mem-$port
 . "$here/test/bench/lib.sh"
+# PORT, else the bench port of the base MM_PORT (test/ports.sh)
+port=${1:-$(mm_port bench)}
+dir=$(mm_tmpdir)/mm-replay-mem-$port
 
 throwaway_cluster "$dir" "$port" <<CONF
 shared_buffers = 128MB

@@ -23,16 +23,21 @@ run_file() {
 # Run a command as the cluster's owner (postgres when run as root, as CI is).
 as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
+# Ports and folders of mm's test servers (MM_PORT, MM_TMPDIR, the marker).
+. "$(dirname "${BASH_SOURCE[0]}")/../ports.sh"
+
 # For the standalone benchmark scripts: initdb and start a throwaway
 # cluster in folder $1 on port $2 (unix socket only), with the extra
 # postgresql.conf lines given on stdin; it is stopped and removed when the
-# script exits. Needs $bindir; sets PGHOST, PGPORT and PGUSER.
+# script exits. A folder at $1 that mm's test scripts did not create (no
+# marker file) is refused and left alone. Needs $bindir; sets PGHOST, PGPORT
+# and PGUSER.
 throwaway_cluster() {
 	local dir=$1 port=$2
-	as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+	if mm_ours "$dir" && [ -f "$dir/data/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	mm_claim "$dir" bench || return 1
 	as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
 	{
 		echo "port = $port"

@@ -17,19 +17,21 @@
 #      without ticks; and the lock waits of those calls longer than 10 ms
 #      (log_lock_waits with deadlock_timeout = 10ms), with and without
 #      ticks.
-# Usage: PG_CONFIG=... bash test/bench/matcher_durable.sh PORT
-# It creates a cluster in /tmp/mm-durable-PORT, prints a markdown report
-# and removes the cluster. Not part of make bench (that cluster runs with
+# Usage: PG_CONFIG=... bash test/bench/matcher_durable.sh [PORT]
+# PORT defaults to MM_PORT+2 (test/ports.sh). It creates a cluster in
+# MM_TMPDIR (default /tmp)/mm-durable-PORT, prints a markdown report and
+# removes the cluster. Not part of make bench (that cluster runs with
 # fsync off).
 set -euo pipefail
 
-port=${1:?port}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 bindir=$("${PG_CONFIG:?}" --bindir)
-dir=/tmp/mm-durable-$port
 runs=${MM_BENCH_RUNS:-5}
 . "$here/test/bench/lib.sh"
+# PORT, else the bench port of the base MM_PORT (test/ports.sh)
+port=${1:-$(mm_port bench)}
+dir=$(mm_tmpdir)/mm-durable-$port
 
 throwaway_cluster "$dir" "$port" <<CONF
 fsync = on

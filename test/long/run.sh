@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # make test-long: run every test/long/*.sh suite (TAP lines, "ok" / "not
-# ok"), print "N passed, N failed", exit non-zero on any failure. Each suite
-# builds and starts what it needs itself and stops it again.
+# ok" / "ok ... # SKIP why"), print "N passed, N failed, N skipped" (a skipped
+# line is never counted as passed; test/tap.sh), exit non-zero on any
+# failure. Each suite builds and starts what it needs itself and stops it
+# again. MM_ONLY (as for make test) runs only the suites it names, without
+# .sh, e.g. MM_ONLY=mixed_load make test-long.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
@@ -9,22 +12,22 @@ export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 export MM_ROOT=$here
 passed=0
 failed=0
-log=$(mktemp /tmp/mm-test-long.XXXXXX)
+skipped=0
+log=$(mktemp "${MM_TMPDIR:-/tmp}"/mm-test-long.XXXXXX)
+skips_file=$(mktemp "${MM_TMPDIR:-/tmp}"/mm-test-long-skips.XXXXXX)
+. test/tap.sh
 for suite in test/long/[0-9a-z]*.sh; do
 	[ "$(basename "$suite")" = run.sh ] && continue
+	case " ${MM_ONLY:-$(basename "$suite" .sh)} " in *" $(basename "$suite" .sh) "*) ;; *) continue ;; esac
 	echo "== long suite $(basename "$suite" .sh)"
 	bash "$suite" 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
-	ok=$(grep -cE '^ok( |$)' "$log" || true)
-	bad=$(grep -cE '^not ok( |$)' "$log" || true)
-	passed=$((passed + ok))
-	failed=$((failed + bad))
-	if [ "$status" != 0 ] && [ "$bad" = 0 ]; then
+	count_tap "$log"
+	if [ "$status" != 0 ] && [ "$tap_failed" = 0 ]; then
 		echo "not ok - suite $(basename "$suite") exited with status $status"
 		failed=$((failed + 1))
 	fi
 done
-rm -f "$log"
-echo
-echo "$passed passed, $failed failed"
+summary
+rm -f "$log" "$skips_file"
 [ "$failed" = 0 ]

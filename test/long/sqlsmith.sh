@@ -48,11 +48,11 @@ echo "# sqlsmith seed $seed (replay with MM_SQLSMITH_SEED=$seed), $queries queri
 
 start=$(date +%s)
 timeout 900 sqlsmith --target="host=$PGHOST port=$PGPORT user=smith dbname=mm_smith" \
-	--seed="$seed" --max-queries="$queries" --exclude-catalog >/tmp/mm-sqlsmith.$$.log 2>&1
+	--seed="$seed" --max-queries="$queries" --exclude-catalog >"${MM_TMPDIR:-/tmp}/mm-sqlsmith.$$.log" 2>&1
 status=$?
 echo "# sqlsmith exited with status $status after $(($(date +%s) - start)) s; last lines:"
-tail -3 /tmp/mm-sqlsmith.$$.log | sed 's/^/# /'
-rm -f /tmp/mm-sqlsmith.$$.log
+tail -3 "${MM_TMPDIR:-/tmp}/mm-sqlsmith.$$.log" | sed 's/^/# /'
+rm -f "${MM_TMPDIR:-/tmp}/mm-sqlsmith.$$.log"
 
 called=$(psql -X -At -d mm_smith -c "SELECT count(*) FROM pg_catalog.pg_stat_user_functions WHERE schemaname = 'mm'")
 echo "# sqlsmith's queries called ${called:-?} distinct functions of schema mm"

@@ -7,7 +7,7 @@
 set -uo pipefail
 : "${MM_ROOT:?run by test/long/run.sh}"
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-work=$(mktemp -d /tmp/mm-ubsan.XXXXXX)
+work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-ubsan.XXXXXX)
 chmod 755 "$work"
 name=test
 cleanup() {

@@ -10,7 +10,7 @@ SELECT kind, key FROM mm.config_keys() WHERE doc = '' AND kind <> 'place';
 WITH resolved(kind, config) AS (
     VALUES ('queue', mm.matcher_config('{}')),
            ('pool', mm.async_config('{}')),
-           ('policy', mm.glicko2_policy(NULL)),
+           ('policy', mm.glicko2_policy('{}')),
            ('dishonor', mm.dishonor_config_resolve('{}')),
            ('ladder', mm.ladder_config_resolve('{}')))
 SELECT k.kind, k.key, k."default", r.config #> pg_catalog.string_to_array(k.key, '.') AS resolved
@@ -19,7 +19,7 @@ WHERE k."default" IS DISTINCT FROM r.config #> pg_catalog.string_to_array(k.key,
 -- and every resolved key is in the table
 WITH RECURSIVE resolved(kind, config) AS (
     VALUES ('queue', mm.matcher_config('{}')), ('pool', mm.async_config('{}')),
-           ('policy', mm.glicko2_policy(NULL)), ('dishonor', mm.dishonor_config_resolve('{}')),
+           ('policy', mm.glicko2_policy('{}')), ('dishonor', mm.dishonor_config_resolve('{}')),
            ('ladder', mm.ladder_config_resolve('{}'))),
 leaves(kind, path, value) AS (
     SELECT r.kind, e.key, e.value FROM resolved r, pg_catalog.jsonb_each(r.config) e

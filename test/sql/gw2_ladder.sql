@@ -62,12 +62,19 @@ FROM (VALUES (0.49, 99), (0.49, 100), (0.5, 250), (0.5, 250.5)) g(odds, score);
 -- A victory on a matrix that awards more than 1 keeps the higher figure.
 SELECT mm.ladder_points(0.1, 500, 'victory') AS three;
 
--- NULL odds, score, result or time give NULL; a NULL config is the default.
-SELECT mm.ladder_points(NULL, 1, 'victory') IS NULL AS null_odds,
-       mm.ladder_points(0.5, NULL, 'victory') IS NULL AS null_score,
-       mm.ladder_points(0.5, 1, NULL) IS NULL AS null_result,
-       mm.ladder_points(0.5, 1, 'defeat', NULL, NULL) IS NULL AS null_at,
-       mm.ladder_points(0.5, 450, 'defeat', NULL) AS null_config;
+-- A NULL argument is refused (22004), naming it; NULL is never the
+-- default config ('{}' is).
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+SELECT mm.ladder_points(NULL, 1, 'victory');
+SELECT mm.ladder_points(0.5, NULL, 'victory');
+SELECT mm.ladder_points(0.5, 1, NULL);
+SELECT mm.ladder_points(0.5, 1, 'defeat', '{}', NULL);
+SELECT mm.ladder_points(0.5, 450, 'defeat', NULL);
+SELECT * FROM mm.ladder_apply(1, 1, NULL);
+SELECT mm.ladder_config_resolve(NULL);
+\set SHOW_CONTEXT errors
+SELECT mm.ladder_points(0.5, 450, 'defeat', '{}') AS default_config;
 
 -- The ladder total: prev + points clamped to [min, max]; a player with no
 -- total starts at default (0). leaderboard_points is 1: at 1 or more the

@@ -199,7 +199,8 @@ ROLLBACK;
 SELECT mm.create_queue('broken');
 UPDATE mm.queue SET config = '{"team_size": 0}' WHERE name = 'broken';
 CALL mm.run_ticks(NULL, '1 second', '0 seconds');
-SELECT q.name, count(l.tick_id) AS ticks FROM mm.queue q LEFT JOIN mm.tick_log l USING (queue_id)
+SELECT q.name, count(l.tick_id) AS log_rows, coalesce(sum(l.ticks), 0) AS ticks
+FROM mm.queue q LEFT JOIN mm.tick_log l USING (queue_id)
 GROUP BY q.name ORDER BY q.name;
 SELECT mm.drop_queue('broken');
 -- run_ticks stops after span of wall time (here 0.5 s), not after

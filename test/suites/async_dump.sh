@@ -56,9 +56,11 @@ done
 buckets="SELECT string_agg(format('%s/%s/%s/%s/%s', labels, bucket, fill, capacity, inserts), ' ' ORDER BY labels, bucket) FROM mm.pool_buckets('arena')"
 before_buckets=$(q "$src" "$buckets")
 
-"$bindir/pg_dump" -Fc -d "$src" -f "/tmp/$src.dump"
-"$bindir/pg_restore" -d "$dst" "/tmp/$src.dump" 2>&1 | grep -v '^$' | sed 's/^/# /'
-rm -f "/tmp/$src.dump"
+# a file of this run's own (two runs on one host must not share a path)
+dump=$(mktemp "${MM_TMPDIR:-/tmp}/mm-async-dump.XXXXXX")
+"$bindir/pg_dump" -Fc -d "$src" -f "$dump"
+"$bindir/pg_restore" -d "$dst" "$dump" 2>&1 | grep -v '^$' | sed 's/^/# /'
+rm -f "$dump"
 
 for t in pools entries "bucket sizes" samples sequences; do
 	after=$(q "$dst" "${table[$t]}")

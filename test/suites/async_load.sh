@@ -8,7 +8,7 @@
 set -uo pipefail
 db=mm_async_load
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-work=$(mktemp -d /tmp/mm-async-load.XXXXXX)
+work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-async-load.XXXXXX)
 trap 'rm -rf "$work"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1' EXIT
 fail=0
 check() {

@@ -6,7 +6,7 @@
 set -uo pipefail
 : "${MM_ROOT:?run by test/run.sh}"
 cd "$MM_ROOT"
-out=$(mktemp -d /tmp/mm-bench-harness.XXXXXX)
+out=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-bench-harness.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 . test/bench/lib.sh
 db=postgres

@@ -24,12 +24,12 @@ before=$(q -d mm_dump_a -c "SELECT (SELECT string_agg(name || config::text, ',')
     (SELECT string_agg(player_id || ':' || roster_id, ',' ORDER BY player_id) FROM mm.queued_player) || '|' ||
     (SELECT count(*) FROM mm.match) || '/' || (SELECT count(*) FROM mm.match_roster) || '/' || (SELECT count(*) FROM mm.tick_log)")
 
-if "$bindir/pg_dump" -d mm_dump_a -f /tmp/mm_dump_$$.sql && q -d mm_dump_b -f /tmp/mm_dump_$$.sql >/dev/null; then
+if "$bindir/pg_dump" -d mm_dump_a -f "${MM_TMPDIR:-/tmp}/mm_dump_$$.sql" && q -d mm_dump_b -f "${MM_TMPDIR:-/tmp}/mm_dump_$$.sql" >/dev/null; then
 	ok "pg_dump and restore of a database with queues"
 else
 	notok "pg_dump and restore of a database with queues"
 fi
-rm -f /tmp/mm_dump_$$.sql
+rm -f "${MM_TMPDIR:-/tmp}/mm_dump_$$.sql"
 after=$(q -d mm_dump_b -c "SELECT (SELECT string_agg(name || config::text, ',') FROM mm.queue) || '|' ||
     (SELECT string_agg(roster_id || ':' || players::text || professions::text, ',' ORDER BY place) FROM mm.list_queue('duel')) || '|' ||
     (SELECT string_agg(player_id || ':' || roster_id, ',' ORDER BY player_id) FROM mm.queued_player) || '|' ||

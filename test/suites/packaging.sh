@@ -42,21 +42,23 @@ else
 fi
 
 # A directory at a cluster's path that cluster.sh did not create is left
-# alone (port 1: a path no real cluster of this script uses).
-dir=/tmp/mm-pg-demo-1
-rm -rf "$dir"
+# alone (in a folder of this suite's own, given as MM_TMPDIR).
+priv=$(mktemp -d "${MM_TMPDIR:-/tmp}/mm-packaging.XXXXXX")
+chmod 755 "$priv"
+dir=$(MM_TMPDIR=$priv bash test/cluster.sh dir demo)
 mkdir -p "$dir/data"
 echo keep >"$dir/data/precious"
-if MM_PORT=1 bash test/cluster.sh start demo >/dev/null 2>&1; then
+if MM_TMPDIR=$priv bash test/cluster.sh start demo >/dev/null 2>&1; then
 	notok "cluster.sh start refuses a directory it did not create"
+	MM_TMPDIR=$priv bash test/cluster.sh stop demo >/dev/null 2>&1
 else
 	ok "cluster.sh start refuses a directory it did not create"
 fi
-MM_PORT=1 bash test/cluster.sh stop demo >/dev/null 2>&1
+MM_TMPDIR=$priv bash test/cluster.sh stop demo >/dev/null 2>&1
 if [ "$(cat "$dir/data/precious" 2>/dev/null)" = keep ]; then
 	ok "cluster.sh start and stop left that directory as it was"
 else
 	notok "cluster.sh start and stop left that directory as it was"
 fi
-rm -rf "$dir"
+rm -rf "$priv"
 exit $fail

@@ -8,14 +8,20 @@
 # PostgreSQL's "cannot execute ... in a read-only transaction".
 # TAP lines "ok - ..." / "not ok - ...".
 #
-# Its own two clusters on ports MM_REPLICA_PORT (default 55455) and the next
-# one, data in /tmp/mm-replica-PORT, both stopped whatever happens.
+# Its own two clusters (unix sockets only) on ports derived from the base
+# MM_PORT (test/ports.sh): the primary on MM_PORT+4, the standby on
+# MM_PORT+5, data in MM_TMPDIR (default /tmp)/mm-replica-PORT, both stopped
+# and removed whatever happens. A folder at either path that mm's test
+# scripts did not create (no marker file .mm-cluster) is refused and left
+# alone.
 set -uo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 bindir=$("$PG_CONFIG" --bindir)
-primary=${MM_REPLICA_PORT:-55455}
+. "$(dirname "${BASH_SOURCE[0]}")/../ports.sh"
+primary=$(mm_port replica) || exit 2
 standby=$((primary + 1))
+tmp=$(mm_tmpdir)
 fail=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fail=1; }
@@ -31,28 +37,39 @@ as_owner() {
 psql_at() {
 	local port=$1
 	shift
-	psql -X -q -At -h "/tmp/mm-replica-$port" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"
+	psql -X -q -At -h "$tmp/mm-replica-$port" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"
 }
 on() { psql_at "$primary" "$@"; }
 on_standby() { psql_at "$standby" "$@"; }
+# Only the folders this suite (or another of mm's test scripts) created.
 stop_all() {
 	for port in "$primary" "$standby"; do
-		if [ -f "/tmp/mm-replica-$port/data/postmaster.pid" ]; then
-			as_owner "$bindir/pg_ctl" -D "/tmp/mm-replica-$port/data" -m immediate -w stop >/dev/null 2>&1
+		mm_ours "$tmp/mm-replica-$port" || continue
+		if [ -f "$tmp/mm-replica-$port/data/postmaster.pid" ]; then
+			as_owner "$bindir/pg_ctl" -D "$tmp/mm-replica-$port/data" -m immediate -w stop >/dev/null 2>&1
 		fi
 	done
 }
 cleanup() {
 	stop_all
-	rm -rf "/tmp/mm-replica-$primary" "/tmp/mm-replica-$standby"
+	for port in "$primary" "$standby"; do
+		if mm_ours "$tmp/mm-replica-$port"; then
+			rm -rf "$tmp/mm-replica-$port"
+		fi
+	done
 }
+for port in "$primary" "$standby"; do
+	if [ -e "$tmp/mm-replica-$port" ] && ! mm_ours "$tmp/mm-replica-$port"; then
+		notok "$tmp/mm-replica-$port is free for this suite (it holds a folder mm's test scripts did not create: left alone; pick another base with MM_PORT or MM_TMPDIR)"
+		exit 1
+	fi
+done
 cleanup
 trap cleanup EXIT
 
 # The primary: a plain single node (wal_level replica is PostgreSQL's default).
-dir=/tmp/mm-replica-$primary
-mkdir -p "$dir" && { [ "$(id -u)" != 0 ] || chown postgres: "$dir"; }
-if as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 &&
+dir=$tmp/mm-replica-$primary
+if mm_claim "$dir" replica && as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 &&
 	cat >>"$dir/data/postgresql.conf" <<CONF &&
 port = $primary
 listen_addresses = ''
@@ -103,9 +120,8 @@ else
 fi
 
 # The standby: pg_basebackup with -R (standby.signal and primary_conninfo).
-sdir=/tmp/mm-replica-$standby
-mkdir -p "$sdir" && { [ "$(id -u)" != 0 ] || chown postgres: "$sdir"; }
-if as_owner "$bindir/pg_basebackup" -h "$dir" -p "$primary" -U postgres -D "$sdir/data" -R -X stream -c fast \
+sdir=$tmp/mm-replica-$standby
+if mm_claim "$sdir" replica && as_owner "$bindir/pg_basebackup" -h "$dir" -p "$primary" -U postgres -D "$sdir/data" -R -X stream -c fast \
 	>"$sdir/basebackup.log" 2>&1 &&
 	cat >>"$sdir/data/postgresql.conf" <<CONF &&
 port = $standby

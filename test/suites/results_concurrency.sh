@@ -7,7 +7,7 @@ set -uo pipefail
 
 db=mm_results_concurrency
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-work=$(mktemp -d /tmp/mm-results-conc.XXXXXX)
+work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-results-conc.XXXXXX)
 trap 'rm -rf "$work"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1' EXIT
 fail=0
 check() {

@@ -44,11 +44,18 @@ else
 	echo "$out" | sed 's/^/#   /'
 fi
 
-if out=$(q -d mm_up_old -c "ALTER EXTENSION mm UPDATE" -c "SELECT extversion FROM pg_extension WHERE extname = 'mm'" 2>&1) &&
+# The upgrade's WARNINGs (data it had to change) go to stderr, kept apart.
+if out=$(q -d mm_up_old -c "ALTER EXTENSION mm UPDATE" -c "SELECT extversion FROM pg_extension WHERE extname = 'mm'" 2>"$work/alter.err") &&
 	[ "$out" = "$current" ]; then
 	ok "ALTER EXTENSION mm UPDATE goes from 0.1.0 to $current"
 else
-	notok "ALTER EXTENSION mm UPDATE goes from 0.1.0 to $current ($out)"
+	notok "ALTER EXTENSION mm UPDATE goes from 0.1.0 to $current ($out $(cat "$work/alter.err"))"
+fi
+sed 's/^/#   /' "$work/alter.err"
+if grep -q 'WARNING:  roster [0-9]* of queue "wide" has rating -1.7e+308 and deviation 1e+308, out of range: clamped to rating -1000000000 and deviation 1000000000' "$work/alter.err"; then
+	ok "the upgrade clamps a roster rated out of range and names it in a WARNING"
+else
+	notok "the upgrade clamps a roster rated out of range and names it in a WARNING"
 fi
 
 q -d mm_up_old -f test/upgrade/catalog.sql >"$work/upgraded.txt"

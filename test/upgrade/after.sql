@@ -4,7 +4,7 @@
 \set ON_ERROR_STOP 1
 DO $$
 BEGIN
-    IF (SELECT count(*) FROM mm.queue) <> 2 THEN
+    IF (SELECT count(*) FROM mm.queue) <> 3 THEN   -- ranked, duel, wide
         RAISE EXCEPTION 'queues lost: %', (SELECT count(*) FROM mm.queue);
     END IF;
     IF (SELECT count(*) FROM mm.match) <> 3 THEN
@@ -324,6 +324,20 @@ BEGIN
     END IF;
     IF (SELECT c.config ->> 'voice_chat' FROM mm.place_configs c WHERE c.place = 'obby') <> 'false' THEN
         RAISE EXCEPTION 'place config obby lost its voice_chat';
+    END IF;
+END
+$$;
+
+-- A roster rated out of the range of 0.2.0 was clamped into it, and ticks.
+DO $$
+BEGIN
+    IF (SELECT (r.rating, r.deviation) FROM mm.roster r JOIN mm.queued_player qp USING (roster_id)
+        WHERE qp.player_id = 80) IS DISTINCT FROM (-1e9::float8, 1e9::float8) THEN
+        RAISE EXCEPTION 'roster of player 80 not clamped';
+    END IF;
+    PERFORM mm.enqueue('wide', ARRAY[81::bigint], 1e9, 1e9, joined_at => now() - interval '1 minute');
+    IF (SELECT m.rating_spread FROM mm.tick('wide') t JOIN mm.match m USING (match_id) LIMIT 1) <> 2e9 THEN
+        RAISE EXCEPTION 'clamped roster did not match with a finite spread';
     END IF;
 END
 $$;

@@ -11,6 +11,10 @@ SELECT count(*) FROM mm.tick('duel', '2026-01-01 12:05+00');
 SELECT mm.enqueue('ranked', ARRAY[100 + p, 200 + p]::bigint[], 1600 + p, 30, joined_at => '2026-01-01 12:00+00')
 FROM generate_series(1, 3) p;
 SELECT mm.enqueue('duel', ARRAY[50::bigint], 1400, 10, joined_at => '2026-01-01 12:01+00');
+-- a roster rated far beyond any scale (0.1.0 took any finite rating): the
+-- upgrade clamps it into the range of 0.2.0 and names it in a WARNING
+SELECT mm.create_queue('wide', '{"team_size": 1}');
+SELECT mm.enqueue('wide', ARRAY[80::bigint], -1.7e308, 1e308, joined_at => '2026-01-01 12:00+00');
 
 SELECT mm.create_pool('arena', '{"mmr_bucket_count": 10, "enable_fake_opponents": true}');
 SELECT mm.put_entry('arena', p, 1000 + 10 * p, '{eu}', jsonb_build_object('defence', p)) FROM generate_series(1, 30) p;

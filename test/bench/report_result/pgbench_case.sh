@@ -6,7 +6,7 @@ out=${MM_ROOT:-$here/../../..}/test/bench/out
 mkdir -p "$out"
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 name=$1
-logdir=$(mktemp -d /tmp/mm-bench-report.XXXXXX)
+logdir=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-bench-report.XXXXXX)
 trap 'rm -rf "$logdir"' EXIT
 (cd "$logdir" && "$bindir/pgbench" -n -c 2 -j 2 -t 1500 -l -f "$here/$name.pgbench" >"$out/report_result_$name.log" 2>&1)
 tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/report_result_$name.log")
