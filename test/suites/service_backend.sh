@@ -23,7 +23,7 @@ fail=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fail=1; }
 psql_q() { psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 "$@"; }
-work=$(mktemp -d)
+work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-service-backend.XXXXXX)
 
 psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" \
 	-c "DROP ROLE IF EXISTS $role" -c "CREATE DATABASE $db" >/dev/null || exit 1
