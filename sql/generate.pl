@@ -9,7 +9,11 @@
 #         1. sql/upgrade/mm--FROM--TO.pre.sql, written by hand: what cannot be
 #            re-run (table, index, sequence and type changes, data carried
 #            over, DROPs of functions whose signature, result or argument
-#            names changed, or that are gone);
+#            names changed, or that are gone); in it, a line
+#            "-- @create mm.name" stands for a new table's statements in the
+#            sources (CREATE TABLE, its indexes, the sequences it owns, its
+#            pg_extension_config_dump calls), or a new type's CREATE TYPE, so
+#            a new table or type is written once;
 #         2. every function, procedure, aggregate and view of the sources,
 #            re-created from its single definition (CREATE OR REPLACE), and
 #            every COMMENT of the sources;
@@ -159,6 +163,52 @@ sub kind
 	return 'schema';
 }
 
+# A table new in the version being upgraded to is written once, in its
+# part: a line "-- @create mm.name" of a pre script stands for its
+# statements there (CREATE TABLE, its indexes, the sequences it owns, its
+# pg_extension_config_dump calls), in the sources' order. Its COMMENTs come
+# with the other comments.
+sub table_statements
+{
+	my ($table, $st) = @_;
+	my $t = quotemeta($table);
+	my (%seq, @out);
+
+	# the sequences it owns: by ALTER SEQUENCE ... OWNED BY, or as the
+	# table_column_seq of a serial column
+	for my $s (@$st)
+	{
+		my $b = body($s);
+		$seq{$1} = 1 if $b =~ /^ALTER\s+SEQUENCE\s+(\S+)\s+OWNED\s+BY\s+$t\./i;
+		if ($b =~ /^CREATE\s+TABLE\s+$t\s*\((.*)\)\s*;\s*$/is)
+		{
+			my $cols = $1;
+			$seq{"${table}_$1_seq"} = 1 while $cols =~ /^\s*(\w+)\s+(?:big)?serial\b/gim;
+		}
+	}
+	my $seqs = join('|', map { quotemeta } sort keys %seq) || '(?!)';
+	for my $s (@$st)
+	{
+		my $b = body($s);
+		push @out, $b
+			if $b =~ /^CREATE\s+TABLE\s+$t\s*\(/i
+			|| $b =~ /^CREATE\s+TYPE\s+$t\s+AS\b/i
+			|| $b =~ /^CREATE\s+(UNIQUE\s+)?INDEX\s+\w+\s+ON\s+$t\b/i
+			|| $b =~ /^(CREATE|ALTER)\s+SEQUENCE\s+($seqs)\b/i
+			|| $b =~ /^SELECT\s+pg_catalog\.pg_extension_config_dump\('($t|$seqs)'/i;
+	}
+	die "generate.pl: -- \@create $table: no CREATE TABLE or CREATE TYPE $table in the sources\n"
+		unless grep { /^CREATE\s+(TABLE|TYPE)/i } @out;
+	return join("\n", map { s/\s+\z//r } @out) . "\n";
+}
+
+sub expand_creates
+{
+	my ($text, $st) = @_;
+	$text =~ s/^-- \@create (mm\.\w+)[ \t]*$/"-- the table $1 as sql\/parts defines it\n" . table_statements($1, $st)/gme;
+	return $text;
+}
+
 sub read_sources
 {
 	my @st;
@@ -169,6 +219,8 @@ sub read_sources
 	return @st;
 }
 
+sub main
+{
 my $mode = shift @ARGV // '';
 if ($mode eq 'install')
 {
@@ -217,7 +269,7 @@ elsif ($mode eq 'upgrade')
 	print "-- and sql/parts/*.sql, not this file.\n\n";
 	print "\\echo Use \"ALTER EXTENSION mm UPDATE TO '$to'\" to load this file. \\quit\n\n";
 	print "-- ==== $pre ====\n\n";
-	print slurp($pre);
+	print expand_creates(slurp($pre), \@st);
 	print "\n-- ==== every function, procedure, aggregate, view and comment of sql/parts ====\n";
 	print "$_" for @code;
 	print "\n\n-- ==== $post ====\n\n";
@@ -242,3 +294,7 @@ else
 {
 	die "usage: perl sql/generate.pl install VERSION SOURCE... | upgrade FROM TO SOURCE... | statements FILE...\n";
 }
+}
+
+main() unless caller;
+1;

@@ -51,7 +51,9 @@ static const MmStatement statements[B_COUNT] = {
 	/*
 	 * The open requests of a live match, oldest first, with their team's
 	 * figures over its players, the other team's professions, and the
-	 * waiting rosters of this queue that hold a player of the match.
+	 * waiting rosters of this queue that hold a player of the match (looked
+	 * up by the players' ids, not joined: the queue is not scanned per
+	 * player of the match whatever the statistics say about it).
 	 */
 	[B_OPEN] = {
 		"WITH b AS ("
@@ -68,9 +70,10 @@ static const MmStatement statements[B_COUNT] = {
 		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
 		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team <> b.team),"
 		" x.max_size, x.max_ladder,"
-		" ARRAY(SELECT qp.roster_id FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
-		"       JOIN mm.queued_player qp ON qp.player_id = u.p"
-		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND qp.queue_id = $1)"
+		" ARRAY(SELECT qp.roster_id FROM mm.queued_player qp"
+		"       WHERE qp.queue_id = $1 AND qp.player_id = ANY (ARRAY("
+		"         SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
+		"         WHERE r.queue_id = $1 AND r.match_id = b.match_id)))"
 		" FROM b"
 		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
 		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"

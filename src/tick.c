@@ -74,6 +74,7 @@ enum
 	Q_REQUEUE,
 	Q_LOG,
 	Q_IDLE,
+	Q_LAST_TICK,
 	Q_EXPIRE,
 	Q_COUNT
 };
@@ -83,16 +84,31 @@ static const MmStatement statements[Q_COUNT] = {
 		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1 AND q.dropped_at IS NULL",
 		1, {TEXTOID}
 	},
-	/* players: the count; professions: those given, in no order */
+	/*
+	 * players: the count; professions: those given, in no order. No join:
+	 * the rosters and their players are one append of two scans, grouped
+	 * by roster, so no plan can run a grouped read of the players once per
+	 * roster (what a nested loop over a join with the grouped players did
+	 * when the statistics said the queue held one roster: a new queue, a
+	 * burst of enqueues). A roster row has the roster's figures and no
+	 * seat, a player row a seat and no figures; a roster is read when it
+	 * has both (the inner join's rows), in queue order.
+	 */
 	[Q_READ] = {
-		"SELECT r.roster_id, p.n AS players, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, p.professions, r.joined_at "
-		"FROM mm.roster r "
-		"JOIN (SELECT qp.roster_id, count(*) AS n, "
-		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
-		"FROM mm.queued_player qp WHERE qp.queue_id = $1 GROUP BY qp.roster_id) p "
-		"ON p.roster_id = r.roster_id "
-		"WHERE r.queue_id = $1 ORDER BY r.position",
+		"SELECT u.roster_id, count(u.seat) AS players, max(u.rating) AS rating, "
+		"max(u.deviation) AS deviation, max(u.rank) AS rank, max(u.ladder_points) AS ladder_points, "
+		"max(u.dishonor) AS dishonor, "
+		"array_agg(u.profession) FILTER (WHERE u.profession IS NOT NULL) AS professions, "
+		"max(u.joined_at) AS joined_at "
+		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
+		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession "
+		"FROM mm.roster r WHERE r.queue_id = $1 "
+		"UNION ALL "
+		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $1) u "
+		"GROUP BY u.roster_id "
+		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
+		"ORDER BY max(u.position)",
 		1, {INT4OID}
 	},
 	[Q_TICK_ID] = {
@@ -101,15 +117,20 @@ static const MmStatement statements[Q_COUNT] = {
 	/*
 	 * Record the matches and move their rosters, all in one statement. The
 	 * matches come as arrays of their figures ($3..$7, one element per match
-	 * in match order), the rosters as arrays of (roster, match number, team)
-	 * ($8..$10): bulk parameters, one statement however many matches.
-	 * The players are read in party order from this statement's snapshot
-	 * (taken after the rosters were locked, so it is theirs) and go with
-	 * their roster by the foreign key's cascade. A matched roster is one row
-	 * of mm.match_roster, which is its players' ticket history too; only a
-	 * ready check ($12 'proposed', $13 its end) writes a ticket event per
-	 * player, as mm.accept and mm.decline go on from there ($12 'matched',
-	 * $13 NULL without one).
+	 * made, numbered 1, 2, ... in $3), the rosters as arrays of (roster,
+	 * match number, team) ($8..$10): bulk parameters, one statement however
+	 * many matches. Each roster's row, its players in party order and its
+	 * parameters are one append of three scans grouped by roster (g), read
+	 * in this statement's snapshot (taken after the rosters were locked, so
+	 * it is theirs); a match's id is an element of one array (ids), indexed
+	 * by its number. No join: a plan cannot run one side once per row of
+	 * the other when the statistics say the queue is empty (a new queue, a
+	 * burst of enqueues; a tick moving 4000 rosters took 6.5 s so). The
+	 * players go with their roster by the foreign key's cascade. A matched
+	 * roster is one row of mm.match_roster, which is its players' ticket
+	 * history too; only a ready check ($12 'proposed', $13 its end) writes
+	 * a ticket event per player, as mm.accept and mm.decline go on from
+	 * there ($12 'matched', $13 NULL without one).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -120,26 +141,39 @@ static const MmStatement statements[Q_COUNT] = {
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
 		" status, accept_until)"
 		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread, $12, $13 FROM mi"
-		"), t AS MATERIALIZED ("
-		" SELECT u.roster_id, u.no, u.team FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
-		"), pa AS MATERIALIZED ("
-		" SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,"
-		" coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions"
-		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $1 GROUP BY qp.roster_id"
-		"), r AS ("
-		" DELETE FROM mm.roster r USING t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id"
-		" RETURNING r.*"
+		"), ids AS MATERIALIZED ("
+		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
+		"), g AS MATERIALIZED ("
+		" SELECT x.roster_id, max(x.no) AS no, max(x.team) AS team, max(x.rating) AS rating,"
+		" max(x.deviation) AS deviation, max(x.rank) AS rank, max(x.ladder_points) AS ladder_points,"
+		" max(x.dishonor) AS dishonor, max(x.joined_at) AS joined_at, max(x.position) AS position,"
+		" array_agg(x.player_id ORDER BY x.seat) FILTER (WHERE x.seat IS NOT NULL) AS players,"
+		" coalesce(array_agg(x.profession ORDER BY x.seat) FILTER (WHERE x.profession IS NOT NULL), '{}') AS professions,"
+		" count(x.position) AS rosters"
+		" FROM (SELECT u.roster_id, u.no, u.team, NULL::float8 AS rating, NULL::float8 AS deviation,"
+		"  NULL::float8 AS rank, NULL::float8 AS ladder_points, NULL::int AS dishonor, NULL::timestamptz AS joined_at,"
+		"  NULL::bigint AS position, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession"
+		"  FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
+		"  UNION ALL"
+		"  SELECT r.roster_id, NULL, NULL, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor, r.joined_at,"
+		"  r.position, NULL, NULL, NULL FROM mm.roster r WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
+		"  UNION ALL"
+		"  SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession"
+		"  FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($8)) x"
+		" GROUP BY x.roster_id"
+		" HAVING count(x.no) > 0 AND count(x.position) > 0 AND count(x.seat) > 0"
+		"), d AS ("
+		" DELETE FROM mm.roster r WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
 		"), mr AS ("
 		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
 		" ladder_points, dishonor, professions, joined_at, waited, queue_id, position)"
-		" SELECT mi.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
-		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $11 - r.joined_at, $1, r.position"
-		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id"
-		" JOIN mi ON mi.no = t.no"
+		" SELECT (SELECT ids.a FROM ids)[g.no], g.roster_id, g.team, g.players, g.rating, g.deviation, g.rank,"
+		" g.ladder_points, g.dishonor, g.professions, g.joined_at, $11 - g.joined_at, $1, g.position"
+		" FROM g"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT pa.roster_id, u.p, $12, $11, $1, mi.match_id"
-		" FROM pa JOIN t ON t.roster_id = pa.roster_id JOIN mi ON mi.no = t.no, unnest(pa.players) AS u(p)"
+		" SELECT g.roster_id, u.p, $12, $11, $1, (SELECT ids.a FROM ids)[g.no]"
+		" FROM g, unnest(g.players) AS u(p)"
 		" WHERE $12 = 'proposed'"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
 		13, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
@@ -148,15 +182,22 @@ static const MmStatement statements[Q_COUNT] = {
 	/*
 	 * failed targets to the back, in the order they failed (the positions
 	 * drawn in a CTE of their own: Citus refuses nextval() inside an UPDATE
-	 * of a distributed table)
+	 * of a distributed table). Those another session holds are skipped.
+	 * The rosters locked (l) and the new positions (f) meet in a jsonb
+	 * object of roster id -> position, looked up per roster by key: no
+	 * join, so no plan runs the locking read once per roster (as a semi
+	 * join did when the statistics said the queue was empty).
 	 */
 	[Q_REQUEUE] = {
-		"WITH f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
-		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o) "
-		"UPDATE mm.roster r SET position = f.pos FROM f "
-		"WHERE r.queue_id = $1 AND r.roster_id = f.id AND r.roster_id IN "
-		"(SELECT l.roster_id FROM mm.roster l WHERE l.queue_id = $1 AND l.roster_id = ANY ($2) "
-		"FOR UPDATE SKIP LOCKED)",
+		"WITH l AS MATERIALIZED (SELECT r.roster_id FROM mm.roster r "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED), "
+		"held AS MATERIALIZED (SELECT jsonb_object_agg(l.roster_id::text, true) AS ids FROM l), "
+		"f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o), "
+		"m AS MATERIALIZED (SELECT jsonb_object_agg(f.id::text, f.pos) AS pos FROM f "
+		"WHERE (SELECT held.ids FROM held) ? f.id::text) "
+		"UPDATE mm.roster r SET position = ((SELECT m.pos FROM m) ->> r.roster_id::text)::bigint "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND (SELECT m.pos FROM m) ? r.roster_id::text",
 		2, {INT4OID, INT8ARRAYOID}
 	},
 	[Q_LOG] = {
@@ -179,6 +220,12 @@ static const MmStatement statements[Q_COUNT] = {
 		"AND l.rosters_seen = 0 AND l.matches_made = 0 AND l.targets_failed = 0 "
 		"AND l.matches_dropped = 0 AND l.rosters_expired = 0 AND l.dissolves_failed = 0",
 		2, {INT4OID, TIMESTAMPTZOID}
+	},
+	/* when the queue was last ticked (run_ticks taking a queue over) */
+	[Q_LAST_TICK] = {
+		"SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $1 "
+		"ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
+		1, {INT4OID}
 	},
 	/* rosters past ticket_ttl; those locked (being left, matched) wait */
 	[Q_EXPIRE] = {
@@ -347,6 +394,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	char		argnulls[13];
 	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread;
 	Datum	   *r_id, *r_no, *r_team;
+	int		   *good;			/* per match number - 1: its index in res */
 	int			ngood = 0, nrows = 0;
 
 	for (int m = 0; m < res->nmatches; m++)
@@ -362,6 +410,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 
 	/* the matches to make, and their rosters */
 	m_no = palloc(sizeof(Datum) * res->nmatches);
+	good = palloc(sizeof(int) * res->nmatches);
 	m_pred = palloc(sizeof(Datum) * res->nmatches);
 	m_red = palloc(sizeof(Datum) * res->nmatches);
 	m_blue = palloc(sizeof(Datum) * res->nmatches);
@@ -384,7 +433,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 			continue;
 		}
 		prediction = mm_matcher_prediction(mt, cfg);
-		m_no[ngood] = Int32GetDatum(m + 1);
+		good[ngood] = m;
+		m_no[ngood] = Int32GetDatum(ngood + 1);
 		m_pred[ngood] = Float8GetDatum(prediction);
 		m_red[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, true));
 		m_blue[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, false));
@@ -394,7 +444,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 			const MmRoster *x = &set->r[mt->members[k]];
 
 			r_id[nrows] = Int64GetDatum(x->id);
-			r_no[nrows] = Int32GetDatum(m + 1);
+			r_no[nrows] = Int32GetDatum(ngood);
 			r_team[nrows++] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
 		}
 	}
@@ -422,7 +472,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
-		int			m = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &isnull)) - 1;
+		int			m = good[DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &isnull)) - 1];
 
 		match_ids[m] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &isnull));
 		fig->made++;
@@ -889,15 +939,11 @@ sleep_until(TimestampTz start, double target)
 static double
 since_last_tick_ms(int32 queue_id)
 {
-	Oid			argtypes[1] = {INT4OID};
 	Datum		arg = Int32GetDatum(queue_id);
 	bool		isnull;
 	Datum		last;
 
-	if (SPI_execute_with_args("SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $1 "
-							  "ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
-							  1, argtypes, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
+	run(Q_LAST_TICK, &arg, NULL, false, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return -1;
 	last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);

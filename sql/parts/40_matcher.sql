@@ -776,22 +776,29 @@ $$;
 COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]) IS
     'change a waiting roster''s data (NULL keeps a value; professions ''{}'' clears them); false if it is not waiting; keeps its place in the queue';
 
--- A queue's waiting rosters with their players in party order.
+-- A queue's waiting rosters with their players in party order. No join:
+-- the rosters and their players are one append of two scans grouped by
+-- roster, so no plan reads the grouped players once per roster (a nested
+-- loop that the planner chose over a join when the statistics said the
+-- queue held one roster: a new queue, a burst of enqueues).
 CREATE FUNCTION mm._rosters(queue_id int)
 RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz)
 LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-    SELECT r.roster_id, r.position, p.players, r.rating, r.deviation, r.rank, r.ladder_points,
-           r.dishonor, p.professions, r.joined_at
-    FROM mm.roster r
-    JOIN (SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
-                 coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL),
-                          '{}') AS professions
-          FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id
-          GROUP BY qp.roster_id) p ON p.roster_id = r.roster_id
-    WHERE r.queue_id = _rosters.queue_id
+    SELECT u.roster_id, max(u.position), array_agg(u.player_id ORDER BY u.seat) FILTER (WHERE u.seat IS NOT NULL),
+           max(u.rating), max(u.deviation), max(u.rank), max(u.ladder_points), max(u.dishonor),
+           coalesce(array_agg(u.profession ORDER BY u.seat) FILTER (WHERE u.profession IS NOT NULL), '{}'),
+           max(u.joined_at)
+    FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
+                 r.joined_at, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession
+          FROM mm.roster r WHERE r.queue_id = _rosters.queue_id
+          UNION ALL
+          SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession
+          FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id) u
+    GROUP BY u.roster_id
+    HAVING count(u.position) > 0 AND count(u.seat) > 0
 $$;
 COMMENT ON FUNCTION mm._rosters(int) IS
     'internal: a queue''s waiting rosters with their players and professions in party order (rosters without players are not waiting for anything and are left out)';

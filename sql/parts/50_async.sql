@@ -648,33 +648,51 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    cfg jsonb := mm.async_pool_config(pool);
-    cache int := (cfg ->> 'player_cache_size')::int;
-    min_size int := (cfg ->> 'bucket_min_size')::int;
+    cfg jsonb;
+    cache int;
+    min_size int;
+    merged jsonb;
     total bigint;
 BEGIN
+    -- One rebalance of a pool at a time, and none while mm.alter_pool
+    -- changes its config: the pool's row is locked FOR NO KEY UPDATE, which
+    -- the puts' foreign key checks (FOR KEY SHARE) do not wait for.
+    PERFORM 1 FROM mm.async_pools p WHERE p.pool = rebalance_pool.pool FOR NO KEY UPDATE;
+    cfg := mm.async_pool_config(pool);
+    cache := (cfg ->> 'player_cache_size')::int;
+    min_size := (cfg ->> 'bucket_min_size')::int;
     IF cache IS NULL THEN
         RAISE EXCEPTION 'pool "%" has no player_cache_size', pool
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = 'Rebalancing shares player_cache_size among the buckets.',
                   HINT = format('Set it first: SELECT mm.alter_pool(%L, ''{"player_cache_size": 100000}'');', pool);
     END IF;
-    -- merge the sample to one row per bucket (puts keep adding rows)
+    -- Merge the sample to one row per bucket (puts keep adding rows), and
+    -- keep the merged rows: the sizes are computed from them, in this one
+    -- snapshot. A sample a put commits later stays a row of its own, for
+    -- the next rebalance; a later read of mm.async_samples would see it
+    -- beside its bucket's merged row.
     WITH gone AS (
         DELETE FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool
         RETURNING s.pool, s.labels, s.bucket, s.inserts
+    ), kept AS (
+        INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
+        SELECT g.pool, g.labels, g.bucket, sum(g.inserts)
+        FROM gone g GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+        RETURNING mm.async_samples.labels, mm.async_samples.bucket, mm.async_samples.inserts
     )
-    INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
-    SELECT g.pool, g.labels, g.bucket, sum(g.inserts)
-    FROM gone g GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
-    SELECT sum(s.inserts) INTO total FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
+    SELECT jsonb_agg(jsonb_build_object('labels', k.labels, 'bucket', k.bucket, 'inserts', k.inserts)),
+           sum(k.inserts)
+    INTO merged, total
+    FROM kept k;
     IF coalesce(total, 0) > 0 THEN
         -- each bucket gets its share of the sampled inserts, at least the minimum
         DELETE FROM mm.async_bucket_sizes z WHERE z.pool = rebalance_pool.pool;
         INSERT INTO mm.async_bucket_sizes (pool, labels, bucket, capacity)
-        SELECT s.pool, s.labels, s.bucket,
-               least(cache, greatest(min_size, floor(cache::float8 * s.inserts / total)::int))
-        FROM mm.async_samples s WHERE s.pool = rebalance_pool.pool;
+        SELECT rebalance_pool.pool, m.labels, m.bucket,
+               least(cache, greatest(min_size, floor(cache::float8 * m.inserts / total)::int))
+        FROM jsonb_to_recordset(merged) AS m(labels text[], bucket int, inserts bigint)
+        ORDER BY m.labels, m.bucket;
         -- buckets now over capacity drop their oldest entries
         DELETE FROM mm.async_entries x
         WHERE x.entry_id IN (

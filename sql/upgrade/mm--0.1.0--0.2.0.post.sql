@@ -3,44 +3,134 @@
 -- sql/parts has been created again. Written by hand.
 
 
--- Signal weights are capped at 1e12 (so that server scores stay finite): a
--- stored place configuration with a larger weight stops the upgrade here,
--- with the check's message saying which.
-SELECT pg_catalog.count(*) FROM mm.place_configs c WHERE NOT mm.check_place_config(c.config);
+-- ==== requeue_while_in_match false by default: 0.1.0's queues keep true ====
 
--- A queue carried from 0.1.0 keeps letting its players queue again while
--- in a match ("requeue_while_in_match": true), as 0.1.0 did: 0.1.0 could
--- not report or abandon a match, so its matches stay unfinished for ever
--- and the new default (false) would refuse every player who ever played.
--- A queue created under 0.2.0 gets false. An admin turns it off with
--- mm.alter_queue once the old matches are abandoned.
+-- Data migration: a queue carried from 0.1.0 keeps letting its players
+-- queue again while in a match ("requeue_while_in_match": true), as 0.1.0
+-- did: 0.1.0 could not report or abandon a match, so its matches stay
+-- unfinished for ever and the new default (false) would refuse every player
+-- who ever played. A queue created under 0.2.0 gets false. An admin turns
+-- it off with mm.alter_queue once the old matches are abandoned. Before the
+-- configs are rewritten below (which writes every key).
 UPDATE mm.queue SET config = config || '{"requeue_while_in_match": true}'
-WHERE NOT config ? 'requeue_while_in_match';
+WHERE pg_catalog.jsonb_typeof(config) = 'object' AND NOT config ? 'requeue_while_in_match';
 
--- Stored configs, normalised the same way: every key present, numbers
--- shortest (0.1, not 0.10000000000000001).
-UPDATE mm.queue SET config = mm.matcher_config(config);
-UPDATE mm.async_pools SET config = mm.async_config(config);
+-- ==== stored configs rewritten; the upgrade never stops on a config 0.1.0 accepted ====
 
--- Durations have one meaning: seconds, or an interval of days, hours,
--- minutes and seconds; months and years are refused. 0.1.0 read a month of
--- a dishonor duration as 30 days: such a stored duration becomes that many
--- seconds.
-UPDATE mm.dishonor_settings s
-SET config = mm.dishonor_config_resolve((
-    SELECT pg_catalog.jsonb_object_agg(e.key,
-               CASE WHEN e.key IN ('stack_duration', 'timeout_duration', 'timeout_rounding')
-                         AND pg_catalog.jsonb_typeof(e.value) = 'string'
-                         AND pg_catalog.date_part('month', (e.value #>> '{}')::interval)
-                             + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval) <> 0
-                    THEN pg_catalog.to_jsonb(
-                             pg_catalog.date_part('epoch', (e.value #>> '{}')::interval
-                                 - pg_catalog.make_interval(months => (pg_catalog.date_part('month', (e.value #>> '{}')::interval)
-                                     + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval))::int))
-                             + 2592000 * (pg_catalog.date_part('month', (e.value #>> '{}')::interval)
-                                 + 12 * pg_catalog.date_part('year', (e.value #>> '{}')::interval)))
-                    ELSE e.value END)
-    FROM pg_catalog.jsonb_each(s.config) e));
-
-UPDATE mm.place_configs c SET config = mm.place_config(c.config)
-WHERE c.config IS DISTINCT FROM mm.place_config(c.config);
+-- Data migration: every stored config is rewritten as 0.2.0 stores it
+-- (complete, numbers in their shortest form), and the upgrade never stops
+-- on a config that 0.1.0 accepted. 0.2.0 checks some keys more narrowly:
+-- a place signal's weight is at most 1e12, a dishonor duration is at most
+-- 1e10 seconds and is written without months, years or minus signs. So,
+-- per config (queues, pools, the dishonor config, places):
+--   - a dishonor duration 0.2.0 refuses as written (months or years, which
+--     0.1.0 read as 30 days and 12 months; a minus sign inside) becomes
+--     the same number of seconds;
+--   - a number outside the range of its key (mm.config_keys; 1e12 for a
+--     place signal's weight) is clamped into it, with a WARNING naming the
+--     queue, pool or place and the key, the old value and the new;
+--   - a config that 0.2.0 still refuses is kept as 0.1.0 stored it, with a
+--     WARNING naming it and saying why (a tick, put or placement that reads
+--     it then fails with the same error until it is set again).
+-- docs/operations.md lists what changes on upgrade.
+DO $$
+DECLARE
+    c record;
+    k record;
+    cfg jsonb;
+    path text[];
+    v float8;
+    clamped float8;
+    months float8;
+    sig text;
+    normal jsonb;
+BEGIN
+    FOR c IN
+        SELECT 'queue' AS kind, pg_catalog.format('queue "%s"', q.name) AS label, q.queue_id::text AS id,
+               q.config, 'mm.alter_queue' AS fix
+        FROM mm.queue q
+        UNION ALL
+        SELECT 'pool', pg_catalog.format('pool "%s"', p.pool), p.pool, p.config, 'mm.alter_pool'
+        FROM mm.async_pools p
+        UNION ALL
+        SELECT 'dishonor', 'dishonor', NULL, s.config, 'mm.set_dishonor_config'
+        FROM mm.dishonor_settings s
+        UNION ALL
+        SELECT 'place', pg_catalog.format('place "%s"', pc.place), pc.place, pc.config, 'mm.set_place_config'
+        FROM mm.place_configs pc
+        ORDER BY 1, 3
+    LOOP
+        cfg := c.config;
+        -- dishonor durations as seconds where 0.2.0 refuses the text
+        IF c.kind = 'dishonor' AND pg_catalog.jsonb_typeof(cfg) = 'object' THEN
+            FOR k IN SELECT ck.key FROM mm.config_keys('dishonor') ck WHERE ck.type = 'duration' LOOP
+                CONTINUE WHEN pg_catalog.jsonb_typeof(cfg -> k.key) IS DISTINCT FROM 'string';
+                BEGIN
+                    PERFORM mm.dishonor_config_resolve(pg_catalog.jsonb_build_object(k.key, cfg -> k.key));
+                EXCEPTION WHEN OTHERS THEN
+                    BEGIN
+                        months := pg_catalog.date_part('month', (cfg ->> k.key)::interval)
+                                  + 12 * pg_catalog.date_part('year', (cfg ->> k.key)::interval);
+                        cfg := cfg || pg_catalog.jsonb_build_object(k.key,
+                            pg_catalog.date_part('epoch', (cfg ->> k.key)::interval
+                                                 - pg_catalog.make_interval(months => months::int))
+                            + 2592000 * months);
+                    EXCEPTION WHEN OTHERS THEN
+                        NULL;   -- not an interval: refused below, and kept
+                    END;
+                END;
+            END LOOP;
+        END IF;
+        -- numbers out of their key's range are clamped into it
+        FOR k IN
+            SELECT ck.key, ck.min, ck.max FROM mm.config_keys(c.kind) ck
+            WHERE ck.type IN ('number', 'integer', 'duration') AND (ck.min IS NOT NULL OR ck.max IS NOT NULL)
+            UNION ALL
+            SELECT 'signals.' || e.key || '.weight', 0, 1e12
+            FROM pg_catalog.jsonb_each(CASE WHEN c.kind = 'place' AND pg_catalog.jsonb_typeof(cfg -> 'signals') = 'object'
+                                            THEN cfg -> 'signals' ELSE '{}' END) e
+        LOOP
+            path := CASE WHEN k.key LIKE 'signals.%.weight'
+                         THEN ARRAY['signals', pg_catalog.substr(k.key, 9, pg_catalog.length(k.key) - 15), 'weight']
+                         ELSE pg_catalog.string_to_array(k.key, '.') END;
+            CONTINUE WHEN pg_catalog.jsonb_typeof(cfg #> path) IS DISTINCT FROM 'number';
+            BEGIN
+                v := (cfg #>> path)::float8;
+            EXCEPTION WHEN OTHERS THEN
+                CONTINUE;       -- beyond float8: refused below, and kept
+            END;
+            clamped := LEAST(GREATEST(v, coalesce(k.min, v)), coalesce(k.max, v));
+            IF clamped <> v THEN
+                cfg := pg_catalog.jsonb_set(cfg, path, pg_catalog.to_jsonb(clamped));
+                RAISE WARNING '% config key "%" is out of range: clamped to %', c.label, k.key, clamped
+                    USING DETAIL = pg_catalog.format('0.1.0 stored %s; 0.2.0 takes %s to %s.',
+                                                     coalesce(c.config #> path, pg_catalog.to_jsonb(v)), coalesce(k.min::text, '-Infinity'), coalesce(k.max::text, 'Infinity')),
+                          HINT = pg_catalog.format('Check the new value, and set another with %s if need be.', c.fix);
+            END IF;
+        END LOOP;
+        -- stored complete, as 0.2.0 stores it; kept as it was if refused
+        BEGIN
+            normal := CASE c.kind
+                WHEN 'queue' THEN mm.matcher_config(cfg)
+                WHEN 'pool' THEN mm.async_config(cfg)
+                WHEN 'dishonor' THEN mm.dishonor_config_resolve(cfg)
+                ELSE mm.place_config(cfg) END;
+        EXCEPTION WHEN OTHERS THEN
+            RAISE WARNING '% config is kept as 0.1.0 stored it: 0.2.0 refuses it', c.label
+                USING DETAIL = SQLERRM,
+                      HINT = pg_catalog.format('Set a config 0.2.0 takes with %s.', c.fix);
+            CONTINUE;
+        END;
+        CASE c.kind
+            WHEN 'queue' THEN
+                UPDATE mm.queue q SET config = normal WHERE q.queue_id = c.id::int AND q.config IS DISTINCT FROM normal;
+            WHEN 'pool' THEN
+                UPDATE mm.async_pools p SET config = normal WHERE p.pool = c.id AND p.config IS DISTINCT FROM normal;
+            WHEN 'dishonor' THEN
+                UPDATE mm.dishonor_settings s SET config = normal WHERE s.config IS DISTINCT FROM normal;
+            ELSE
+                UPDATE mm.place_configs pc SET config = normal WHERE pc.place = c.id AND pc.config IS DISTINCT FROM normal;
+        END CASE;
+    END LOOP;
+END
+$$;

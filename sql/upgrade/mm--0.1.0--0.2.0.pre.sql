@@ -24,16 +24,7 @@ DROP FUNCTION mm.party_rating_final(float8[]);
 -- from the entries' index when a decision needs it; the rebalancing sample
 -- becomes rows that puts only add (mm.async_samples) and that are dumped;
 -- find_opponent and offer_entry are C.
-CREATE TABLE mm.async_samples (
-    sample_id bigserial PRIMARY KEY,
-    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
-    labels    text[] NOT NULL,
-    bucket    int NOT NULL CHECK (bucket >= 0),
-    inserts   bigint NOT NULL CHECK (inserts > 0)
-);
-CREATE INDEX async_samples_bucket ON mm.async_samples (pool, labels, bucket);
-SELECT pg_catalog.pg_extension_config_dump('mm.async_samples', '');
-SELECT pg_catalog.pg_extension_config_dump('mm.async_samples_sample_id_seq', '');
+-- @create mm.async_samples
 
 -- the 0.1.0 sample of pools that rebalance (player_cache_size set) carries over
 INSERT INTO mm.async_samples (pool, labels, bucket, inserts)
@@ -209,77 +200,13 @@ ALTER TABLE mm.tick_log
 -- rating type: ranked, unranked, a profession). A queue's "rating" config
 -- names the key and the model; the model's columns hold its state: mu and
 -- sigma for OpenSkill, rating, rd and vol for Glicko-2. A key may hold both.
-CREATE TABLE mm.ratings (
-    player_id     bigint NOT NULL,
-    key           text NOT NULL,
-    mu            float8,
-    sigma         float8,
-    rating        float8,
-    rd            float8,
-    vol           float8,
-    ladder_points int,
-    games         int NOT NULL DEFAULT 0,
-    last_played   timestamptz,
-    CONSTRAINT ratings_pkey PRIMARY KEY (player_id, key),
-    CONSTRAINT ratings_key_check CHECK (key <> ''),
-    CONSTRAINT ratings_openskill_check CHECK ((mu IS NULL) = (sigma IS NULL)
-        AND mu > '-Infinity' AND mu < 'Infinity' AND sigma > 0 AND sigma < 'Infinity'),
-    CONSTRAINT ratings_glicko2_check CHECK ((rating IS NULL) = (rd IS NULL) AND (rd IS NULL) = (vol IS NULL)
-        AND rating > '-Infinity' AND rating < 'Infinity' AND rd > 0 AND rd < 'Infinity'
-        AND vol > 0 AND vol < 'Infinity'),
-    CONSTRAINT ratings_games_check CHECK (games >= 0),
-    CONSTRAINT ratings_last_played_check CHECK (isfinite(last_played))
-);
+-- @create mm.ratings
 
 -- A match's result, at most one per match: its primary key is what makes a
 -- report happen exactly once.
-CREATE TABLE mm.match_result (
-    match_id    bigint NOT NULL,
-    queue_id    int NOT NULL,
-    status      text NOT NULL,
-    result      jsonb,
-    reported_at timestamptz NOT NULL,
-    CONSTRAINT match_result_pkey PRIMARY KEY (match_id),
-    CONSTRAINT match_result_match_fkey FOREIGN KEY (queue_id, match_id)
-        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT match_result_status_check CHECK (status IN ('reported', 'abandoned')),
-    CONSTRAINT match_result_result_check CHECK ((status = 'reported') = (result IS NOT NULL))
-);
+-- @create mm.match_result
 
-CREATE TABLE mm.match_result_player (
-    match_id        bigint NOT NULL,
-    player_id       bigint NOT NULL,
-    queue_id        int NOT NULL,
-    team            text NOT NULL,
-    rank            float8 NOT NULL,
-    score           float8,
-    weight          float8 NOT NULL,
-    deserted        boolean NOT NULL,
-    key             text NOT NULL,
-    mu_before       float8,
-    sigma_before    float8,
-    mu_after        float8,
-    sigma_after     float8,
-    rating_before   float8,
-    rd_before       float8,
-    vol_before      float8,
-    rating_after    float8,
-    rd_after        float8,
-    vol_after       float8,
-    ladder_before   int,
-    ladder_awarded  int,
-    ladder_after    int,
-    dishonor_stacks int,
-    CONSTRAINT match_result_player_pkey PRIMARY KEY (match_id, player_id),
-    CONSTRAINT match_result_player_match_fkey FOREIGN KEY (match_id)
-        REFERENCES mm.match_result ON DELETE CASCADE,
-    CONSTRAINT match_result_player_team_check CHECK (team IN ('red', 'blue')),
-    CONSTRAINT match_result_player_weight_check CHECK (weight >= 0 AND weight <= 1)
-);
-
-SELECT pg_catalog.pg_extension_config_dump('mm.ratings', '');
-SELECT pg_catalog.pg_extension_config_dump('mm.match_result', '');
-SELECT pg_catalog.pg_extension_config_dump('mm.match_result_player', '');
+-- @create mm.match_result_player
 
 -- ==== ready check: accept, decline, dissolve ====
 
@@ -320,17 +247,7 @@ CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
 
 -- One row per player who accepted a proposed match; the key makes an
 -- accept count once.
-CREATE TABLE mm.match_accept (
-    match_id    bigint NOT NULL,
-    player_id   bigint NOT NULL,
-    queue_id    int NOT NULL,
-    accepted_at timestamptz NOT NULL,
-    CONSTRAINT match_accept_pkey PRIMARY KEY (match_id, player_id),
-    CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
-        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT match_accept_accepted_at_check CHECK (isfinite(accepted_at))
-);
-SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
+-- @create mm.match_accept
 
 
 -- ==== backfill: open seats of running matches filled by the next tick ====
@@ -342,38 +259,11 @@ SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
 -- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
 -- kind 'backfill'.
 
-CREATE SEQUENCE mm.backfill_id_seq;
 
 -- One row per request. Its match and team are keys: a request is for a
 -- match of the queue (cascading with it) and for one of its teams; status
 -- says where it is, and the columns each status needs are CHECKed.
-CREATE TABLE mm.backfill (
-    backfill_id  bigint NOT NULL DEFAULT nextval('mm.backfill_id_seq'),
-    queue_id     int NOT NULL,
-    match_id     bigint NOT NULL,
-    team         text NOT NULL,
-    players      int NOT NULL,
-    status       text NOT NULL DEFAULT 'open',
-    requested_at timestamptz NOT NULL DEFAULT now(),
-    ended_at     timestamptz,
-    tick_id      bigint,
-    delivered_at timestamptz,
-    CONSTRAINT backfill_pkey PRIMARY KEY (backfill_id),
-    CONSTRAINT backfill_match_team_key UNIQUE (match_id, team, backfill_id),
-    CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
-        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT backfill_team_check CHECK (team IN ('red', 'blue')),
-    CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
-    CONSTRAINT backfill_status_check CHECK (status IN ('open', 'filled', 'cancelled', 'expired')),
-    CONSTRAINT backfill_ended_check CHECK ((status = 'open') = (ended_at IS NULL)),
-    CONSTRAINT backfill_tick_check CHECK ((status = 'filled') = (tick_id IS NOT NULL)),
-    CONSTRAINT backfill_delivered_check CHECK (delivered_at IS NULL OR status = 'filled'),
-    CONSTRAINT backfill_time_check CHECK (isfinite(requested_at) AND isfinite(ended_at) AND isfinite(delivered_at))
-);
-ALTER SEQUENCE mm.backfill_id_seq OWNED BY mm.backfill.backfill_id;
-CREATE INDEX backfill_open_idx ON mm.backfill (queue_id, backfill_id) WHERE status = 'open';
-CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
-    WHERE status = 'filled' AND delivered_at IS NULL;
+-- @create mm.backfill
 
 -- A backfilled roster names its request; the foreign key holds it to the
 -- request's match and team.
@@ -381,9 +271,6 @@ ALTER TABLE mm.match_roster
     ADD COLUMN backfill_id bigint,
     ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
         REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
-
-SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
-SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
 
 -- Queues over Citus workers: the cluster-wide key of waiting players, the
 -- queue-id forms Citus delegates, the DBA's step.
@@ -393,31 +280,14 @@ SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
 -- only. mm.enqueue writes a player's row in the same distributed
 -- transaction as the roster; a row whose roster has ended is taken over by
 -- the player's next enqueue (ticks never write it).
-CREATE TABLE mm.waiting_player (
-    player_id bigint NOT NULL,
-    queue_id  int NOT NULL,
-    roster_id bigint NOT NULL,
-    since     timestamptz NOT NULL DEFAULT now(),
-    CONSTRAINT waiting_player_pkey PRIMARY KEY (player_id)
-);
-SELECT pg_catalog.pg_extension_config_dump('mm.waiting_player', '');
+-- @create mm.waiting_player
 
 -- ==== one vocabulary; async fill bounds ====
 
 -- Async pools: a put counts its bucket only when a bound (the last count
 -- plus the entry ids handed out since) does not rule out a decision.
 
-CREATE TABLE mm.async_fill_bounds (
-    pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
-    labels    text[] NOT NULL,
-    bucket    int NOT NULL CHECK (bucket >= 0),
-    lower_mmr float8 NOT NULL,
-    upper_mmr float8 NOT NULL CHECK (lower_mmr < upper_mmr),
-    fill      int NOT NULL CHECK (fill >= 0),
-    entry_seq bigint NOT NULL,
-    seq_file  oid NOT NULL,
-    CONSTRAINT async_fill_bounds_pkey PRIMARY KEY (pool, labels, bucket)
-);
+-- @create mm.async_fill_bounds
 
 -- One vocabulary (docs/conventions.md): alter_pool merges or replaces as
 -- alter_queue does.
@@ -431,14 +301,7 @@ DROP FUNCTION mm.alter_pool(text, jsonb);
 -- the same policy exactly (clamps, max change per game, the policy's idle
 -- rule for a period without games). Its state is the call it will make.
 
-CREATE TYPE mm.glicko2_period_state AS (
-    player     mm.glicko,
-    tau        float8,
-    policy     jsonb,
-    opp_rating float8[],
-    opp_rd     float8[],
-    score      float8[]
-);
+-- @create mm.glicko2_period_state
 
 -- Glicko-2 rating periods: a queue whose rating config says "period":
 -- "pending" records its games, mm.close_rating_period rates them.
@@ -446,20 +309,7 @@ CREATE TYPE mm.glicko2_period_state AS (
 -- whose rating config says "period": "pending"): one row per player and
 -- opposing player of a reported match, scored 1, 0.5 or 0.
 -- mm.close_rating_period rates them all at once and removes them.
-CREATE TABLE mm.rating_period_game (
-    key         text NOT NULL,
-    match_id    bigint NOT NULL,
-    player_id   bigint NOT NULL,
-    opponent_id bigint NOT NULL,
-    score       float8 NOT NULL,
-    reported_at timestamptz NOT NULL,
-    CONSTRAINT rating_period_game_pkey PRIMARY KEY (key, match_id, player_id, opponent_id),
-    CONSTRAINT rating_period_game_match_fkey FOREIGN KEY (match_id)
-        REFERENCES mm.match_result ON DELETE CASCADE,
-    CONSTRAINT rating_period_game_score_check CHECK (score IN (0, 0.5, 1)),
-    CONSTRAINT rating_period_game_opponent_check CHECK (opponent_id <> player_id)
-);
-SELECT pg_catalog.pg_extension_config_dump('mm.rating_period_game', '');
+-- @create mm.rating_period_game
 
 -- ==== the roster's joined_at checked against the wall clock ====
 
@@ -487,17 +337,7 @@ ALTER TABLE mm.tick_log ALTER COLUMN last_at SET NOT NULL,
 -- The list of every object with the roles that may use it; its rows are
 -- written once, in sql/parts/90_privileges.sql, and the generated script
 -- replaces the stored list with them at its end.
-CREATE TABLE mm.privileges (
-    object  text PRIMARY KEY,
-    kind    text NOT NULL CHECK (kind IN ('function', 'relation')),
-    roles   text[] NOT NULL DEFAULT '{}'
-            CHECK (roles <@ ARRAY['public', 'service', 'admin', 'analyst']
-                   AND array_position(roles, NULL) IS NULL),
-    definer boolean NOT NULL DEFAULT false,
-    CHECK (NOT definer OR kind = 'function'),
-    CHECK (NOT definer OR NOT 'public' = ANY (roles)),
-    CHECK (kind = 'function' OR NOT 'public' = ANY (roles))
-);
+-- @create mm.privileges
 
 -- ==== nothing stops a queue: ratings in range, failed dissolves counted ====
 
@@ -542,16 +382,10 @@ ALTER TABLE mm.roster
 
 -- ==== the service role sees its matches; a queue's own dodge penalty ====
 
--- Table change (index): what became of the rosters of a dissolved match (mm.match_players)
+-- Table change (index): what became of the rosters of a dissolved match
+-- (mm.match_players)
 CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
     WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
 
 -- Table change: a queue's own dodge penalty (its dodge_timeout)
-CREATE TABLE mm.queue_dodge (
-    queue_id  int NOT NULL,
-    player_id bigint NOT NULL,
-    until     timestamptz NOT NULL,
-    CONSTRAINT queue_dodge_pkey PRIMARY KEY (queue_id, player_id),
-    CONSTRAINT queue_dodge_until_check CHECK (isfinite(until))
-);
-SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
+-- @create mm.queue_dodge

@@ -45,11 +45,61 @@ for block in "$work"/*.sql; do
 		echo "ok - $page example at line $line # SKIP not run"
 		continue
 	fi
-	if out=$(psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f "$block" 2>&1 >/dev/null); then
+	if psql -X -q -a -d "$db" -v ON_ERROR_STOP=1 -P pager=off -f "$block" >"$work/$name.out" 2>&1; then
 		echo "ok - $page example at line $line runs"
 	else
 		echo "not ok - $page example at line $line runs"
-		echo "$out" | sed 's/^/#   /' | head -20
+		tail -20 "$work/$name.out" | sed 's/^/#   /'
+		status=1
+	fi
+done
+
+# What each page's examples print, compared with test/expected/readme/PAGE.out
+# (MM_README_ACCEPT=1 writes those files). What depends on the clock is
+# masked: timestamps, intervals, backend PIDs, psql's name for the block's
+# file; runs of spaces and of dashes are squeezed, so that a column's width
+# does not matter. A block whose first line starts with "-- output varies"
+# (timings) runs, but its output is not compared; the page's line says how
+# many such blocks it has.
+mask() {
+	sed -E \
+		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([+-][0-9]{2}(:[0-9]{2})?)?/<time>/g' \
+		-e 's/(-?[0-9]+ days? )?-?[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?/<interval>/g' \
+		-e 's/server process with PID [0-9]+/server process with PID <pid>/g' \
+		-e 's/^psql:[^ ]*\.sql:[0-9]+: /psql: /' \
+		-e 's/-{3,}/---/g' -e 's/ +/ /g' -e 's/ +$//'
+}
+expected_dir=test/expected/readme
+mkdir -p "$expected_dir"
+n=0
+for page in "${pages[@]}"; do
+	n=$((n + 1))
+	actual="$work/$(basename "$page" .md).actual"
+	: >"$actual"
+	k=0
+	varies=0
+	for out in "$work"/$(printf '%02d' "$n")-*.out; do
+		[ -e "$out" ] || continue
+		k=$((k + 1))
+		if head -1 "${out%.out}.sql" | grep -q '^-- output varies'; then
+			varies=$((varies + 1))
+			continue
+		fi
+		echo "-- ==== example $k" >>"$actual"
+		mask <"$out" >>"$actual"
+	done
+	[ -s "$actual" ] || continue
+	expected="$expected_dir/$(basename "$page" .md).out"
+	if [ "${MM_README_ACCEPT:-}" = 1 ]; then
+		cp "$actual" "$expected"
+	fi
+	if [ -f "$expected" ] && diff -u "$expected" "$actual" >"$work/diff" 2>&1; then
+		note=
+		[ "$varies" -gt 0 ] && note=" ($varies whose output varies not compared)"
+		echo "ok - $page examples print what $expected holds$note"
+	else
+		echo "not ok - $page examples print what $expected holds"
+		head -40 "$work/diff" | sed 's/^/#   /'
 		status=1
 	fi
 done

@@ -164,7 +164,7 @@ reads=(
 	"party ratings (function and aggregate)|SELECT party, mm.party_rating_agg(mu, sigma), mm.party_rating(array_agg(mu), array_agg(sigma)) FROM players GROUP BY party ORDER BY party LIMIT 10"
 	"musigma beta and data point|SELECT mm.musigma_beta('35 seconds', 20, 5, '10 seconds'), mm.musigma_data_point('{1500, 1520}', 40)"
 	"match prediction and odds|SELECT * FROM mm.match_prediction('{red,blue}', '{1500,1450}', '{50,60}', '{10,12}', '{5,5}'), mm.odds_of_victory(0.3, 'red')"
-	"ladder points|SELECT mm.ladder_points(0.6, 500, 'victory', NULL, '2026-01-01'), mm.ladder_apply(1200, 15, NULL)"
+	"ladder points|SELECT mm.ladder_points(0.6, 500, 'victory', '{}', '2026-01-01'), mm.ladder_apply(1200, 15, '{}')"
 	"preview of a queue|SELECT * FROM mm.preview('ranked', now() + interval '1 hour')"
 	"list_queue and queue_stats|SELECT (SELECT count(*) FROM mm.list_queue('ranked')), (SELECT waiting_rosters FROM mm.queue_stats WHERE queue = 'ranked')"
 	"match_rosters over a query|SELECT * FROM mm.match_rosters('SELECT roster_id, players, rating, deviation, rank, ladder_points, dishonor, professions, joined_at FROM mm.list_queue(''ranked'') ORDER BY place', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1, \"rosters\": 8}}', now() + interval '1 hour')"

@@ -27,9 +27,11 @@ work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-service-backend.XXXXXX)
 
 psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" \
 	-c "DROP ROLE IF EXISTS $role" -c "CREATE DATABASE $db" >/dev/null || exit 1
+# the roles mm.grant_roles creates here are dropped at the end (roles
+# belong to the whole cluster)
+created=$(psql_q -c "CREATE EXTENSION mm" -c "SELECT string_agg(quote_ident(role), ', ') FROM mm.grant_roles() WHERE created") ||
+	{ notok "service backend database set up"; exit 1; }
 psql_q >/dev/null <<SQL || { notok "service backend database set up"; exit 1; }
-CREATE EXTENSION mm;
-SELECT count(*) FROM mm.grant_roles();
 CREATE ROLE $role LOGIN IN ROLE mm_service;
 -- 2v2, parties of one and two, a 2-second ready check; 40 players
 SELECT mm.create_queue('s', '{"team_size": 2, "filter": {"potentials_min": 1}, "accept_timeout": 2}');
@@ -200,5 +202,6 @@ else
 fi
 
 psql -X -q -d postgres -c "DROP DATABASE $db" -c "DROP ROLE $role" >/dev/null
+[ -n "$created" ] && psql -X -q -d postgres -c "DROP ROLE $created" >/dev/null
 rm -rf "$work"
 exit $fail

@@ -58,6 +58,26 @@ else
 	notok "the upgrade clamps a roster rated out of range and names it in a WARNING"
 fi
 
+# configs 0.1.0 accepted that $current refuses did not stop the update: a
+# value out of its new range was clamped, a config that cannot be repaired
+# was kept; a WARNING names each (test/upgrade/fill-0.1.0.sql writes them)
+for w in \
+	'WARNING:  place "heavy" config key "signals.friends.weight" is out of range: clamped to 1000000000000' \
+	'WARNING:  dishonor config key "timeout_duration" is out of range: clamped to 10000000000' \
+	'WARNING:  queue "duel" config key "filter.rosters" is out of range: clamped to 1000000' \
+	'WARNING:  pool "kept" config is kept as 0.1.0 stored it: 0.2.0 refuses it'; do
+	if grep -qF "$w" "$work/alter.err"; then
+		ok "the update warns: ${w#WARNING:  }"
+	else
+		notok "the update warns: ${w#WARNING:  }"
+	fi
+done
+if [ "$(grep -c 'config key .* is out of range: clamped\|config is kept as 0.1.0 stored it' "$work/alter.err")" = 4 ]; then
+	ok "the update warns about those four configs and no other config"
+else
+	notok "the update warns about those four configs and no other config"
+fi
+
 q -d mm_up_old -f test/upgrade/catalog.sql >"$work/upgraded.txt"
 if [ -s "$work/fresh.txt" ] && diff -u "$work/fresh.txt" "$work/upgraded.txt" >"$work/catalog.diff"; then
 	ok "upgraded catalog equals a fresh $current install ($(wc -l <"$work/fresh.txt") lines compared)"

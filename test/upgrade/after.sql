@@ -227,7 +227,8 @@ BEGIN
     IF EXISTS (SELECT FROM mm.queue q WHERE q.config <> mm.matcher_config(q.config)) THEN
         RAISE EXCEPTION 'a queue config is not stored normalised after the upgrade';
     END IF;
-    IF EXISTS (SELECT FROM mm.async_pools p WHERE p.config <> mm.async_config(p.config)) THEN
+    -- (but pool "kept", whose config 0.2.0 refuses: kept as it was, below)
+    IF EXISTS (SELECT FROM mm.async_pools p WHERE p.pool <> 'kept' AND p.config <> mm.async_config(p.config)) THEN
         RAISE EXCEPTION 'a pool config is not stored normalised after the upgrade';
     END IF;
     -- queues carried from 0.1.0 keep letting players queue again while in
@@ -324,6 +325,32 @@ BEGIN
     END IF;
     IF (SELECT c.config ->> 'voice_chat' FROM mm.place_configs c WHERE c.place = 'obby') <> 'false' THEN
         RAISE EXCEPTION 'place config obby lost its voice_chat';
+    END IF;
+    -- a weight over 0.2.0's cap was clamped to it
+    IF (SELECT c.config #> '{signals,friends,weight}' FROM mm.place_configs c WHERE c.place = 'heavy') <> '1000000000000'::jsonb THEN
+        RAISE EXCEPTION 'place config heavy not clamped: %', (SELECT c.config FROM mm.place_configs c WHERE c.place = 'heavy');
+    END IF;
+    IF (SELECT weight FROM mm.place_signals('heavy') WHERE signal = 'friends') <> 1e12 THEN
+        RAISE EXCEPTION 'place heavy scores friends with weight %',
+            (SELECT weight FROM mm.place_signals('heavy') WHERE signal = 'friends');
+    END IF;
+END
+$$;
+
+-- Configs out of 0.2.0's ranges: clamped (a queue key, a dishonor duration
+-- written in days), or kept as they were (a pool config with a key no
+-- version takes); the upgrade did not stop on them.
+DO $$
+BEGIN
+    IF (SELECT config #> '{filter,rosters}' FROM mm.queue WHERE name = 'duel') <> '1000000'::jsonb
+       OR (SELECT config FROM mm.queue WHERE name = 'duel') <> mm.matcher_config((SELECT config FROM mm.queue WHERE name = 'duel')) THEN
+        RAISE EXCEPTION 'queue duel config not clamped: %', (SELECT config FROM mm.queue WHERE name = 'duel');
+    END IF;
+    IF mm.dishonor_config() -> 'timeout_duration' <> '10000000000'::jsonb THEN
+        RAISE EXCEPTION 'dishonor timeout_duration not clamped: %', mm.dishonor_config();
+    END IF;
+    IF (SELECT config -> 'bucket_count' FROM mm.async_pools WHERE pool = 'kept') <> '4'::jsonb THEN
+        RAISE EXCEPTION 'pool config kept not kept: %', (SELECT config FROM mm.async_pools WHERE pool = 'kept');
     END IF;
 END
 $$;

@@ -35,8 +35,28 @@ INSERT INTO mm.roster (queue_id, players, rating, joined_at)
 SELECT queue_id, ARRAY[900::bigint], 1500, '-infinity' FROM mm.queue WHERE name = 'duel';
 INSERT INTO mm.queued_player (player_id, roster_id) VALUES (901, 999999);
 
--- last, as the 0.2.0 library in use here refuses months: 0.1.0 read a month
--- as 30 days in a dishonor duration and stored the text
-UPDATE mm.dishonor_settings SET config = config || '{"timeout_rounding": "1 mon 1 min"}';
+-- last, as the 0.2.0 library in use here refuses months and minus signs:
+-- 0.1.0 read a month as 30 days in a dishonor duration and stored the text
+UPDATE mm.dishonor_settings SET config = config || '{"timeout_rounding": "1 mon 2 min -60 sec"}';
+-- 0.1.0 took any positive duration; 0.2.0 at most 1e10 s: the upgrade
+-- clamps this one, with a WARNING
+UPDATE mm.dishonor_settings SET config = config || '{"timeout_duration": "100000000 days"}';
 -- a place config as given (0.2.0 stores it complete)
 SELECT mm.set_place_config('normalized', '{"include_defaults": false, "signals": {"friends": {"weight": 2.50}, "elo": {"kind": "player_numeric_joining", "attribute": "Elo", "max_relevant_difference": 1.5e3, "weight": 1}}}');
+
+-- Configs 0.1.0 accepted that 0.2.0 refuses: the upgrade clamps a value out
+-- of its new range (with a WARNING naming the row and key) and keeps a
+-- config it cannot repair as it was (with a WARNING naming it).
+-- 0.1.0's own library took any signal weight (mm.set_place_config('heavy',
+-- ...) succeeded); the 0.2.0 library in use here caps it at 1e12, so its
+-- check is set aside while the row is written, as 0.1.0 wrote it.
+CREATE OR REPLACE FUNCTION mm.check_place_config(config jsonb) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS 'SELECT true';
+SELECT mm.set_place_config('heavy', '{"signals": {"friends": {"weight": 1e13}}}');
+CREATE OR REPLACE FUNCTION mm.check_place_config(config jsonb) RETURNS boolean
+AS '$libdir/mm', 'mm_check_place_config' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- written directly (0.1.0 kept configs in plain jsonb columns): a queue
+-- key out of its range, and a pool config no version takes
+UPDATE mm.queue SET config = jsonb_set(config, '{filter,rosters}', '5000000') WHERE name = 'duel';
+SELECT mm.create_pool('kept');
+UPDATE mm.async_pools SET config = config || '{"bucket_count": 4}' WHERE pool = 'kept';
