@@ -189,7 +189,7 @@ static const MmConfigKey matcher_keys[] = {
 		.min = 0, .max = 1e10, .def_null = true, .unit = "s",
 	.doc = "a tick expires rosters that have waited that long (null: never)"},
 	{.name = "requeue_while_in_match", .type = MM_CONFIG_BOOL,
-		.offset = MK(requeue_while_in_match), .def = 1,
+		.offset = MK(requeue_while_in_match), .def = 0,
 	.doc = "a player in an unfinished match may enqueue again"},
 	{.name = "accept_timeout", .type = MM_CONFIG_DURATION,
 		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
@@ -198,8 +198,13 @@ static const MmConfigKey matcher_keys[] = {
 	.doc = "a ready check: matches are proposed until every player accepts within this time (null: no ready check)"},
 	{.name = "dodge_reason", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
 		.offset = MK(dodge_reason), .null_offset = MK(dodge_reason_null),
-		.def_text = "queue_dodge",
+		.def_null = true,
 	.doc = "dishonor reason a player who declines or stays silent in a ready check gets (null: none)"},
+	{.name = "dodge_timeout", .type = MM_CONFIG_DURATION,
+		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = MK(dodge_timeout), .null_offset = MK(dodge_timeout_null),
+		.min = 0, .max = 86400, .def_null = true, .unit = "s",
+	.doc = "a player who declines or stays silent in a ready check may not queue in this queue again for this long (null: no wait)"},
 	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
 	{.name = NULL}
 };

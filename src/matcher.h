@@ -52,6 +52,8 @@ typedef struct MmMatcherConfig
 	double		accept_timeout_s;	/* accept_timeout in seconds; 0: none */
 	char	   *dodge_reason;	/* dishonor reason of a dodged ready check; NULL: none */
 	bool		dodge_reason_null;
+	MmDuration	dodge_timeout;	/* a dodger may not queue here again for this long */
+	bool		dodge_timeout_null;
 	/* "rating": how mm.report_result rates a match of the queue */
 	char	   *rating_model;	/* "openskill" or "glicko2" */
 	char	   *rating_key;		/* the key of mm.ratings rows */

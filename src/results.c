@@ -83,8 +83,10 @@ static const MmStatement statements[RS_COUNT] = {
 		"WHERE m.match_id = $1 FOR UPDATE",
 	1, {INT8OID}},
 	[RS_PREVIOUS] = {
-		"SELECT x.status, x.result, x.reported_at FROM mm.match_result x WHERE x.match_id = $1",
-	1, {INT8OID}},
+		"SELECT x.status, x.result, x.reported_at,"
+		" mm._result_outcome(x.result) OPERATOR(pg_catalog.=) mm._result_outcome($2)"
+		" FROM mm.match_result x WHERE x.match_id = $1",
+	2, {INT8OID, JSONBOID}},
 	[RS_OUTCOME] = {
 		"SELECT p.* FROM mm.match_result_player p WHERE p.match_id = $1 ORDER BY p.player_id",
 	1, {INT8OID}},
@@ -1228,19 +1230,22 @@ put_outcome(ReturnSetInfo *rsinfo, int64 match_id)
 
 /*
  * A match already has a result: the same report again returns the first
- * outcome; an abandoned match or a different result is an error. Returns
+ * outcome (the same means the same outcome: team ranks compared by their
+ * order, mm._result_outcome, so ranks 0 and 1 repeat ranks 1 and 2); an
+ * abandoned match or a different result is an error. Returns
  * false when the match has no result yet.
  */
 static bool
 previous_result(int64 match_id, Jsonb *result)
 {
-	Datum		arg = Int64GetDatum(match_id);
+	Datum		args[2] = {Int64GetDatum(match_id), JsonbPGetDatum(result)};
 	bool		isnull;
 	char	   *status;
 	Datum		prev;
+	Datum		same;
 	char	   *at;
 
-	run(RS_PREVIOUS, &arg, NULL, 1);
+	run(RS_PREVIOUS, args, NULL, 1);
 	if (SPI_processed == 0)
 		return false;
 	status = TextDatumGetCString(col(0, 1, &isnull));
@@ -1251,7 +1256,9 @@ previous_result(int64 match_id, Jsonb *result)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("match " INT64_FORMAT " was abandoned", match_id),
 				 errdetail("mm.abandon_match ended it at %s.", at)));
-	if (DatumGetBool(DirectFunctionCall2(jsonb_ne, prev, JsonbPGetDatum(result))))
+	/* the same outcome, whatever numbers state the ranks: a retry */
+	same = col(0, 4, &isnull);
+	if (isnull || !DatumGetBool(same))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("match " INT64_FORMAT " already has a different result", match_id),

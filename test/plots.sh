@@ -40,7 +40,7 @@ cmd_analytics() {
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	tmp=$(mktemp -d)
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+	psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 	psql -X -q -d "$db" -c "CREATE EXTENSION mm"
 	psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f test/plots/season.sql
 

@@ -165,10 +165,13 @@ CREATE TABLE mm.ticket_event (
 ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
 CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
 CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
+CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
+    WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
 COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (expired, left, removed, with a reason; a roster a tick matched without a ready check has its row in mm.match_roster instead); with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
 COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
 COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
 COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
+COMMENT ON INDEX mm.ticket_event_dissolved_idx IS 'what became of the rosters of a dissolved match: waiting again or removed (mm.match_players)';
 
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,
@@ -343,6 +346,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     id int;
+    dissolved bigint[];
 BEGIN
     IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     IF keep_history IS NULL THEN PERFORM mm._null_arg('keep_history'); END IF;
@@ -356,13 +360,15 @@ BEGIN
         UPDATE mm.queue q SET dropped_at = now() WHERE q.queue_id = id;
         -- ready checks in progress end without a dodger (their rosters are
         -- removed: the queue is dropped)
-        PERFORM mm._dissolve_match(x.match_id, '{}', 'drop_queue', now())
-        FROM (SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
-              ORDER BY m.match_id FOR UPDATE) x;
+        dissolved := ARRAY(SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
+                           ORDER BY m.match_id FOR UPDATE);
+        PERFORM mm._dissolve_match(x, '{}', 'drop_queue', now()) FROM unnest(dissolved) x;
+        PERFORM mm._notify_dissolved(id, dissolved, 'drop_queue');
         PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
                                 'removed', 'drop_queue', false);
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
     END IF;
 END
@@ -526,6 +532,17 @@ BEGIN
                   HINT = format('The player can queue again at %s.', s);
     END IF;
     SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+    -- the queue's own dodge penalty (dodge_timeout): this queue only
+    SELECT d.player_id, d.until INTO p, s
+    FROM mm.queue_dodge d
+    WHERE d.queue_id = q.queue_id AND d.player_id = ANY (players) AND d.until > now()
+    ORDER BY d.until DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'player % dodged a ready check of queue "%"', p, queue
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The queue''s dodge_timeout keeps the player out of it until %s.', s),
+                  HINT = format('The player can queue here again at %s, and in other queues now.', s);
+    END IF;
 
     -- (on Citus mm._hold_players checks this below, on the players' own
     -- rows, without asking every shard of every queue)
@@ -610,7 +627,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
@@ -908,7 +925,7 @@ SELECT mm._null_arg('queue') WHERE queue IS NULL;
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
 COMMENT ON FUNCTION mm.queue_channel(text) IS
-    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; a payload is a hint (any role may LISTEN and NOTIFY on any channel), mm.claim_matches the authority';
+    'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; with a ready check "proposed" (then "matches" when the last accept commits) and "dissolved" with a "reason"; filled backfills under "backfills"; a payload is a hint (any role may LISTEN and NOTIFY on any channel), mm.claim_matches the authority';
 
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
@@ -964,6 +981,81 @@ $$;
 COMMENT ON FUNCTION mm.claim_matches(text, int) IS
     'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with; never a match in its ready check, nor a dissolved one) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
+-- What a backend needs to know of its matches: who is in a match (the
+-- proposed notification names only match ids), and, after a crash, the
+-- matches it claimed and never reported or abandoned.
+CREATE FUNCTION mm.match_players(match_ids bigint[])
+RETURNS TABLE (match_id bigint, status text, accept_until timestamptz, roster_id bigint, team text,
+               players bigint[], accepted bigint[], backfill_id bigint, requeued boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    missing bigint;
+BEGIN
+    IF match_ids IS NULL THEN PERFORM mm._null_arg('match_ids'); END IF;
+    IF array_position(match_ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'match_ids must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT u.id INTO missing FROM unnest(match_ids) AS u(id)
+    WHERE NOT EXISTS (SELECT FROM mm.match m WHERE m.match_id = u.id) ORDER BY u.id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'match % does not exist', missing
+            USING ERRCODE = 'undefined_object', HINT = 'Give match ids from the queue''s notifications or mm.claim_matches.';
+    END IF;
+    RETURN QUERY
+    SELECT x.match_id, x.status, x.accept_until, x.roster_id, x.team, x.players,
+           ARRAY(SELECT a.player_id FROM mm.match_accept a
+                 WHERE a.match_id = x.match_id AND a.player_id = ANY (x.players) ORDER BY a.player_id),
+           x.backfill_id, x.requeued
+    FROM (
+        -- a match with its rosters: proposed, matched or finished
+        SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
+               NULL::boolean AS requeued
+        FROM mm.match m
+        JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+        WHERE m.match_id = ANY (match_ids) AND m.status <> 'dissolved'
+        UNION ALL
+        -- a dissolved match gave its rosters up: what became of each, from
+        -- the ticket history (waiting again, or removed)
+        SELECT m.match_id, m.status, m.accept_until, e.roster_id, NULL::text,
+               array_agg(e.player_id ORDER BY e.player_id), NULL::bigint, bool_and(e.status = 'waiting')
+        FROM mm.match m
+        JOIN mm.ticket_event e ON e.match_id = m.match_id AND e.status IN ('waiting', 'removed')
+        WHERE m.match_id = ANY (match_ids) AND m.status = 'dissolved'
+        GROUP BY m.match_id, m.status, m.accept_until, e.roster_id
+    ) x
+    ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team DESC, x.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.match_players(bigint[]) IS
+    'who is in these matches, one row per roster: the match''s status (and end of its ready check), team, players, the players who accepted (ready check), and the backfill request that brought a roster in; for a dissolved match, each roster it gave up, requeued true when it went back to the queue and false when it was removed (team unknown); for the ids of a queue notification (ARRAY[id] for one match), so that a backend never asks per player; an unknown match id is an error (42704)';
+
+CREATE FUNCTION mm.open_matches(queue text)
+RETURNS TABLE (match_id bigint, created_at timestamptz, claimed_at timestamptz, roster_id bigint, team text,
+               players bigint[], backfill_id bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+BEGIN
+    IF open_matches.queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    q := mm._queue(open_matches.queue);
+    RETURN QUERY
+    SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
+    FROM mm.match m
+    JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    LEFT JOIN mm.backfill b ON b.backfill_id = mr.backfill_id
+    WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
+      -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
+      AND (mr.backfill_id IS NULL OR b.delivered_at IS NOT NULL)
+    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, mr.team DESC, mr.roster_id;
+END
+$$;
+COMMENT ON FUNCTION mm.open_matches(text) IS
+    'the matches of a queue that mm.claim_matches delivered and that are neither reported nor abandoned, one row per roster as delivered (a backfill''s rosters once claimed): for a backend that restarts after a crash; claimed_at is when the match was claimed';
+
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '75 seconds')
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
@@ -981,7 +1073,8 @@ SELECT q.name AS queue,
        w.p90 AS wait_p90,
        w.p99 AS wait_p99,
        t.ticks AS ticks_last_hour,
-       t.matches AS matches_last_hour,
+       coalesce(mh.played, 0) AS matches_last_hour,
+       coalesce(mh.dissolved, 0) AS dissolved_last_hour,
        t.matches_per_tick,
        t.mean_rating_spread,
        t.last_tick,
@@ -1006,6 +1099,11 @@ LEFT JOIN LATERAL (
     FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.last_at > now() - interval '1 hour'
 ) t ON true
 LEFT JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE mt.status IN ('matched', 'finished')) AS played,
+           count(*) FILTER (WHERE mt.status = 'dissolved') AS dissolved
+    FROM mm.match mt WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
+) mh ON true
+LEFT JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
@@ -1014,7 +1112,89 @@ LEFT JOIN LATERAL (
 ) m ON true
 WHERE q.dropped_at IS NULL;
 COMMENT ON VIEW mm.queue_stats IS
-    'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches, matches per tick, mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches)';
+    'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches played (made and not dissolved: matched or finished; a match still in its ready check is neither), proposals dissolved by a ready check, matches a tick made on average (proposals included), mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches; mm.estimate_wait tells it for a rating)';
+
+-- The wait a roster can expect, from the rosters of the queue matched in
+-- the hour before "at" that are most like it: the 20 nearest by party size,
+-- then by rating; their median time to match. For a waiting roster, only
+-- those that waited at least as long as it has count, and the estimate is
+-- what is left of their median. NULL when no such roster was matched.
+CREATE FUNCTION mm._estimate_wait(queue_id int, rating float8, players int, waited interval, at timestamptz)
+RETURNS interval
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN (SELECT CASE WHEN count(*) > 0
+                        THEN greatest(percentile_cont(0.5) WITHIN GROUP (ORDER BY n.waited) - _estimate_wait.waited,
+                                      interval '0') END
+    FROM (SELECT mr.waited
+          FROM mm.match m
+          JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+          WHERE m.queue_id = _estimate_wait.queue_id AND m.created_at > _estimate_wait.at - interval '1 hour'
+            AND m.created_at <= _estimate_wait.at AND mr.backfill_id IS NULL
+            AND mr.waited >= _estimate_wait.waited
+          ORDER BY abs(cardinality(mr.players) - _estimate_wait.players), abs(mr.rating - _estimate_wait.rating),
+                   m.match_id DESC
+          LIMIT 20) n);
+END
+$$;
+COMMENT ON FUNCTION mm._estimate_wait(int, float8, int, interval, timestamptz) IS
+    'internal: the median time to match of the 20 rosters of a queue matched in the hour before "at" nearest by party size, then rating, among those that waited at least "waited", less "waited"; NULL without any';
+
+CREATE FUNCTION mm.estimate_wait(queue text, rating float8, players int DEFAULT 1, at timestamptz DEFAULT now())
+RETURNS interval
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q mm.queue;
+BEGIN
+    IF estimate_wait.queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF estimate_wait.rating IS NULL THEN PERFORM mm._null_arg('rating'); END IF;
+    IF estimate_wait.players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
+    IF estimate_wait.at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
+    q := mm._queue(estimate_wait.queue);
+    IF NOT isfinite(estimate_wait.at) OR estimate_wait.rating IN ('NaN', 'Infinity', '-Infinity') THEN
+        RAISE EXCEPTION 'rating and at must be finite'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('rating is %s and at is %s.', estimate_wait.rating, estimate_wait.at);
+    END IF;
+    IF estimate_wait.players < 1 THEN
+        RAISE EXCEPTION 'players must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', estimate_wait.players),
+                  HINT = 'Give the number of players in the party.';
+    END IF;
+    RETURN mm._estimate_wait(q.queue_id, estimate_wait.rating, estimate_wait.players, interval '0', estimate_wait.at);
+END
+$$;
+COMMENT ON FUNCTION mm.estimate_wait(text, float8, int, timestamptz) IS
+    'the wait a new roster of this rating and party size can expect in a queue: the median time to match of the 20 rosters matched in the last hour nearest to it by party size, then by rating; NULL when nothing was matched in the last hour';
+
+CREATE FUNCTION mm.estimate_roster_wait(roster_id bigint, at timestamptz DEFAULT now())
+RETURNS interval
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    r mm.roster;
+    n int;
+BEGIN
+    IF estimate_roster_wait.roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
+    IF estimate_roster_wait.at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
+    SELECT * INTO r FROM mm.roster x WHERE x.roster_id = estimate_roster_wait.roster_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'roster % is not waiting', estimate_roster_wait.roster_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'mm.roster_status tells where the roster is.';
+    END IF;
+    SELECT count(*) INTO n FROM mm.queued_player qp WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id;
+    RETURN mm._estimate_wait(r.queue_id, r.rating, n, greatest(estimate_roster_wait.at - r.joined_at, interval '0'),
+                             estimate_roster_wait.at);
+END
+$$;
+COMMENT ON FUNCTION mm.estimate_roster_wait(bigint, timestamptz) IS
+    'the wait left for a waiting roster: among the 20 rosters of its queue matched in the last hour that waited at least as long as it has, nearest by party size then rating, their median time to match less its wait so far; NULL when none waited that long';
 
 -- Retention
 
@@ -1068,13 +1248,22 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
+    -- dodge timeouts that ended
+    IF left_rows > 0 THEN
+        DELETE FROM mm.queue_dodge d WHERE (d.queue_id, d.player_id) IN
+            (SELECT x.queue_id, x.player_id FROM mm.queue_dodge x WHERE x.until < cutoff
+             ORDER BY x.until LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
     -- dropped queues whose history is all gone
     IF left_rows > 0 THEN
         DELETE FROM mm.queue q
         WHERE q.dropped_at < cutoff
           AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
-          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id);
+          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.queue_dodge d WHERE d.queue_id = q.queue_id);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n;
     END IF;
@@ -1082,4 +1271,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge(interval, int) IS
-    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

@@ -24,6 +24,20 @@ CREATE TABLE mm.match_accept (
 COMMENT ON TABLE mm.match_accept IS 'the players who accepted a match in its ready check (mm.accept), once each, and when';
 SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
 
+-- A queue's own dodge penalty (its dodge_timeout): until when each player
+-- who dodged one of its ready checks may not queue in it again. One row per
+-- queue and player; a later dodge moves "until" (no stacks). No foreign key
+-- to mm.queue (mm.drop_queue and mm.purge delete a queue's rows).
+CREATE TABLE mm.queue_dodge (
+    queue_id  int NOT NULL,
+    player_id bigint NOT NULL,
+    until     timestamptz NOT NULL,
+    CONSTRAINT queue_dodge_pkey PRIMARY KEY (queue_id, player_id),
+    CONSTRAINT queue_dodge_until_check CHECK (isfinite(until))
+);
+COMMENT ON TABLE mm.queue_dodge IS 'players who dodged a ready check of a queue with a dodge_timeout, and until when they may not queue in that queue again';
+SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
+
 -- Dissolve a proposed match the caller has locked, for a reason (declined,
 -- accept_timeout, drop_queue). With "dodgers", they are the dodgers (a
 -- decline: the decliner; none); NULL: every player who has not accepted
@@ -44,14 +58,21 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     m mm.match;
+    cfg jsonb;
     dodge text;
+    dodge_for interval;
     dodged bigint[];
     back bigint[];
     taken bigint[];
     p bigint;
 BEGIN
     SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
-    dodge := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id)) ->> 'dodge_reason';
+    cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
+    dodge := cfg ->> 'dodge_reason';
+    -- a duration: seconds, or interval text
+    dodge_for := CASE jsonb_typeof(cfg -> 'dodge_timeout')
+                 WHEN 'number' THEN make_interval(secs => (cfg ->> 'dodge_timeout')::float8)
+                 WHEN 'string' THEN (cfg ->> 'dodge_timeout')::interval END;
     dodged := ARRAY(SELECT u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                       AND CASE WHEN dodgers IS NULL
@@ -117,10 +138,43 @@ BEGIN
             PERFORM mm.dishonor(p, dodge, _dissolve_match.at);
         END LOOP;
     END IF;
+    -- the queue's own penalty: no queueing here again for dodge_timeout
+    IF dodge_for IS NOT NULL THEN
+        INSERT INTO mm.queue_dodge AS d (queue_id, player_id, until)
+        SELECT m.queue_id, u.p, _dissolve_match.at + dodge_for FROM unnest(dodged) AS u(p)
+        ON CONFLICT ON CONSTRAINT queue_dodge_pkey DO UPDATE SET until = greatest(d.until, excluded.until);
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
-    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place (not one whose player queued again, even in a transaction still running), the others are removed; the dodgers get the queue''s dodge_reason dishonor (none when the dishonor config does not know the reason)';
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place (not one whose player queued again, even in a transaction still running), the others are removed; the dodgers get the queue''s dodge_reason dishonor (none when the dishonor config does not know the reason) and its dodge_timeout (mm.queue_dodge)';
+
+-- Announce dissolved matches on the queue's channel, with the reason:
+-- {"queue_id": .., "queue": "..", "dissolved": [match ids], "reason": ".."}
+-- (delivered when the caller's transaction commits), in pieces of 250 ids
+-- so that each payload stays under NOTIFY's 8000 bytes; the queue's name
+-- only when short enough, as the tick's payloads.
+CREATE FUNCTION mm._notify_dissolved(queue_id int, match_ids bigint[], reason text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    name text := (SELECT q.name FROM mm.queue q WHERE q.queue_id = _notify_dissolved.queue_id);
+    n int := coalesce(cardinality(match_ids), 0);
+    i int := 1;
+BEGIN
+    WHILE i <= n LOOP
+        PERFORM pg_catalog.pg_notify('mm_queue_' || queue_id,
+            format('{"queue_id": %s%s, "dissolved": [%s], "reason": %s}', queue_id,
+                   CASE WHEN octet_length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
+                   array_to_string(match_ids[i:i + 249], ', '), to_json(reason)));
+        i := i + 250;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION mm._notify_dissolved(int, bigint[], text) IS
+    'internal: NOTIFY a queue''s channel that matches dissolved, with the reason (declined, accept_timeout, drop_queue): {"queue_id", "queue", "dissolved": [match ids], "reason"}, 250 ids per notification';
 
 -- Warn, once for the matches given, when a queue's dodge_reason is not a
 -- reason of the dishonor config (their dodgers get no dishonor).
@@ -161,6 +215,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     ids bigint[];
+    done bigint[] := '{}';
     id bigint;
     msg text;
     state text;
@@ -181,6 +236,7 @@ BEGIN
             PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
         END LOOP;
         dissolved := cardinality(ids);
+        PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, ids, 'accept_timeout');
         RETURN;
     EXCEPTION WHEN OTHERS THEN
         NULL;   -- one of them failed: each in its own subtransaction below
@@ -189,6 +245,7 @@ BEGIN
         BEGIN
             PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
             dissolved := dissolved + 1;
+            done := done || id;
         EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, state = RETURNED_SQLSTATE;
             failed := failed + 1;
@@ -199,10 +256,11 @@ BEGIN
                       HINT = 'mm.tick_log.dissolves_failed counts such matches; fix what the message names.';
         END;
     END LOOP;
+    PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, done, 'accept_timeout');
 END
 $$;
 COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
-    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds; a match that cannot be dissolved gets a WARNING and stays proposed; returns how many were dissolved and how many failed';
+    'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds, and announce those dissolved on the queue''s channel (reason accept_timeout); a match that cannot be dissolved gets a WARNING and stays proposed; returns how many were dissolved and how many failed';
 
 -- Lock a match for mm.accept and mm.decline and find the player's roster
 -- in it (NULL when the match is no longer proposed).
@@ -318,11 +376,13 @@ BEGIN
     -- after the end of the ready check everyone who did not accept dodged
     IF now() < m.accept_until THEN
         PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+        PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'declined');
     ELSE
         PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+        PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'accept_timeout');
     END IF;
     RETURN true;
 END
 $$;
 COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
-    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; true when it dissolved the match, false when it was already dissolved';
+    'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; the queue''s channel announces the dissolved match with its reason at commit; true when it dissolved the match, false when it was already dissolved';

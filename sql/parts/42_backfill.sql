@@ -65,6 +65,7 @@ DECLARE
     size int;
     requested int;
     ended timestamptz;
+    how text;
     id bigint;
 BEGIN
     IF request_backfill.match_id IS NULL OR request_backfill.team IS NULL OR request_backfill.players IS NULL THEN
@@ -85,11 +86,19 @@ BEGIN
             USING ERRCODE = 'undefined_object', HINT = 'Give the match_id that mm.claim_matches delivered.';
     END IF;
     IF m.status <> 'matched' THEN
-        SELECT r.reported_at INTO ended FROM mm.match_result r WHERE r.match_id = m.match_id;
+        SELECT r.status, r.reported_at INTO how, ended FROM mm.match_result r WHERE r.match_id = m.match_id;
         RAISE EXCEPTION 'match % is %', m.match_id, m.status
             USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('It was reported or abandoned at %s.', ended),
-                  HINT = 'Only a match being played can be backfilled.';
+                  DETAIL = CASE m.status
+                      WHEN 'proposed' THEN format('Its ready check ends at %s; not every player has accepted it yet.', m.accept_until)
+                      WHEN 'dissolved' THEN 'Its ready check failed: a player declined or did not accept in time.'
+                      WHEN 'finished' THEN
+                          CASE WHEN ended IS NULL THEN 'It is over.'
+                               ELSE format('It was %s at %s.', how, ended) END
+                      END,
+                  HINT = CASE m.status
+                      WHEN 'proposed' THEN 'Backfill a match once every player accepted it (mm.accept returns matched).'
+                      ELSE 'Only a match being played can be backfilled.' END;
     END IF;
     IF NOT EXISTS (SELECT FROM mm.match_roster r
                    WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.team = request_backfill.team) THEN

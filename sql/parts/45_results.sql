@@ -257,12 +257,40 @@ COMMENT ON VIEW mm.leaderboard IS
 -- as they are at report time, the rating rows are locked in player-id
 -- order, the players are rated in memory and every write is one prepared
 -- multi-row statement.
+-- The outcome a result states, in one spelling: each team's rank becomes
+-- its dense rank among the teams (1 the best, equal ranks equal), so that
+-- ranks 0 and 1, 1 and 2, or 10 and 20 of the same order state the same
+-- outcome. Everything else (scores, desertions, players) stays as given. A
+-- result that is not an object of teams with numeric ranks is left as it
+-- is. mm.report_result compares a second report with the first by this.
+CREATE FUNCTION mm._result_outcome(result jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mm, pg_catalog, pg_temp
+RETURN CASE
+    WHEN jsonb_typeof(result) = 'object' AND jsonb_typeof(result -> 'teams') = 'object'
+         AND NOT EXISTS (SELECT FROM jsonb_each(result -> 'teams') t
+                         WHERE jsonb_typeof(t.value) <> 'object'
+                            OR (t.value ? 'rank' AND jsonb_typeof(t.value -> 'rank') <> 'number'))
+    THEN jsonb_set(result, '{teams}',
+                   coalesce((SELECT jsonb_object_agg(x.key, x.value)
+                             FROM (SELECT t.key,
+                                          CASE WHEN t.value ? 'rank'
+                                               THEN jsonb_set(t.value, '{rank}',
+                                                              to_jsonb(dense_rank() OVER (ORDER BY (t.value ->> 'rank')::numeric)))
+                                               ELSE t.value END AS value
+                                   FROM jsonb_each(result -> 'teams') t) x),
+                            '{}'::jsonb))
+    ELSE result END;
+COMMENT ON FUNCTION mm._result_outcome(jsonb) IS
+    'internal (mm.report_result): a result with each team''s rank replaced by its dense rank among the teams (1 the best), so that two results stating the same order compare equal';
+
 CREATE FUNCTION mm.report_result(match_id bigint, result jsonb)
 RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result'
 LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
-    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated identical report returns the first outcome, a different one is an error (23505)';
+    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated report of the same outcome (the same result, team ranks compared by their order: ranks 0 and 1 repeat ranks 1 and 2) returns the first outcome, a different one is an error (23505)';
 
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean

@@ -268,7 +268,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.rating_period_game', 'relation', '{admin,analyst}', false),
 ('mm.leaderboard', 'relation', '{service,admin,analyst}', false),
 ('mm.tick_log', 'relation', '{admin,analyst}', false),
-('mm.queue_stats', 'relation', '{admin,analyst}', false),
+('mm.queue_stats', 'relation', '{service,admin,analyst}', false),
 ('mm.async_pools', 'relation', '{admin,analyst}', false),
 ('mm.async_entries', 'relation', '{admin,analyst}', false),
 ('mm.async_bucket_sizes', 'relation', '{admin,analyst}', false),
@@ -368,6 +368,15 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm._dishonor_reason_known(text)', 'function', '{}', false),
 ('mm._dishonor_reasons()', 'function', '{}', false),
 ('mm._check_queue_reasons(text, jsonb)', 'function', '{}', false),
-('mm._dodge_reason_warning(int, bigint[])', 'function', '{}', false);
+('mm._dodge_reason_warning(int, bigint[])', 'function', '{}', false),
+-- what a backend sees of its matches; a retry of the same outcome
+('mm.match_players(bigint[])', 'function', '{service,admin,analyst}', true),
+('mm.open_matches(text)', 'function', '{service,admin,analyst}', true),
+('mm.estimate_wait(text, float8, int, timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm.estimate_roster_wait(bigint, timestamptz)', 'function', '{service,admin,analyst}', true),
+('mm._estimate_wait(int, float8, int, interval, timestamptz)', 'function', '{}', false),
+('mm._notify_dissolved(int, bigint[], text)', 'function', '{}', false),
+('mm._result_outcome(jsonb)', 'function', '{}', false),
+('mm.queue_dodge', 'relation', '{admin,analyst}', false);
 
 SELECT mm._apply_privileges();

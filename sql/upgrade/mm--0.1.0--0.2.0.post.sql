@@ -3,6 +3,18 @@
 -- sql/parts has been created again. Written by hand.
 
 
+-- ==== requeue_while_in_match false by default: 0.1.0's queues keep true ====
+
+-- Data migration: a queue carried from 0.1.0 keeps letting its players
+-- queue again while in a match ("requeue_while_in_match": true), as 0.1.0
+-- did: 0.1.0 could not report or abandon a match, so its matches stay
+-- unfinished for ever and the new default (false) would refuse every player
+-- who ever played. A queue created under 0.2.0 gets false. An admin turns
+-- it off with mm.alter_queue once the old matches are abandoned. Before the
+-- configs are rewritten below (which writes every key).
+UPDATE mm.queue SET config = config || '{"requeue_while_in_match": true}'
+WHERE pg_catalog.jsonb_typeof(config) = 'object' AND NOT config ? 'requeue_while_in_match';
+
 -- ==== stored configs rewritten; the upgrade never stops on a config 0.1.0 accepted ====
 
 -- Data migration: every stored config is rewritten as 0.2.0 stores it

@@ -393,3 +393,13 @@ DROP FUNCTION mm.async_check_query(float8, text[], int);
 DROP FUNCTION mm.async_query(text, float8, text[], int, bigint[], bigint);
 DROP FUNCTION mm.async_candidates(text, float8, text[], int, bigint[], bigint, int);
 DROP FUNCTION mm.remove_player(text, bigint);
+
+-- ==== the service role sees its matches; a queue's own dodge penalty ====
+
+-- Table change (index): what became of the rosters of a dissolved match
+-- (mm.match_players)
+CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
+    WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
+
+-- Table change: a queue's own dodge penalty (its dodge_timeout)
+-- @create mm.queue_dodge

@@ -31,7 +31,7 @@ FROM demo_g2_players ORDER BY rating DESC;
 SELECT round(mm.glicko2_expect(d.rating, d.rd, b.rating, b.rd)::numeric, 3) AS di_beats_bo
 FROM demo_g2_players d, demo_g2_players b WHERE d.name = 'di' AND b.name = 'bo';
 
-\echo The GW2 policy (the Guild Wars 2 wiki's PvP matchmaking page) clamps ratings and allows at most 300 points per game:
+\echo 'The GW2 policy (the Guild Wars 2 wiki''s PvP matchmaking page) clamps ratings and allows at most 300 points per game:'
 \echo a new player wins an upset against a 2500 veteran
 SELECT round((mm.glicko2_rate((1500, 350, 0.06), '{2500}', '{30}', '{1}')).rating::numeric, 1) AS plain_glicko2,
        (mm.glicko2_rate((1500, 350, 0.06), '{2500}', '{30}', '{1}', policy => '{}')).rating AS with_gw2_policy;

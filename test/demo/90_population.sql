@@ -1,6 +1,8 @@
 -- A simulated season: 400 players with a hidden skill are queued, matched 5v5 and rated
 \set QUIET on
-SELECT setseed(0.42);
+\set ECHO none
+SELECT setseed(0.42) \g /dev/null
+\set ECHO queries
 -- Each player has a true skill (normal, mean 1500, sd 300) that only the
 -- simulation knows. mm starts everyone at Glicko-2's default 1500/350/0.06
 -- and OpenSkill's 25/8.33.
@@ -10,7 +12,11 @@ SELECT i AS player_id,
        1500.0::float8 AS rating, 350.0::float8 AS rd, 0.06::float8 AS vol,
        25.0::float8 AS mu, (25.0 / 3)::float8 AS sigma, 0 AS games
 FROM generate_series(1, 400) i;
-SELECT mm.create_queue('season', '{"filter": {"rosters": 400, "potentials_min": 10}}');
+-- The simulation plays and rates each match itself and never reports it to
+-- mm, so its queue lets players queue again while their match is open.
+SELECT mm.create_queue('season', '{"filter": {"rosters": 400, "potentials_min": 10}, "requeue_while_in_match": true}') \g /dev/null
+CREATE TEMP TABLE season_rounds (round int PRIMARY KEY, matches int, glicko2_corr numeric,
+                                 openskill_corr numeric, rating_sd numeric, mean_rd numeric);
 \set QUIET off
 
 -- Twelve rounds. Each round: everyone not waiting joins the queue, one tick
@@ -77,21 +83,25 @@ BEGIN
         END LOOP;
 
         SELECT count(*) INTO made FROM round_results;
-        RAISE NOTICE 'round %: % matches; rating vs true skill: Glicko-2 corr %, OpenSkill ordinal corr %; rating sd %, mean RD %',
-            lpad(round::text, 2), made,
-            (SELECT round(corr(rating, skill)::numeric, 3) FROM season_players),
-            (SELECT round(corr(mm.ordinal(mu, sigma), skill)::numeric, 3) FROM season_players),
-            (SELECT round(stddev(rating)::numeric) FROM season_players),
-            (SELECT round(avg(rd)::numeric) FROM season_players);
+        INSERT INTO season_rounds
+        SELECT round, made,
+               (SELECT round(corr(rating, skill)::numeric, 3) FROM season_players),
+               (SELECT round(corr(mm.ordinal(mu, sigma), skill)::numeric, 3) FROM season_players),
+               (SELECT round(stddev(rating)::numeric) FROM season_players),
+               (SELECT round(avg(rd)::numeric) FROM season_players);
         DROP TABLE round_tick, round_rosters, round_results;
         at := at + interval '5 minutes';
     END LOOP;
 END
 $$;
 
+-- Per round: matches played, how well each rating system's ratings follow the
+-- hidden skill (correlation), the spread of Glicko-2 ratings and the mean RD.
+SELECT * FROM season_rounds ORDER BY round;
+
 -- Per tick: matches made and the mean rating spread inside a match (max - min
 -- effective rating). It stays within tens of points while the population's
--- ratings spread out over hundreds (the sd in the notices above).
+-- ratings spread out over hundreds (rating_sd above).
 SELECT row_number() OVER (ORDER BY at) AS round, matches_made, rosters_seen,
        round(mean_rating_spread::numeric) AS mean_rating_spread, round(duration_ms::numeric, 1) AS tick_ms
 FROM mm.tick_log

@@ -4,7 +4,7 @@
 -- noise (a performance deviation of 4 per player); the better performance wins.
 -- Slot s (0-5) of match m is player (m * 7919 + s * 1009) % 200 + 1.
 \set QUIET on
-SELECT setseed(0.7);
+SELECT setseed(0.7) \g /dev/null
 CREATE TABLE plot_skill AS
 SELECT p AS player_id, 25 + 4 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS skill
 FROM generate_series(1, 200) p;

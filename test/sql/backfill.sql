@@ -159,7 +159,7 @@ SELECT mm.drop_queue('bfprof', keep_history => false);
 -- waited longest but is never put back into the match it left. 7403 has
 -- waited longer than 7404 and 7405: it fills red's seat; the new match of
 -- the same tick is made from the rest (7401 with 7404), and 7405 waits.
-SELECT mm.create_queue('bfduel', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('bfduel', '{"team_size": 1, "filter": {"potentials_min": 1}, "requeue_while_in_match": true}');
 SELECT count(*) AS queued FROM (VALUES (mm.enqueue('bfduel', ARRAY[7401], 1500, 50)),
                                       (mm.enqueue('bfduel', ARRAY[7402], 1500, 50))) v;
 SELECT count(*) AS new_match_rows FROM mm.tick('bfduel');

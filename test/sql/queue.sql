@@ -137,8 +137,14 @@ FROM mm.match m JOIN t USING (match_id) LIMIT 1;
 SELECT mr.players, mr.team, mr.rating, mr.deviation, mr.waited FROM mm.match_roster mr ORDER BY mr.team DESC;
 SELECT rosters_seen, matches_made, targets_failed, oldest_wait, mean_rating_spread, duration_ms >= 0 AS timed
 FROM mm.tick_log ORDER BY tick_id;
--- A matched roster cannot leave; its players may queue again.
+-- A matched roster cannot leave. Its players may not queue again while the
+-- match is not finished (requeue_while_in_match is false by default); a
+-- queue that allows it lets them.
 SELECT mm.leave(:a);
+\set VERBOSITY sqlstate
+SELECT mm.enqueue('duel', ARRAY[1], 1500, 10, joined_at => '2024-01-01 12:00:20+00') > 0 AS requeued;
+\set VERBOSITY default
+SELECT mm.alter_queue('duel', '{"requeue_while_in_match": true}') -> 'requeue_while_in_match' AS requeue;
 SELECT mm.enqueue('duel', ARRAY[1], 1500, 10, joined_at => '2024-01-01 12:00:20+00') > 0 AS requeued;
 
 -- At 12:04:00 rosters 4 (2500) and 2 (1800) have waited about 4 minutes:

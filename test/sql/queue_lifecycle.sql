@@ -53,9 +53,9 @@ SELECT count(DISTINCT match_id) AS matches, count(*) AS rosters FROM made;
 SELECT t.status, t.match_id = (SELECT min(match_id) FROM made) AS own_match, t.match_status FROM mm.ticket_status(2) t;
 SELECT status, players, match_id IS NOT NULL AS has_match FROM mm.roster_status(:s2);
 
--- requeue_while_in_match: true (default) lets 2 queue again while its
--- match is not finished; false refuses until the match is finished
-SELECT mm.alter_queue('life', '{"team_size": 2, "filter": {"potentials_min": 1}, "ticket_ttl": "10 minutes", "requeue_while_in_match": false}');
+-- requeue_while_in_match: false (the default) refuses 2 until its match is
+-- finished; true would let 2 queue again while its match is played
+SELECT mm.alter_queue('life', '{"team_size": 2, "filter": {"potentials_min": 1}, "ticket_ttl": "10 minutes", "requeue_while_in_match": false}') -> 'requeue_while_in_match' AS requeue;
 \set VERBOSITY sqlstate
 SELECT mm.enqueue('life', ARRAY[2], 1500);
 SELECT mm.enqueue('life', ARRAY[99, 2], 1500);

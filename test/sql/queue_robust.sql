@@ -10,7 +10,7 @@ SELECT setval('mm.match_id_seq', 9500) AS match_ids_from;
 
 -- 1. A queue's dodge_reason and rating.desertion_reason must be reasons of
 -- the dishonor config; the dishonor config keeps every reason a queue uses.
-SELECT mm.create_queue('rb', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": 1}');
+SELECT mm.create_queue('rb', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": 1, "dodge_reason": "queue_dodge"}');
 -- drops queue_dodge, which rb uses
 SELECT mm.set_dishonor_config('{"penalties": {"abandon": 10, "afk": 5}}');
 \echo :LAST_ERROR_SQLSTATE
@@ -40,7 +40,7 @@ SELECT mm.set_dishonor_config('{}') -> 'penalties' AS penalties;
 -- 1b. At depth: a reason that is gone anyway (a direct change of the
 -- dishonor config's table) gives no dishonor and a WARNING; the tick,
 -- mm.decline and mm.report_result go on.
-SELECT mm.create_queue('rb2', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "1 minute"}');
+SELECT mm.create_queue('rb2', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "1 minute", "dodge_reason": "queue_dodge"}');
 SELECT count(mm.enqueue('rb2', ARRAY[p::bigint], 1500, joined_at => now() - interval '1 minute'))
 FROM generate_series(9501, 9506) p;
 SELECT count(*) AS proposed FROM mm.tick('rb2');

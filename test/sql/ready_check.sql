@@ -24,7 +24,7 @@ SELECT mm.matcher_config('{"accept_timeout": 30}');
 SELECT mm.matcher_config('{"dodge_reason": ""}');
 \echo :LAST_ERROR_SQLSTATE
 
-SELECT mm.create_queue('rc', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "30 seconds"}');
+SELECT mm.create_queue('rc', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "30 seconds", "dodge_reason": "queue_dodge"}');
 
 -- 1. Everyone accepts. 9101 and 9102 (1500) make a match; 9103 (9000)
 -- overlaps nobody and stays waiting.
@@ -153,8 +153,8 @@ SELECT mm.accept(:m7, 9127) AS accept_without_ready_check;
 -- it: 9131 and 9132 never accepted and dodged, and 9131's roster does not
 -- come back (9131 is waiting in rc4). Dropping a queue dissolves its ready
 -- checks without dishonor, and their players are free.
-SELECT mm.create_queue('rc3', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "30 seconds"}');
-SELECT mm.create_queue('rc4', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('rc3', '{"team_size": 1, "filter": {"potentials_min": 1}, "accept_timeout": "30 seconds", "dodge_reason": "queue_dodge"}');
+SELECT mm.create_queue('rc4', '{"team_size": 1, "filter": {"potentials_min": 1}, "requeue_while_in_match": true}');
 SELECT count(mm.enqueue('rc3', ARRAY[p], 1500)) FROM unnest(ARRAY[9131, 9132]::bigint[]) p;
 SELECT DISTINCT match_id AS m8 FROM mm.tick('rc3', now() - interval '1 minute') \gset
 SELECT mm.enqueue('rc4', ARRAY[9131], 1500) > 0 AS queued_elsewhere;

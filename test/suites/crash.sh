@@ -62,7 +62,7 @@ fi
 
 q -d postgres -c "CREATE DATABASE mm_crash" &&
 	q -c "CREATE EXTENSION mm" -c "CREATE EXTENSION amcheck" \
-		-c "SELECT mm.create_queue('crash', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1}}')" \
+		-c "SELECT mm.create_queue('crash', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1}, \"requeue_while_in_match\": true}')" \
 		-c "SELECT mm.create_pool('crash', '{\"mmr_bucket_count\": 10}')" \
 		-c "SELECT mm.set_place_config('crash', '{}')" \
 		-c "SELECT count(mm.add_server('crash', 100000, '{\"region\": \"eu\"}')) FROM generate_series(1, 4)" >/dev/null ||

@@ -24,7 +24,7 @@ q() { psql -X -At -d "$db" -c "$1"; }
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null 2>&1
 psql -X -q -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 CREATE EXTENSION mm;
-SELECT mm.create_queue('rl', '{"team_size": 2, "filter": {"potentials_min": 1}, "accept_timeout": "1 second"}');
+SELECT mm.create_queue('rl', '{"team_size": 2, "filter": {"potentials_min": 1}, "accept_timeout": "1 second", "dodge_reason": "queue_dodge"}');
 CREATE TABLE claimed (match_id bigint);
 -- errors other than the refusals the API documents
 CREATE TABLE unexpected (at timestamptz DEFAULT clock_timestamp(), state text, message text);

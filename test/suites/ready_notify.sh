@@ -3,7 +3,8 @@
 # hears the tick's proposed matches under "proposed" (never under
 # "matches"), and each match under "matches" once, when the accept that
 # completes it commits; a match half accepted, or dissolved, is never
-# announced as a match nor claimable.
+# announced as a match nor claimable; a dissolved match is announced under
+# "dissolved" with its reason.
 # TAP lines "ok - ..." / "not ok - ...".
 set -uo pipefail
 
@@ -42,12 +43,14 @@ payloads=$(echo "$out" | sed -n 's/^Asynchronous notification "'"$channel"'" wit
 ids=$(psql_q -c "SELECT string_agg(match_id::text, ', ' ORDER BY match_id) FROM proposed")
 first=$(psql_q -c "SELECT min(match_id) FROM proposed")
 second=$((first + 1))
+third=$((first + 2))
 want=$(printf '%s\n' \
 	"{\"queue_id\": 1, \"queue\": \"r\", \"proposed\": [$ids]}" \
 	"{\"queue_id\": 1, \"queue\": \"r\", \"matches\": [$first]}" \
-	"{\"queue_id\": 1, \"queue\": \"r\", \"matches\": [$second]}")
+	"{\"queue_id\": 1, \"queue\": \"r\", \"matches\": [$second]}" \
+	"{\"queue_id\": 1, \"queue\": \"r\", \"dissolved\": [$third], \"reason\": \"declined\"}")
 if [ "$(echo "$ids" | tr ',' '\n' | grep -c .)" = 3 ] && [ "$payloads" = "$want" ]; then
-	ok "LISTEN heard the tick's 3 proposals under \"proposed\", then each match under \"matches\" when its last accept committed, nothing for the declined one"
+	ok "LISTEN heard the tick's 3 proposals under \"proposed\", then each match under \"matches\" when its last accept committed, and the declined one under \"dissolved\" with its reason"
 else
 	notok "LISTEN heard the proposals, then each completed match once"
 	echo "$payloads" | sed 's/^/#   got:  /'

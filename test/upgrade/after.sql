@@ -231,6 +231,14 @@ BEGIN
     IF EXISTS (SELECT FROM mm.async_pools p WHERE p.pool <> 'kept' AND p.config <> mm.async_config(p.config)) THEN
         RAISE EXCEPTION 'a pool config is not stored normalised after the upgrade';
     END IF;
+    -- queues carried from 0.1.0 keep letting players queue again while in
+    -- a match (0.1.0's matches can never finish); new queues do not
+    IF EXISTS (SELECT FROM mm.queue q WHERE NOT (q.config -> 'requeue_while_in_match')::boolean) THEN
+        RAISE EXCEPTION 'a queue carried from 0.1.0 lost requeue_while_in_match true';
+    END IF;
+    IF (mm.matcher_config('{}') -> 'requeue_while_in_match')::boolean THEN
+        RAISE EXCEPTION 'a new queue''s requeue_while_in_match defaults to true';
+    END IF;
     IF mm.dishonor_config() -> 'timeout_rounding' <> '2592060'::jsonb
        OR mm.dishonor_config() -> 'stack_duration' <> '"10m"'::jsonb THEN
         RAISE EXCEPTION 'dishonor durations not migrated: %', mm.dishonor_config();
