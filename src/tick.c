@@ -300,8 +300,9 @@ queue_unlock(int32 key, int32 queue_id)
 /*
  * Read a queue's waiting rosters (no locks) and match them. With "own",
  * the read also sees what this tick wrote before it (rosters a dissolved
- * ready check gave back): the statement's snapshot with a newer command
- * id, so still no roster committed after the statement began. A tick (name
+ * ready check gave back, rosters it expired): the statement's snapshot with
+ * a newer command id, so still no roster committed after the statement
+ * began. A tick (name
  * given) first fills the queue's open backfill requests (backfill.c), which
  * takes the rosters it picks out of the set.
  */
@@ -620,7 +621,8 @@ mm_tick(PG_FUNCTION_ARGS)
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
-	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0, name, tick_id);
+	/* the read sees what the tick has just changed: rosters given back, expired */
+	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);

@@ -39,9 +39,11 @@ SELECT status, reason FROM mm.ticket_status(4);
 -- players (no 2v2) and 5 at 9000 overlaps nobody: nothing happens.
 SELECT count(*) FROM mm.tick('life', '2024-01-01 12:09:00+00');
 SELECT rosters_expired, matches_made, targets_failed, failed_reasons FROM mm.tick_log ORDER BY tick_id DESC LIMIT 1;
--- At 12:10:30, 1 and 3 (12:00) expire, 2 (12:01) and 5 (12:08) do not.
+-- At 12:10:30, 1 and 3 (12:00) expire, 2 (12:01) and 5 (12:08) do not;
+-- the tick then reads and tries only the two still waiting, not the
+-- rosters it has just expired.
 SELECT count(*) FROM mm.tick('life', '2024-01-01 12:10:30+00');
-SELECT rosters_expired FROM mm.tick_log ORDER BY tick_id DESC LIMIT 1;
+SELECT rosters_expired, rosters_seen, targets_failed FROM mm.tick_log ORDER BY tick_id DESC LIMIT 1;
 SELECT players FROM mm.list_queue('life') ORDER BY place;
 SELECT status, since, reason FROM mm.ticket_status(1);
 SELECT status, players, match_id, reason FROM mm.roster_status(:party);
