@@ -633,7 +633,7 @@ COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, i
 -- the rosters that are not waiting (or are locked by a tick, when
 -- skip_locked) are left alone. Returns the rosters taken out.
 CREATE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
-                                at timestamptz DEFAULT now())
+                                at timestamptz DEFAULT now(), queue_id int DEFAULT NULL)
 RETURNS SETOF bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -642,6 +642,28 @@ DECLARE
     ids bigint[];
     queues int[];
 BEGIN
+    IF _end_rosters.queue_id IS NOT NULL THEN
+        -- one queue, named by the caller: every statement is kept to that
+        -- queue by an equality on queue_id (on Citus, to its shard; the
+        -- queue-id forms of mm.leave run there)
+        RETURN QUERY
+        WITH p AS (
+            DELETE FROM mm.queued_player qp
+            WHERE qp.queue_id = _end_rosters.queue_id AND qp.roster_id = ANY (roster_ids)
+            RETURNING qp.roster_id, qp.player_id
+        ), r AS (
+            DELETE FROM mm.roster r
+            WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (roster_ids)
+            RETURNING r.roster_id
+        ), e AS (
+            INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+            SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, _end_rosters.queue_id,
+                   _end_rosters.reason
+            FROM p
+        )
+        SELECT r.roster_id FROM r;
+        RETURN;
+    END IF;
     IF skip_locked THEN
         ids := ARRAY(SELECT r.roster_id FROM mm.roster r
                      WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED);
@@ -667,8 +689,8 @@ BEGIN
     SELECT r.roster_id FROM r;
 END
 $$;
-COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz) IS
-    'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event';
+COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz, int) IS
+    'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event; with queue_id, only rosters of that queue, every statement kept to it (skip_locked is not taken then)';
 
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean

@@ -168,25 +168,11 @@ RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-DECLARE
-    n int;
 BEGIN
     IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
     IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     PERFORM mm._require_primary('mm.leave');
-    -- as mm._end_rosters, each part kept to the queue's shard
-    WITH p AS (
-        DELETE FROM mm.queued_player qp WHERE qp.queue_id = leave.queue_id AND qp.roster_id = leave.roster_id
-        RETURNING qp.roster_id, qp.player_id
-    ), r AS (
-        DELETE FROM mm.roster r WHERE r.queue_id = leave.queue_id AND r.roster_id = leave.roster_id
-        RETURNING r.roster_id
-    ), e AS (
-        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
-        SELECT p.roster_id, p.player_id, 'left', now(), leave.queue_id FROM p
-    )
-    SELECT count(*) INTO n FROM r;
-    RETURN n > 0;
+    RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false, now(), queue_id));
 END
 $$;
 COMMENT ON FUNCTION mm.leave(int, bigint) IS

@@ -287,7 +287,7 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.party_rating_final(internal)', 'function', '{public}', false),
 ('mm.party_rating_serialize(internal)', 'function', '{public}', false),
 ('mm.party_rating_deserialize(bytea, internal)', 'function', '{public}', false),
-('mm._end_rosters(bigint[], text, text, boolean, timestamptz)', 'function', '{}', false),
+('mm._end_rosters(bigint[], text, text, boolean, timestamptz, int)', 'function', '{}', false),
 ('mm._jsonb_merge(jsonb, jsonb)', 'function', '{}', false),
 ('mm._rosters(int)', 'function', '{}', false),
 ('mm.alter_queue(text, jsonb, boolean)', 'function', '{admin}', true),
