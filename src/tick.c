@@ -94,7 +94,8 @@ static const MmStatement statements[Q_COUNT] = {
 	 * when the statistics said the queue held one roster: a new queue, a
 	 * burst of enqueues). A roster row has the roster's figures and no
 	 * seat, a player row a seat and no figures; a roster is read when it
-	 * has both (the inner join's rows), in queue order.
+	 * has both (the inner join's rows), in queue order. The whole queue:
+	 * mm.explain, and a tick whose targets need more than its first reads.
 	 */
 	[Q_READ] = {
 		"SELECT u.roster_id, count(u.seat) AS players, max(u.rating) AS rating, "
@@ -352,16 +353,15 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmRosterSet *s
 		PushCopiedSnapshot(GetActiveSnapshot());
 		UpdateActiveSnapshotCommandId();
 	}
-	run(Q_READ_FIRST, args, NULL, true, SPI_OK_SELECT);
+	/* limit 0: the whole queue, in one grouped read of all its players */
+	run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
 	if (own)
 		PopActiveSnapshot();
 	rows = SPI_processed;
 	mm_read_rosters(at, true, set);
-	return rows < (uint64) limit;
+	return limit == 0 || rows < (uint64) limit;
 }
 
-/* The most rosters one read of a tick asks for (mm_read_rosters' limit). */
-#define READ_MAX ((int64) (INT_MAX / 4))
 
 /*
  * Read a queue's waiting rosters and match them, reading only as much of
@@ -372,9 +372,14 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmRosterSet *s
  * has the potentials it has over the whole queue, and so the same outcome
  * (mm_matcher_run's prefix mode stops at the first target that found
  * fewer). So the tick reads the first mm.tick_read_batch rosters (by
- * default twice filter.rosters + potentials_max), runs the matcher, and
- * while a target is undecided reads twice as many and runs it again, up to
- * the whole queue; the matches are those of a run over the whole queue. A
+ * default twice filter.rosters + potentials_max) and runs the matcher; if
+ * a target is undecided, it reads the whole queue and runs it again. The
+ * matches are those of a run over the whole queue. Reading twice as many
+ * instead, until decided, cost more where the whole queue is needed anyway
+ * (a sparse queue, where most targets fail): a lookup per roster costs
+ * more than one grouped read of the queue's players, and with the whole
+ * queue read at the second step a tick costs at most one first read more
+ * than reading it all at once. A
  * tick (name given) first fills the queue's open backfill requests
  * (backfill.c) in the same way, which takes the rosters it picks out of
  * the set; their fills are written once the read is final.
@@ -390,7 +395,6 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 	MmRosterSet rest;
 	MmBackfillPlan *plan = NULL;
 
-	limit = Min(limit, READ_MAX);
 	for (;;)
 	{
 		bool		whole = read_first(queue_id, at, limit, own, &all);
@@ -407,12 +411,7 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 		}
 		if (decided || whole)
 			break;
-		if (limit >= READ_MAX)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many rosters"),
-					 errdetail("A tick reads at most %lld waiting rosters.", (long long) READ_MAX)));
-		limit = Min(limit * 2, READ_MAX);
+		limit = 0;				/* the whole queue */
 	}
 	if (plan != NULL)
 		(void) mm_backfill_apply(queue_id, name, tick_id, at, &all, plan);

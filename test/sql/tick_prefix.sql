@@ -1,6 +1,7 @@
 -- A tick reads the queue in queue order only as far as its targets need
--- (the first mm.tick_read_batch rosters, twice as many while a target's
--- outcome could change with more). Its matches, failed targets, their
+-- (the first mm.tick_read_batch rosters, then, if a target's outcome
+-- could change with more, the whole queue). Its
+-- matches, failed targets, their
 -- reasons and their order must be those of the matcher over the whole
 -- queue: mm._match_rosters over the same waiting rosters. Random queues
 -- (sizes, parties, ratings, waits, professions, rosters without players)
@@ -166,9 +167,9 @@ SELECT r.key AS reason, sum(r.value::int) AS targets
 FROM cases, jsonb_each_text(reasons) r GROUP BY r.key ORDER BY r.key;
 SELECT no, n, batch, differences FROM cases WHERE differences > 0;
 
--- One case per outcome, read one roster at first: the roster that decides
--- the target's outcome is far back in the queue, so the tick reads on
--- until it has it (or the whole queue, when there is nothing to find).
+-- One case per outcome, reading two rosters first: when the roster that
+-- decides the target's outcome is further back, the tick reads the whole
+-- queue (20 rosters).
 -- rosters in queue order: 20 of one player rated 5000, but those given
 -- as "rating:players" at places 1, 2, ... (an empty string: the default)
 CREATE FUNCTION pg_temp.queue(qname text, config jsonb, VARIADIC rosters text[]) RETURNS void
@@ -203,14 +204,14 @@ SELECT pg_temp.queue('reason_incomplete', '{"team_size": 2, "filter": {"rosters"
 -- the same, but (last) two solos: a match, found at the end
 SELECT pg_temp.queue('reason_matched_last', '{"team_size": 2, "filter": {"rosters": 1, "potentials_min": 1, "potentials_max": 3}}',
                      '1000:1', '1000:1', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '1000:1', '1000:1');
--- decided early: the target's one potential is third, 4 rosters are read
+-- decided early: the target's one potential is second, within the first read
 SELECT pg_temp.queue('reason_matched_early', '{"team_size": 1, "filter": {"rosters": 1, "potentials_min": 1, "potentials_max": 1}}',
-                     '1000:1', '', '1000:1');
-SET mm.tick_read_batch = 1;
+                     '1000:1', '1000:1');
+SET mm.tick_read_batch = 2;
 SELECT q.name, (SELECT count(*) FROM mm.tick(q.name, '2024-01-01 00:01:00+00')) AS rosters_matched
 FROM mm.queue q WHERE q.name LIKE 'reason_%' ORDER BY q.name;
 RESET mm.tick_read_batch;
--- rosters_seen: what the tick read (1, 2, 4, ... until decided; 20 is the whole queue)
+-- rosters_seen: what the tick read (2 when decided there; 20, the whole queue)
 SELECT q.name, l.rosters_seen, l.matches_made, l.failed_reasons,
        (SELECT count(*) FROM mm.roster r WHERE r.queue_id = q.queue_id) AS left_waiting
 FROM mm.queue q JOIN mm.tick_log l USING (queue_id) WHERE q.name LIKE 'reason_%' ORDER BY q.name;
