@@ -207,11 +207,18 @@ SELECT pg_temp.queue('reason_matched_last', '{"team_size": 2, "filter": {"roster
 -- decided early: the target's one potential is second, within the first read
 SELECT pg_temp.queue('reason_matched_early', '{"team_size": 1, "filter": {"rosters": 1, "potentials_min": 1, "potentials_max": 1}}',
                      '1000:1', '1000:1');
+-- the oldest wait is the queue's, not only that of the rosters read: the
+-- last roster of the queue (a failed target put back, say) waited longest
+SELECT pg_temp.queue('reason_matched_oldest_far', '{"team_size": 1, "filter": {"rosters": 1, "potentials_min": 1, "potentials_max": 1}}',
+                     '1000:1', '1000:1');
+UPDATE mm.roster SET joined_at = '2023-12-31 23:00:00+00'
+WHERE roster_id = (SELECT max(r.roster_id) FROM mm.roster r JOIN mm.queue q USING (queue_id)
+                   WHERE q.name = 'reason_matched_oldest_far');
 SET mm.tick_read_batch = 2;
 SELECT q.name, (SELECT count(*) FROM mm.tick(q.name, '2024-01-01 00:01:00+00')) AS rosters_matched
 FROM mm.queue q WHERE q.name LIKE 'reason_%' ORDER BY q.name;
 RESET mm.tick_read_batch;
 -- rosters_seen: what the tick read (2 when decided there; 20, the whole queue)
-SELECT q.name, l.rosters_seen, l.matches_made, l.failed_reasons,
+SELECT q.name, l.rosters_seen, l.matches_made, l.failed_reasons, l.oldest_wait,
        (SELECT count(*) FROM mm.roster r WHERE r.queue_id = q.queue_id) AS left_waiting
 FROM mm.queue q JOIN mm.tick_log l USING (queue_id) WHERE q.name LIKE 'reason_%' ORDER BY q.name;
