@@ -28,6 +28,11 @@
  *	4. notifies the queue's channel with the matches backfilled;
  *	5. takes every picked roster out of the tick's roster set: a roster
  *	   picked for a backfill is not matched again in the same tick.
+ * Steps 1, 2 and 5 are mm_backfill_plan, in memory: when the tick has read
+ * only the first rosters of the queue and a request's fill could change
+ * with more of them (its search found fewer than potentials_max), the tick
+ * reads more and plans again. Steps 3 and 4 are mm_backfill_apply, once the
+ * tick's read is final.
  *
  *-------------------------------------------------------------------------
  */
@@ -324,29 +329,41 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 	return nfilled;
 }
 
-/*
- * Fill the open backfill requests of a queue from its waiting rosters
- * ("set", read by the tick), record and notify the fills, and take every
- * roster picked out of "set" so that the tick's matcher does not see it.
- * Returns the number of requests filled.
- */
-int
-mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
-				 const MmMatcherConfig *cfg, MmRosterSet *set)
+/* What a tick does with a queue's open requests (mm_backfill_plan). */
+struct MmBackfillPlan
 {
-	bool	   *taken;
 	Request    *reqs;
 	int			nreqs;
-	int64	   *match_ids;
-	int			nfilled;
-	int			kept = 0;
+};
 
+/*
+ * Fill the open backfill requests of a queue (locking them) from its
+ * waiting rosters ("set", read by the tick; the first ones of the queue
+ * when cfg->prefix), in memory, and put in "rest" the rosters not picked,
+ * in queue order: what the tick's matcher sees. Returns false when a
+ * request's fill could change with more of the queue (cfg->prefix only);
+ * the caller then reads more and plans again. Nothing is written: see
+ * mm_backfill_apply.
+ */
+bool
+mm_backfill_plan(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+				 const MmRosterSet *set, MmBackfillPlan **plan, MmRosterSet *rest)
+{
+	bool	   *taken;
+	Request    *reqs = NULL;
+	int			nreqs;
+	bool		decided = true;
+
+	*rest = *set;
+	*plan = palloc0(sizeof(MmBackfillPlan));
 	nreqs = read_requests(queue_id, at, cfg, set, &reqs);
 	if (nreqs == 0)
-		return 0;
+		return true;
+	(*plan)->reqs = reqs;
+	(*plan)->nreqs = nreqs;
 	taken = palloc0(sizeof(bool) * Max(set->n, 1));
 
-	for (int j = 0; j < nreqs; j++)
+	for (int j = 0; j < nreqs && decided; j++)
 	{
 		Request    *q = &reqs[j];
 		int		   *unmark = palloc(sizeof(int) * Max(q->nexclude, 1));
@@ -361,19 +378,39 @@ mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at
 				unmark[nunmark++] = q->exclude[k];
 			}
 		mm_matcher_backfill(set->r, set->n, set->nprof, cfg, &q->team, taken);
+		decided = !q->team.undecided;
 		for (int k = 0; k < nunmark; k++)
 			taken[unmark[k]] = false;
 	}
-
-	lock_picked(queue_id, set, reqs, nreqs);
-	match_ids = palloc(sizeof(int64) * nreqs);
-	nfilled = move_picked(queue_id, tick_id, at, set, reqs, nreqs, match_ids);
-	mm_queue_notify(queue_id, name, match_ids, nfilled, "backfills");
+	if (!decided)
+		return false;
 
 	/* the rest, in queue order, is what the tick matches */
+	rest->r = palloc(sizeof(MmRoster) * Max(set->n, 1));
+	rest->n = 0;
 	for (int i = 0; i < set->n; i++)
 		if (!taken[i])
-			set->r[kept++] = set->r[i];
-	set->n = kept;
+			rest->r[rest->n++] = set->r[i];
+	return true;
+}
+
+/*
+ * Record the fills of a plan over "set": lock the picked rosters, move
+ * those of the requests whose rosters are all whole, notify the queue's
+ * channel. Returns the number of requests filled.
+ */
+int
+mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
+				  const MmRosterSet *set, const MmBackfillPlan *plan)
+{
+	int64	   *match_ids;
+	int			nfilled;
+
+	if (plan->nreqs == 0)
+		return 0;
+	lock_picked(queue_id, set, plan->reqs, plan->nreqs);
+	match_ids = palloc(sizeof(int64) * plan->nreqs);
+	nfilled = move_picked(queue_id, tick_id, at, set, plan->reqs, plan->nreqs, match_ids);
+	mm_queue_notify(queue_id, name, match_ids, nfilled, "backfills");
 	return nfilled;
 }

@@ -734,7 +734,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			   const MmMatcherConfig *cfg, MmMatcherResult *res)
 {
 	Run			run;
-	int			ntargets = Min(n, cfg->rosters);
+	int			ntargets = cfg->prefix ? cfg->rosters : Min(n, cfg->rosters);
 	double		start = now_ms();
 	int			size = cfg->team_size;
 
@@ -745,7 +745,11 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	run.cfg = cfg;
 	run.nprofessions = nprofessions;
 	if (n == 0)
+	{
+		/* an empty prefix (its rosters had no players) tells nothing */
+		res->undecided = cfg->prefix;
 		return;
+	}
 	run.in_queue = palloc(sizeof(bool) * n);
 	run.next = palloc(sizeof(int) * n);
 	run.prev = palloc(sizeof(int) * n);
@@ -793,12 +797,34 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			res->stopped_by_limit = true;
 			break;
 		}
+		if (target >= n)
+		{
+			/* a prefix shorter than the targets: the queue may hold more */
+			res->undecided = true;
+			break;
+		}
 		if (!run.in_queue[target])
 			continue;			/* matched as an earlier target's potential */
 		res->targets_tried++;
 		queue_remove(&run, target);
 		gather_potentials(&run, &rosters[target]);
 		rosters[target].npotentials = run.npotentials;
+
+		/*
+		 * Over a prefix of the queue, the potentials are those of the whole
+		 * queue when the search found potentials_max of them (it stops
+		 * there either way); with fewer, rosters past the prefix could be
+		 * potentials too, and change the outcome. A roster too large for a
+		 * team fails whatever its potentials. Earlier targets were decided
+		 * (else the run stopped at them), so the rosters they took are the
+		 * same as over the whole queue.
+		 */
+		if (cfg->prefix && run.npotentials < cfg->potentials_max &&
+			rosters[target].players <= size)
+		{
+			res->undecided = true;
+			break;
+		}
 		if (rosters[target].players > size)
 			reason = MM_FAIL_TOO_LARGE;
 		else if (run.npotentials == 0)
@@ -965,6 +991,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 			continue;
 		potentials[npotentials++] = i;
 	}
+	/* as for a target: fewer than potentials_max over a prefix may grow */
+	team->undecided = cfg->prefix && npotentials < cfg->potentials_max;
 	if (npotentials == 0)
 	{
 		team->fail_reason = MM_FAIL_NO_POTENTIALS;

@@ -78,6 +78,14 @@ typedef struct MmMatcherConfig
 	bool		pending_period; /* rating_period = "pending" */
 	/* not a config key: scan the whole queue for potentials (tests) */
 	bool		naive_search;
+
+	/*
+	 * Not a config key: the rosters are only the first ones of the queue (a
+	 * tick reads the queue in growing prefixes). mm_matcher_run then stops at
+	 * the first target whose outcome more rosters could change, and
+	 * mm_matcher_backfill marks such a request, "undecided" in their results.
+	 */
+	bool		prefix;
 } MmMatcherConfig;
 
 /*
@@ -154,6 +162,7 @@ typedef struct MmMatcherResult
 	int			failed_by_reason[MM_FAIL_REASONS];
 	int			targets_tried;
 	bool		stopped_by_limit;
+	bool		undecided;		/* cfg->prefix: a target needs more of the queue */
 } MmMatcherResult;
 
 extern void mm_matcher_defaults(MmMatcherConfig *cfg);
@@ -184,6 +193,7 @@ typedef struct MmBackfillTeam
 	int			npicked;
 	int		   *picked;			/* roster indexes, in the order picked */
 	MmFailReason fail_reason;	/* MM_FAIL_NONE when filled */
+	bool		undecided;		/* cfg->prefix: the fill needs more of the queue */
 } MmBackfillTeam;
 
 extern void mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
@@ -239,8 +249,16 @@ extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cf
  */
 extern void mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 							const char *key);
-extern int	mm_backfill_tick(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
-							 const MmMatcherConfig *cfg, MmRosterSet *set);
+/*
+ * backfill.c: a tick fills the open backfill requests of its queue in two
+ * steps, planned in memory over the rosters read (again if the tick reads
+ * more of the queue), then written
+ */
+typedef struct MmBackfillPlan MmBackfillPlan;
+extern bool mm_backfill_plan(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+							 const MmRosterSet *set, MmBackfillPlan **plan, MmRosterSet *rest);
+extern int	mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
+							  const MmRosterSet *set, const MmBackfillPlan *plan);
 
 /*
  * ready.c: dissolve a queue's proposed matches whose ready check ended;

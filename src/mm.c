@@ -43,6 +43,9 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* mm.tick_read_batch: rosters a tick reads first; 0: from the queue config. */
+int			mm_tick_read_batch = 0;
+
 /* mm.check_version: off only to run an old version's SQL on purpose (tests). */
 static bool mm_check_version_enabled = true;
 
@@ -58,6 +61,14 @@ _PG_init(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("mm.tick_read_batch",
+							"Rosters a tick reads first (0: twice filter.rosters plus filter.potentials_max).",
+							"A developer setting: a small value makes ticks read the queue in many steps, as the tests do.",
+							&mm_tick_read_batch,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mm");
 }
 

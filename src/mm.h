@@ -36,6 +36,9 @@
  */
 extern void mm_check_version(void);
 
+/* mm.tick_read_batch (a developer setting): rosters a tick reads first, 0 automatic */
+extern int	mm_tick_read_batch;
+
 /*
  * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.
  * fmgr calls the info function it defines once per function per backend,

@@ -264,8 +264,9 @@ read_players(ArrayType *arr, int64 roster, PlayerOf **players, int *nplayers, in
 /*
  * Build the roster array from the rows of an executed SPI query (in
  * SPI_tuptable). With "counts", players is the number of players (the
- * queue tables, where keys keep players unique); otherwise it is the
- * players' ids, checked for duplicates.
+ * queue tables, where keys keep players unique), and a roster without
+ * players (a row with 0) is not waiting for anything and is left out;
+ * otherwise it is the players' ids, checked for duplicates.
  */
 void
 mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
@@ -282,6 +283,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 	PlayerOf   *players = NULL;
 	int			nplayers = 0;
 	int			cap = 64;
+	int			kept = 0;
 
 	if (n > INT_MAX / 4)
 		ereport(ERROR,
@@ -307,11 +309,14 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 	for (uint64 i = 0; i < n; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
-		MmRoster   *x = &r[i];
+		MmRoster   *x = &r[kept];
 		bool		isnull;
 		Datum		d;
 
 		CHECK_FOR_INTERRUPTS();
+		if (counts && number(tup, desc, c.players, "players", 0) == 0)
+			continue;
+		kept++;
 		d = SPI_getbinval(tup, desc, c.roster_id, &isnull);
 		if (isnull)
 			ereport(ERROR,
@@ -378,9 +383,9 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 		}
 	}
 	if (!counts)
-		check_unique(r, (int) n, players, nplayers);
+		check_unique(r, kept, players, nplayers);
 	out->r = r;
-	out->n = (int) n;
+	out->n = kept;
 	out->nprof = prof.n;
 	out->prof_names = prof.names;
 }

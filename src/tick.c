@@ -69,6 +69,8 @@ enum
 {
 	Q_QUEUE,
 	Q_READ,
+	Q_READ_FIRST,
+	Q_OLDEST,
 	Q_TICK_ID,
 	Q_MOVE,
 	Q_REQUEUE,
@@ -92,7 +94,8 @@ static const MmStatement statements[Q_COUNT] = {
 	 * when the statistics said the queue held one roster: a new queue, a
 	 * burst of enqueues). A roster row has the roster's figures and no
 	 * seat, a player row a seat and no figures; a roster is read when it
-	 * has both (the inner join's rows), in queue order.
+	 * has both (the inner join's rows), in queue order. The whole queue:
+	 * mm.explain, and a tick whose targets need more than its first reads.
 	 */
 	[Q_READ] = {
 		"SELECT u.roster_id, count(u.seat) AS players, max(u.rating) AS rating, "
@@ -109,6 +112,36 @@ static const MmStatement statements[Q_COUNT] = {
 		"GROUP BY u.roster_id "
 		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
 		"ORDER BY max(u.position)",
+		1, {INT4OID}
+	},
+	/*
+	 * The first $2 rosters of the queue in queue order (the position
+	 * index), each with its players' count and professions read from the
+	 * seat key by the roster's id: no aggregate over the queue's players.
+	 * The same columns as Q_READ; a roster without players comes with 0
+	 * (mm_read_rosters leaves it out), so that the rows are the rosters
+	 * read, fewer than $2 only when the queue has no more. The players are
+	 * a lateral subquery, an index lookup per roster read whatever the
+	 * statistics say (the seat key is the only way to its queue_id and
+	 * roster_id); "roster_id = ANY (the ids read)" was a filter over all
+	 * the queue's players, each checked against the whole array, when the
+	 * statistics knew nothing of the queue. A roster column the matcher
+	 * reads goes into both lists of r.
+	 */
+	[Q_READ_FIRST] = {
+		"SELECT r.roster_id, p.players, r.rating, r.deviation, r.rank, r.ladder_points, "
+		"r.dishonor, p.professions, r.joined_at "
+		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
+		"r.dishonor, r.joined_at FROM mm.roster r WHERE r.queue_id = $1 ORDER BY r.position LIMIT $2) r "
+		"CROSS JOIN LATERAL (SELECT count(*) AS players, "
+		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = r.roster_id) p "
+		"ORDER BY r.position",
+		2, {INT4OID, INT8OID}
+	},
+	/* when the oldest waiting roster joined (the joined_at index) */
+	[Q_OLDEST] = {
+		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $1",
 		1, {INT4OID}
 	},
 	[Q_TICK_ID] = {
@@ -298,33 +331,91 @@ queue_unlock(int32 key, int32 queue_id)
 }
 
 /*
- * Read a queue's waiting rosters (no locks) and match them. With "own",
- * the read also sees what this tick wrote before it (rosters a dissolved
- * ready check gave back, rosters it expired): the statement's snapshot with
- * a newer command id, so still no roster committed after the statement
- * began. A tick (name
- * given) first fills the queue's open backfill requests (backfill.c), which
- * takes the rosters it picks out of the set.
+ * Read the first "limit" waiting rosters of a queue in queue order (no
+ * locks) into "set"; true when they are the whole queue. With "own", the
+ * read also sees what this tick wrote before it (rosters a dissolved ready
+ * check gave back, rosters it expired): the statement's snapshot with a
+ * newer command id, so still no roster committed after the statement
+ * began; without, the statement's snapshot. Either way every read of a
+ * tick sees the same queue.
  */
-static void
-tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-		   MmRosterSet *set, MmMatcherResult *res, bool own, const char *name, int64 tick_id)
+static bool
+read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmRosterSet *set)
 {
-	Datum		arg = Int32GetDatum(queue_id);
+	Datum		args[2];
+	uint64		rows;
 
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = Int64GetDatum(limit);
 	if (own)
 	{
 		CommandCounterIncrement();
 		PushCopiedSnapshot(GetActiveSnapshot());
 		UpdateActiveSnapshotCommandId();
 	}
-	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
+	/* limit 0: the whole queue, in one grouped read of all its players */
+	run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
 	if (own)
 		PopActiveSnapshot();
+	rows = SPI_processed;
 	mm_read_rosters(at, true, set);
-	if (name != NULL)
-		(void) mm_backfill_tick(queue_id, name, tick_id, at, cfg, set);
-	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
+	return limit == 0 || rows < (uint64) limit;
+}
+
+
+/*
+ * Read a queue's waiting rosters and match them, reading only as much of
+ * the queue, in queue order, as the targets need. The matcher's targets are
+ * the first filter.rosters rosters, and each target's potentials the first
+ * potentials_max rosters still waiting whose ranges overlap it: over the
+ * first k rosters of the queue, a target whose search found potentials_max
+ * has the potentials it has over the whole queue, and so the same outcome
+ * (mm_matcher_run's prefix mode stops at the first target that found
+ * fewer). So the tick reads the first mm.tick_read_batch rosters (by
+ * default twice filter.rosters + potentials_max) and runs the matcher; if
+ * a target is undecided, it reads the whole queue and runs it again. The
+ * matches are those of a run over the whole queue. Reading twice as many
+ * instead, until decided, cost more where the whole queue is needed anyway
+ * (a sparse queue, where most targets fail): a lookup per roster costs
+ * more than one grouped read of the queue's players, and with the whole
+ * queue read at the second step a tick costs at most one first read more
+ * than reading it all at once. A
+ * tick (name given) first fills the queue's open backfill requests
+ * (backfill.c) in the same way, which takes the rosters it picks out of
+ * the set; their fills are written once the read is final.
+ */
+static void
+tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+		   MmRosterSet *set, MmMatcherResult *res, bool own, const char *name, int64 tick_id)
+{
+	MmMatcherConfig run_cfg = *cfg;
+	int64		limit = mm_tick_read_batch > 0 ? mm_tick_read_batch :
+		2 * ((int64) cfg->rosters + cfg->potentials_max);
+	MmRosterSet all;
+	MmRosterSet rest;
+	MmBackfillPlan *plan = NULL;
+
+	for (;;)
+	{
+		bool		whole = read_first(queue_id, at, limit, own, &all);
+		bool		decided = true;
+
+		run_cfg.prefix = !whole;
+		rest = all;
+		if (name != NULL)
+			decided = mm_backfill_plan(queue_id, at, &run_cfg, &all, &plan, &rest);
+		if (decided)
+		{
+			mm_matcher_run(rest.r, rest.n, rest.nprof, &run_cfg, res);
+			decided = !res->undecided;
+		}
+		if (decided || whole)
+			break;
+		limit = 0;				/* the whole queue */
+	}
+	if (plan != NULL)
+		(void) mm_backfill_apply(queue_id, name, tick_id, at, &all, plan);
+	*set = rest;
 }
 
 /* Figures of one tick for the tick log. */
@@ -535,6 +626,22 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 		oldest = Max(oldest, set->r[i].age);
 		if (set->r[i].state == MM_ROSTER_FAILED)
 			failed[set->r[i].fail_order] = set->r[i].id;
+	}
+	/*
+	 * The oldest wait over the queue, not only the rosters read (a failed
+	 * target goes to the back): those read (the matched ones among them)
+	 * and those still waiting, from the joined_at index.
+	 */
+	if (set->n > 0)
+	{
+		Datum		arg = Int32GetDatum(queue_id);
+		bool		isnull;
+		Datum		d;
+
+		run(Q_OLDEST, &arg, NULL, false, SPI_OK_SELECT);
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+			oldest = Max(oldest, (at - DatumGetTimestampTz(d)) / 1e6);
 	}
 	if (res->nfailed > 0)
 	{
