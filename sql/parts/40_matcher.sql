@@ -198,6 +198,7 @@ CREATE TABLE mm.tick_log (
 );
 CREATE INDEX tick_log_queue_idx ON mm.tick_log (queue_id, at);
 COMMENT ON TABLE mm.tick_log IS 'one row per mm.tick: duration, rosters seen, matches made, failed targets with their reasons counted, matches dropped because a roster left meanwhile, rosters expired, oldest wait, ready checks it could not dissolve; consecutive idle ticks (nothing waiting, nothing done) share one row, counted in ticks, the last at last_at';
+COMMENT ON COLUMN mm.tick_log.rosters_seen IS 'the waiting rosters the tick read: the first ones in queue order as far as its targets needed, the whole queue when a target needed more (the queue''s length is in mm.queue_stats)';
 COMMENT ON COLUMN mm.tick_log.ticks IS 'how many ticks the row stands for: 1, or more for consecutive idle ticks of the queue (nothing waiting, nothing done), which update one row instead of adding one each';
 COMMENT ON COLUMN mm.tick_log.last_at IS 'the time of the last tick the row stands for (at for a single tick): the queue''s last tick is max(last_at)';
 COMMENT ON COLUMN mm.tick_log.dissolves_failed IS 'proposed matches whose ready check had ended that the tick could not dissolve (each got a WARNING; they stay proposed and the next tick tries again)';
