@@ -106,7 +106,11 @@ const MmRatingModel mm_openskill_model = {
 	.predict = os_model_predict,
 	.idle = NULL,				/* tau grows sigma when a player plays */
 	.queue_params = os_model_queue_params,
-	/* the GW2 figures (Glicko scale) times 1/42, sigma 25/3 over rd 350, rounded */
+	/*
+	 * the GW2 figures (Glicko scale) rescaled by 42, rd 350 over sigma 25/3:
+	 * padding and spread divided, rating distance (per mu) multiplied,
+	 * rounded; a range of two deviations (about 95%)
+	 */
 	.scale = {
 		.deviations = 2,
 		.padding = 0.25,
