@@ -138,6 +138,49 @@ g2_model_queue_params(const MmMatcherConfig *cfg pg_attribute_unused())
 	return prm;
 }
 
+/*
+ * A roster's figures: its players' mean rating and mean deviation (their
+ * difference is the mean effective rating, the GW2 wiki's ratingLow).
+ */
+static void
+g2_model_roster(const void *params pg_attribute_unused(), int n,
+				const double *const *state, double *rating, double *deviation)
+{
+	double		r = 0.0,
+				d = 0.0;
+
+	for (int p = 0; p < n; p++)
+	{
+		r += state[0][p];
+		d += state[1][p];
+	}
+	*rating = r / n;
+	*deviation = d / n;
+}
+
+/*
+ * The red team's probability of winning, as g2_model_predict gives it with
+ * each player carrying its roster's figures: a team's mean rating and the
+ * root mean square of its deviations, and Glickman's expected score.
+ */
+static double
+g2_model_odds(const void *params pg_attribute_unused(), int n, const int *team,
+			  const int *players, const double *rating, const double *deviation)
+{
+	double		r[2] = {0.0, 0.0};
+	double		d2[2] = {0.0, 0.0};
+	double		size[2] = {0.0, 0.0};
+
+	for (int i = 0; i < n; i++)
+	{
+		r[team[i]] += players[i] * rating[i];
+		d2[team[i]] += players[i] * deviation[i] * deviation[i];
+		size[team[i]] += players[i];
+	}
+	return mm_g2_expect(r[0] / size[0], sqrt(d2[0] / size[0]),
+						r[1] / size[1], sqrt(d2[1] / size[1]));
+}
+
 const MmRatingModel mm_glicko2_model = {
 	.name = "glicko2",
 	.nstate = 3,
@@ -146,4 +189,13 @@ const MmRatingModel mm_glicko2_model = {
 	.predict = g2_model_predict,
 	.idle = g2_model_idle,
 	.queue_params = g2_model_queue_params,
+	/* the Guild Wars 2 wiki's figures, on the Glicko scale */
+	.scale = {
+		.deviations = 2,
+		.padding = 10,
+		.rating_distance = -5,
+		.rating_spread = 200,
+		.roster = g2_model_roster,
+		.odds = g2_model_odds,
+	},
 };

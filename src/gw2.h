@@ -37,6 +37,8 @@ typedef struct MmPredictionMetric
 	bool		enabled;		/* the XML element is present */
 	char	   *method;			/* "spread" */
 	double		spread;			/* > 0: spread at which the metric saturates */
+	bool		spread_null;	/* rating: null, the rating model's (a queue)
+								 * or the GW2 wiki's 200 */
 	double		weight;			/* >= 0: impact on the final prediction */
 } MmPredictionMetric;
 

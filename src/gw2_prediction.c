@@ -26,14 +26,17 @@
 /* Largest spread or weight a configuration accepts. */
 #define MM_PREDICTION_MAX 1e12
 
-#define METRIC_KEYS(spread_default, weight_default) \
+#define METRIC_KEYS(spread_flags, spread_default, spread_doc, weight_default) \
 	{.name = "method", .type = MM_CONFIG_TEXT, \
 		.offset = offsetof(MmPredictionMetric, method), .def_text = "spread", \
 	.doc = "the only method is spread"}, \
-	{.name = "spread", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE, \
-		.offset = offsetof(MmPredictionMetric, spread), .min = 0, \
+	{.name = "spread", .type = MM_CONFIG_FLOAT, \
+		.flags = MM_CONFIG_MIN_EXCLUSIVE | (spread_flags), \
+		.offset = offsetof(MmPredictionMetric, spread), \
+		.null_offset = offsetof(MmPredictionMetric, spread_null), .min = 0, \
 		.max = MM_PREDICTION_MAX, .def = (spread_default), \
-	.doc = "difference between the teams that counts as full dominance"}, \
+		.def_null = (spread_flags) != 0, \
+	.doc = "difference between the teams that counts as full dominance" spread_doc}, \
 	{.name = "weight", .type = MM_CONFIG_FLOAT, \
 		.offset = offsetof(MmPredictionMetric, weight), .min = 0, \
 		.max = MM_PREDICTION_MAX, .def = (weight_default), \
@@ -44,13 +47,19 @@
 	{.name = NULL}
 
 /* <Rank method="Spread" spread="40" weight="1"/> */
-static const MmConfigKey rank_keys[] = {METRIC_KEYS(40, 1)};
+static const MmConfigKey rank_keys[] = {METRIC_KEYS(0, 40, "", 1)};
 
-/* <Rating method="Spread" spread="200" weight="5"/> */
-static const MmConfigKey rating_keys[] = {METRIC_KEYS(200, 5)};
+/*
+ * <Rating method="Spread" spread="200" weight="5"/>: 200 is on the Glicko
+ * scale, so the spread defaults to null: in a queue, the rating model's
+ * (rating_model.h's MmRatingScale), elsewhere the GW2 wiki's 200.
+ */
+static const MmConfigKey rating_keys[] = {METRIC_KEYS(MM_CONFIG_NULLABLE, 200,
+													  " (null: in a queue the rating model's, openskill 5, glicko2 200; elsewhere 200)",
+													  5)};
 
 /* <Roster method="Spread" spread="4" weight="2"/> */
-static const MmConfigKey roster_keys[] = {METRIC_KEYS(4, 2)};
+static const MmConfigKey roster_keys[] = {METRIC_KEYS(0, 4, "", 2)};
 
 #undef METRIC_KEYS
 
@@ -92,6 +101,11 @@ metric_check(const MmPredictionMetric *m, const char *name, const char *what)
 static void
 prediction_check(void *base, const char *what)
 {
+	MmPredictionConfig *cfg = base;
+
+	/* a null rating spread outside a queue is the GW2 wiki's */
+	if (cfg->rating.spread_null)
+		cfg->rating.spread = 200;
 	mm_prediction_check(base, what);
 }
 

@@ -7,8 +7,9 @@
  *		scoreRoster, over an in-memory array of rosters in queue order.
  *
  * Readings of the pseudo-code's slips (docs/architecture.md, "How mm reads its sources" and README):
- *	- a roster's rating range is [rating - deviation - pad, rating +
- *	  deviation + pad], pad growing by "padding" per second waited after
+ *	- a roster's rating range is [rating - k deviation - pad, rating +
+ *	  k deviation + pad] (k: filter.deviations, the GW2 wiki's 1), pad
+ *	  growing by "padding" per second waited after
  *	  padding_start, up to padding_end; its effective rating (ratingLow in
  *	  scoring) is rating - deviation;
  *	- populateMatch adds the chosen roster to the team it was picked for and
@@ -78,9 +79,14 @@ static const MmConfigKey filter_keys[] = {
 	{.name = "potentials_max", .type = MM_CONFIG_INT, .offset = MK(potentials_max),
 		.min = 1, .max = 1000000, .def = 500, .unit = "rosters",
 	.doc = "Potentials/@max: most potentials looked at"},
-	{.name = "padding", .type = MM_CONFIG_FLOAT, .offset = MK(padding),
-		.min = 0, .max = BIG, .def = 10, .unit = "rating/s",
-	.doc = "Rating/@padding: range widening per second waited"},
+	{.name = "padding", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(padding), .null_offset = MK(padding_null),
+		.min = 0, .max = BIG, .def = 10, .def_null = true, .unit = "rating/s",
+	.doc = "Rating/@padding: range widening per second waited (null: the rating model's, openskill 0.25, glicko2 10)"},
+	{.name = "deviations", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(deviations), .null_offset = MK(deviations_null),
+		.min = 0, .max = 1000, .def = 1, .def_null = true, .unit = "deviations",
+	.doc = "half-width of a roster's range before padding, in its deviations (null: the rating model's, openskill 2, glicko2 2)"},
 	{.name = "padding_start", .type = MM_CONFIG_FLOAT, .offset = MK(padding_start),
 		.min = 0, .max = BIG, .def = 30, .unit = "s",
 	.doc = "Rating/@start: seconds waited before the range widens"},
@@ -99,8 +105,10 @@ static const MmConfigKey scoring_keys[] = {
 			  "per player of difference from the team's free seats"),
 	SCORE_KEY("perfect_fit", perfect_fit, 200, "when the roster fills the team exactly"),
 	SCORE_KEY("rank_distance", rank_distance, -10, "per rank of difference from the team's average"),
-	SCORE_KEY("rating_distance", rating_distance, -5,
-			  "per rating point of difference from the team's average effective rating"),
+	{.name = "rating_distance", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(rating_distance), .null_offset = MK(rating_distance_null),
+		.min = -BIG, .max = BIG, .def = -5, .def_null = true, .unit = "points",
+	.doc = "per rating point of difference from the team's average effective rating (null: the rating model's, openskill -200, glicko2 -5)"},
 	SCORE_KEY("ladder_distance", ladder_distance, 0,
 			  "per ladder point of difference from the team's average"),
 	{.name = "profession_max", .type = MM_CONFIG_INT, .offset = MK(profession_max),
@@ -263,6 +271,8 @@ check_name(const char *key, const char *value)
 void
 mm_matcher_check(MmMatcherConfig *cfg)
 {
+	const MmRatingModel *model;
+
 	mm_prediction_check(&cfg->prediction, "queue config");
 	/* any letter case is accepted; the stored config says "spread" */
 	cfg->prediction.rank.method = cfg->prediction.rating.method =
@@ -289,12 +299,22 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"filter.potentials_max\" must not be less than \"filter.potentials_min\""),
 				 errdetail("potentials_min is %d and potentials_max is %d.",
 						   cfg->potentials_min, cfg->potentials_max)));
-	if (mm_rating_model_find(cfg->rating_model) == NULL)
+	model = mm_rating_model_find(cfg->rating_model);
+	if (model == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"rating.model\" is invalid"),
 				 errdetail("The value is \"%s\".", cfg->rating_model),
 				 errhint("Use %s.", mm_rating_model_names())));
+	/* the scale-bound keys not given: the rating model's (rendered as null) */
+	if (cfg->padding_null)
+		cfg->padding = model->scale.padding;
+	if (cfg->deviations_null)
+		cfg->deviations = model->scale.deviations;
+	if (cfg->rating_distance_null)
+		cfg->rating_distance = model->scale.rating_distance;
+	if (cfg->prediction.rating.spread_null)
+		cfg->prediction.rating.spread = model->scale.rating_spread;
 	if (cfg->rating_key[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -770,8 +790,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		double		pad = mm_matcher_padding(cfg, r->age);
 
 		r->rating_low = r->rating - r->deviation;
-		r->lo = r->rating - r->deviation - pad;
-		r->hi = r->rating + r->deviation + pad;
+		r->lo = r->rating - cfg->deviations * r->deviation - pad;
+		r->hi = r->rating + cfg->deviations * r->deviation + pad;
 		r->state = MM_ROSTER_WAITING;
 		r->match = -1;
 		r->team = -1;
@@ -951,8 +971,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 {
 	Run			run;
 	double		pad = mm_matcher_padding(cfg, team->age);
-	double		lo = team->rating - team->deviation - pad;
-	double		hi = team->rating + team->deviation + pad;
+	double		lo = team->rating - cfg->deviations * team->deviation - pad;
+	double		hi = team->rating + cfg->deviations * team->deviation + pad;
 	int		   *potentials = palloc(sizeof(int) * Max(n, 1));
 	bool	   *chosen = palloc0(sizeof(bool) * Max(n, 1));
 	int			npotentials = 0;
@@ -985,8 +1005,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		double		rpad = mm_matcher_padding(cfg, r->age);
 
 		r->rating_low = r->rating - r->deviation;
-		r->lo = r->rating_low - rpad;
-		r->hi = r->rating + r->deviation + rpad;
+		r->lo = r->rating - cfg->deviations * r->deviation - rpad;
+		r->hi = r->rating + cfg->deviations * r->deviation + rpad;
 		if (taken[i] || r->players > needed || r->lo > hi || r->hi < lo)
 			continue;
 		potentials[npotentials++] = i;

@@ -25,6 +25,9 @@ typedef struct MmMatcherConfig
 	int			potentials_min; /* Potentials/@min */
 	int			potentials_max; /* Potentials/@max */
 	double		padding;		/* Rating/@padding, rating per second */
+	bool		padding_null;	/* not given: the rating model's scale */
+	double		deviations;		/* range half-width in deviations (GW2: 1) */
+	bool		deviations_null;	/* not given: the rating model's scale */
 	double		padding_start;	/* Rating/@start, seconds */
 	double		padding_end;	/* Rating/@end, seconds */
 	/* scoring */
@@ -35,6 +38,7 @@ typedef struct MmMatcherConfig
 	double		perfect_fit;
 	double		rank_distance;
 	double		rating_distance;
+	bool		rating_distance_null;	/* not given: the rating model's scale */
 	double		ladder_distance;
 	int			profession_max;
 	double		profession_common;
@@ -242,6 +246,13 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
+
+/*
+ * The red team's odds of a match (its probability of winning) under the
+ * queue's rating model, from the figures of its rosters (queue.c).
+ */
+extern double mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,
+							  const MmMatcherConfig *cfg);
 /*
  * NOTIFY a queue's channel (mm_queue_<queue id>) with match ids under
  * "key" (ids <= 0 skipped), split so that no payload exceeds NOTIFY's

@@ -10,6 +10,8 @@
 #include "openskill.h"
 #include "matcher.h"
 
+#include <math.h>
+
 static const MmRatingColumn os_columns[] = {
 	{"mu", false},
 	{"sigma", true},
@@ -44,6 +46,58 @@ os_model_queue_params(const MmMatcherConfig *cfg)
 	return o;
 }
 
+/*
+ * A roster's figures: its players' mean mu, and the root mean square of
+ * their sigmas, so that a team's sums (mu summed, sigma^2 summed, as
+ * Weng-Lin rates a team) are the rosters' figures times their players.
+ */
+static void
+os_model_roster(const void *params pg_attribute_unused(), int n,
+				const double *const *state, double *rating, double *deviation)
+{
+	double		mu = 0.0,
+				s2 = 0.0;
+
+	for (int p = 0; p < n; p++)
+	{
+		mu += state[0][p];
+		s2 += state[1][p] * state[1][p];
+	}
+	*rating = mu / n;
+	*deviation = sqrt(s2 / n);
+}
+
+/*
+ * The red team's probability of winning under the queue's own Weng-Lin
+ * model, the two-team likelihood its update assumes: with the teams' sums
+ * mu_r, mu_b, s2_r, s2_b and c = sqrt(s2_r + s2_b + 2 beta^2) (Weng and
+ * Lin's c for two teams), the logistic 1 / (1 + exp(-(mu_r - mu_b) / c))
+ * for Plackett-Luce and Bradley-Terry, Phi((mu_r - mu_b) / c) for
+ * Thurstone-Mosteller. (openskill.js's predictWin puts Phi over the same
+ * c for every model, which for Plackett-Luce claims more than the ratings
+ * learnt: the odds would not be calibrated.)
+ */
+static double
+os_model_odds(const void *params, int n, const int *team, const int *players,
+			  const double *rating, const double *deviation)
+{
+	const MmOsOptions *o = params;
+	double		mu[2] = {0.0, 0.0};
+	double		s2[2] = {0.0, 0.0};
+	double		x;
+
+	for (int i = 0; i < n; i++)
+	{
+		mu[team[i]] += players[i] * rating[i];
+		s2[team[i]] += players[i] * deviation[i] * deviation[i];
+	}
+	x = (mu[0] - mu[1]) / sqrt(s2[0] + s2[1] + 2.0 * o->beta * o->beta);
+	if (o->model == MM_OS_THURSTONE_MOSTELLER_FULL ||
+		o->model == MM_OS_THURSTONE_MOSTELLER_PART)
+		return mm_os_phi(x);
+	return 1.0 / (1.0 + exp(-x));
+}
+
 const MmRatingModel mm_openskill_model = {
 	.name = "openskill",
 	.nstate = 2,
@@ -52,6 +106,19 @@ const MmRatingModel mm_openskill_model = {
 	.predict = os_model_predict,
 	.idle = NULL,				/* tau grows sigma when a player plays */
 	.queue_params = os_model_queue_params,
+	/*
+	 * the GW2 figures (Glicko scale) rescaled by 42, rd 350 over sigma 25/3:
+	 * padding and spread divided, rating distance (per mu) multiplied,
+	 * rounded; a range of two deviations (about 95%)
+	 */
+	.scale = {
+		.deviations = 2,
+		.padding = 0.25,
+		.rating_distance = -200,
+		.rating_spread = 5,
+		.roster = os_model_roster,
+		.odds = os_model_odds,
+	},
 };
 
 void

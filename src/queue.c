@@ -17,6 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "rating_model.h"
 
 #include <math.h>
 
@@ -438,6 +439,41 @@ mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 	return mm_predict(&red, &blue, &cfg->prediction);
 }
 
+/*
+ * The odds of a match made by the matcher: the red team's probability of
+ * winning under the queue's rating model, from its rosters' figures
+ * (rating_model.h's MmRatingScale.odds); blue's is one minus it.
+ */
+double
+mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfig *cfg)
+{
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const void *params;
+	int			n = mt->nmembers;
+	int		   *team = palloc(sizeof(int) * 2 * n);
+	int		   *players = team + n;
+	double	   *rating = palloc(sizeof(double) * 2 * n);
+	double	   *deviation = rating + n;
+	double		red;
+
+	Assert(model != NULL);
+	params = model->queue_params(cfg);
+	for (int k = 0; k < n; k++)
+	{
+		const MmRoster *x = &rosters[mt->members[k]];
+
+		team[k] = x->team;
+		players[k] = x->players;
+		rating[k] = x->rating;
+		deviation[k] = x->deviation;
+	}
+	red = model->scale.odds(params, n, team, players, rating, deviation);
+	pfree(team);
+	pfree(rating);
+	pfree((void *) params);
+	return red;
+}
+
 /* Check "at" and the config, start a materialized SRF and SPI. */
 static void
 match_start(FunctionCallInfo fcinfo, MmMatcherConfig *cfg, TimestampTz *at)
@@ -456,19 +492,21 @@ match_start(FunctionCallInfo fcinfo, MmMatcherConfig *cfg, TimestampTz *at)
 /* One row per roster of every match made, in match order. */
 static void
 put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult *res,
-			const MmMatcherConfig *cfg)
+			const MmMatcherConfig *cfg, bool gw2_odds)
 {
 	for (int m = 0; m < res->nmatches; m++)
 	{
 		MmMatch    *mt = &res->matches[m];
 		double		prediction = mm_matcher_prediction(mt, cfg);
+		double		red = gw2_odds ? mm_odds_of_victory(prediction, true)
+			: mm_matcher_odds(mt, set->r, cfg);
 
 		for (int k = 0; k < mt->nmembers; k++)
 		{
 			MmRoster   *x = &set->r[mt->members[k]];
 
 			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
-					mm_odds_of_victory(prediction, x->team == 0), mt->rating_spread);
+					x->team == 0 ? red : 1.0 - red, mt->rating_spread);
 		}
 	}
 }
@@ -501,7 +539,7 @@ match_rosters(FunctionCallInfo fcinfo)
 	MmRosterSet set;
 
 	match_query(fcinfo, NULL, &cfg, &set, &res);
-	put_matches(rsinfo, &set, &res, &cfg);
+	put_matches(rsinfo, &set, &res, &cfg, false);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -591,6 +629,15 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 
 	match_start(fcinfo, &cfg, &at);
 	cfg.naive_search = PG_GETARG_BOOL(3);
+	/* 0.1.0's matcher: the GW2 wiki's figures, on the Glicko scale */
+	if (cfg.padding_null)
+		cfg.padding = mm_glicko2_model.scale.padding;
+	if (cfg.deviations_null)
+		cfg.deviations = 1;
+	if (cfg.rating_distance_null)
+		cfg.rating_distance = mm_glicko2_model.scale.rating_distance;
+	if (cfg.prediction.rating.spread_null)
+		cfg.prediction.rating.spread = mm_glicko2_model.scale.rating_spread;
 	plan = SPI_prepare(query, 0, NULL);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -598,7 +645,7 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_execute_plan failed");
 	mm_read_rosters(at, false, &set);
 	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
-	put_matches(rsinfo, &set, &res, &cfg);
+	put_matches(rsinfo, &set, &res, &cfg, true);
 	for (int i = 0; i < set.n; i++)
 	{
 		oldest = Max(oldest, set.r[i].age);
@@ -797,4 +844,110 @@ mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 		args[1] = CStringGetTextDatum(b.data);
 		mm_statement_run(&notify_statement, &notify_plan, args, NULL, false, SPI_OK_SELECT);
 	}
+}
+
+PG_FUNCTION_INFO_V1(mm_roster_figures);
+
+/*
+ * mm._roster_figures(rating_config jsonb, state float8[]) -> (rating,
+ * deviation): a roster's figures from its players' states under a queue's
+ * rating config (rating_model.h's MmRatingScale.roster); state holds each
+ * player's columns in turn, in the order of the family's columns.
+ */
+Datum
+mm_roster_figures(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *rc = PG_GETARG_JSONB_P(0);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	JsonbParseState *ps = NULL;
+	JsonbValue	k,
+				v;
+	MmMatcherConfig cfg;
+	const MmRatingModel *model;
+	double	   *flat;
+	int			n;
+	const double *state[MM_RATING_MAX_STATE];
+	double	   *cols;
+	double		rating,
+				deviation;
+	TupleDesc	desc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	/* {"rating": rating_config}, read as a queue config */
+	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = "rating";
+	k.val.string.len = 6;
+	pushJsonbValue(&ps, WJB_KEY, &k);
+	v.type = jbvBinary;
+	v.val.binary.data = &rc->root;
+	v.val.binary.len = VARSIZE(rc) - VARHDRSZ;
+	pushJsonbValue(&ps, WJB_VALUE, &v);
+	mm_queue_config(JsonbValueToJsonb(pushJsonbValue(&ps, WJB_END_OBJECT, NULL)), &cfg);
+	model = mm_rating_model_find(cfg.rating_model);
+	Assert(model != NULL);
+
+	n = mm_float8_array(arr, "state", &flat);
+	if (n == 0 || n % model->nstate != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("state must hold %d values per player", model->nstate),
+				 errdetail("It has %d values.", n),
+				 errhint("Give each player's state in turn, as the model's columns.")));
+	n /= model->nstate;
+	cols = palloc(sizeof(double) * n * model->nstate);
+	for (int c = 0; c < model->nstate; c++)
+	{
+		for (int p = 0; p < n; p++)
+		{
+			double		x = flat[p * model->nstate + c];
+
+			mm_check_finite(x, model->columns[c].name);
+			if (model->columns[c].positive && x <= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s must be positive", model->columns[c].name),
+						 errdetail("The value is %g.", x),
+						 errhint("A player's %s is greater than 0.", model->columns[c].name)));
+			cols[c * n + p] = x;
+		}
+		state[c] = cols + c * n;
+	}
+	model->scale.roster(model->queue_params(&cfg), n, state, &rating, &deviation);
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Float8GetDatum(rating);
+	values[1] = Float8GetDatum(deviation);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(mm_rating_scales);
+
+/*
+ * mm.rating_scales() -> TABLE(model, deviations, padding, rating_distance,
+ * rating_spread): per rating model, the values a queue's scale-bound keys
+ * take when its config leaves them null.
+ */
+Datum
+mm_rating_scales(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const MmRatingModel *m;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; (m = mm_rating_model_at(i)) != NULL; i++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+
+		values[0] = CStringGetTextDatum(m->name);
+		values[1] = Float8GetDatum(m->scale.deviations);
+		values[2] = Float8GetDatum(m->scale.padding);
+		values[3] = Float8GetDatum(m->scale.rating_distance);
+		values[4] = Float8GetDatum(m->scale.rating_spread);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -28,6 +28,12 @@ mm_rating_model_find(const char *name)
 	return NULL;
 }
 
+const MmRatingModel *
+mm_rating_model_at(int i)
+{
+	return i >= 0 && i < (int) lengthof(rating_models) ? rating_models[i] : NULL;
+}
+
 const char *
 mm_rating_model_names(void)
 {

@@ -87,6 +87,52 @@ typedef void (*MmRatingIdleFn) (const void *params, double *state,
 struct MmMatcherConfig;
 typedef const void *(*MmRatingQueueParamsFn) (const struct MmMatcherConfig *cfg);
 
+/*
+ * The family's scale: what a queue's matcher reads in the family's units.
+ *
+ * A roster (party) waits in a queue as two figures on the family's scale,
+ * its rating and its deviation; the filter's range is [rating - k
+ * deviation - pad, rating + k deviation + pad] and scoring and the GW2 prediction
+ * compare effective ratings (rating - deviation). The family says how a
+ * roster's figures come from its players' states, and how the rosters of
+ * a two-team match give each team's probability of winning (the odds
+ * stored with the match, and the ladder's odds).
+ *
+ * A queue config's scale-bound keys (filter.padding, filter.deviations
+ * (k), scoring.rating_distance, prediction.rating.spread) default to null, which reads
+ * the family's MmRatingScale; a number given wins.
+ */
+
+/*
+ * A roster's figures from its n players' states (state[c][p], by column):
+ * *rating and *deviation, on the family's scale.
+ */
+typedef void (*MmRatingRosterFn) (const void *params, int n,
+								  const double *const *state,
+								  double *rating, double *deviation);
+
+/*
+ * The red team's probability of beating the blue team, from the figures of
+ * the match's n rosters (team[i] 0 red, 1 blue; players[i] players in
+ * roster i), combined per team as the family combines players into a team.
+ */
+typedef double (*MmRatingOddsFn) (const void *params, int n, const int *team,
+								  const int *players, const double *rating,
+								  const double *deviation);
+
+typedef struct MmRatingScale
+{
+	double		padding;		/* filter.padding: rating per second waited */
+	double		deviations;		/* filter.deviations: a range's half-width
+								 * before padding, in deviations */
+	double		rating_distance;	/* scoring.rating_distance: points per
+									 * rating of difference */
+	double		rating_spread;	/* prediction.rating.spread: a difference of
+								 * effective ratings that is full dominance */
+	MmRatingRosterFn roster;
+	MmRatingOddsFn odds;
+} MmRatingScale;
+
 typedef struct MmRatingModel
 {
 	const char *name;			/* rating.model of a queue config */
@@ -97,6 +143,7 @@ typedef struct MmRatingModel
 	MmRatingPredictFn predict;
 	MmRatingIdleFn idle;		/* NULL: a state does not change while idle */
 	MmRatingQueueParamsFn queue_params;
+	MmRatingScale scale;		/* the queue defaults and roster figures */
 } MmRatingModel;
 
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
@@ -105,6 +152,9 @@ extern const MmRatingModel mm_glicko2_model;
 
 /* The family of a name, or NULL. */
 extern const MmRatingModel *mm_rating_model_find(const char *name);
+
+/* The i-th family (0-based) in the list, or NULL past its end. */
+extern const MmRatingModel *mm_rating_model_at(int i);
 
 /* The names of every family, for a hint: "openskill" or "glicko2". */
 extern const char *mm_rating_model_names(void);

@@ -515,6 +515,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		const MmMatch *mt = &res->matches[m];
 		bool		all_whole = true;
 		double		prediction;
+		double		red;
 
 		match_ids[m] = 0;
 		for (int k = 0; k < mt->nmembers && all_whole; k++)
@@ -528,8 +529,9 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		good[ngood] = m;
 		m_no[ngood] = Int32GetDatum(ngood + 1);
 		m_pred[ngood] = Float8GetDatum(prediction);
-		m_red[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, true));
-		m_blue[ngood] = Float8GetDatum(mm_odds_of_victory(prediction, false));
+		red = mm_matcher_odds(mt, set->r, cfg);
+		m_red[ngood] = Float8GetDatum(red);
+		m_blue[ngood] = Float8GetDatum(1.0 - red);
 		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
 		for (int k = 0; k < mt->nmembers; k++)
 		{

@@ -12,6 +12,10 @@
 #   test/plots.sh bench OUT         one PNG per benchmark in OUT (from OUT/NAME.raw,
 #                                   as test/bench/run.sh writes them): each case's
 #                                   median time beside the baseline's
+#   test/plots.sh season DIR DB     the season simulation's figures (test/bench/season,
+#                                   database DB after its setup.sql): season_wait.png
+#                                   (wait histogram per rating model) and
+#                                   season_reliability.png (the favourite's stored odds)
 #   test/plots.sh docs              regenerate the PNGs that docs/analytics.md
 #                                   shows (docs/img/), on a throwaway cluster
 set -euo pipefail
@@ -165,6 +169,51 @@ cmd_bench() {
 	echo "benchmark plots written to $out"
 }
 
+cmd_season() {
+	local dir=$1 db=$2 tmp model
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	tmp=$(mktemp -d)
+	for model in openskill glicko2; do
+		tsv "$db" "SELECT least(waited, 60) FROM season_wait WHERE model = '$model'" >"$tmp/wait_$model.tsv"
+		tsv "$db" "SELECT predicted, observed, matches,
+		                  greatest(0.05, 2 * sqrt(observed * (1 - observed) / matches))
+		           FROM season_bins WHERE model = '$model' AND matches >= 20 ORDER BY bin_lo" >"$tmp/rel_$model.tsv"
+	done
+	gnuplot <<-GP
+		set terminal pngcairo size 720,440 noenhanced
+		set output "$dir/season_wait.png"
+		set title "Wait before a match, 400 players, 3v3, queue defaults (60: 60 s or more)"
+		set xlabel "seconds waited"
+		set ylabel "share of rosters matched"
+		set style fill transparent solid 0.5
+		set boxwidth 1
+		set xrange [-0.5:60.5]
+		set grid ytics
+		bin(x) = floor(x + 0.5)
+		stats "$tmp/wait_openskill.tsv" using 1 nooutput name "OS"
+		stats "$tmp/wait_glicko2.tsv" using 1 nooutput name "G2"
+		plot "$tmp/wait_openskill.tsv" using (bin(\$1)):(1.0 / OS_records) smooth frequency with boxes lc rgb "#3366cc" title "openskill", \
+		     "$tmp/wait_glicko2.tsv" using (bin(\$1)):(1.0 / G2_records) smooth frequency with boxes lc rgb "#cc6633" title "glicko2"
+	GP
+	gnuplot <<-GP
+		set terminal pngcairo size 560,520 noenhanced
+		set output "$dir/season_reliability.png"
+		set title "Stored odds of the favourite against its wins"
+		set xlabel "stored odds of the favourite"
+		set ylabel "observed frequency of its win"
+		set xrange [0.5:1]
+		set yrange [0.3:1]
+		set key top left
+		set grid
+		plot x with lines dashtype 2 lc rgb "#888888" title "perfect calibration", \
+		     "$tmp/rel_openskill.tsv" using 1:2:4 with yerrorlines pointtype 7 lc rgb "#3366cc" title "openskill (bars: allowed gap)", \
+		     "$tmp/rel_glicko2.tsv" using 1:2:4 with yerrorlines pointtype 5 lc rgb "#cc6633" title "glicko2"
+	GP
+	rm -rf "$tmp"
+	echo "season plots written to $dir"
+}
+
 cmd_docs() {
 	cmd_deps
 	bash test/cluster.sh deps
@@ -180,6 +229,7 @@ case "${1:-}" in
 	deps) cmd_deps ;;
 	analytics) cmd_deps; cmd_analytics "${2:?directory}" "${3:-}" ;;
 	bench) cmd_deps; cmd_bench "${2:?directory}" ;;
+	season) cmd_deps; cmd_season "${2:?directory}" "${3:?database}" ;;
 	docs) cmd_docs ;;
-	*) echo "usage: test/plots.sh deps | analytics DIR | bench OUT | docs" >&2; exit 2 ;;
+	*) echo "usage: test/plots.sh deps | analytics DIR | bench OUT | season DIR DB | docs" >&2; exit 2 ;;
 esac

@@ -227,6 +227,13 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.matcher_config(jsonb) IS
     'check a queue config and return it with every default filled in';
 
+CREATE FUNCTION mm.rating_scales()
+RETURNS TABLE (model text, deviations float8, padding float8, rating_distance float8, rating_spread float8)
+AS 'MODULE_PATHNAME', 'mm_rating_scales'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.rating_scales() IS
+    'per rating model, on its own scale, what a queue''s filter.deviations, filter.padding, scoring.rating_distance and prediction.rating.spread are when its config leaves them null (the default)';
+
 CREATE FUNCTION mm.matcher_padding(config jsonb, waited float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_matcher_padding_sql'

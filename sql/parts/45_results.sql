@@ -119,6 +119,16 @@ RETURN CASE WHEN r.rating IS NULL THEN NULL
 COMMENT ON FUNCTION mm._glicko_now(mm.ratings, timestamptz) IS
     'internal: a mm.ratings row''s Glicko-2 rating at a time, with the idle deviation growth since it was last played';
 
+-- A roster's figures (rating and deviation, on the model's scale) from its
+-- players' states, each player's columns in turn (rating_model.h's
+-- MmRatingScale.roster).
+CREATE FUNCTION mm._roster_figures(rating_config jsonb, state float8[], OUT rating float8, OUT deviation float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_roster_figures'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._roster_figures(jsonb, float8[]) IS
+    'internal: a roster''s rating and deviation from its players'' states (each player''s columns in turn) under a queue''s "rating" config: OpenSkill the mean mu and the root mean square of the sigmas, Glicko-2 the mean rating and mean deviation';
+
 -- The rating of a roster from its players' mm.ratings rows (defaults of the
 -- queue's "rating" config for players without one). With professions (one
 -- per player) and a profession_ratio r > 0, each player's rating is
@@ -157,35 +167,44 @@ BEGIN
     END IF;
     -- without professions, or a ratio of 0: the core rating alone
     r := CASE WHEN cardinality(professions) > 0 THEN (rc ->> 'profession_ratio')::float8 ELSE 0 END;
+    -- each player's state (blended), then the model's roster figures
+    -- (mm._roster_figures: OpenSkill the mean mu and the root mean square
+    -- sigma; Glicko-2 the mean rating and mean deviation, with idle growth)
     IF rc ->> 'model' = 'openskill' THEN
-        -- the IMS party rating: weighted max and median mu minus 3 mean sigma
-        SELECT mm.party_rating(array_agg((1 - r) * x.mu + r * x.pmu ORDER BY x.o),
-                               array_agg((1 - r) * x.sigma + r * x.psigma ORDER BY x.o)), 0
-          INTO rating, deviation
-        FROM (SELECT u.o, coalesce(c.mu, (rc ->> 'mu')::float8) AS mu, coalesce(c.sigma, (rc ->> 'sigma')::float8) AS sigma,
-                     coalesce(pr.mu, (rc ->> 'mu')::float8) AS pmu, coalesce(pr.sigma, (rc ->> 'sigma')::float8) AS psigma
-              FROM unnest(players) WITH ORDINALITY u(p, o)
-              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
-              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
-                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
+        SELECT f.rating, f.deviation INTO rating, deviation
+        FROM mm._roster_figures(rc, ARRAY(
+                 SELECT v FROM (SELECT u.o, coalesce(c.mu, (rc ->> 'mu')::float8) AS mu,
+                                       coalesce(c.sigma, (rc ->> 'sigma')::float8) AS sigma,
+                                       coalesce(pr.mu, (rc ->> 'mu')::float8) AS pmu,
+                                       coalesce(pr.sigma, (rc ->> 'sigma')::float8) AS psigma
+                                FROM unnest(players) WITH ORDINALITY u(p, o)
+                                LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+                                LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                                       AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x,
+                      LATERAL (VALUES (1, (1 - r) * x.mu + r * x.pmu),
+                                      (2, (1 - r) * x.sigma + r * x.psigma)) s(c, v)
+                 ORDER BY x.o, s.c)) f;
     ELSE
-        -- Glicko-2: the mean rating and mean deviation (their difference is
-        -- the mean effective rating), with idle growth
-        SELECT avg((1 - r) * coalesce((x.g).rating, (rc ->> 'rating')::float8)
-                   + r * coalesce((x.pg).rating, (rc ->> 'rating')::float8)),
-               avg((1 - r) * coalesce((x.g).rd, (rc ->> 'rd')::float8)
-                   + r * coalesce((x.pg).rd, (rc ->> 'rd')::float8))
-          INTO rating, deviation
-        FROM (SELECT mm._glicko_now(c, roster_rating.at) AS g, mm._glicko_now(pr, roster_rating.at) AS pg
-              FROM unnest(players) WITH ORDINALITY u(p, o)
-              LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
-              LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
-                                     AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x;
+        SELECT f.rating, f.deviation INTO rating, deviation
+        FROM mm._roster_figures(rc, ARRAY(
+                 SELECT v FROM (SELECT u.o, mm._glicko_now(c, roster_rating.at) AS g,
+                                       mm._glicko_now(pr, roster_rating.at) AS pg
+                                FROM unnest(players) WITH ORDINALITY u(p, o)
+                                LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
+                                LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
+                                                       AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x,
+                      LATERAL (VALUES (1, (1 - r) * coalesce((x.g).rating, (rc ->> 'rating')::float8)
+                                          + r * coalesce((x.pg).rating, (rc ->> 'rating')::float8)),
+                                      (2, (1 - r) * coalesce((x.g).rd, (rc ->> 'rd')::float8)
+                                          + r * coalesce((x.pg).rd, (rc ->> 'rd')::float8)),
+                                      (3, (1 - r) * coalesce((x.g).vol, (rc ->> 'vol')::float8)
+                                          + r * coalesce((x.pg).vol, (rc ->> 'vol')::float8))) s(c, v)
+                 ORDER BY x.o, s.c)) f;
     END IF;
 END
 $$;
 COMMENT ON FUNCTION mm.roster_rating(bigint[], jsonb, timestamptz, text[]) IS
-    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
+    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config, on the model''s scale (mm._roster_figures): OpenSkill, the mean mu and the root mean square of the sigmas; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
 
 -- Close the open Glicko-2 rating period of a rating key (Glickman's paper:
 -- every player who played is rated with all of the period's games at once,

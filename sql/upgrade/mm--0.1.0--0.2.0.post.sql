@@ -15,6 +15,42 @@
 UPDATE mm.queue SET config = config || '{"requeue_while_in_match": true}'
 WHERE pg_catalog.jsonb_typeof(config) = 'object' AND NOT config ? 'requeue_while_in_match';
 
+-- ==== scale-bound queue keys: 0.1.0's queues keep the Glicko-scale figures ====
+
+-- Data migration: filter.padding, filter.deviations,
+-- scoring.rating_distance and prediction.rating.spread default to null in
+-- 0.2.0, the scale of the queue's rating model (OpenSkill by default). A
+-- queue carried from 0.1.0 was given its rosters' ratings by the caller, on
+-- the scale 0.1.0's defaults were made for (the Guild Wars 2 wiki's,
+-- Glicko): it keeps padding 10, a range of one deviation, rating_distance
+-- -5 and spread 200 where its config did not set them, so it matches as
+-- before. Before the configs are rewritten
+-- below; a key whose parent is not an object is left to that rewrite.
+DO $$
+DECLARE
+    k record;
+BEGIN
+    FOR k IN VALUES ('filter', 'padding', '10'::jsonb), ('filter', 'deviations', '1'::jsonb),
+                    ('scoring', 'rating_distance', '-5'::jsonb)
+    LOOP
+        UPDATE mm.queue q
+        SET config = q.config || pg_catalog.jsonb_build_object(k.column1,
+                         pg_catalog.jsonb_build_object(k.column2, k.column3)
+                         || coalesce(q.config -> k.column1, '{}'))
+        WHERE pg_catalog.jsonb_typeof(q.config) = 'object'
+          AND pg_catalog.jsonb_typeof(coalesce(q.config -> k.column1, '{}')) = 'object';
+    END LOOP;
+    UPDATE mm.queue q
+    SET config = q.config || pg_catalog.jsonb_build_object('prediction',
+                     coalesce(q.config -> 'prediction', '{}')
+                     || pg_catalog.jsonb_build_object('rating', '{"spread": 200}'::jsonb
+                                                      || coalesce(q.config -> 'prediction' -> 'rating', '{}')))
+    WHERE pg_catalog.jsonb_typeof(q.config) = 'object'
+      AND pg_catalog.jsonb_typeof(coalesce(q.config -> 'prediction', '{}')) = 'object'
+      AND pg_catalog.jsonb_typeof(coalesce(q.config -> 'prediction' -> 'rating', '{}')) = 'object';
+END
+$$;
+
 -- ==== stored configs rewritten; the upgrade never stops on a config 0.1.0 accepted ====
 
 -- Data migration: every stored config is rewritten as 0.2.0 stores it

@@ -29,7 +29,7 @@ SET timezone = 'UTC';
 --   E 7106  1800/0, 45 s         pad 150, range [1650, 1950]: outside
 --           red's range, not a potential (15*45 - 5*350 + 200 = -875)
 -- B scores best and joins red; A, C, D and E keep waiting.
-SELECT mm.create_queue('bf', '{"team_size": 5, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('bf', '{"team_size": 5, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT count(mm.enqueue('bf', ARRAY[p::bigint], 1500, 50)) AS queued FROM generate_series(7001, 7010) p;
 SELECT count(DISTINCT match_id) AS matches, count(*) AS rosters FROM mm.tick('bf');
 SELECT match_id AS m1 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bf' \gset
@@ -63,7 +63,7 @@ SELECT delivered_at IS NOT NULL AS delivered FROM mm.backfill WHERE backfill_id 
 -- In a match of solos the largest roster is 1: a solo scores
 -- 15*60 + 200 = 1100, a pair 15*60 - 500*|1 - 2| = 400. The first solo is
 -- picked (ties go to the earlier in queue), then, one seat left, the second.
-SELECT mm.create_queue('bf2', '{"team_size": 5, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('bf2', '{"team_size": 5, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT count(mm.enqueue('bf2', ARRAY[p::bigint], 1500, 50)) AS queued FROM generate_series(7201, 7210) p;
 SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bf2');
 SELECT match_id AS m2 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bf2' \gset
@@ -79,7 +79,7 @@ SELECT mm.drop_queue('bf2', keep_history => false);
 
 -- In a match made with pairs the largest roster is 2: a pair scores
 -- 15*60 + 200 = 1100, a solo 15*60 - 500 = 400: the pair joins.
-SELECT mm.create_queue('bf2', '{"team_size": 5, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('bf2', '{"team_size": 5, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT count(*) AS queued FROM (VALUES (mm.enqueue('bf2', ARRAY[7221, 7222], 1500, 50)),
                                       (mm.enqueue('bf2', ARRAY[7223, 7224], 1500, 50))) v;
 SELECT count(mm.enqueue('bf2', ARRAY[p::bigint], 1500, 50)) AS queued FROM generate_series(7225, 7230) p;
@@ -100,7 +100,7 @@ SELECT mm.drop_queue('bf2', keep_history => false);
 -- pair waited long: 15*200 - 500*|3 - 2| = 2500; the trio 15*10 + 200 =
 -- 350. Picking the pair would leave one seat that no waiting roster fits,
 -- so the pair is passed over and the trio fills the three seats.
-SELECT mm.create_queue('bf3', '{"team_size": 5, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('bf3', '{"team_size": 5, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT count(*) AS queued FROM (VALUES (mm.enqueue('bf3', ARRAY[7301, 7302, 7303], 1500, 50)),
                                       (mm.enqueue('bf3', ARRAY[7304, 7305], 1500, 50)),
                                       (mm.enqueue('bf3', ARRAY[7306, 7307, 7308], 1500, 50)),
@@ -136,7 +136,7 @@ SELECT mm.drop_queue('bf3', keep_history => false);
 --   Y 7506 thief, 40 s: 1 thief, under the max: (2 - 1) * 500 = +500;
 --          score 600 + 200 + 500 = 1300
 -- Y joins red (without the profession rule X, 1100, would beat Y, 800).
-SELECT mm.create_queue('bfprof', '{"team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('bfprof', '{"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT count(*) AS queued FROM (VALUES (mm.enqueue('bfprof', ARRAY[7501], 1500, 50, professions => '{guardian}')),
                                       (mm.enqueue('bfprof', ARRAY[7502], 1500, 50, professions => '{thief}')),
                                       (mm.enqueue('bfprof', ARRAY[7503], 1500, 50, professions => '{guardian}')),
@@ -159,7 +159,7 @@ SELECT mm.drop_queue('bfprof', keep_history => false);
 -- waited longest but is never put back into the match it left. 7403 has
 -- waited longer than 7404 and 7405: it fills red's seat; the new match of
 -- the same tick is made from the rest (7401 with 7404), and 7405 waits.
-SELECT mm.create_queue('bfduel', '{"team_size": 1, "filter": {"potentials_min": 1}, "requeue_while_in_match": true}');
+SELECT mm.create_queue('bfduel', '{"team_size": 1, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}, "requeue_while_in_match": true}');
 SELECT count(*) AS queued FROM (VALUES (mm.enqueue('bfduel', ARRAY[7401], 1500, 50)),
                                       (mm.enqueue('bfduel', ARRAY[7402], 1500, 50))) v;
 SELECT count(*) AS new_match_rows FROM mm.tick('bfduel');

@@ -128,13 +128,14 @@ SELECT mm.abandon_match(-1);
 SELECT key, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY key ORDER BY key;
 
 
--- a roster's rating from mm.ratings: OpenSkill, the IMS party rating of the
--- players' rows; Glicko-2, the mean rating and mean deviation; defaults for
--- players without a row (9999)
-SELECT (SELECT r.rating FROM mm.roster_rating(ARRAY[9001, 9004]::bigint[], '{"key": "ranked"}') r)
-     = mm.party_rating(ARRAY(SELECT mu FROM mm.ratings WHERE key = 'ranked' AND player_id IN (9001, 9004) ORDER BY player_id),
-                       ARRAY(SELECT sigma FROM mm.ratings WHERE key = 'ranked' AND player_id IN (9001, 9004) ORDER BY player_id))
-       AS party_rating;
+-- a roster's rating from mm.ratings, on the model's scale: OpenSkill, the
+-- players' mean mu and the root mean square of their sigmas (a team's
+-- sums are the roster's figures times its players); Glicko-2, the mean
+-- rating and mean deviation; defaults for players without a row (9999)
+SELECT abs(r.rating - x.mean_mu) < 1e-12 AS mean_mu, abs(r.deviation - x.rms_sigma) < 1e-12 AS rms_sigma
+FROM mm.roster_rating(ARRAY[9001, 9004]::bigint[], '{"key": "ranked"}') r,
+     (SELECT avg(mu) AS mean_mu, sqrt(avg(sigma ^ 2)) AS rms_sigma FROM mm.ratings
+      WHERE key = 'ranked' AND player_id IN (9001, 9004)) x;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
 FROM mm.roster_rating(ARRAY[9001, 9002]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
@@ -178,7 +179,7 @@ SELECT r.rating, r.deviation
 FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"model": "glicko2", "key": "pg", "profession_ratio": 1}',
                       professions => ARRAY['guardian']) r;
 -- OpenSkill, ratio 0.5: mu 0.5 * 30 + 0.5 * 20 = 25, sigma 0.5 * 5 + 0.5 * 9 = 7
-SELECT r.rating = mm.party_rating(ARRAY[25], ARRAY[7]) AS blended_party_rating
+SELECT r.rating, r.deviation
 FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"key": "pg", "profession_ratio": 0.5}',
                       professions => ARRAY['guardian']) r;
 SELECT * FROM mm.roster_rating(ARRAY[9101]::bigint[], '{"key": "pg"}', professions => ARRAY['guardian', 'thief']);

@@ -7,7 +7,11 @@ CREATE TEMP TABLE r (pos int, roster_id bigint, players bigint[], rating float8,
     deviation float8 DEFAULT 0, rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
     dishonor int DEFAULT 0, professions text[] DEFAULT '{}', joined_at timestamptz);
 
--- Teams of each match as one line: match, red rosters, blue rosters.
+-- Teams of each match as one line: match, red rosters, blue rosters. The
+-- rosters' ratings here are on the Glicko scale (near 1500), so the queue
+-- reads them with rating model glicko2: the Guild Wars 2 wiki's padding
+-- 10, rating_distance -5 and spread 200, and its range of one deviation;
+-- red_odds is Glicko-2's expected score of red's mean rating against blue's.
 CREATE FUNCTION teams(config jsonb, at timestamptz DEFAULT '2024-01-01 00:01:00+00')
 RETURNS TABLE (match_no int, red text, blue text, prediction numeric, red_odds numeric, spread float8)
 LANGUAGE sql AS $$
@@ -17,7 +21,8 @@ LANGUAGE sql AS $$
            round(min(prediction)::numeric, 6),
            round(min(odds) FILTER (WHERE team = 'red')::numeric, 6),
            min(rating_spread)
-    FROM mm.match_rosters('SELECT * FROM r ORDER BY pos', config, at)
+    FROM mm.match_rosters('SELECT * FROM r ORDER BY pos',
+                          mm._jsonb_merge('{"rating": {"model": "glicko2"}, "filter": {"deviations": 1}}', config), at)
     GROUP BY match_no ORDER BY match_no
 $$;
 
@@ -44,8 +49,12 @@ SELECT * FROM teams('{"team_size": 2, "filter": {"rosters": 4, "potentials_min":
 UPDATE r SET deviation = 0;
 SELECT * FROM teams('{"team_size": 2, "filter": {"potentials_min": 1, "padding_start": 60, "padding_end": 60}}');
 
--- 2. Padding: 10 per second after 30 s, at most until 240 s.
-SELECT w, mm.matcher_padding('{}', w) FROM unnest(ARRAY[0, 30, 31, 100, 240, 1000]) w;
+-- 2. Padding: by default the rating model's, per second after 30 s, at
+-- most until 240 s: OpenSkill (the default model) 0.25 mu per second,
+-- Glicko-2 10 rating points per second (the Guild Wars 2 wiki's).
+SELECT w, mm.matcher_padding('{}', w) AS openskill,
+       mm.matcher_padding('{"rating": {"model": "glicko2"}}', w) AS glicko2
+FROM unnest(ARRAY[0, 30, 31, 100, 240, 1000]) w;
 SELECT mm.matcher_padding('{"filter": {"padding": 2, "padding_start": 5, "padding_end": 10}}', 60);
 -- Two solo rosters 100 apart, deviation 0, teams of 1: at 34 s (pad 40:
 -- [1460, 1540] and [1560, 1640]) no match; at 35 s (pad 50: they touch at

@@ -24,8 +24,8 @@ CREATE FUNCTION fill(n int, max_party int, seed float8) RETURNS void LANGUAGE sq
     FROM generate_series(1, n) i, LATERAL (SELECT i AS i2, 1 + floor(random() * max_party)::int AS s) s;
 $$;
 
--- Compare the C matcher (search and scan) with the port under a config.
-CREATE FUNCTION compare(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
+-- Compare the C matcher (search and scan) with the port under a config as given.
+CREATE FUNCTION compare_as_given(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
 RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
 LANGUAGE sql AS $$
     WITH port AS (SELECT * FROM gw2_port.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
@@ -37,6 +37,16 @@ LANGUAGE sql AS $$
            (SELECT count(*) FROM port WHERE team = 'failed'),
            NOT EXISTS (SELECT * FROM c EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM c),
            NOT EXISTS (SELECT * FROM scan EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM scan)
+$$;
+
+-- Compare the C matcher (search and scan) with the port under a config;
+-- the ratings are on the Glicko scale, so the queue's rating model is
+-- glicko2 with the GW2 wiki's range of one deviation unless the config
+-- says otherwise.
+CREATE FUNCTION compare(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
+RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
+LANGUAGE sql AS $$
+    SELECT * FROM compare_as_given(mm._jsonb_merge('{"rating": {"model": "glicko2"}, "filter": {"deviations": 1}}', config), at)
 $$;
 
 -- 5v5, parties of 1..5, the GW2 wiki's scoring
@@ -52,7 +62,13 @@ SELECT * FROM compare('{"team_size": 3, "filter": {"rosters": 150, "potentials_m
 SELECT fill(150, 2, 0.4);
 SELECT * FROM compare('{"team_size": 2, "filter": {"rosters": 100, "potentials_min": 3, "potentials_max": 30, "padding": 1, "limit": 600000}, "scoring": {"dishonor_distance": -1000, "age": 1}}');
 
+-- the defaults of the default model (OpenSkill: deviations 2, padding 0.25,
+-- rating_distance -200 and spread 5 from mm.rating_scales) on the same queue: the port reads
+-- the null keys as the C matcher does
+SELECT * FROM compare_as_given('{"filter": {"rosters": 200, "potentials_max": 60, "limit": 600000}}', '2024-01-01 00:06:00+00');
+
 DROP FUNCTION compare(jsonb, timestamptz);
+DROP FUNCTION compare_as_given(jsonb, timestamptz);
 DROP FUNCTION fill(int, int, float8);
 DROP TABLE r;
 DROP SCHEMA gw2_port CASCADE;

@@ -4,7 +4,10 @@
 SET timezone = 'UTC';
 
 -- Queues
-SELECT mm.create_queue('duel', '{"team_size": 1, "filter": {"rosters": 2, "potentials_min": 1}}');
+-- (ratings near 1500 are on the Glicko scale: the duel queue says so, and
+-- its padding, rating_distance and prediction spread are Glicko-2's, its
+-- range the GW2 wiki's one deviation)
+SELECT mm.create_queue('duel', '{"team_size": 1, "filter": {"deviations": 1, "rosters": 2, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT mm.create_queue('arena');
 SELECT name, config FROM mm.queue ORDER BY name;
 SELECT mm.create_queue('duel');

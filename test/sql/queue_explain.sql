@@ -5,7 +5,9 @@ SET timezone = 'UTC';
 
 -- The default config (5v5, potentials_min 20, padding from 30 s to 240 s)
 -- and 10 solo players rated 1501..1510 queued at 12:00.
-SELECT mm.create_queue('small');
+-- (ratings near 1500: the Glicko scale, rating model glicko2, the GW2
+-- wiki's range of one deviation)
+SELECT mm.create_queue('small', '{"filter": {"deviations": 1}, "rating": {"model": "glicko2"}}');
 SELECT count(mm.enqueue('small', ARRAY[p], 1500 + p, 0, joined_at => '2024-01-01 12:00:00+00'))
 FROM generate_series(1, 10) p;
 SELECT roster_id AS first FROM mm.list_queue('small') WHERE place = 1 \gset
@@ -27,7 +29,7 @@ SELECT count(DISTINCT match_id) AS matches, count(*) AS rosters FROM mm.tick('sm
 -- Other outcomes: nobody in range, teams that cannot be filled, a roster
 -- larger than the team (its config changed by hand: mm.alter_queue would
 -- have removed the roster).
-SELECT mm.create_queue('odd', '{"team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT mm.create_queue('odd', '{"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1}, "rating": {"model": "glicko2"}}');
 SELECT mm.enqueue('odd', ARRAY[21], 1500, 10, joined_at => '2024-01-01 12:00:00+00') AS a \gset
 SELECT mm.enqueue('odd', ARRAY[22], 1505, 10, joined_at => '2024-01-01 12:00:00+00') AS b \gset
 SELECT mm.enqueue('odd', ARRAY[23, 24], 1502, 10, joined_at => '2024-01-01 12:00:00+00') AS c \gset

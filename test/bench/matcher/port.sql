@@ -22,7 +22,10 @@ DECLARE
     n_targets int := (c #>> '{filter,rosters}')::int;
     pmin int := (c #>> '{filter,potentials_min}')::int;
     pmax int := (c #>> '{filter,potentials_max}')::int;
-    padding float8 := (c #>> '{filter,padding}')::float8;
+    -- null: the rating model's scale (mm.rating_scales)
+    scale record := (SELECT x FROM mm.rating_scales() x WHERE x.model = c #>> '{rating,model}');
+    padding float8 := coalesce((c #>> '{filter,padding}')::float8, scale.padding);
+    kdev float8 := coalesce((c #>> '{filter,deviations}')::float8, scale.deviations);
     pstart float8 := (c #>> '{filter,padding_start}')::float8;
     pend float8 := (c #>> '{filter,padding_end}')::float8;
     per_match bool := (c #>> '{scoring,type}') = 'match';
@@ -30,7 +33,7 @@ DECLARE
     w_size float8 := (c #>> '{scoring,roster_size_distance}')::float8;
     w_fit float8 := (c #>> '{scoring,perfect_fit}')::float8;
     w_rank float8 := (c #>> '{scoring,rank_distance}')::float8;
-    w_rating float8 := (c #>> '{scoring,rating_distance}')::float8;
+    w_rating float8 := coalesce((c #>> '{scoring,rating_distance}')::float8, scale.rating_distance);
     w_ladder float8 := (c #>> '{scoring,ladder_distance}')::float8;
     prof_max int := (c #>> '{scoring,profession_max}')::int;
     w_common float8 := (c #>> '{scoring,profession_common}')::float8;
@@ -86,8 +89,8 @@ BEGIN
         pad := least(age[i], pend) - pstart;
         pad := CASE WHEN pad > 0 THEN pad * padding ELSE 0 END;
         rl[i] := rating[i] - dev[i];
-        lo[i] := rating[i] - dev[i] - pad;
-        hi[i] := rating[i] + dev[i] + pad;
+        lo[i] := rating[i] - kdev * dev[i] - pad;
+        hi[i] := rating[i] + kdev * dev[i] + pad;
     END LOOP;
 
     -- createMatches: targets are the first n_targets rosters, in queue order
