@@ -46,6 +46,7 @@ DECLARE
 BEGIN
     RETURN jsonb_build_object(
         'team_size', 1 + floor(random() * 5)::int,
+        'rating', jsonb_build_object('model', CASE WHEN random() < 0.5 THEN 'openskill' ELSE 'glicko2' END),
         'filter', jsonb_build_object(
             'rosters', 1 + floor(random() * 30)::int,
             'limit', 600000,
@@ -53,7 +54,8 @@ BEGIN
             'potentials_max', pmax,
             'padding', floor(random() * 20),
             'padding_start', pstart,
-            'padding_end', pstart + floor(random() * 200)),
+            'padding_end', pstart + floor(random() * 200),
+            'deviations', floor(random() * 4)),
         'scoring', jsonb_build_object(
             'type', CASE WHEN random() < 0.5 THEN 'team' ELSE 'match' END,
             'age', floor(random() * 40) - 10,
