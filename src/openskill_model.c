@@ -44,6 +44,34 @@ os_model_queue_params(const MmMatcherConfig *cfg)
 	return o;
 }
 
+/* A new player: the queue's rating.mu and rating.sigma. */
+static void
+os_model_defaults(const MmMatcherConfig *cfg, double *state)
+{
+	state[0] = cfg->os_mu;
+	state[1] = cfg->os_sigma;
+}
+
+/* A roster: the IMS party rating (mm.party_rating's defaults), deviation 0. */
+static void
+os_model_roster(const void *params pg_attribute_unused(), int n,
+				const double *const *state, double *rating, double *deviation)
+{
+	double	   *mu = palloc(sizeof(double) * n);
+
+	memcpy(mu, state[0], sizeof(double) * n);
+	*rating = mm_os_party_rating(n, mu, state[1], 2, 1, 3);
+	*deviation = 0;
+	pfree(mu);
+}
+
+/* The ordinal mu - 3 sigma (mm.ordinal). */
+static double
+os_model_conservative(const double *state)
+{
+	return state[0] - 3 * state[1];
+}
+
 const MmRatingModel mm_openskill_model = {
 	.name = "openskill",
 	.nstate = 2,
@@ -52,6 +80,10 @@ const MmRatingModel mm_openskill_model = {
 	.predict = os_model_predict,
 	.idle = NULL,				/* tau grows sigma when a player plays */
 	.queue_params = os_model_queue_params,
+	.defaults = os_model_defaults,
+	.read_at = NULL,			/* sigma grows when a player plays */
+	.roster = os_model_roster,
+	.conservative = os_model_conservative,
 };
 
 void

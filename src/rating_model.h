@@ -27,6 +27,9 @@
 
 #include "mm.h"
 
+#include "datatype/timestamp.h"
+#include "utils/array.h"
+
 /* The most columns a family's state may have. */
 #define MM_RATING_MAX_STATE 3
 
@@ -87,16 +90,50 @@ typedef void (*MmRatingIdleFn) (const void *params, double *state,
 struct MmMatcherConfig;
 typedef const void *(*MmRatingQueueParamsFn) (const struct MmMatcherConfig *cfg);
 
+/*
+ * Storage: what a family declares so that mm.ratings, the result history
+ * and mm.roster_rating keep and read its state without naming it.
+ */
+
+/* A new player's state under a queue's rating config (checked). */
+typedef void (*MmRatingDefaultsFn) (const struct MmMatcherConfig *cfg,
+									double *state);
+
+/*
+ * A stored state as of a time, from the time it was last rated (at is
+ * never before last_played); NULL: a stored state is read as it is.
+ */
+typedef void (*MmRatingReadAtFn) (double *state, TimestampTz last_played,
+								  TimestampTz at);
+
+/*
+ * A roster's rating and deviation (both finite) from its players' states,
+ * by column as in a game: what mm.roster_rating returns and the matcher
+ * compares.
+ */
+typedef void (*MmRatingRosterFn) (const void *params, int n,
+								  const double *const *state,
+								  double *rating, double *deviation);
+
+/* A conservative rating of one state, for leaderboards (higher is better). */
+typedef double (*MmRatingConservativeFn) (const double *state);
+
 typedef struct MmRatingModel
 {
 	const char *name;			/* rating.model of a queue config */
 	int			nstate;			/* columns of a player's state */
-	const MmRatingColumn *columns;	/* nstate of them, named as mm.ratings'
-									 * columns */
+	const MmRatingColumn *columns;	/* nstate of them, the names of the
+									 * elements of mm.ratings' state */
+	/* the math */
 	MmRatingRateFn rate;
 	MmRatingPredictFn predict;
 	MmRatingIdleFn idle;		/* NULL: a state does not change while idle */
 	MmRatingQueueParamsFn queue_params;
+	/* the storage */
+	MmRatingDefaultsFn defaults;
+	MmRatingReadAtFn read_at;	/* NULL: as stored */
+	MmRatingRosterFn roster;
+	MmRatingConservativeFn conservative;
 } MmRatingModel;
 
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
@@ -108,6 +145,22 @@ extern const MmRatingModel *mm_rating_model_find(const char *name);
 
 /* The names of every family, for a hint: "openskill" or "glicko2". */
 extern const char *mm_rating_model_names(void);
+
+/*
+ * The stored form of a state (mm.ratings.state, the result history's
+ * state_before and state_after): a one-dimensional float8[] of nstate
+ * elements without NULLs, each as the family's column declares it.
+ * mm_rating_state_valid says whether an array is one (mm.ratings' CHECK);
+ * mm_rating_state_read reads one into state (an error if it is not);
+ * mm_rating_state_datum builds one.
+ */
+extern bool mm_rating_state_valid(const MmRatingModel *model, ArrayType *a);
+extern void mm_rating_state_read(const MmRatingModel *model, ArrayType *a,
+								 double *state);
+extern Datum mm_rating_state_datum(const MmRatingModel *model, const double *state);
+
+/* The family of a queue config's rating.model (the config was checked). */
+extern const MmRatingModel *mm_rating_model_of(const struct MmMatcherConfig *cfg);
 
 /*
  * Build a game from per-player arrays (team labels, ranks, scores, the

@@ -170,6 +170,7 @@ INSERT INTO null_sample VALUES
 ('mm.request_backfill(bigint, text, int)', '{"(SELECT delivered FROM null_fix)", "''blue''", 1}'),
 ('mm.cancel_backfill(bigint)', '{"(SELECT backfill FROM null_fix)"}'),
 ('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', '{"''{97071}''", "''{}''"}'),
+('mm.rating_conservative(text, float8[], timestamptz, timestamptz)', '{"''glicko2''", "''{1500, 350, 0.06}''", "''2024-01-01 00:00+00''", "''2024-06-01 00:00+00''"}'),
 ('mm.close_rating_period(text, timestamptz)', '{"''nq_key''"}'),
 ('mm.report_result(bigint, jsonb)', '{"(SELECT delivered FROM null_fix)", "''{\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}''"}'),
 ('mm.abandon_match(bigint)', '{"(SELECT delivered FROM null_fix)"}'),
@@ -274,6 +275,8 @@ INSERT INTO null_allowed VALUES
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'dishonor', 'unchanged'),
 ('mm.update_roster(bigint, float8, float8, float8, float8, int, text[])', 'professions', 'unchanged'),
 ('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', 'professions', 'no professions: every player''s core rating'),
+('mm.rating_conservative(text, float8[], timestamptz, timestamptz)', 'last_played', 'the state as stored'),
+('mm.rating_conservative(text, float8[], timestamptz, timestamptz)', 'at', 'the state as stored'),
 ('mm.run_ticks(text, interval, interval)', 'queue', 'every queue'),
 -- async pools
 ('mm.put_entry(text, bigint, float8, text[], jsonb)', 'model', 'no model stored with the entry'),
