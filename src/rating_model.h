@@ -134,6 +134,14 @@ typedef struct MmRatingModel
 	MmRatingReadAtFn read_at;	/* NULL: as stored */
 	MmRatingRosterFn roster;
 	MmRatingConservativeFn conservative;
+	/*
+	 * the options: the keys of the family's own section of a queue config,
+	 * "rating.options" (checked by the config spine against these keys,
+	 * read into a palloc'd struct of options_size bytes at the config's
+	 * MmMatcherConfig.rating_options); NULL: the family has none
+	 */
+	const struct MmConfigKey *options;
+	size_t		options_size;
 } MmRatingModel;
 
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */

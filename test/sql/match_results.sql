@@ -22,7 +22,7 @@ SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name 
 -- (the hint lists the rating families)
 \set VERBOSITY default
 \set SHOW_CONTEXT never
-SELECT mm.alter_queue('res', '{"rating": {"model": "elo"}}');
+SELECT mm.alter_queue('res', '{"rating": {"model": "trueskill"}}');
 \set SHOW_CONTEXT errors
 \set VERBOSITY sqlstate
 SELECT mm.alter_queue('res', '{"rating": {"openskill_model": "nope"}}');
@@ -141,7 +141,7 @@ SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS 
 FROM mm.roster_rating(ARRAY[9001, 9002]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
 FROM mm.roster_rating(ARRAY[9001, 9999]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
-SELECT * FROM mm.roster_rating(ARRAY[1]::bigint[], '{"model": "elo"}');
+SELECT * FROM mm.roster_rating(ARRAY[1]::bigint[], '{"model": "trueskill"}');
 SELECT * FROM mm.roster_rating('{}', '{}');
 SELECT * FROM mm.roster_rating(ARRAY(SELECT i::bigint FROM generate_series(1, 1001) i), '{}');
 -- enqueue without a rating takes it from there (the queue rates Glicko-2, key g2)
