@@ -26,6 +26,7 @@
 static const MmRatingModel *const rating_models[] = {
 	&mm_openskill_model,
 	&mm_glicko2_model,
+	&mm_elo_model,
 };
 
 const MmRatingModel *

@@ -147,6 +147,7 @@ typedef struct MmRatingModel
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
 extern const MmRatingModel mm_openskill_model;
 extern const MmRatingModel mm_glicko2_model;
+extern const MmRatingModel mm_elo_model;
 
 /* The family of a name, or NULL. */
 extern const MmRatingModel *mm_rating_model_find(const char *name);
