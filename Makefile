@@ -10,6 +10,7 @@ OBJS        = \
 	src/backfill.o \
 	src/calibration.o \
 	src/config.o \
+	src/elo.o \
 	src/glicko2_math.o \
 	src/glicko2_model.o \
 	src/glicko2_period.o \

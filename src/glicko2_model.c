@@ -12,8 +12,13 @@
 #include "matcher.h"
 #include "rating_model.h"
 
+#include <math.h>
+
 #include "miscadmin.h"
 #include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
 
 static const MmRatingColumn g2_columns[] = {
 	{"rating", false},
@@ -138,9 +143,55 @@ g2_model_queue_params(const MmMatcherConfig *cfg pg_attribute_unused())
 	return prm;
 }
 
+/* A new player: the queue's rating.rating, rating.rd and rating.vol. */
+static void
+g2_model_defaults(const MmMatcherConfig *cfg, double *state)
+{
+	state[0] = cfg->g_rating;
+	state[1] = cfg->g_rd;
+	state[2] = cfg->g_vol;
+}
+
 /*
- * A roster's figures: its players' mean rating and mean deviation (their
- * difference is the mean effective rating, the GW2 wiki's ratingLow).
+ * A stored rating as of a time: as mm.glicko2_rating_at reads it with the
+ * Guild Wars 2 wiki's policy ('{}'), the deviation grown over the whole
+ * periods elapsed since it was last rated (the default after a reset).
+ */
+static void
+g2_model_read_at(double *state, TimestampTz last_played, TimestampTz at)
+{
+	static bool have_policy = false;
+	static Glicko2Policy pol;
+	static TimestampTz reset;
+	Glicko2Player p = {state[0], state[1], state[2]};
+
+	if (!have_policy)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		mm_g2_policy_parse(DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}"))),
+						   &pol);
+		if (!pol.reset_null)
+			reset = mm_g2_parse_timestamptz(pol.reset);
+		MemoryContextSwitchTo(old);
+		have_policy = true;
+	}
+	if (!pol.reset_null && last_played < reset && at >= reset)
+	{
+		state[0] = pol.rating_default;
+		state[1] = pol.deviation_default;
+		state[2] = pol.volatility_default;
+		return;
+	}
+	p = mm_g2_idle(p, floor((at - last_played) / (double) USECS_PER_SEC / pol.period.seconds), &pol);
+	state[0] = p.rating;
+	state[1] = p.rd;
+	state[2] = p.vol;
+}
+
+/*
+ * A roster: the mean rating and the mean deviation (their difference is
+ * the mean effective rating).
  */
 static void
 g2_model_roster(const void *params pg_attribute_unused(), int n,
@@ -181,6 +232,13 @@ g2_model_odds(const void *params pg_attribute_unused(), int n, const int *team,
 						r[1] / size[1], sqrt(d2[1] / size[1]));
 }
 
+/* rating - 2 rd. */
+static double
+g2_model_conservative(const double *state)
+{
+	return state[0] - 2 * state[1];
+}
+
 const MmRatingModel mm_glicko2_model = {
 	.name = "glicko2",
 	.nstate = 3,
@@ -198,4 +256,7 @@ const MmRatingModel mm_glicko2_model = {
 		.roster = g2_model_roster,
 		.odds = g2_model_odds,
 	},
+	.defaults = g2_model_defaults,
+	.read_at = g2_model_read_at,
+	.conservative = g2_model_conservative,
 };

@@ -124,11 +124,78 @@ static const MmConfigKey scoring_keys[] = {
 	{.name = NULL}
 };
 
+/*
+ * "rating.options": an object kept as given here, and read by the keys of
+ * the queue's rating family when the config is checked (the family is
+ * known only then).
+ */
+static void
+rating_options_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	MmMatcherConfig *cfg = base;
+
+	if (v == NULL)
+	{
+		cfg->rating_options_json = NULL;
+		return;
+	}
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s key \"%s\" must be an object", what, path),
+				 errhint("Give the rating family's options, such as {\"k\": 24} for Elo.")));
+	cfg->rating_options_json = JsonbValueToJsonb(v);
+}
+
+/* The family's options with their defaults; {} for a family without any. */
+static void
+rating_options_render(StringInfo buf, const void *base)
+{
+	const MmMatcherConfig *cfg = base;
+	const MmRatingModel *model = cfg->rating_model ? mm_rating_model_find(cfg->rating_model) : NULL;
+
+	if (model != NULL && model->options != NULL && cfg->rating_options != NULL)
+		mm_config_render(buf, model->options, cfg->rating_options);
+	else
+		appendStringInfoString(buf, "{}");
+}
+
+/* Read rating.options with the keys of the queue's family (known by now). */
+static void
+rating_options_check(MmMatcherConfig *cfg, const MmRatingModel *model)
+{
+	cfg->rating_options = NULL;
+	if (model->options != NULL)
+	{
+		cfg->rating_options = palloc0(model->options_size);
+		mm_config_defaults(model->options, cfg->rating_options);
+		if (cfg->rating_options_json != NULL)
+		{
+			JsonbValue	v;
+
+			v.type = jbvBinary;
+			v.val.binary.data = &cfg->rating_options_json->root;
+			v.val.binary.len = VARSIZE(cfg->rating_options_json) - VARHDRSZ;
+			mm_config_parse_value(&v, "queue config", "rating.options", model->options,
+								  cfg->rating_options);
+		}
+	}
+	else if (cfg->rating_options_json != NULL &&
+			 JsonContainerSize(&cfg->rating_options_json->root) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"rating.options\" must be empty for model \"%s\"",
+						model->name),
+				 errdetail("The value is %s.",
+						   JsonbToCString(NULL, &cfg->rating_options_json->root, -1)),
+				 errhint("The family's settings are keys of \"rating\" itself.")));
+}
+
 /* "rating": how mm.report_result rates a match of the queue. */
 static const MmConfigKey rating_keys[] = {
 	{.name = "model", .type = MM_CONFIG_TEXT, .offset = MK(rating_model),
 		.def_text = "openskill",
-	.doc = "openskill or glicko2"},
+	.doc = "the rating family by name (Ratings lists them)"},
 	{.name = "key", .type = MM_CONFIG_TEXT, .offset = MK(rating_key),
 		.def_text = "ranked",
 	.doc = "the rating_key of the mm.ratings rows"},
@@ -176,6 +243,9 @@ static const MmConfigKey rating_keys[] = {
 	{.name = "profession_ratio", .type = MM_CONFIG_FLOAT, .offset = MK(profession_ratio),
 		.min = 0, .max = 1, .def = 0,
 	.doc = "0 the core rating only; above 0 also profession ratings, blended by this ratio"},
+	{.name = "options", .type = MM_CONFIG_CUSTOM,
+		.parse = rating_options_parse, .render = rating_options_render,
+	.doc = "the options of the rating family (rating.model): its own keys, defaults filled in"},
 	{.name = "period", .type = MM_CONFIG_TEXT, .offset = MK(rating_period),
 		.def_text = "game",
 	.doc = "game (each report rates its game) or pending (Glicko-2 rating periods)"},
@@ -315,6 +385,7 @@ mm_matcher_check(MmMatcherConfig *cfg)
 		cfg->rating_distance = model->scale.rating_distance;
 	if (cfg->prediction.rating.spread_null)
 		cfg->prediction.rating.spread = model->scale.rating_spread;
+	rating_options_check(cfg, mm_rating_model_find(cfg->rating_model));
 	if (cfg->rating_key[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -78,6 +78,9 @@ typedef struct MmMatcherConfig
 	char	   *desertion_reason;	/* dishonor reason; NULL: no dishonor */
 	bool		desertion_reason_null;
 	double		profession_ratio;	/* 0 core rating only; > 0 keeps and blends profession ratings */
+	Jsonb	   *rating_options_json;	/* rating.options as given; NULL: none */
+	void	   *rating_options; /* the family's options, read by its keys
+								 * (rating_model.h); NULL: it has none */
 	char	   *rating_period;	/* "game": rate each game; "pending": rating periods */
 	bool		pending_period; /* rating_period = "pending" */
 	/* not a config key: scan the whole queue for potentials (tests) */

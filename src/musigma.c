@@ -31,6 +31,7 @@
  */
 #include "mm.h"
 #include "config.h"
+#include "openskill.h"
 
 #include <math.h>
 
@@ -98,9 +99,9 @@ cmp_double(const void *a, const void *b)
  * members: the aggregate gives the same bits in a parallel plan as in a
  * serial one, and as the function over array_agg.
  */
-static double
-party_rating(int n, double *mu, const double *sigma, double max_w,
-			 double med_w, double dev)
+double
+mm_os_party_rating(int n, double *mu, const double *sigma, double max_w,
+				   double med_w, double dev)
 {
 	double		med,
 				sig = 0.0;
@@ -147,7 +148,7 @@ mm_party_rating(PG_FUNCTION_ARGS)
 		mm_check_finite(mu[i], "mu");
 		mm_check_positive(sigma[i], "sigma");
 	}
-	PG_RETURN_FLOAT8(mm_check_result(party_rating(n, mu, sigma, max_w, med_w, dev),
+	PG_RETURN_FLOAT8(mm_check_result(mm_os_party_rating(n, mu, sigma, max_w, med_w, dev),
 									 "party rating"));
 }
 
@@ -393,7 +394,7 @@ mm_party_rating_final(PG_FUNCTION_ARGS)
 	/* party_rating sorts mu: work on a copy, a final function may run again */
 	mu = palloc(sizeof(double) * st->n);
 	memcpy(mu, st->mu, sizeof(double) * st->n);
-	PG_RETURN_FLOAT8(mm_check_result(party_rating(st->n, mu, st->sigma,
+	PG_RETURN_FLOAT8(mm_check_result(mm_os_party_rating(st->n, mu, st->sigma,
 												  st->max_w, st->med_w, st->dev),
 									 "party rating"));
 }

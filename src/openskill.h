@@ -71,6 +71,13 @@ extern void mm_os_build_game(MmOsGame *g, int n, const int64 *label,
  * Win probability of each team of a game (openskill.js predictWin), in
  * team order; prob has nteams elements.
  */
+/*
+ * The IMS party rating of n players: (max_w * max mu + med_w * median mu) /
+ * (max_w + med_w) - dev * mean sigma (mm.party_rating; sorts mu).
+ */
+extern double mm_os_party_rating(int n, double *mu, const double *sigma,
+								 double max_w, double med_w, double dev);
+
 extern void mm_os_predict_win(const MmOsGame *g, double beta, double *prob);
 
 /*

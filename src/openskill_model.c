@@ -46,6 +46,14 @@ os_model_queue_params(const MmMatcherConfig *cfg)
 	return o;
 }
 
+/* A new player: the queue's rating.mu and rating.sigma. */
+static void
+os_model_defaults(const MmMatcherConfig *cfg, double *state)
+{
+	state[0] = cfg->os_mu;
+	state[1] = cfg->os_sigma;
+}
+
 /*
  * A roster's figures: its players' mean mu, and the root mean square of
  * their sigmas, so that a team's sums (mu summed, sigma^2 summed, as
@@ -98,6 +106,13 @@ os_model_odds(const void *params, int n, const int *team, const int *players,
 	return 1.0 / (1.0 + exp(-x));
 }
 
+/* The ordinal mu - 3 sigma (mm.ordinal). */
+static double
+os_model_conservative(const double *state)
+{
+	return state[0] - 3 * state[1];
+}
+
 const MmRatingModel mm_openskill_model = {
 	.name = "openskill",
 	.nstate = 2,
@@ -119,6 +134,9 @@ const MmRatingModel mm_openskill_model = {
 		.roster = os_model_roster,
 		.odds = os_model_odds,
 	},
+	.defaults = os_model_defaults,
+	.read_at = NULL,			/* sigma grows when a player plays */
+	.conservative = os_model_conservative,
 };
 
 void

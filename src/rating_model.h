@@ -27,6 +27,9 @@
 
 #include "mm.h"
 
+#include "datatype/timestamp.h"
+#include "utils/array.h"
+
 /* The most columns a family's state may have. */
 #define MM_RATING_MAX_STATE 3
 
@@ -133,22 +136,55 @@ typedef struct MmRatingScale
 	MmRatingOddsFn odds;
 } MmRatingScale;
 
+/*
+ * Storage: what a family declares so that mm.ratings, the result history
+ * and mm.roster_rating keep and read its state without naming it.
+ */
+
+/* A new player's state under a queue's rating config (checked). */
+typedef void (*MmRatingDefaultsFn) (const struct MmMatcherConfig *cfg,
+									double *state);
+
+/*
+ * A stored state as of a time, from the time it was last rated (at is
+ * never before last_played); NULL: a stored state is read as it is.
+ */
+typedef void (*MmRatingReadAtFn) (double *state, TimestampTz last_played,
+								  TimestampTz at);
+
+/* A conservative rating of one state, for leaderboards (higher is better). */
+typedef double (*MmRatingConservativeFn) (const double *state);
+
 typedef struct MmRatingModel
 {
 	const char *name;			/* rating.model of a queue config */
 	int			nstate;			/* columns of a player's state */
-	const MmRatingColumn *columns;	/* nstate of them, named as mm.ratings'
-									 * columns */
+	const MmRatingColumn *columns;	/* nstate of them, the names of the
+									 * elements of mm.ratings' state */
+	/* the math */
 	MmRatingRateFn rate;
 	MmRatingPredictFn predict;
 	MmRatingIdleFn idle;		/* NULL: a state does not change while idle */
 	MmRatingQueueParamsFn queue_params;
 	MmRatingScale scale;		/* the queue defaults and roster figures */
+	/* the storage */
+	MmRatingDefaultsFn defaults;
+	MmRatingReadAtFn read_at;	/* NULL: as stored */
+	MmRatingConservativeFn conservative;
+	/*
+	 * the options: the keys of the family's own section of a queue config,
+	 * "rating.options" (checked by the config spine against these keys,
+	 * read into a palloc'd struct of options_size bytes at the config's
+	 * MmMatcherConfig.rating_options); NULL: the family has none
+	 */
+	const struct MmConfigKey *options;
+	size_t		options_size;
 } MmRatingModel;
 
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
 extern const MmRatingModel mm_openskill_model;
 extern const MmRatingModel mm_glicko2_model;
+extern const MmRatingModel mm_elo_model;
 
 /* The family of a name, or NULL. */
 extern const MmRatingModel *mm_rating_model_find(const char *name);
@@ -158,6 +194,22 @@ extern const MmRatingModel *mm_rating_model_at(int i);
 
 /* The names of every family, for a hint: "openskill" or "glicko2". */
 extern const char *mm_rating_model_names(void);
+
+/*
+ * The stored form of a state (mm.ratings.state, the result history's
+ * state_before and state_after): a one-dimensional float8[] of nstate
+ * elements without NULLs, each as the family's column declares it.
+ * mm_rating_state_valid says whether an array is one (mm.ratings' CHECK);
+ * mm_rating_state_read reads one into state (an error if it is not);
+ * mm_rating_state_datum builds one.
+ */
+extern bool mm_rating_state_valid(const MmRatingModel *model, ArrayType *a);
+extern void mm_rating_state_read(const MmRatingModel *model, ArrayType *a,
+								 double *state);
+extern Datum mm_rating_state_datum(const MmRatingModel *model, const double *state);
+
+/* The family of a queue config's rating.model (the config was checked). */
+extern const MmRatingModel *mm_rating_model_of(const struct MmMatcherConfig *cfg);
 
 /*
  * Build a game from per-player arrays (team labels, ranks, scores, the

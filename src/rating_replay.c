@@ -10,11 +10,16 @@
  */
 #include "rating_replay.h"
 #include "replay.h"
+#include "config.h"
+#include "matcher.h"
 
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
@@ -234,11 +239,25 @@ rr_emit(MmRatingReplay *rp, const MmReplayMatch *m, const MmRatingGame *g)
 		values[3] = Int64GetDatum(row->ival[RR_TEAM]);
 		values[4] = Float8GetDatum(row->fval[RR_RANK]);
 		values[5] = Float8GetDatum(rp->prob[g->team_of[i]]);
-		for (int c = 0; c < nstate; c++)
+		if (rp->packed)
 		{
-			values[6 + c] = Float8GetDatum(g->state[c][i]);
-			values[6 + nstate + c] = Float8GetDatum(rp->out[c][i]);
+			double		before[MM_RATING_MAX_STATE],
+						after[MM_RATING_MAX_STATE];
+
+			for (int c = 0; c < nstate; c++)
+			{
+				before[c] = g->state[c][i];
+				after[c] = rp->out[c][i];
+			}
+			values[6] = mm_rating_state_datum(rp->model, before);
+			values[7] = mm_rating_state_datum(rp->model, after);
 		}
+		else
+			for (int c = 0; c < nstate; c++)
+			{
+				values[6 + c] = Float8GetDatum(g->state[c][i]);
+				values[6 + nstate + c] = Float8GetDatum(rp->out[c][i]);
+			}
 		tuplestore_putvalues(rp->rsinfo->setResult, rp->rsinfo->setDesc, values, nulls);
 	}
 }
@@ -457,9 +476,136 @@ mm_rating_replay_final(MmRatingReplay *rp, ReturnSetInfo *rsinfo)
 		bool		nulls[2 + MM_RATING_MAX_STATE] = {false};
 
 		values[0] = Int64GetDatum(pl->id);
-		for (int c = 0; c < nstate; c++)
-			values[1 + c] = Float8GetDatum(pl->state[c]);
-		values[1 + nstate] = Int64GetDatum(pl->matches);
+		if (rp->packed)
+		{
+			values[1] = mm_rating_state_datum(rp->model, pl->state);
+			values[2] = Int64GetDatum(pl->matches);
+		}
+		else
+		{
+			for (int c = 0; c < nstate; c++)
+				values[1 + c] = Float8GetDatum(pl->state[c]);
+			values[1 + nstate] = Int64GetDatum(pl->matches);
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
+
+/* ---- the family-neutral replays: mm.rating_replay, _history, _calibration ---- */
+
+/*
+ * The arguments shared by the three: (model text, games text, initial text,
+ * options jsonb), only initial may be NULL. options is a queue config's
+ * "rating" section without "model": the family's parameters and a new
+ * player's state come from it as a queue's do.
+ */
+static void
+rr_generic_args(FunctionCallInfo fcinfo, MmRatingReplay *rp, MmRatingReplayMode mode)
+{
+	char	   *name;
+	Jsonb	   *options;
+	char	   *given;
+	MmMatcherConfig cfg;
+	StringInfoData b;
+
+	mm_args_not_null(fcinfo, UINT64CONST(1) << 2);
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	options = PG_GETARG_JSONB_P(3);
+	memset(rp, 0, sizeof(*rp));
+	rp->model = mm_rating_model_find(name);
+	if (rp->model == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rating model \"%s\" is unknown", name),
+				 errhint("Use %s.", mm_rating_model_names())));
+	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must be a JSON object"),
+				 errhint("Pass a queue config's \"rating\" section, such as '{\"options\": {\"k\": 24}}'.")));
+	if (mm_jsonb_object_get(&options->root, "model") != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must not name the model"),
+				 errhint("The model is the first argument.")));
+	/* {"rating": {"model": name, the options' keys}} */
+	given = JsonbToCString(NULL, &options->root, VARSIZE(options));
+	initStringInfo(&b);
+	appendStringInfoString(&b, "{\"rating\": {\"model\": ");
+	escape_json(&b, name);
+	if (JsonContainerSize(&options->root) > 0)
+		appendStringInfo(&b, ", %s", given + 1);
+	else
+		appendStringInfoChar(&b, '}');
+	appendStringInfoChar(&b, '}');
+	mm_queue_config(DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(b.data))), &cfg);
+	rp->params = rp->model->queue_params(&cfg);
+	rp->model->defaults(&cfg, rp->initial);
+	rp->mode = mode;
+	rp->packed = true;
+	mm_rating_replay_check_initial(rp);
+}
+
+static void
+rr_generic_run(FunctionCallInfo fcinfo, MmRatingReplay *rp)
+{
+	mm_rating_replay_run(rp, text_to_cstring(PG_GETARG_TEXT_PP(1)),
+						 PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2)));
+}
+
+PG_FUNCTION_INFO_V1(mm_rating_replay);
+
+/*
+ * mm.rating_replay(model text, games text, initial text DEFAULT NULL,
+ *					options jsonb DEFAULT '{}')
+ *		-> TABLE(player_id bigint, state float8[], games bigint)
+ */
+Datum
+mm_rating_replay(PG_FUNCTION_ARGS)
+{
+	MmRatingReplay rp;
+
+	rr_generic_args(fcinfo, &rp, MM_RATING_REPLAY_FINAL);
+	InitMaterializedSRF(fcinfo, 0);
+	rr_generic_run(fcinfo, &rp);
+	mm_rating_replay_final(&rp, (ReturnSetInfo *) fcinfo->resultinfo);
+	mm_rating_replay_free(&rp);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_rating_history);
+
+/*
+ * mm.rating_history(same arguments as rating_replay)
+ *		-> TABLE(game, game_key, player_id, team, rank, win_probability,
+ *				 state_before float8[], state_after float8[])
+ */
+Datum
+mm_rating_history(PG_FUNCTION_ARGS)
+{
+	MmRatingReplay rp;
+
+	rr_generic_args(fcinfo, &rp, MM_RATING_REPLAY_HISTORY);
+	InitMaterializedSRF(fcinfo, 0);
+	rp.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	rr_generic_run(fcinfo, &rp);
+	mm_rating_replay_free(&rp);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_rating_calibration);
+
+/* mm.rating_calibration(same arguments as rating_replay, bins int DEFAULT 10) -> jsonb */
+Datum
+mm_rating_calibration(PG_FUNCTION_ARGS)
+{
+	MmRatingReplay rp;
+
+	rr_generic_args(fcinfo, &rp, MM_RATING_REPLAY_CALIBRATION);
+	if (PG_ARGISNULL(4))
+		mm_null_arg("bins");
+	mm_calibration_init(&rp.cal, PG_GETARG_INT32(4));
+	rr_generic_run(fcinfo, &rp);
+	mm_rating_replay_free(&rp);
+	PG_RETURN_JSONB_P(mm_calibration_jsonb(&rp.cal));
 }

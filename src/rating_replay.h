@@ -48,6 +48,9 @@ typedef struct MmRatingReplay
 	const MmRatingModel *model;
 	const void *params;			/* the family's parameters */
 	MmRatingReplayMode mode;
+	bool		packed;			/* a state is one float8[] column (the
+								 * family-neutral mm.rating_replay), not
+								 * one column per element */
 	double		initial[MM_RATING_MAX_STATE];	/* a new player's state */
 	ReturnSetInfo *rsinfo;		/* history: where rows go */
 	MmCalibration cal;			/* calibration */

@@ -60,11 +60,9 @@ typedef enum ResultStatement
 	RS_CONFIG,
 	RS_ROSTERS,
 	RS_INSERT_MISSING,
-	RS_LOCK_OPENSKILL,
-	RS_LOCK_GLICKO2,
+	RS_LOCK,
 	RS_INSERT_MISSING_PROFESSION,
-	RS_LOCK_OPENSKILL_PROFESSION,
-	RS_LOCK_GLICKO2_PROFESSION,
+	RS_LOCK_PROFESSION,
 	RS_UPDATE_PROFESSION,
 	RS_DISHONOR,
 	RS_REASON_KNOWN,
@@ -97,63 +95,49 @@ static const MmStatement statements[RS_COUNT] = {
 		"SELECT r.team, r.players, r.professions FROM mm.match_roster r WHERE r.match_id = $1 "
 		"ORDER BY r.roster_id",
 	1, {INT8OID}},
+	/* a missing row starts from the family's defaults ($4) */
 	[RS_INSERT_MISSING] = {
-		"INSERT INTO mm.ratings AS r (player_id, key) "
-		"SELECT p, $1 FROM unnest($2::bigint[]) p ORDER BY p "
+		"INSERT INTO mm.ratings AS r (player_id, key, model, state) "
+		"SELECT p, $1, $3, $4 FROM unnest($2::bigint[]) p ORDER BY p "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
-	2, {TEXTOID, INT8ARRAYOID}},
+	4, {TEXTOID, INT8ARRAYOID, TEXTOID, FLOAT8ARRAYOID}},
 	[RS_INSERT_MISSING_PROFESSION] = {
-		"INSERT INTO mm.ratings AS r (player_id, key) "
-		"SELECT u.p, u.k FROM unnest($2::bigint[], $1::text[]) u(p, k) ORDER BY u.p, u.k "
+		"INSERT INTO mm.ratings AS r (player_id, key, model, state) "
+		"SELECT u.p, u.k, $3, $4 FROM unnest($2::bigint[], $1::text[]) u(p, k) ORDER BY u.p, u.k "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
-	2, {TEXTARRAYOID, INT8ARRAYOID}},
-	[RS_LOCK_OPENSKILL_PROFESSION] = {
-		"SELECT r.player_id, r.mu, r.sigma, r.ladder_points FROM mm.ratings r "
+	4, {TEXTARRAYOID, INT8ARRAYOID, TEXTOID, FLOAT8ARRAYOID}},
+	[RS_LOCK_PROFESSION] = {
+		"SELECT r.player_id, r.state, r.last_played, r.ladder_points FROM mm.ratings r "
 		"JOIN unnest($2::bigint[], $1::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
-		"ORDER BY r.player_id, r.key FOR UPDATE OF r",
-	2, {TEXTARRAYOID, INT8ARRAYOID}},
-	[RS_LOCK_GLICKO2_PROFESSION] = {
-		"SELECT r.player_id, g.rating, g.rd, g.vol, r.ladder_points FROM mm.ratings r "
-		"JOIN unnest($2::bigint[], $1::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
-		"CROSS JOIN LATERAL mm._glicko_now(r, $3) g "
-		"ORDER BY r.player_id, r.key FOR UPDATE OF r",
-	3, {TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZOID}},
+		"WHERE r.model = $3 ORDER BY r.player_id, r.key FOR UPDATE OF r",
+	3, {TEXTARRAYOID, INT8ARRAYOID, TEXTOID}},
+	/* a state is nstate ($5) elements of the flat array $4, in player order */
 	[RS_UPDATE_PROFESSION] = {
-		"UPDATE mm.ratings r SET mu = coalesce(u.mu, r.mu), sigma = coalesce(u.sigma, r.sigma), "
-		"rating = coalesce(u.rating, r.rating), rd = coalesce(u.rd, r.rd), vol = coalesce(u.vol, r.vol), "
+		"UPDATE mm.ratings r SET state = $4[(u.o::int - 1) * $5 + 1 : u.o::int * $5], "
 		"games = r.games + 1, last_played = $2 "
-		"FROM unnest($3::bigint[], $1::text[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], "
-		"$8::float8[]) u(player_id, key, mu, sigma, rating, rd, vol) "
-		"WHERE r.key = u.key AND r.player_id = u.player_id",
-		8, {TEXTARRAYOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-	FLOAT8ARRAYOID, FLOAT8ARRAYOID}},
-	[RS_LOCK_OPENSKILL] = {
-		"SELECT r.player_id, r.mu, r.sigma, r.ladder_points FROM mm.ratings r "
-		"WHERE r.key = $1 AND r.player_id = ANY ($2) ORDER BY r.player_id FOR UPDATE",
-	2, {TEXTOID, INT8ARRAYOID}},
-	/* Glicko-2 with the idle deviation growth since the last game */
-	[RS_LOCK_GLICKO2] = {
-		"SELECT r.player_id, g.rating, g.rd, g.vol, r.ladder_points FROM mm.ratings r "
-		"CROSS JOIN LATERAL mm._glicko_now(r, $3) g "
-		"WHERE r.key = $1 AND r.player_id = ANY ($2) ORDER BY r.player_id FOR UPDATE OF r",
-	3, {TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID}},
+		"FROM unnest($3::bigint[], $1::text[]) WITH ORDINALITY u(player_id, key, o) "
+		"WHERE r.key = u.key AND r.player_id = u.player_id AND r.model = $6",
+		6, {TEXTARRAYOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, INT4OID, TEXTOID}},
+	[RS_LOCK] = {
+		"SELECT r.player_id, r.state, r.last_played, r.ladder_points FROM mm.ratings r "
+		"WHERE r.key = $1 AND r.player_id = ANY ($2) AND r.model = $3 "
+		"ORDER BY r.player_id FOR UPDATE",
+	3, {TEXTOID, INT8ARRAYOID, TEXTOID}},
 	[RS_DISHONOR] = {
 		"SELECT d.stacks FROM mm.dishonor($1, $2, $3) d",
 	3, {INT8OID, TEXTOID, TIMESTAMPTZOID}},
 	[RS_REASON_KNOWN] = {
 		"SELECT mm._dishonor_reason_known($1)",
 	1, {TEXTOID}},
+	/* $4 NULL: the states stay (a pending period) */
 	[RS_UPDATE_RATINGS] = {
-		"UPDATE mm.ratings r SET mu = coalesce(u.mu, r.mu), sigma = coalesce(u.sigma, r.sigma), "
-		"rating = coalesce(u.rating, r.rating), rd = coalesce(u.rd, r.rd), vol = coalesce(u.vol, r.vol), "
+		"UPDATE mm.ratings r SET state = coalesce($4[(u.o::int - 1) * $5 + 1 : u.o::int * $5], r.state), "
 		"ladder_points = coalesce(u.ladder, r.ladder_points), "
-		"games = r.games + CASE WHEN $10 THEN 1 ELSE 0 END, "
-		"last_played = CASE WHEN $10 THEN $2 ELSE r.last_played END "
-		"FROM unnest($3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], "
-		"$9::int[]) u(player_id, mu, sigma, rating, rd, vol, ladder) "
-		"WHERE r.key = $1 AND r.player_id = u.player_id",
-		10, {TEXTOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-	FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4ARRAYOID, BOOLOID}},
+		"games = r.games + CASE WHEN $4 IS NULL THEN 0 ELSE 1 END, "
+		"last_played = CASE WHEN $4 IS NULL THEN r.last_played ELSE $2 END "
+		"FROM unnest($3::bigint[], $6::int[]) WITH ORDINALITY u(player_id, ladder, o) "
+		"WHERE r.key = $1 AND r.player_id = u.player_id AND r.model = $7",
+		7, {TEXTOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, INT4OID, INT4ARRAYOID, TEXTOID}},
 	/* a pending rating period: each player's games against every opponent */
 	[RS_INSERT_PENDING] = {
 		"INSERT INTO mm.rating_period_game (key, match_id, player_id, opponent_id, score, reported_at) "
@@ -163,24 +147,20 @@ static const MmStatement statements[RS_COUNT] = {
 		"INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at) "
 		"VALUES ($1, $2, 'reported', $3, $4)",
 	4, {INT8OID, INT4OID, JSONBOID, TIMESTAMPTZOID}},
+	/* states: nstate ($11) elements each of the flat arrays $9 and $10 */
 	[RS_INSERT_PLAYERS] = {
 		"INSERT INTO mm.match_result_player (match_id, player_id, queue_id, team, rank, score, weight, "
-		"deserted, key, mu_before, sigma_before, mu_after, sigma_after, rating_before, rd_before, "
-		"vol_before, rating_after, rd_after, vol_after, ladder_before, ladder_awarded, ladder_after, "
+		"deserted, key, model, state_before, state_after, ladder_before, ladder_awarded, ladder_after, "
 		"dishonor_stacks) "
-		"SELECT $1, u.player_id, $2, u.team, u.rank, u.score, u.weight, u.deserted, $3, u.mu, u.sigma, "
-		"u.mu_after, u.sigma_after, u.rating, u.rd, u.vol, u.rating_after, u.rd_after, u.vol_after, "
+		"SELECT $1, u.player_id, $2, u.team, u.rank, u.score, u.weight, u.deserted, $3, $12, "
+		"$9[(u.o::int - 1) * $11 + 1 : u.o::int * $11], $10[(u.o::int - 1) * $11 + 1 : u.o::int * $11], "
 		"u.ladder, u.awarded, u.ladder_after, u.stacks "
-		"FROM unnest($4::bigint[], $5::text[], $6::float8[], $7::float8[], $8::float8[], $9::boolean[], "
-		"$10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], "
-		"$16::float8[], $17::float8[], $18::float8[], $19::float8[], "
-		"$20::int[], $21::int[], $22::int[], $23::int[]) "
-		"u(player_id, team, rank, score, weight, deserted, mu, sigma, mu_after, sigma_after, "
-		"rating, rd, vol, rating_after, rd_after, vol_after, ladder, awarded, ladder_after, stacks) "
+		"FROM unnest($4::bigint[], $5::text[], $6::float8[], $7::float8[], $8::float8[], $13::boolean[], "
+		"$14::int[], $15::int[], $16::int[], $17::int[]) WITH ORDINALITY "
+		"u(player_id, team, rank, score, weight, deserted, ladder, awarded, ladder_after, stacks, o) "
 		"ORDER BY u.player_id RETURNING *",
-		23, {INT8OID, INT4OID, TEXTOID, INT8ARRAYOID, TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-			FLOAT8ARRAYOID, BOOLARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-			FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+		17, {INT8OID, INT4OID, TEXTOID, INT8ARRAYOID, TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+			FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4OID, TEXTOID, BOOLARRAYOID,
 	INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID}},
 	[RS_FINISH] = {
 		"UPDATE mm.match x SET status = 'finished' WHERE x.match_id = $1",
@@ -208,21 +188,12 @@ col(int r, int i, bool *isnull)
 	return SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, i, isnull);
 }
 
-/* A player's rating under one key: before and after the match. */
+/* A player's rating under one key: the family's state before and after the match. */
 typedef struct ResState
 {
-	double		mu;
-	double		sigma;
-	double		rating;
-	double		rd;
-	double		vol;
-	bool		had_rating;		/* the row had a rating of the queue's family */
+	double		before[MM_RATING_MAX_STATE];
+	double		after[MM_RATING_MAX_STATE];
 	bool		rated;
-	double		mu2;
-	double		sigma2;
-	double		rating2;
-	double		rd2;
-	double		vol2;
 } ResState;
 
 /* One player of the match. */
@@ -691,58 +662,6 @@ state_of(ResPlayer *p, bool prof)
 	return prof ? &p->prof : &p->core;
 }
 
-/*
- * The rating columns of mm.ratings (and, before and after, of
- * mm.match_result_player), in the order of the statements' arrays, and the
- * fields of a state that hold them. A queue's rating family fills the
- * columns named as its state's; the others stay NULL.
- */
-static const struct
-{
-	const char *name;
-	size_t		before;
-	size_t		after;
-}			rating_columns[] = {
-	{"mu", offsetof(ResState, mu), offsetof(ResState, mu2)},
-	{"sigma", offsetof(ResState, sigma), offsetof(ResState, sigma2)},
-	{"rating", offsetof(ResState, rating), offsetof(ResState, rating2)},
-	{"rd", offsetof(ResState, rd), offsetof(ResState, rd2)},
-	{"vol", offsetof(ResState, vol), offsetof(ResState, vol2)},
-};
-
-#define NRATING_COLUMNS ((int) lengthof(rating_columns))
-
-/* Field k of rating_columns in a state, before or after the match. */
-static inline double *
-column_field(ResState *st, int k, bool after)
-{
-	return (double *) ((char *) st + (after ? rating_columns[k].after : rating_columns[k].before));
-}
-
-/* Whether the family's state has rating column k. */
-static bool
-family_has(const MmRatingModel *model, int k)
-{
-	for (int c = 0; c < model->nstate; c++)
-		if (strcmp(model->columns[c].name, rating_columns[k].name) == 0)
-			return true;
-	return false;
-}
-
-/*
- * The field of a state that holds the mm.ratings column a family's state
- * column is named after, before or after the match.
- */
-static double *
-state_field(ResState *st, const char *column, bool after)
-{
-	for (int k = 0; k < NRATING_COLUMNS; k++)
-		if (strcmp(rating_columns[k].name, column) == 0)
-			return column_field(st, k, after);
-	elog(ERROR, "mm.ratings has no column \"%s\"", column);
-	return NULL;				/* not reached */
-}
-
 /* The profession's rating key: the queue's key, a slash, the profession. */
 static char *
 profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
@@ -750,22 +669,32 @@ profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
 	return psprintf("%s/%s", cfg->rating_key, p->profession);
 }
 
+/* A flat float8[] of n states of the family: nstate elements each. */
+static Datum
+states_array(const MmRatingModel *model, int n, double *const *st)
+{
+	double	   *v = palloc(sizeof(double) * Max(n * model->nstate, 1));
+
+	for (int i = 0; i < n; i++)
+		memcpy(v + i * model->nstate, st[i], sizeof(double) * model->nstate);
+	return float8_array(n * model->nstate, v, NULL);
+}
+
 /*
- * Lock the players' rating rows in player-id order, inserting missing ones
- * first (in the same order), and read the state before: the row's, or the
- * config's defaults where the row has none. prof: the profession rows of
- * the players whose roster names their profession (locked after every core
- * row); the others play the profession game with their core rating, which
- * is not written back.
+ * Lock the players' rating rows of the queue's family in player-id order,
+ * inserting missing ones first (in the same order, with the family's
+ * defaults), and read each state before the match as of now (the family's
+ * read_at: Glicko-2's idle deviation growth). prof: the profession rows of
+ * the players whose roster names their profession (locked after every
+ * core row); the others play the profession game with their core rating,
+ * which is not written back.
  */
 static void
 lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 {
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
-
-	/* Glicko-2 rows are read with the idle growth since their last game */
-	bool		glicko = model == &mm_glicko2_model;
-	Datum		args[3];
+	const MmRatingModel *model = mm_rating_model_of(cfg);
+	double		defaults[MM_RATING_MAX_STATE];
+	Datum		args[4];
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
 	ResPlayer **who = palloc(sizeof(ResPlayer *) * Max(m->nplayers, 1));
@@ -788,52 +717,35 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 	}
 	if (n == 0)
 		return;
+	model->defaults(cfg, defaults);
 	args[0] = prof ? text_array(n, keys) : CStringGetTextDatum(cfg->rating_key);
 	args[1] = int8_array(n, ids);
-	args[2] = TimestampTzGetDatum(at);
+	args[2] = CStringGetTextDatum(model->name);
+	args[3] = mm_rating_state_datum(model, defaults);
 	run(prof ? RS_INSERT_MISSING_PROFESSION : RS_INSERT_MISSING, args, NULL, 0);
-	run(prof ? (glicko ? RS_LOCK_GLICKO2_PROFESSION : RS_LOCK_OPENSKILL_PROFESSION)
-		: (glicko ? RS_LOCK_GLICKO2 : RS_LOCK_OPENSKILL), args, NULL, 0);
+	run(prof ? RS_LOCK_PROFESSION : RS_LOCK, args, NULL, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "locked %d rating rows for %d players", (int) SPI_processed, n);
 	for (int i = 0; i < n; i++)
 	{
 		ResPlayer  *p = who[i];
 		ResState   *st = state_of(p, prof);
-		double		state[MM_RATING_MAX_STATE];
-		bool		all = true;
-		bool		n1;
-		Datum		ld;
+		bool		isnull;
+		Datum		d;
 
-		if (DatumGetInt64(col(i, 1, &n1)) != p->id)
+		if (DatumGetInt64(col(i, 1, &isnull)) != p->id)
 			elog(ERROR, "rating rows are not in player-id order");
-		st->mu = cfg->os_mu;
-		st->sigma = cfg->os_sigma;
-		st->rating = cfg->g_rating;
-		st->rd = cfg->g_rd;
-		st->vol = cfg->g_vol;
-		/* the row's state, when it has all of it: the family's columns */
-		for (int c = 0; c < model->nstate; c++)
-		{
-			Datum		d = col(i, 2 + c, &n1);
-
-			all = all && !n1;
-			if (!n1)
-				state[c] = DatumGetFloat8(d);
-		}
-		if (all)
-		{
-			for (int c = 0; c < model->nstate; c++)
-				*state_field(st, model->columns[c].name, false) = state[c];
-			st->had_rating = true;
-		}
-		ld = col(i, 2 + model->nstate, &n1);
+		mm_rating_state_read(model, DatumGetArrayTypeP(col(i, 2, &isnull)), st->before);
+		d = col(i, 3, &isnull);
+		if (!isnull && model->read_at != NULL && DatumGetTimestampTz(d) < at)
+			model->read_at(st->before, DatumGetTimestampTz(d), at);
+		d = col(i, 4, &isnull);
 		/* ladder points are the core key's */
 		if (!prof)
 		{
-			p->has_ladder = !n1;
-			if (!n1)
-				p->ladder = DatumGetInt32(ld);
+			p->has_ladder = !isnull;
+			if (!isnull)
+				p->ladder = DatumGetInt32(d);
 		}
 	}
 }
@@ -847,7 +759,7 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 static void
 rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 {
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const MmRatingModel *model = mm_rating_model_of(cfg);
 	const void *params = model->queue_params(cfg);
 	int			n = m->nplayers;
 	int64	   *label = palloc(sizeof(int64) * n);
@@ -872,7 +784,7 @@ rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 		rank[i] = m->teams[p->team].rank;
 		weight[i] = p->weight;
 		for (int c = 0; c < model->nstate; c++)
-			in[c][i] = *state_field(st, model->columns[c].name, false);
+			in[c][i] = st->before[c];
 	}
 	mm_rating_build_game(&g, model, n, label, rank, NULL,
 						 (const double *const *) in, weight);
@@ -883,8 +795,7 @@ rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 
 		st->rated = true;
 		for (int c = 0; c < model->nstate; c++)
-			*state_field(st, model->columns[c].name, true) =
-				mm_check_result(out[c][i], model->columns[c].name);
+			st->after[c] = mm_check_result(out[c][i], model->columns[c].name);
 	}
 }
 
@@ -986,55 +897,41 @@ give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	}
 }
 
-/* Write the new ratings and ladder totals, and count the game. */
+/*
+ * Write the new ratings and ladder totals, and count the game (a pending
+ * period keeps the states: mm.close_rating_period rates and counts).
+ */
 static void
 write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const MmRatingModel *model = mm_rating_model_of(cfg);
 	int			n = m->nplayers;
-	double	   *v[NRATING_COLUMNS];
-	bool	   *vnull[NRATING_COLUMNS];
+	double	  **after = palloc(sizeof(double *) * n);
 	int32	   *ladder = palloc(sizeof(int32) * n);
 	bool	   *lnull = palloc(sizeof(bool) * n);
-	Datum		args[10];
+	Datum		args[7];
+	char		nulls[7] = "       ";
 
-	for (int k = 0; k < NRATING_COLUMNS; k++)
-	{
-		bool		has = family_has(model, k);
-
-		v[k] = palloc(sizeof(double) * n);
-		vnull[k] = palloc(sizeof(bool) * n);
-		for (int i = 0; i < n; i++)
-		{
-			ResState   *st = &m->players[i].core;
-
-			if (cfg->pending_period)
-			{
-				/* a new player starts the period from the defaults */
-				v[k][i] = *column_field(st, k, false);
-				vnull[k][i] = !has || st->had_rating;
-			}
-			else
-			{
-				v[k][i] = *column_field(st, k, true);
-				vnull[k][i] = !(has && st->rated);
-			}
-		}
-	}
 	for (int i = 0; i < n; i++)
 	{
+		after[i] = m->players[i].core.after;
 		ladder[i] = m->players[i].ladder2;
 		lnull[i] = !m->players[i].awarded_set;
 	}
 	args[0] = CStringGetTextDatum(cfg->rating_key);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = player_ids(m);
-	for (int k = 0; k < NRATING_COLUMNS; k++)
-		args[3 + k] = float8_array(n, v[k], vnull[k]);
-	args[8] = int4_array(n, ladder, lnull);
-	/* a pending period counts the games and dates the rating when it closes */
-	args[9] = BoolGetDatum(!cfg->pending_period);
-	run(RS_UPDATE_RATINGS, args, NULL, 0);
+	if (cfg->pending_period)
+	{
+		args[3] = (Datum) 0;
+		nulls[3] = 'n';
+	}
+	else
+		args[3] = states_array(model, n, after);
+	args[4] = Int32GetDatum(model->nstate);
+	args[5] = int4_array(n, ladder, lnull);
+	args[6] = CStringGetTextDatum(model->name);
+	run(RS_UPDATE_RATINGS, args, nulls, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d rating rows for %d players", (int) SPI_processed, n);
 }
@@ -1043,19 +940,13 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 static void
 write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const MmRatingModel *model = mm_rating_model_of(cfg);
 	int			n = 0;
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
-	double	   *v[NRATING_COLUMNS];
-	bool	   *vnull[NRATING_COLUMNS];
-	Datum		args[8];
+	double	  **after = palloc(sizeof(double *) * Max(m->nplayers, 1));
+	Datum		args[6];
 
-	for (int k = 0; k < NRATING_COLUMNS; k++)
-	{
-		v[k] = palloc(sizeof(double) * Max(m->nplayers, 1));
-		vnull[k] = palloc(sizeof(bool) * Max(m->nplayers, 1));
-	}
 	for (int i = 0; i < m->nplayers; i++)
 	{
 		ResPlayer  *p = &m->players[i];
@@ -1064,11 +955,7 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 			continue;
 		ids[n] = p->id;
 		keys[n] = profession_key(cfg, p);
-		for (int k = 0; k < NRATING_COLUMNS; k++)
-		{
-			v[k][n] = *column_field(&p->prof, k, true);
-			vnull[k][n] = !family_has(model, k);
-		}
+		after[n] = p->prof.after;
 		n++;
 	}
 	if (n == 0)
@@ -1076,8 +963,9 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 	args[0] = text_array(n, keys);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = int8_array(n, ids);
-	for (int k = 0; k < NRATING_COLUMNS; k++)
-		args[3 + k] = float8_array(n, v[k], vnull[k]);
+	args[3] = states_array(model, n, after);
+	args[4] = Int32GetDatum(model->nstate);
+	args[5] = CStringGetTextDatum(model->name);
 	run(RS_UPDATE_PROFESSION, args, NULL, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d profession rating rows for %d players", (int) SPI_processed, n);
@@ -1085,32 +973,27 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 
 /*
  * Record the result and every player's before and after; the rows written
- * (in player-id order) are the function's result.
+ * (in player-id order) are the function's result. A pending period has
+ * the states before and none after yet.
  */
 static void
 write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result,
 			 TimestampTz at)
 {
-	/* fields 3 to 12: these rating columns, before or after */
-	static const struct
-	{
-		int			k;
-		bool		after;
-	}			result_columns[10] = {
-		{0, false}, {1, false}, {0, true}, {1, true},
-		{2, false}, {3, false}, {4, false}, {2, true}, {3, true}, {4, true},
-	};
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const MmRatingModel *model = mm_rating_model_of(cfg);
 	int			n = m->nplayers;
 	char	  **team = palloc(sizeof(char *) * n);
-	double	   *f[13];
-	bool	   *fnull[13];
+	double	   *f[3];
+	bool	   *fnull[3];
+	double	  **before = palloc(sizeof(double *) * n);
+	double	  **after = palloc(sizeof(double *) * n);
 	bool	   *deserted = palloc(sizeof(bool) * n);
 	int32	   *iv[4];
 	bool	   *inull[4];
-	Datum		args[23];
+	Datum		args[17];
+	char		nulls[17];
 
-	for (int c = 0; c < 13; c++)
+	for (int c = 0; c < 3; c++)
 	{
 		f[c] = palloc(sizeof(double) * n);
 		fnull[c] = palloc0(sizeof(bool) * n);
@@ -1123,7 +1006,6 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	for (int i = 0; i < n; i++)
 	{
 		ResPlayer  *p = &m->players[i];
-		ResState   *st = &p->core;
 
 		team[i] = m->teams[p->team].name;
 		deserted[i] = p->deserted;
@@ -1131,19 +1013,8 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 		f[1][i] = p->score;
 		f[2][i] = p->weight;
 		fnull[1][i] = !p->has_score;
-		for (int c = 3; c < 13; c++)
-		{
-			int			k = result_columns[c - 3].k;
-			bool		after = result_columns[c - 3].after;
-
-			f[c][i] = *column_field(st, k, after);
-			/*
-			 * the before and after of the family that rated; a pending
-			 * period: the rating before, none after yet
-			 */
-			fnull[c][i] = !(family_has(model, k) &&
-							(st->rated || (!after && cfg->pending_period)));
-		}
+		before[i] = p->core.before;
+		after[i] = p->core.after;
 		iv[0][i] = p->ladder;
 		inull[0][i] = !p->has_ladder;
 		iv[1][i] = p->awarded;
@@ -1159,17 +1030,26 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	args[3] = TimestampTzGetDatum(at);
 	run(RS_INSERT_RESULT, args, NULL, 0);
 
+	memset(nulls, ' ', sizeof(nulls));
 	args[2] = CStringGetTextDatum(cfg->rating_key);
 	args[3] = player_ids(m);
 	args[4] = text_array(n, team);
 	for (int c = 0; c < 3; c++)
 		args[5 + c] = float8_array(n, f[c], fnull[c]);
-	args[8] = bool_array(n, deserted);
-	for (int c = 3; c < 13; c++)
-		args[6 + c] = float8_array(n, f[c], fnull[c]);
+	args[8] = states_array(model, n, before);
+	if (cfg->pending_period)
+	{
+		args[9] = (Datum) 0;
+		nulls[9] = 'n';
+	}
+	else
+		args[9] = states_array(model, n, after);
+	args[10] = Int32GetDatum(model->nstate);
+	args[11] = CStringGetTextDatum(model->name);
+	args[12] = bool_array(n, deserted);
 	for (int c = 0; c < 4; c++)
-		args[19 + c] = int4_array(n, iv[c], inull[c]);
-	run(RS_INSERT_PLAYERS, args, NULL, 0);
+		args[13 + c] = int4_array(n, iv[c], inull[c]);
+	run(RS_INSERT_PLAYERS, args, nulls, 0);
 	for (uint64 r = 0; r < SPI_processed; r++)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
 }

@@ -4,34 +4,76 @@
 -- (ratings, ladder points, dishonor for desertions, before and after of
 -- every player) in the caller's transaction.
 
--- One row per player and rating key (what the Guild Wars 2 wiki calls a
--- rating type: ranked, unranked, a profession). A queue's "rating" config
--- names the key and the model; the model's columns hold its state: mu and
--- sigma for OpenSkill, rating, rd and vol for Glicko-2. A key may hold both.
+-- A rating family's state, as mm.ratings and the result history keep it:
+-- a float8[] of the family's columns in order (OpenSkill: mu, sigma;
+-- Glicko-2: rating, rd, vol), checked by the family (src/rating_model.h).
+CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_rating_state_check'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._rating_state_valid(text, float8[]) IS
+    'internal (CHECK of mm.ratings and mm.match_result_player): whether a float8[] is a state of the named rating family: one dimension, one element per column of the family, no NULL, each finite (and positive where the family says so)';
+
+CREATE FUNCTION mm.rating_fields(model text, state float8[])
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_rating_fields'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.rating_fields(text, float8[]) IS
+    'a rating family''s state as an object of its columns by name: openskill {"mu", "sigma"}, glicko2 {"rating", "rd", "vol"}; an unknown family or a state that is not the family''s is an error (22023)';
+
+CREATE FUNCTION mm.rating_conservative(model text, state float8[], last_played timestamptz DEFAULT NULL,
+                                       at timestamptz DEFAULT NULL)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'mm_rating_conservative'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm.rating_conservative(text, float8[], timestamptz, timestamptz) IS
+    'a rating family''s conservative rating of a state (higher is better): openskill the ordinal mu - 3 sigma, glicko2 rating - 2 rd; with last_played and at, of the state as of at (Glicko-2''s idle deviation growth)';
+
+CREATE FUNCTION mm._rating_state_at(model text, state float8[], last_played timestamptz, at timestamptz)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_rating_state_at'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._rating_state_at(text, float8[], timestamptz, timestamptz) IS
+    'internal: a stored state as of a time by its family (Glicko-2: the idle deviation growth since last_played, as mm.glicko2_rating_at with the default policy); as stored when last_played is NULL';
+
+CREATE FUNCTION mm._rating_defaults(config jsonb)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mm_rating_defaults'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._rating_defaults(jsonb) IS
+    'internal (mm.roster_rating): a new player''s state under a queue config''s rating section, from its family';
+
+CREATE FUNCTION mm._roster_rating(config jsonb, at timestamptz, ratio float8,
+                                  core float8[], core_played timestamptz[],
+                                  profession float8[], profession_played timestamptz[],
+                                  OUT rating float8, OUT deviation float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_rating_roster'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._roster_rating(jsonb, timestamptz, float8, float8[], timestamptz[], float8[], timestamptz[]) IS
+    'internal (mm.roster_rating): a roster''s rating and deviation from its players'' core and profession states (one row of the family''s columns per player) as of a time, blended by ratio, formed by the queue''s rating family';
+
+-- One row per player, rating key (what the Guild Wars 2 wiki calls a
+-- rating type: ranked, unranked, a profession) and rating family. A
+-- queue's "rating" config names the key and the family; the family's
+-- state is one float8[] checked by the family, so that a family adds no
+-- column. mm.rating_fields(model, state) reads it by name.
 CREATE TABLE mm.ratings (
     player_id     bigint NOT NULL,
     key           text NOT NULL,
-    mu            float8,
-    sigma         float8,
-    rating        float8,
-    rd            float8,
-    vol           float8,
+    model         text NOT NULL,
+    state         float8[] NOT NULL,
     ladder_points int,
     games         int NOT NULL DEFAULT 0,
     last_played   timestamptz,
-    CONSTRAINT ratings_pkey PRIMARY KEY (player_id, key),
+    CONSTRAINT ratings_pkey PRIMARY KEY (player_id, key, model),
     CONSTRAINT ratings_key_check CHECK (key <> ''),
-    CONSTRAINT ratings_openskill_check CHECK ((mu IS NULL) = (sigma IS NULL)
-        AND mu > '-Infinity' AND mu < 'Infinity' AND sigma > 0 AND sigma < 'Infinity'),
-    CONSTRAINT ratings_glicko2_check CHECK ((rating IS NULL) = (rd IS NULL) AND (rd IS NULL) = (vol IS NULL)
-        AND rating > '-Infinity' AND rating < 'Infinity' AND rd > 0 AND rd < 'Infinity'
-        AND vol > 0 AND vol < 'Infinity'),
+    CONSTRAINT ratings_state_check CHECK (mm._rating_state_valid(model, state)),
     CONSTRAINT ratings_games_check CHECK (games >= 0),
     CONSTRAINT ratings_last_played_check CHECK (isfinite(last_played))
 );
-COMMENT ON TABLE mm.ratings IS 'ratings kept by mm, one row per player and rating key: OpenSkill mu and sigma, Glicko-2 rating, rd and vol (NULL: not rated by that model yet), ladder points (NULL: none yet), games rated and when the last was reported';
-COMMENT ON CONSTRAINT ratings_openskill_check ON mm.ratings IS 'mu and sigma are both set or both NULL; finite; sigma positive';
-COMMENT ON CONSTRAINT ratings_glicko2_check ON mm.ratings IS 'rating, rd and vol are all set or all NULL; finite; rd and vol positive';
+COMMENT ON TABLE mm.ratings IS 'ratings kept by mm, one row per player, rating key and rating family: the family''s state (mm.rating_fields reads it by name), ladder points (NULL: none yet), games rated and when the last was reported';
+COMMENT ON CONSTRAINT ratings_state_check ON mm.ratings IS 'the state is one of the family''s: its columns in order, finite, positive where the family says so (mm._rating_state_valid); an unknown family has none';
 
 -- A match's result, at most one per match: its primary key is what makes a
 -- report happen exactly once.
@@ -59,16 +101,9 @@ CREATE TABLE mm.match_result_player (
     weight          float8 NOT NULL,
     deserted        boolean NOT NULL,
     key             text NOT NULL,
-    mu_before       float8,
-    sigma_before    float8,
-    mu_after        float8,
-    sigma_after     float8,
-    rating_before   float8,
-    rd_before       float8,
-    vol_before      float8,
-    rating_after    float8,
-    rd_after        float8,
-    vol_after       float8,
+    model           text NOT NULL,
+    state_before    float8[] NOT NULL,
+    state_after     float8[],
     ladder_before   int,
     ladder_awarded  int,
     ladder_after    int,
@@ -77,9 +112,11 @@ CREATE TABLE mm.match_result_player (
     CONSTRAINT match_result_player_match_fkey FOREIGN KEY (match_id)
         REFERENCES mm.match_result ON DELETE CASCADE,
     CONSTRAINT match_result_player_team_check CHECK (team IN ('red', 'blue')),
-    CONSTRAINT match_result_player_weight_check CHECK (weight >= 0 AND weight <= 1)
+    CONSTRAINT match_result_player_weight_check CHECK (weight >= 0 AND weight <= 1),
+    CONSTRAINT match_result_player_state_check CHECK (mm._rating_state_valid(model, state_before)
+        AND (state_after IS NULL OR mm._rating_state_valid(model, state_after)))
 );
-COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team, rank, score, weight, desertion, the rating before and after (OpenSkill mu/sigma or Glicko-2 rating/rd/vol), ladder points before, awarded and after, dishonor stacks after a desertion';
+COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team, rank, score, weight, desertion, the rating key and family and the family''s state before and after (after NULL: a pending rating period; mm.rating_fields reads a state by name), ladder points before, awarded and after, dishonor stacks after a desertion';
 
 -- The games of the open Glicko-2 rating period of a rating key (a queue
 -- whose rating config says "period": "pending"): one row per player and
@@ -106,29 +143,6 @@ SELECT pg_catalog.pg_extension_config_dump('mm.ratings', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_result', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_result_player', '');
 
--- A rating row's Glicko-2 rating as of a time: idle deviation growth since
--- it was last played (mm.glicko2_rating_at), applied when read; NULL when
--- the row has none.
-CREATE FUNCTION mm._glicko_now(r mm.ratings, at timestamptz)
-RETURNS mm.glicko
-LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-RETURN CASE WHEN r.rating IS NULL THEN NULL
-            WHEN r.last_played IS NULL THEN ROW(r.rating, r.rd, r.vol)::mm.glicko
-            ELSE mm.glicko2_rating_at(ROW(r.rating, r.rd, r.vol)::mm.glicko, r.last_played, at) END;
-COMMENT ON FUNCTION mm._glicko_now(mm.ratings, timestamptz) IS
-    'internal: a mm.ratings row''s Glicko-2 rating at a time, with the idle deviation growth since it was last played';
-
--- A roster's figures (rating and deviation, on the model's scale) from its
--- players' states, each player's columns in turn (rating_model.h's
--- MmRatingScale.roster).
-CREATE FUNCTION mm._roster_figures(rating_config jsonb, state float8[], OUT rating float8, OUT deviation float8)
-RETURNS record
-AS 'MODULE_PATHNAME', 'mm_roster_figures'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm._roster_figures(jsonb, float8[]) IS
-    'internal: a roster''s rating and deviation from its players'' states (each player''s columns in turn) under a queue''s "rating" config: OpenSkill the mean mu and the root mean square of the sigmas, Glicko-2 the mean rating and mean deviation';
-
 -- The rating of a roster from its players' mm.ratings rows (defaults of the
 -- queue's "rating" config for players without one). With professions (one
 -- per player) and a profession_ratio r > 0, each player's rating is
@@ -143,8 +157,10 @@ LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    rc jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}'))) -> 'rating';
+    q jsonb := mm.matcher_config(jsonb_build_object('rating', coalesce(rating_config, '{}')));
+    rc jsonb := q -> 'rating';
     r float8;
+    d float8[];
 BEGIN
     IF rating_config IS NULL THEN PERFORM mm._null_arg('rating_config'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
@@ -167,44 +183,28 @@ BEGIN
     END IF;
     -- without professions, or a ratio of 0: the core rating alone
     r := CASE WHEN cardinality(professions) > 0 THEN (rc ->> 'profession_ratio')::float8 ELSE 0 END;
-    -- each player's state (blended), then the model's roster figures
-    -- (mm._roster_figures: OpenSkill the mean mu and the root mean square
-    -- sigma; Glicko-2 the mean rating and mean deviation, with idle growth)
-    IF rc ->> 'model' = 'openskill' THEN
-        SELECT f.rating, f.deviation INTO rating, deviation
-        FROM mm._roster_figures(rc, ARRAY(
-                 SELECT v FROM (SELECT u.o, coalesce(c.mu, (rc ->> 'mu')::float8) AS mu,
-                                       coalesce(c.sigma, (rc ->> 'sigma')::float8) AS sigma,
-                                       coalesce(pr.mu, (rc ->> 'mu')::float8) AS pmu,
-                                       coalesce(pr.sigma, (rc ->> 'sigma')::float8) AS psigma
-                                FROM unnest(players) WITH ORDINALITY u(p, o)
-                                LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
-                                LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
-                                                       AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x,
-                      LATERAL (VALUES (1, (1 - r) * x.mu + r * x.pmu),
-                                      (2, (1 - r) * x.sigma + r * x.psigma)) s(c, v)
-                 ORDER BY x.o, s.c)) f;
-    ELSE
-        SELECT f.rating, f.deviation INTO rating, deviation
-        FROM mm._roster_figures(rc, ARRAY(
-                 SELECT v FROM (SELECT u.o, mm._glicko_now(c, roster_rating.at) AS g,
-                                       mm._glicko_now(pr, roster_rating.at) AS pg
-                                FROM unnest(players) WITH ORDINALITY u(p, o)
-                                LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key'
-                                LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p
-                                                       AND pr.key = (rc ->> 'key') || '/' || professions[u.o]) x,
-                      LATERAL (VALUES (1, (1 - r) * coalesce((x.g).rating, (rc ->> 'rating')::float8)
-                                          + r * coalesce((x.pg).rating, (rc ->> 'rating')::float8)),
-                                      (2, (1 - r) * coalesce((x.g).rd, (rc ->> 'rd')::float8)
-                                          + r * coalesce((x.pg).rd, (rc ->> 'rd')::float8)),
-                                      (3, (1 - r) * coalesce((x.g).vol, (rc ->> 'vol')::float8)
-                                          + r * coalesce((x.pg).vol, (rc ->> 'vol')::float8))) s(c, v)
-                 ORDER BY x.o, s.c)) f;
-    END IF;
+    d := mm._rating_defaults(q);
+    -- the family forms the roster's rating from its players' states
+    SELECT x.rating, x.deviation INTO rating, deviation
+    FROM mm._roster_rating(q, roster_rating.at, r,
+                           (SELECT array_agg(coalesce(c.state, d) ORDER BY u.o)
+                            FROM unnest(players) WITH ORDINALITY u(p, o)
+                            LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key' AND c.model = rc ->> 'model'),
+                           (SELECT array_agg(c.last_played ORDER BY u.o)
+                            FROM unnest(players) WITH ORDINALITY u(p, o)
+                            LEFT JOIN mm.ratings c ON c.player_id = u.p AND c.key = rc ->> 'key' AND c.model = rc ->> 'model'),
+                           (SELECT array_agg(coalesce(pr.state, d) ORDER BY u.o)
+                            FROM unnest(players) WITH ORDINALITY u(p, o)
+                            LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p AND pr.model = rc ->> 'model'
+                                                   AND pr.key = (rc ->> 'key') || '/' || professions[u.o]),
+                           (SELECT array_agg(pr.last_played ORDER BY u.o)
+                            FROM unnest(players) WITH ORDINALITY u(p, o)
+                            LEFT JOIN mm.ratings pr ON r > 0 AND pr.player_id = u.p AND pr.model = rc ->> 'model'
+                                                   AND pr.key = (rc ->> 'key') || '/' || professions[u.o])) x;
 END
 $$;
 COMMENT ON FUNCTION mm.roster_rating(bigint[], jsonb, timestamptz, text[]) IS
-    'a roster''s rating and deviation from its players'' mm.ratings rows under a queue''s "rating" config, on the model''s scale (mm._roster_figures): OpenSkill, the mean mu and the root mean square of the sigmas; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
+    'a roster''s rating and deviation from its players'' mm.ratings rows of the queue''s rating key and family (the family''s defaults for players without one), formed by the family: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
 
 -- Close the open Glicko-2 rating period of a rating key (Glickman's paper:
 -- every player who played is rated with all of the period's games at once,
@@ -234,16 +234,19 @@ BEGIN
     matches := ARRAY(SELECT DISTINCT g.match_id FROM mm.rating_period_game g WHERE g.key = k);
     ids := ARRAY(SELECT DISTINCT g.player_id FROM mm.rating_period_game g
                  WHERE g.key = k AND g.match_id = ANY (matches) ORDER BY 1);
-    PERFORM FROM mm.ratings r WHERE r.key = k AND r.player_id = ANY (ids) ORDER BY r.player_id FOR UPDATE;
+    PERFORM FROM mm.ratings r WHERE r.key = k AND r.model = 'glicko2' AND r.player_id = ANY (ids)
+    ORDER BY r.player_id FOR UPDATE;
     RETURN QUERY
     WITH g AS (
         DELETE FROM mm.rating_period_game g WHERE g.key = k AND g.match_id = ANY (matches) RETURNING g.*
     ), s AS (
         -- each player's rating when the period began, with idle growth
         -- until then (a rating period of mm reports nothing but its games)
-        SELECT r.player_id, (mm._glicko_now(r, greatest(r.last_played, x.first))).*
-        FROM mm.ratings r, (SELECT min(g.reported_at) AS first FROM g) x
-        WHERE r.key = k AND r.player_id = ANY (ids)
+        SELECT r.player_id, x.st[1] AS rating, x.st[2] AS rd, x.st[3] AS vol
+        FROM mm.ratings r, (SELECT min(g.reported_at) AS first FROM g) f,
+             LATERAL (SELECT mm._rating_state_at(r.model, r.state, r.last_played,
+                                                 greatest(r.last_played, f.first)) AS st) x
+        WHERE r.key = k AND r.model = 'glicko2' AND r.player_id = ANY (ids)
     ), n AS (
         SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n,
                count(DISTINCT g.match_id) AS games
@@ -251,26 +254,27 @@ BEGIN
         GROUP BY g.player_id
     )
     UPDATE mm.ratings r
-       SET rating = (n.n).rating, rd = (n.n).rd, vol = (n.n).vol, games = r.games + n.games,
+       SET state = ARRAY[(n.n).rating, (n.n).rd, (n.n).vol], games = r.games + n.games,
            last_played = greatest(r.last_played, close_rating_period.at)
       FROM n
-     WHERE r.key = k AND r.player_id = n.player_id
-    RETURNING r.player_id, n.games, r.rating, r.rd, r.vol;
+     WHERE r.key = k AND r.model = 'glicko2' AND r.player_id = n.player_id
+    RETURNING r.player_id, n.games, r.state[1], r.state[2], r.state[3];
 END
 $$;
 COMMENT ON FUNCTION mm.close_rating_period(text, timestamptz) IS
     'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period against the opponents'' ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
 
--- Leaderboards: per rating key, players by conservative rating.
+-- Leaderboards: per rating key and family, players by the family's
+-- conservative rating as of now.
 CREATE VIEW mm.leaderboard AS
-SELECT x.key, x.player_id, x.ordinal, x.conservative_rating, x.ladder_points, x.games, x.last_played,
-       rank() OVER (PARTITION BY x.key ORDER BY coalesce(x.ordinal, x.conservative_rating) DESC) AS position
-FROM (SELECT r.key, r.player_id, mm.ordinal(r.mu, r.sigma) AS ordinal,
-             (mm._glicko_now(r, now())).rating - 2 * (mm._glicko_now(r, now())).rd AS conservative_rating,
+SELECT x.key, x.model, x.player_id, x.conservative_rating, x.ladder_points, x.games, x.last_played,
+       rank() OVER (PARTITION BY x.key, x.model ORDER BY x.conservative_rating DESC) AS position
+FROM (SELECT r.key, r.model, r.player_id,
+             mm.rating_conservative(r.model, r.state, r.last_played, greatest(r.last_played, now())) AS conservative_rating,
              r.ladder_points, r.games, r.last_played
       FROM mm.ratings r WHERE r.games > 0) x;
 COMMENT ON VIEW mm.leaderboard IS
-    'players who played, per rating key, ranked by conservative rating: the OpenSkill ordinal mu - 3 sigma, else Glicko-2 rating - 2 rd with idle growth until now';
+    'players who played, per rating key and family, ranked by the family''s conservative rating as of now (mm.rating_conservative): OpenSkill the ordinal mu - 3 sigma, Glicko-2 rating - 2 rd with idle growth';
 
 -- In C (src/results.c): the result is checked against the match's rosters
 -- as they are at report time, the rating rows are locked in player-id
@@ -309,7 +313,7 @@ RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result'
 LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
-    'rate a match exactly once with its queue''s "rating" config: OpenSkill or Glicko-2 ratings (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated report of the same outcome (the same result, team ranks compared by their order: ranks 0 and 1 repeat ranks 1 and 2) returns the first outcome, a different one is an error (23505)';
+    'rate a match exactly once with its queue''s "rating" config and rating family (mm.ratings rows of the key and family) (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated report of the same outcome (the same result, team ranks compared by their order: ranks 0 and 1 repeat ranks 1 and 2) returns the first outcome, a different one is an error (23505)';
 
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean

@@ -37,6 +37,33 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_history(text, interval, float8, jsonb, boolean) IS
     'glicko2_replay two rows per game (each player''s view): expected score (glicko2_expect) and the rating before and after its game or rating period';
 
+-- Any rating family by name: the team-match replay with the family's
+-- state as one float8[] (its columns in order, as mm.ratings keeps it) and
+-- its parameters from a queue config's "rating" section.
+
+CREATE FUNCTION mm.rating_replay(model text, games text, initial text DEFAULT NULL, options jsonb DEFAULT '{}')
+RETURNS TABLE(player_id bigint, state float8[], games bigint)
+AS 'MODULE_PATHNAME', 'mm_rating_replay'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.rating_replay(text, text, text, jsonb) IS
+    're-rate a team match history (match key, player_id, team, rank[, weight]) with any rating family by name, each match one game of the family as mm.report_result rates it; options is a queue config''s "rating" section without "model" (a new player''s state and the family''s options); initial yields (player_id, then the family''s columns); final state per player';
+
+CREATE FUNCTION mm.rating_history(model text, games text, initial text DEFAULT NULL, options jsonb DEFAULT '{}')
+RETURNS TABLE(game bigint, game_key text, player_id bigint, team bigint, rank float8,
+              win_probability float8, state_before float8[], state_after float8[])
+AS 'MODULE_PATHNAME', 'mm_rating_history'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.rating_history(text, text, text, jsonb) IS
+    'mm.rating_replay one row per player per match: the team''s pre-match win probability (the family''s prediction) and the state before and after';
+
+CREATE FUNCTION mm.rating_calibration(model text, games text, initial text DEFAULT NULL, options jsonb DEFAULT '{}',
+                                      bins int DEFAULT 10)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_rating_calibration'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.rating_calibration(text, text, text, jsonb, int) IS
+    'mm.rating_replay predicting each match before rating it: calibration of the favoured team''s win probability (n, brier, log_loss, accuracy, bins)';
+
 -- Team Glicko-2: each player against the opposing team's composite or
 -- against each opposing player.
 

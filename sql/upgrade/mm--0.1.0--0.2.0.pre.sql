@@ -196,10 +196,14 @@ ALTER TABLE mm.tick_log
 -- (ratings, ladder points, dishonor for desertions, before and after of
 -- every player) in the caller's transaction.
 
--- One row per player and rating key (what the Guild Wars 2 wiki calls a
--- rating type: ranked, unranked, a profession). A queue's "rating" config
--- names the key and the model; the model's columns hold its state: mu and
--- sigma for OpenSkill, rating, rd and vol for Glicko-2. A key may hold both.
+-- One row per player, rating key (what the Guild Wars 2 wiki calls a
+-- rating type: ranked, unranked, a profession) and rating family, whose
+-- state is one float8[] checked by the family. The CHECK of a state calls its family's validation, which must exist
+-- before the tables (the same definition is re-created from its part below).
+CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_rating_state_check'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- @create mm.ratings
 
 -- A match's result, at most one per match: its primary key is what makes a

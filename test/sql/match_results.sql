@@ -22,7 +22,7 @@ SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name 
 -- (the hint lists the rating families)
 \set VERBOSITY default
 \set SHOW_CONTEXT never
-SELECT mm.alter_queue('res', '{"rating": {"model": "elo"}}');
+SELECT mm.alter_queue('res', '{"rating": {"model": "trueskill"}}');
 \set SHOW_CONTEXT errors
 \set VERBOSITY sqlstate
 SELECT mm.alter_queue('res', '{"rating": {"openskill_model": "nope"}}');
@@ -60,8 +60,9 @@ SELECT count(*) AS ratings, (SELECT count(*) FROM mm.match_result) AS results FR
 -- red wins 500 to 450, 9001 played half the match, 9003 (blue) deserted
 \set result '{"teams": {"red": {"rank": 1, "score": 500}, "blue": {"rank": 2, "score": 450, "desertions": [9003]}}, "players": {"9001": {"weight": 0.5}}}'
 CREATE TEMP TABLE out1 AS SELECT * FROM mm.report_result(:m1, :'result');
-SELECT player_id, team, rank, score, weight, deserted, key, mu_before, round(sigma_before::numeric, 6) AS sigma_before,
-       round(mu_after::numeric, 6) AS mu_after, round(sigma_after::numeric, 6) AS sigma_after,
+SELECT player_id, team, rank, score, weight, deserted, key, model, state_before[1] AS mu_before,
+       round(state_before[2]::numeric, 6) AS sigma_before,
+       round(state_after[1]::numeric, 6) AS mu_after, round(state_after[2]::numeric, 6) AS sigma_after,
        ladder_before, ladder_awarded, ladder_after, dishonor_stacks
 FROM out1 ORDER BY player_id;
 -- OpenSkill: exactly mm.openskill_rate on the same inputs
@@ -70,7 +71,7 @@ FROM out1 o
 JOIN mm.openskill_rate(ARRAY[1, 2, 2, 1], ARRAY[1, 2, 2, 1]::float8[], ARRAY[25, 25, 25, 25]::float8[],
                        ARRAY[25.0 / 3, 25.0 / 3, 25.0 / 3, 25.0 / 3], weight => ARRAY[0.5, 1, 1, 1]) r
   ON r.idx = o.player_id - 9000
-WHERE o.mu_after = r.mu AND o.sigma_after = r.sigma;
+WHERE o.state_after = ARRAY[r.mu, r.sigma];
 -- ladder by hand: odds 0.5 use the 0.4 matrix (min 0: -1, 400: 0, 500: 1);
 -- red won with 500: 1; blue lost with 450: 0; the deserter scores 0: -1,
 -- and totals start at 0 and are clamped at 0
@@ -79,14 +80,14 @@ SELECT player_id, ladder_awarded, ladder_after FROM out1 ORDER BY player_id;
 -- rounded to 16 minutes
 SELECT d.stacks, d.timeout_until - r.reported_at AS timeout
 FROM mm.match_result r, mm.dishonor_players d WHERE r.match_id = :m1 AND d.player_id = 9003;
-SELECT player_id, key, round(mu::numeric, 6) AS mu, ladder_points, games, last_played IS NOT NULL AS played
+SELECT player_id, key, model, round(state[1]::numeric, 6) AS mu, ladder_points, games, last_played IS NOT NULL AS played
 FROM mm.ratings WHERE player_id > 9000 ORDER BY player_id;
 SELECT status FROM mm.match WHERE match_id = :m1;
 
 -- the same report again: the first outcome, nothing changes
 SELECT (SELECT array_agg(o::text ORDER BY o.player_id) FROM out1 o)
      = (SELECT array_agg(r::text ORDER BY r.player_id) FROM mm.report_result(:m1, :'result') r) AS same_outcome;
-SELECT player_id, round(mu::numeric, 6) AS mu, games FROM mm.ratings WHERE player_id > 9000 ORDER BY player_id;
+SELECT player_id, round(state[1]::numeric, 6) AS mu, games FROM mm.ratings WHERE player_id > 9000 ORDER BY player_id;
 SELECT stacks FROM mm.dishonor_players WHERE player_id = 9003;
 -- a different report is refused
 SELECT mm.report_result(:m1, '{"teams": {"red": {"rank": 2}, "blue": {"rank": 1}}}');
@@ -105,15 +106,16 @@ FROM unnest(ARRAY[9001, 9002, 9003, 9004]::bigint[]) p;
 SELECT DISTINCT match_id AS m2 FROM mm.tick('res', '2024-01-01 13:10:00+00') \gset
 CREATE TEMP TABLE out2 AS
 SELECT * FROM mm.report_result(:m2, '{"teams": {"red": {"score": 3}, "blue": {"score": 7, "desertions": [9002]}}}');
-SELECT player_id, team, rank, deserted, key, rating_before, rd_before, round(rating_after::numeric, 6) AS rating_after,
-       round(rd_after::numeric, 6) AS rd_after, mu_after, ladder_awarded, dishonor_stacks
+SELECT player_id, team, rank, deserted, key, model, state_before[1] AS rating_before, state_before[2] AS rd_before,
+       round(state_after[1]::numeric, 6) AS rating_after, round(state_after[2]::numeric, 6) AS rd_after,
+       ladder_awarded, dishonor_stacks
 FROM out2 ORDER BY player_id;
 -- each player against every opposing player: exactly mm.glicko2_rate
 SELECT count(*) AS equal_to_glicko2_rate
 FROM out2 o
 CROSS JOIN LATERAL mm.glicko2_rate(ROW(1500, 350, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[],
                                    CASE o.team WHEN 'blue' THEN ARRAY[1, 1]::float8[] ELSE ARRAY[0, 0]::float8[] END) g
-WHERE o.rating_after = g.rating AND o.rd_after = g.rd AND o.vol_after = g.vol;
+WHERE o.state_after = ARRAY[g.rating, g.rd, g.vol];
 SELECT stacks FROM mm.dishonor_players WHERE player_id = 9002;
 
 -- abandon: no rating; once only; a report afterwards is refused
@@ -125,7 +127,7 @@ SELECT mm.report_result(:m3, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}
 SELECT status, result FROM mm.match_result WHERE match_id = :m3;
 SELECT mm.abandon_match(NULL);
 SELECT mm.abandon_match(-1);
-SELECT key, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY key ORDER BY key;
+SELECT key, model, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY key, model ORDER BY key, model;
 
 
 -- a roster's rating from mm.ratings, on the model's scale: OpenSkill, the
@@ -134,31 +136,45 @@ SELECT key, count(*), sum(games) FROM mm.ratings WHERE player_id > 9000 GROUP BY
 -- rating and mean deviation; defaults for players without a row (9999)
 SELECT abs(r.rating - x.mean_mu) < 1e-12 AS mean_mu, abs(r.deviation - x.rms_sigma) < 1e-12 AS rms_sigma
 FROM mm.roster_rating(ARRAY[9001, 9004]::bigint[], '{"key": "ranked"}') r,
-     (SELECT avg(mu) AS mean_mu, sqrt(avg(sigma ^ 2)) AS rms_sigma FROM mm.ratings
-      WHERE key = 'ranked' AND player_id IN (9001, 9004)) x;
+     (SELECT avg(state[1]) AS mean_mu, sqrt(avg(state[2] ^ 2)) AS rms_sigma FROM mm.ratings
+      WHERE key = 'ranked' AND model = 'openskill' AND player_id IN (9001, 9004)) x;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
 FROM mm.roster_rating(ARRAY[9001, 9002]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
 SELECT round(r.rating::numeric, 6) AS rating, round(r.deviation::numeric, 6) AS deviation
 FROM mm.roster_rating(ARRAY[9001, 9999]::bigint[], '{"model": "glicko2", "key": "g2"}') r;
-SELECT * FROM mm.roster_rating(ARRAY[1]::bigint[], '{"model": "elo"}');
+SELECT * FROM mm.roster_rating(ARRAY[1]::bigint[], '{"model": "trueskill"}');
 SELECT * FROM mm.roster_rating('{}', '{}');
 SELECT * FROM mm.roster_rating(ARRAY(SELECT i::bigint FROM generate_series(1, 1001) i), '{}');
 -- enqueue without a rating takes it from there (the queue rates Glicko-2, key g2)
 SELECT mm.enqueue('res', ARRAY[9002, 9003], NULL) AS g2_roster \gset
 SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation FROM mm.roster WHERE roster_id = :g2_roster;
 SELECT mm.leave(:g2_roster);
--- leaderboard: by ordinal (OpenSkill) or rating - 2 rd (Glicko-2), per key
-SELECT key, player_id, round(ordinal::numeric, 4) AS ordinal, round(conservative_rating::numeric, 4) AS conservative,
+-- leaderboard: by ordinal (OpenSkill) or rating - 2 rd (Glicko-2), per key and family
+SELECT key, model, player_id, round(conservative_rating::numeric, 4) AS conservative,
        ladder_points, games, position
-FROM mm.leaderboard WHERE player_id > 9000 ORDER BY key, position, player_id;
+FROM mm.leaderboard WHERE player_id > 9000 ORDER BY key, model, position, player_id;
 
 -- profession ratings (the GW2 wiki's profession-ratio): a rating key per
 -- profession beside the core key, "<key>/<profession>"; roster ratings
 -- blend them by the ratio, results update both
 SELECT mm.alter_queue('res', '{"rating": {"profession_ratio": 1.5}}');
-INSERT INTO mm.ratings (player_id, key, rating, rd, vol, mu, sigma) VALUES
-    (9101, 'pg', 1600, 60, 0.05, 30, 5), (9101, 'pg/guardian', 1400, 200, 0.07, 20, 9),
-    (9102, 'pg', 1700, 100, 0.06, NULL, NULL);
+-- a key may hold the states of several families, one row each
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES
+    (9101, 'pg', 'glicko2', '{1600, 60, 0.05}'), (9101, 'pg', 'openskill', '{30, 5}'),
+    (9101, 'pg/guardian', 'glicko2', '{1400, 200, 0.07}'), (9101, 'pg/guardian', 'openskill', '{20, 9}'),
+    (9102, 'pg', 'glicko2', '{1700, 100, 0.06}');
+-- a state is the family's: its columns in order, finite, positive where it says so
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9103, 'pg', 'glicko2', '{1600, 60}');
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9103, 'pg', 'openskill', '{25, 0}');
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9103, 'pg', 'openskill', '{25, NULL}');
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9103, 'pg', 'openskill', '{NaN, 8}');
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9103, 'pg', 'trueskill', '{25, 8}');
+-- read by name
+SELECT key, model, mm.rating_fields(model, state) FROM mm.ratings WHERE player_id = 9101 ORDER BY key, model;
+SELECT mm.rating_fields('trueskill', '{25, 8}');
+SELECT mm.rating_fields('glicko2', '{1500, 350}');
+SELECT mm.rating_conservative('openskill', '{25, 5}') AS ordinal, mm.rating_conservative('glicko2', '{1500, 100, 0.06}') AS g2;
+SELECT mm.rating_conservative(NULL, '{25, 5}');
 -- by hand, ratio 0.25: 9101 is 0.75 * 1600 + 0.25 * 1400 = 1550, rd 0.75 * 60
 -- + 0.25 * 200 = 95; 9102 has no necromancer row (defaults 1500, 350):
 -- 1650, 162.5; the roster is their mean: 1600, 128.75
@@ -192,7 +208,7 @@ SELECT mm.leave(:pg_roster);
 -- guardian rating already, 9204's roster names no profession (it plays the
 -- profession game with its core rating, which is not written back)
 SELECT mm.alter_queue('res', '{"rating": {"model": "openskill", "key": "rp", "profession_ratio": 0.5, "ladder": false}}') IS NOT NULL AS altered;
-INSERT INTO mm.ratings (player_id, key, mu, sigma) VALUES (9201, 'rp/guardian', 30, 6);
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9201, 'rp/guardian', 'openskill', '{30, 6}');
 SELECT count(mm.enqueue('res', ARRAY[p], 1500, professions => CASE WHEN p = 9204 THEN '{}' ELSE ARRAY[pr] END,
                         joined_at => '2024-01-01 15:00:00+00'))
 FROM (VALUES (9201, 'guardian'), (9202, 'thief'), (9203, 'guardian'), (9204, NULL)) v(p, pr);
@@ -206,7 +222,7 @@ FROM (SELECT array_agg(CASE o.team WHEN 'red' THEN 1 ELSE 2 END ORDER BY o.playe
       FROM out4 o) g
 CROSS JOIN LATERAL mm.openskill_rate(g.team, g.rank, ARRAY[25, 25, 25, 25]::float8[], ARRAY[25.0 / 3, 25.0 / 3, 25.0 / 3, 25.0 / 3]) r
 JOIN mm.ratings x ON x.player_id = g.ids[r.idx] AND x.key = 'rp'
-WHERE x.mu = r.mu AND x.sigma = r.sigma;
+WHERE x.state = ARRAY[r.mu, r.sigma];
 -- the profession game: 9201 from its guardian rating (30, 6), the others
 -- from the defaults; exactly mm.openskill_rate
 SELECT count(*) AS profession_equal_to_openskill_rate
@@ -215,10 +231,10 @@ FROM (SELECT array_agg(CASE o.team WHEN 'red' THEN 1 ELSE 2 END ORDER BY o.playe
       FROM out4 o) g
 CROSS JOIN LATERAL mm.openskill_rate(g.team, g.rank, ARRAY[30, 25, 25, 25]::float8[], ARRAY[6, 25.0 / 3, 25.0 / 3, 25.0 / 3]) r
 JOIN mm.ratings x ON x.player_id = g.ids[r.idx] AND x.key LIKE 'rp/%'
-WHERE x.mu = r.mu AND x.sigma = r.sigma;
+WHERE x.state = ARRAY[r.mu, r.sigma];
 -- the profession game differs from the core game for everyone (9201's start)
 SELECT count(*) AS differ FROM mm.ratings c JOIN mm.ratings p ON p.player_id = c.player_id AND p.key LIKE 'rp/%'
-WHERE c.key = 'rp' AND c.mu <> p.mu;
+WHERE c.key = 'rp' AND c.state[1] <> p.state[1];
 DROP TABLE out4;
 
 -- Glicko-2 rating periods: with "period": "pending" a result records its
@@ -229,25 +245,25 @@ SELECT mm.alter_queue('res', '{"rating": {"period": "weekly"}}');
 SELECT mm.alter_queue('res', '{"rating": {"model": "glicko2", "key": "gp", "period": "pending", "ladder": false, "profession_ratio": 0, "desertion_reason": null}}') -> 'rating' ->> 'period' AS period;
 -- 9301 has a rating already, last played just now (no idle growth before
 -- the period: the games are reported now)
-INSERT INTO mm.ratings (player_id, key, rating, rd, vol, games, last_played)
-VALUES (9301, 'gp', 1700, 80, 0.06, 5, now());
+INSERT INTO mm.ratings (player_id, key, model, state, games, last_played)
+VALUES (9301, 'gp', 'glicko2', '{1700, 80, 0.06}', 5, now());
 SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 16:00:00+00'))
 FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
 SELECT DISTINCT match_id AS m5 FROM mm.tick('res', '2024-01-01 16:10:00+00') \gset
-SELECT count(*) AS rows, count(rating_before) AS befores, count(rating_after) AS afters
+SELECT count(*) AS rows, count(state_before) AS befores, count(state_after) AS afters
 FROM mm.report_result(:m5, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
 SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 16:20:00+00'))
 FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
 SELECT DISTINCT match_id AS m6 FROM mm.tick('res', '2024-01-01 16:30:00+00') \gset
 SELECT count(*) AS rows FROM mm.report_result(:m6, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 1}}}');
 -- nothing rated yet: new players start from the defaults, games not counted
-SELECT player_id, rating, rd, vol, games FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
+SELECT player_id, state[1] AS rating, state[2] AS rd, state[3] AS vol, games FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
 -- 2 matches, 4 players, 2 opponents each
 SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
 -- the expected period by hand from the recorded games: each player's
 -- games against the opponents' ratings at the start, one mm.glicko2_period
 CREATE TEMP TABLE expected_period AS
-SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n
+SELECT g.player_id, mm.glicko2_period(p.state[1], p.state[2], p.state[3], o.state[1], o.state[2], g.score) AS n
 FROM mm.rating_period_game g
 JOIN mm.ratings p ON p.key = 'gp' AND p.player_id = g.player_id
 JOIN mm.ratings o ON o.key = 'gp' AND o.player_id = g.opponent_id
@@ -261,7 +277,7 @@ SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
 SELECT count(*) AS differs_from_per_game
 FROM mm.ratings r, expected_period e
 WHERE r.key = 'gp' AND r.player_id = 9301 AND e.player_id = 9301
-  AND r.rating <> (mm.glicko2_rate(mm.glicko2_rate(ROW(1700, 80, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[],
+  AND r.state[1] <> (mm.glicko2_rate(mm.glicko2_rate(ROW(1700, 80, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[],
                                                    ARRAY[350, 350]::float8[], ARRAY[1, 1]::float8[]),
                                     ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[], ARRAY[0.5, 0.5]::float8[])).rating;
 -- an empty period closes to nothing; bad arguments

@@ -73,7 +73,7 @@ WHERE q.name = 'rb2' ORDER BY l.tick_id;
 SELECT p AS player, t.status, t.reason FROM generate_series(9505, 9506) p, mm.ticket_status(p) t ORDER BY p;
 -- a result with a desertion when abandon is gone: rated, no dishonor
 \set VERBOSITY default
-SELECT r.player_id, r.deserted, r.dishonor_stacks, r.mu_after <> r.mu_before AS rated
+SELECT r.player_id, r.deserted, r.dishonor_stacks, r.state_after <> r.state_before AS rated
 FROM (SELECT mr.match_id, jsonb_build_object('teams', jsonb_object_agg(mr.team, jsonb_build_object(
           'rank', CASE mr.team WHEN 'red' THEN 1 ELSE 2 END, 'desertions', to_jsonb(mr.players)))) AS result
       FROM mm.match_roster mr JOIN mm.queue q USING (queue_id) WHERE q.name = 'rb3' GROUP BY mr.match_id) x,

@@ -28,9 +28,9 @@ SELECT * FROM mm.match_prediction(ARRAY['red', 'blue'], ARRAY[1500, 1600], ARRAY
 
 -- 2. An OpenSkill queue: a roster's range comes from its players' mu and
 -- sigma. Players 1-3 (a trio) and 4-6 (solos) have rows in mm.ratings.
-INSERT INTO mm.ratings (player_id, key, mu, sigma) VALUES
-    (1, 'scale', 30, 2), (2, 'scale', 26, 4), (3, 'scale', 22, 6),
-    (4, 'scale', 27, 3), (5, 'scale', 24, 3), (6, 'scale', 23, 5);
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES
+    (1, 'scale', 'openskill', '{30, 2}'), (2, 'scale', 'openskill', '{26, 4}'), (3, 'scale', 'openskill', '{22, 6}'),
+    (4, 'scale', 'openskill', '{27, 3}'), (5, 'scale', 'openskill', '{24, 3}'), (6, 'scale', 'openskill', '{23, 5}');
 SELECT mm.create_queue('os3', '{"team_size": 3, "filter": {"potentials_min": 1}, "rating": {"key": "scale"}}');
 SELECT queue_id AS os3 FROM mm.queue WHERE name = 'os3' \gset
 SELECT mm.enqueue('os3', ARRAY[1, 2, 3], NULL, joined_at => '2024-01-01 12:00:00+00') AS trio \gset
@@ -50,9 +50,9 @@ FROM generate_series(4, 6) p;
 SELECT count(DISTINCT match_id) AS matches FROM mm.tick('os3', '2024-01-01 12:00:10+00');
 SELECT team, players FROM mm.match_roster WHERE queue_id = :os3 ORDER BY team DESC, roster_id;
 WITH t AS (
-    SELECT mr.team, sum(r.mu) AS mu, sum(r.sigma ^ 2) AS s2
+    SELECT mr.team, sum(r.state[1]) AS mu, sum(r.state[2] ^ 2) AS s2
     FROM mm.match_roster mr, unnest(mr.players) u(p)
-    JOIN mm.ratings r ON r.player_id = u.p AND r.key = 'scale'
+    JOIN mm.ratings r ON r.player_id = u.p AND r.key = 'scale' AND r.model = 'openskill'
     WHERE mr.queue_id = :os3
     GROUP BY mr.team),
 by_hand AS (
@@ -80,8 +80,8 @@ WHERE team = 'red';
 -- 4. A Glicko-2 queue: a roster is its players' mean rating and mean
 -- deviation; the odds are Glickman's expected score of red's mean rating
 -- against blue's, with each team's root mean square deviation
-INSERT INTO mm.ratings (player_id, key, rating, rd, vol) VALUES
-    (11, 'g', 1700, 60, 0.06), (12, 'g', 1500, 100, 0.06), (13, 'g', 1550, 80, 0.06);
+INSERT INTO mm.ratings (player_id, key, model, state) VALUES
+    (11, 'g', 'glicko2', '{1700, 60, 0.06}'), (12, 'g', 'glicko2', '{1500, 100, 0.06}'), (13, 'g', 'glicko2', '{1550, 80, 0.06}');
 SELECT mm.create_queue('g1', '{"team_size": 1, "filter": {"potentials_min": 1, "padding": 50}, "rating": {"model": "glicko2", "key": "g"}}');
 SELECT count(mm.enqueue('g1', ARRAY[p]::bigint[], NULL, joined_at => '2024-01-01 12:00:00+00')) AS queued
 FROM generate_series(11, 12) p;
@@ -102,14 +102,13 @@ SELECT mm.alter_queue('os3', '{"rating": {"model": "glicko2"}}') #> '{filter,pad
 SELECT mm.matcher_padding(config, 100) AS glicko2_padding FROM mm.queue WHERE name = 'os3';
 SELECT mm.alter_queue('os3', '{"filter": {"padding": 1}, "rating": {"model": "openskill"}}') #> '{filter,padding}' AS given;
 
--- 6. What the roster figures refuse
-SELECT * FROM mm._roster_figures('{}', ARRAY[25, 8, 26]);
-\echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm._roster_figures('{}', ARRAY[25, -1]);
-\echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm._roster_figures('{"model": "glicko2"}', ARRAY[1500, 350, 'NaN']::float8[]);
-\echo :LAST_ERROR_SQLSTATE
-SELECT * FROM mm._roster_figures('{"model": "glicko2"}', ARRAY[1500, 350, 0.06, 1600, 50, 0.06]);
+-- 6. mm.roster_rating forms a roster as the queue does: OpenSkill's mean mu
+-- and root mean square sigma (new players: 25 and 25/3), Glicko-2's mean
+-- rating and mean deviation
+SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation
+FROM mm.roster_rating(ARRAY[900001, 900002]::bigint[], '{"key": "scale_none"}', '2024-01-01 12:00:00+00');
+SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation
+FROM mm.roster_rating(ARRAY[900001, 900002]::bigint[], '{"key": "scale_none", "model": "glicko2"}', '2024-01-01 12:00:00+00');
 
 SELECT mm.drop_queue('os3', keep_history => false), mm.drop_queue('g1', keep_history => false);
 DELETE FROM mm.ratings WHERE key IN ('scale', 'g');

@@ -70,11 +70,11 @@ check "every player's games counted" "$(q "SELECT sum(games) FROM mm.ratings WHE
 
 # each player's reports form a chain: a report's before is the previous one's after
 check "no report read a rating another report had replaced" \
-	"$(q "SELECT count(*) FROM (SELECT p.mu_before, lag(p.mu_after) OVER w AS prev_mu,
-	                                  p.sigma_before, lag(p.sigma_after) OVER w AS prev_sigma
+	"$(q "SELECT count(*) FROM (SELECT p.state_before[1] AS p_mu, lag(p.state_after[1]) OVER w AS prev_mu,
+	                                  p.state_before[2] AS p_sigma, lag(p.state_after[2]) OVER w AS prev_sigma
 	                           FROM mm.match_result_player p JOIN commit_order c ON c.m = p.match_id
 	                           WINDOW w AS (PARTITION BY p.player_id ORDER BY c.seq)) x
-	       WHERE prev_mu IS NOT NULL AND (mu_before <> prev_mu OR sigma_before <> prev_sigma)")" 0
+	       WHERE prev_mu IS NOT NULL AND (p_mu <> prev_mu OR p_sigma <> prev_sigma)")" 0
 
 # the same reports one by one, in commit order, on the replay queue's key
 q "DO \$\$ DECLARE c record; BEGIN
@@ -85,7 +85,7 @@ check "the replay rated every match" "$(q "SELECT count(*) FROM mm.match_result 
 check "ratings, ladder points and games equal the sequential replay's exactly" \
 	"$(q "SELECT count(*) FROM mm.ratings l FULL JOIN (SELECT * FROM mm.ratings WHERE key = 'replay') r
 	       ON r.player_id = l.player_id
-	       WHERE l.key = 'live' AND (r.player_id IS NULL OR l.mu <> r.mu OR l.sigma <> r.sigma
+	       WHERE l.key = 'live' AND (r.player_id IS NULL OR l.state[1] <> r.state[1] OR l.state[2] <> r.state[2]
 	             OR l.ladder_points IS DISTINCT FROM r.ladder_points OR l.games <> r.games)
 	          OR l.player_id IS NULL")" 0
 check "players rated" "$(q "SELECT count(*) FROM mm.ratings WHERE key = 'live'")" 30

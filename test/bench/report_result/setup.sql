@@ -15,8 +15,8 @@ SELECT m, m * 2 + t, CASE t WHEN 0 THEN 'red' ELSE 'blue' END, players[t * 5 + 1
 FROM plan, generate_series(0, 1) t, mm.queue q WHERE q.name = 'bench';
 SELECT setval('mm.match_id_seq', 30000);
 -- every player has a rating row, as after their first game
-INSERT INTO mm.ratings (player_id, key, mu, sigma, games)
-SELECT p, 'bench', 25, 25.0 / 3, 0 FROM generate_series(1, 10000) p;
+INSERT INTO mm.ratings (player_id, key, model, state, games)
+SELECT p, 'bench', 'openskill', ARRAY[25, 25.0 / 3], 0 FROM generate_series(1, 10000) p;
 CREATE TABLE base_ratings (player_id bigint PRIMARY KEY, mu float8 NOT NULL, sigma float8 NOT NULL,
                            games int NOT NULL, last_played timestamptz);
 INSERT INTO base_ratings SELECT p, 25, 25.0 / 3, 0 FROM generate_series(1, 10000) p;
