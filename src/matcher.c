@@ -469,17 +469,16 @@ lower_bound(const Run *run, int part, double value)
  */
 /*
  * The filter phase of the rules: may p be a potential of target? The
- * bucketing rules (equal) first, uncounted (a bucket holds only rosters
- * that pass them); then each other rule, counting against the first that
- * refuses.
+ * bucketing rules (equal) hold for p when it is in the target's bucket (a
+ * roster missing one of their values is alone in its bucket), so only the
+ * naive scan looks at them, as the bucket; then each other rule, counting
+ * against the first that refuses.
  */
 static inline bool
 rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 {
-	for (int k = 0; k < run->nrules; k++)
-		if (run->rules[k].ops->partitions &&
-			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
-			return false;
+	if (p->part != target->part)
+		return false;
 	for (int k = 0; k < run->nrules; k++)
 		if (!run->rules[k].ops->partitions &&
 			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
@@ -708,10 +707,10 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
-		if (run->nrules > 0 && !rules_fit(run, i))
-			continue;
 		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
-		if (best < 0 || best_score < score)
+		/* the rules only for a roster that would be the best so far */
+		if ((best < 0 || best_score < score) &&
+			(run->nrules == 0 || rules_fit(run, i)))
 		{
 			best = i;
 			best_score = score;
@@ -948,6 +947,9 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
+	for (int k = 0; k < cfg->nrules; k++)
+		if (cfg->rules[k].ops->prepare)
+			cfg->rules[k].ops->prepare(&cfg->rules[k], rosters, n, cfg->nregions);
 	/* the buckets: a live list and a range of by_lo each */
 	run.nparts = assign_parts(rosters, n, cfg);
 	run.head = palloc(sizeof(int) * run.nparts);

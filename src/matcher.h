@@ -137,6 +137,8 @@ typedef struct MmRoster
 	int		   *lat_region;		/* while reading: the region of each lat */
 	int			nlat;
 	/* derived by mm_matcher_run */
+	bool		lat_masked;		/* lat_mask holds (see MM_LAT_LEVELS) */
+	uint64		lat_mask[MM_LAT_LEVELS];	/* per latency level: regions within it */
 	int			part;			/* its bucket: rosters equal on every equal rule */
 	double		rating_low;		/* effective rating: rating - deviation */
 	double		lo;				/* padded rating range */

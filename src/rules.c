@@ -201,12 +201,52 @@ intersect_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregio
 
 /* latency: r->lat[k] is the latency to region k, or Inf */
 
+/* The level (0: the rule's value, s + 1: step s) a limit is the parameter of. */
+static int
+latency_level(const MmRule *rule, double limit)
+{
+	int			level = 0;
+
+	for (int s = 0; s < rule->nsteps; s++)
+		if (rule->steps[s].value == limit)
+			level = s + 1;
+	return level;
+}
+
+static void
+latency_prepare(const MmRule *rule, MmRoster *r, int n, int nregions)
+{
+	bool		masked = nregions <= 64 && rule->nsteps < MM_LAT_LEVELS;
+
+	for (int i = 0; i < n; i++)
+	{
+		r[i].lat_masked = masked && r[i].lat != NULL;
+		if (!r[i].lat_masked)
+			continue;
+		for (int l = 0; l <= rule->nsteps; l++)
+		{
+			double		limit = l == 0 ? rule->value : rule->steps[l - 1].value;
+			uint64		mask = 0;
+
+			for (int k = 0; k < nregions; k++)
+				if (r[i].lat[k] <= limit)
+					mask |= UINT64CONST(1) << k;
+			r[i].lat_mask[l] = mask;
+		}
+	}
+}
+
 static bool
 latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
 {
-	(void) rule;
 	if (t->lat == NULL || p->lat == NULL)
 		return false;
+	if (t->lat_masked && p->lat_masked)
+	{
+		int			l = latency_level(rule, limit);
+
+		return (t->lat_mask[l] & p->lat_mask[l]) != 0;
+	}
 	for (int k = 0; k < nregions; k++)
 		if (t->lat[k] <= limit && p->lat[k] <= limit)
 			return true;
@@ -272,7 +312,7 @@ static const MmRuleOps rule_types[] = {
 		.unit = " shared values",
 	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits, .add = intersect_add},
 	{.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
-		.param_required = true, .relax_up = true, .unit = " ms",
+		.param_required = true, .relax_up = true, .unit = " ms", .prepare = latency_prepare,
 	.admit = latency_admit, .start = latency_start, .fits = latency_fits, .add = latency_add},
 };
 
@@ -1129,7 +1169,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 				return false;
 			break;
 		case MM_ATTR_STRING:
-			if (v->type != jbvString)
+			if (v->type != jbvString || v->val.string.len == 0 || v->val.string.len > NAMEDATALEN - 1)
 				return false;
 			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues, NULL);
 			break;
@@ -1149,7 +1189,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 				{
 					if (tok != WJB_ELEM)
 						continue;
-					if (e.type != jbvString)
+					if (e.type != jbvString || e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
 						return false;
 					if (n == cap)
 					{

@@ -99,6 +99,8 @@ typedef struct MmRuleOps
 	int			attr_types;		/* bit per MmAttrType allowed; 0: no attribute */
 	bool		partitions;		/* the queue is bucketed on it (equal) */
 	const char *unit;			/* of the parameter, in messages */
+	/* once per run, before the targets (NULL: nothing to prepare) */
+	void		(*prepare) (const MmRule *rule, struct MmRoster *r, int n, int nregions);
 	/* filter: may p be a potential of target? */
 	bool		(*admit) (const MmRule *rule, double limit, const struct MmRoster *target,
 						  const struct MmRoster *p, int nregions);
@@ -111,6 +113,13 @@ typedef struct MmRuleOps
 	/* r joins the match */
 	void		(*add) (MmRuleState *st, const MmRule *rule, const struct MmRoster *r, int nregions);
 } MmRuleOps;
+
+/*
+ * A latency rule with at most this many parameters (its value and its
+ * expansion steps) over at most 64 regions keeps, per roster, a bit mask
+ * of the regions within each parameter: the filter is then one AND.
+ */
+#define MM_LAT_LEVELS 4
 
 /* The parameter of a rule after the target has waited "age" seconds. */
 extern double mm_rule_limit(const MmRule *rule, double age);
