@@ -30,6 +30,7 @@ OBJS        = \
 	src/openskill_sql.o \
 	src/placement.o \
 	src/queue.o \
+	src/rules.o \
 	src/rating_model.o \
 	src/rating_replay.o \
 	src/ready.o \

@@ -56,7 +56,7 @@
 
 /* Names of MmFailReason, as the tick log and mm._match_rosters show them. */
 const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
-	"none", "too_large", "no_potentials", "potentials_min", "incomplete"
+	"none", "too_large", "no_potentials", "potentials_min", "incomplete", "rule"
 };
 
 #define BIG 1e15
@@ -284,6 +284,11 @@ static const MmConfigKey matcher_keys[] = {
 		.min = 0, .max = 86400, .def_null = true, .unit = "s",
 	.doc = "a player who declines or stays silent in a ready check may not queue in this queue again for this long (null: no wait)"},
 	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
+	{.name = "attributes", .type = MM_CONFIG_CUSTOM, .parse = mm_attributes_parse,
+		.render = mm_attributes_render,
+	.doc = "the attributes a roster carries: name -> {type: number, string or string_set; default; required}"},
+	{.name = "rules", .type = MM_CONFIG_CUSTOM, .parse = mm_rules_parse, .render = mm_rules_render,
+	.doc = "hard rules (equal, distance, intersect, latency), each with an optional expand schedule over the target's wait"},
 	{.name = NULL}
 };
 
@@ -423,6 +428,7 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errdetail("The model is \"%s\" and profession_ratio is %g.",
 						   cfg->rating_model, cfg->profession_ratio),
 				 errhint("Rating periods are Glicko-2's; profession ratings are rated per game.")));
+	mm_rules_check(cfg);
 	cfg->ticket_ttl_s = cfg->ticket_ttl_null ? 0 : cfg->ticket_ttl.seconds;
 	cfg->accept_timeout_s = cfg->accept_timeout_null ? 0 : cfg->accept_timeout.seconds;
 }
@@ -454,11 +460,15 @@ typedef struct Run
 	int			n;
 	const MmMatcherConfig *cfg;
 	bool	   *in_queue;		/* in the queue now (not target, matched or failed) */
-	int		   *next;			/* live queue as a list in queue order; n ends it */
+	int		   *next;			/* live queue of each bucket as a list in queue order; n ends it */
 	int		   *prev;			/* -1 starts it */
-	int			head;
 	int			live;			/* rosters in the live queue */
-	int		   *by_lo;			/* indexes sorted by lo */
+	int			nparts;			/* buckets: rosters equal on every equal rule (one without) */
+	int		   *head;			/* per bucket: first of its live list */
+	int		   *part_live;		/* per bucket: rosters in its live list */
+	int		   *part_start;		/* per bucket: its range of by_lo */
+	int		   *part_end;
+	int		   *by_lo;			/* indexes sorted by bucket, then lo */
 	double		widest;			/* largest hi - lo */
 	int		   *potentials;		/* of the current target, in queue order */
 	int			npotentials;
@@ -466,6 +476,13 @@ typedef struct Run
 	int		   *prof_count[2];	/* professions on each team */
 	int			nprofessions;
 	Team		team[2];
+	/* the rules (rules.h) */
+	int			nrules;
+	const MmRule *rules;
+	double	   *limits;			/* per rule: its parameter at the target's wait */
+	MmRuleState *rstate;		/* per rule: the match being populated */
+	int		   *rejected;		/* per rule: rosters it kept from the potentials */
+	int		   *blocked;		/* per rule: picks it refused while populating */
 } Run;
 
 static int
@@ -484,7 +501,11 @@ cmp_lo(const void *a, const void *b)
 {
 	double		x = sort_rosters[*(const int *) a].lo;
 	double		y = sort_rosters[*(const int *) b].lo;
+	int			px = sort_rosters[*(const int *) a].part;
+	int			py = sort_rosters[*(const int *) b].part;
 
+	if (px != py)
+		return px < py ? -1 : 1;
 	if (x != y)
 		return x < y ? -1 : 1;
 	return cmp_int(a, b);
@@ -500,18 +521,19 @@ queue_remove(Run *run, int i)
 	if (run->prev[i] >= 0)
 		run->next[run->prev[i]] = run->next[i];
 	else
-		run->head = run->next[i];
+		run->head[run->r[i].part] = run->next[i];
 	if (run->next[i] < run->n)
 		run->prev[run->next[i]] = run->prev[i];
 	run->live--;
+	run->part_live[run->r[i].part]--;
 }
 
-/* First position in by_lo whose lo is >= value. */
+/* First position in by_lo, within bucket "part", whose lo is >= value. */
 static int
-lower_bound(const Run *run, double value)
+lower_bound(const Run *run, int part, double value)
 {
-	int			a = 0,
-				b = run->n;
+	int			a = run->part_start[part],
+				b = run->part_end[part];
 
 	while (a < b)
 	{
@@ -536,10 +558,33 @@ lower_bound(const Run *run, double value)
  * those are looked at and put back in queue order. All three ways give the
  * same list.
  */
+/*
+ * The filter phase of the rules: may p be a potential of target? The
+ * bucketing rules (equal) hold for p when it is in the target's bucket (a
+ * roster missing one of their values is alone in its bucket), so only the
+ * naive scan looks at them, as the bucket; then each other rule, counting
+ * against the first that refuses.
+ */
+static inline bool
+rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
+{
+	if (p->part != target->part)
+		return false;
+	for (int k = 0; k < run->nrules; k++)
+		if (!run->rules[k].ops->partitions &&
+			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
+		{
+			run->rejected[k]++;
+			return false;
+		}
+	return true;
+}
+
 static void
 gather_potentials(Run *run, const MmRoster *target)
 {
 	int			max = run->cfg->potentials_max;
+	int			part = target->part;
 	int			a,
 				b;
 
@@ -552,17 +597,19 @@ gather_potentials(Run *run, const MmRoster *target)
 
 			if (!run->in_queue[i] || p->lo > target->hi || p->hi < target->lo)
 				continue;
+			if (run->nrules > 0 && !rules_admit(run, target, p))
+				continue;
 			run->potentials[run->npotentials++] = i;
 		}
 		return;
 	}
 
-	a = lower_bound(run, target->lo - run->widest);
+	a = lower_bound(run, part, target->lo - run->widest);
 	b = a;
 	/* first position with lo > target->hi */
 	{
 		int			lo = a,
-					hi = run->n;
+					hi = run->part_end[part];
 
 		while (lo < hi)
 		{
@@ -576,14 +623,15 @@ gather_potentials(Run *run, const MmRoster *target)
 		b = lo;
 	}
 
-	if ((int64) (b - a) * 4 < run->live)
+	if ((int64) (b - a) * 4 < run->part_live[part])
 	{
 		/* a narrow band: look at it only, then restore queue order */
 		for (int j = a; j < b; j++)
 		{
 			int			i = run->by_lo[j];
 
-			if (run->in_queue[i] && run->r[i].hi >= target->lo)
+			if (run->in_queue[i] && run->r[i].hi >= target->lo &&
+				(run->nrules == 0 || rules_admit(run, target, &run->r[i])))
 				run->potentials[run->npotentials++] = i;
 		}
 		qsort(run->potentials, run->npotentials, sizeof(int), cmp_int);
@@ -592,12 +640,14 @@ gather_potentials(Run *run, const MmRoster *target)
 		return;
 	}
 
-	/* a wide band: walk the live queue until enough overlap */
-	for (int i = run->head; i < run->n && run->npotentials < max; i = run->next[i])
+	/* a wide band: walk the bucket's live queue until enough overlap */
+	for (int i = run->head[part]; i < run->n && run->npotentials < max; i = run->next[i])
 	{
 		const MmRoster *p = &run->r[i];
 
 		if (p->lo > target->hi || p->hi < target->lo)
+			continue;
+		if (run->nrules > 0 && !rules_admit(run, target, p))
 			continue;
 		run->potentials[run->npotentials++] = i;
 	}
@@ -627,6 +677,22 @@ team_add(Run *run, int side, int i)
 	for (int k = 0; k < r->nprof; k++)
 		run->prof_count[side][r->prof[k]] += r->prof_count[k];
 	run->chosen[i] = true;
+	for (int k = 0; k < run->nrules; k++)
+		run->rules[k].ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
+}
+
+/* The populate phase of the rules: may roster i join the match? */
+static inline bool
+rules_fit(Run *run, int i)
+{
+	for (int k = 0; k < run->nrules; k++)
+		if (!run->rules[k].ops->fits(&run->rstate[k], &run->rules[k], run->limits[k], &run->r[i],
+									 run->cfg->nregions))
+		{
+			run->blocked[k]++;
+			return false;
+		}
+	return true;
 }
 
 /*
@@ -715,7 +781,7 @@ score_roster(const Run *run, int i, int side, const TeamFigures *team,
 
 /* pickRoster: the best-scoring potential that fits; -1 if none. */
 static int
-pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
+pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 {
 	int			needed = run->cfg->team_size - run->team[side].players;
 	int			best = -1;
@@ -733,7 +799,9 @@ pick_roster(const Run *run, int side, double max_ladder, int max_roster_size)
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
 		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
-		if (best < 0 || best_score < score)
+		/* the rules only for a roster that would be the best so far */
+		if ((best < 0 || best_score < score) &&
+			(run->nrules == 0 || rules_fit(run, i)))
 		{
 			best = i;
 			best_score = score;
@@ -754,6 +822,8 @@ populate_match(Run *run, int target)
 	team_reset(&run->team[1]);
 	memset(run->prof_count[0], 0, sizeof(int) * Max(run->nprofessions, 1));
 	memset(run->prof_count[1], 0, sizeof(int) * Max(run->nprofessions, 1));
+	for (int k = 0; k < run->nrules; k++)
+		run->rules[k].ops->start(&run->rstate[k], &run->rules[k], &run->r[target], run->cfg->nregions);
 	team_add(run, 0, target);
 	while (run->team[0].players < size || run->team[1].players < size)
 	{
@@ -813,7 +883,99 @@ record_match(Run *run, MmMatcherResult *res)
 		}
 	}
 	m->rating_spread = hi - lo;
+	m->region = -1;
+	m->worst_latency = 0;
+	if (run->cfg->latency_rule >= 0)
+	{
+		int			k = run->cfg->latency_rule;
+
+		m->region = mm_rule_region(&run->rstate[k], run->limits[k], run->cfg->nregions);
+		if (m->region >= 0)
+			m->worst_latency = run->rstate[k].worst[m->region];
+	}
 	res->nmatches++;
+}
+
+/*
+ * Bucket the rosters by their values of the equal rules: part is the
+ * bucket, numbered in sort order. A roster missing one of the values is a
+ * bucket of its own (it matches no one). Without equal rules, one bucket.
+ */
+static const MmMatcherConfig *part_cfg;
+
+static int
+cmp_part(const void *a, const void *b)
+{
+	int			i = *(const int *) a;
+	int			j = *(const int *) b;
+	const MmRoster *x = &sort_rosters[i];
+	const MmRoster *y = &sort_rosters[j];
+
+	for (int k = 0; k < part_cfg->nrules; k++)
+	{
+		const MmRule *rule = &part_cfg->rules[k];
+		const MmAttrValue *u,
+				   *v;
+
+		if (!rule->ops->partitions)
+			continue;
+		u = &x->attr[rule->attr];
+		v = &y->attr[rule->attr];
+		if (!u->present || !v->present)
+		{
+			if (u->present != v->present)
+				return u->present ? -1 : 1;
+			return (i > j) - (i < j);
+		}
+		if (u->id != v->id)
+			return u->id < v->id ? -1 : 1;
+		if (u->num != v->num)
+			return u->num < v->num ? -1 : 1;
+	}
+	return 0;
+}
+
+static int
+assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
+{
+	bool		any = false;
+	int		   *order;
+	int			nparts = 0;
+
+	for (int k = 0; k < cfg->nrules; k++)
+		any |= cfg->rules[k].ops->partitions;
+	if (!any)
+	{
+		for (int i = 0; i < n; i++)
+			rosters[i].part = 0;
+		return 1;
+	}
+	order = palloc(sizeof(int) * n);
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	sort_rosters = rosters;
+	part_cfg = cfg;
+	qsort(order, n, sizeof(int), cmp_part);
+	for (int j = 0; j < n; j++)
+	{
+		if (j > 0 && cmp_part(&order[j - 1], &order[j]) != 0)
+			nparts++;
+		rosters[order[j]].part = nparts;
+	}
+	pfree(order);
+	return nparts + 1;
+}
+
+/* The rule to blame for a failed target: the one that refused the most; -1: none. */
+static int
+blame(const int *counts, int nrules)
+{
+	int			best = -1;
+
+	for (int k = 0; k < nrules; k++)
+		if (counts[k] > 0 && (best < 0 || counts[k] > counts[best]))
+			best = k;
+	return best;
 }
 
 /*
@@ -844,8 +1006,14 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	run.in_queue = palloc(sizeof(bool) * n);
 	run.next = palloc(sizeof(int) * n);
 	run.prev = palloc(sizeof(int) * n);
-	run.head = 0;
 	run.live = n;
+	run.nrules = cfg->nrules;
+	run.rules = cfg->rules;
+	run.limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
+	run.rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
+	run.rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	run.blocked = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	res->failed_by_rule = palloc0(sizeof(int) * Max(cfg->nrules, 1));
 	run.chosen = palloc0(sizeof(bool) * n);
 	run.by_lo = palloc(sizeof(int) * n);
 	run.potentials = palloc(sizeof(int) * n);
@@ -868,15 +1036,50 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		r->team = -1;
 		r->fail_order = -1;
 		r->fail_reason = MM_FAIL_NONE;
+		r->fail_rule = -1;
 		r->npotentials = -1;
 		run.in_queue[i] = true;
-		run.next[i] = i + 1;
-		run.prev[i] = i - 1;
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
+	for (int k = 0; k < cfg->nrules; k++)
+		if (cfg->rules[k].ops->prepare)
+			cfg->rules[k].ops->prepare(&cfg->rules[k], rosters, n, cfg->nregions);
+	/* the buckets: a live list and a range of by_lo each */
+	run.nparts = assign_parts(rosters, n, cfg);
+	run.head = palloc(sizeof(int) * run.nparts);
+	run.part_live = palloc0(sizeof(int) * run.nparts);
+	run.part_start = palloc0(sizeof(int) * run.nparts);
+	run.part_end = palloc0(sizeof(int) * run.nparts);
+	{
+		int		   *last = palloc(sizeof(int) * run.nparts);
+
+		for (int p = 0; p < run.nparts; p++)
+		{
+			run.head[p] = n;
+			last[p] = -1;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			int			p = rosters[i].part;
+
+			run.prev[i] = last[p];
+			run.next[i] = n;
+			if (last[p] >= 0)
+				run.next[last[p]] = i;
+			else
+				run.head[p] = i;
+			last[p] = i;
+			run.part_live[p]++;
+		}
+		pfree(last);
+	}
 	sort_rosters = rosters;
 	qsort(run.by_lo, n, sizeof(int), cmp_lo);
+	for (int j = n - 1; j >= 0; j--)
+		run.part_start[rosters[run.by_lo[j]].part] = j;
+	for (int j = 0; j < n; j++)
+		run.part_end[rosters[run.by_lo[j]].part] = j + 1;
 
 	for (int target = 0; target < ntargets; target++)
 	{
@@ -898,6 +1101,11 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			continue;			/* matched as an earlier target's potential */
 		res->targets_tried++;
 		queue_remove(&run, target);
+		for (int k = 0; k < run.nrules; k++)
+		{
+			run.limits[k] = mm_rule_limit(&run.rules[k], rosters[target].age);
+			run.rejected[k] = run.blocked[k] = 0;
+		}
 		gather_potentials(&run, &rosters[target]);
 		rosters[target].npotentials = run.npotentials;
 
@@ -919,14 +1127,32 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		if (rosters[target].players > size)
 			reason = MM_FAIL_TOO_LARGE;
 		else if (run.npotentials == 0)
+		{
 			reason = MM_FAIL_NO_POTENTIALS;
+			if (run.nrules > 0)
+			{
+				rosters[target].fail_rule = blame(run.rejected, run.nrules);
+				/* nobody in its bucket, rosters waiting in others: the equal rules */
+				if (rosters[target].fail_rule < 0 && run.part_live[rosters[target].part] == 0 &&
+					run.live > 0)
+					for (int k = 0; k < run.nrules && rosters[target].fail_rule < 0; k++)
+						if (run.rules[k].ops->partitions)
+							rosters[target].fail_rule = k;
+			}
+		}
 		else if (run.npotentials < cfg->potentials_min &&
 				 rosters[target].age < cfg->padding_end)
 			reason = MM_FAIL_POTENTIALS;
 		else if (!populate_match(&run, target))
+		{
 			reason = MM_FAIL_INCOMPLETE;
+			if (run.nrules > 0)
+				rosters[target].fail_rule = blame(run.blocked, run.nrules);
+		}
 		else
 			reason = MM_FAIL_NONE;
+		if (rosters[target].fail_rule >= 0)
+			reason = MM_FAIL_RULE;
 		if (reason == MM_FAIL_NONE)
 			record_match(&run, res);
 		else
@@ -936,6 +1162,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			rosters[target].fail_order = res->nfailed++;
 			rosters[target].fail_reason = reason;
 			res->failed_by_reason[reason]++;
+			if (reason == MM_FAIL_RULE)
+				res->failed_by_rule[rosters[target].fail_rule]++;
 		}
 		for (int side = 0; side < 2; side++)
 			for (int k = 0; k < run.team[side].nrosters; k++)

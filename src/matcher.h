@@ -13,7 +13,9 @@
 #include "mm.h"
 #include "config.h"
 #include "gw2.h"
+#include "rules.h"
 #include "datatype/timestamp.h"
+#include "utils/hsearch.h"
 
 /* Configuration of one queue: the GW2 wiki's Filter and Scoring blocks. */
 typedef struct MmMatcherConfig
@@ -93,6 +95,14 @@ typedef struct MmMatcherConfig
 	 * mm_matcher_backfill marks such a request, "undecided" in their results.
 	 */
 	bool		prefix;
+	/* "attributes" and "rules" (rules.h) */
+	int			nattrs;
+	MmAttrDecl *attrs;
+	int			nrules;
+	MmRule	   *rules;
+	int			latency_rule;	/* index of the latency rule; -1: none */
+	/* not config keys */
+	int			nregions;		/* regions of the rosters read (mm_read_rosters) */
 } MmMatcherConfig;
 
 /*
@@ -116,10 +126,11 @@ typedef enum MmFailReason
 	MM_FAIL_TOO_LARGE,			/* the roster has more players than a team */
 	MM_FAIL_NO_POTENTIALS,		/* no waiting roster's range overlaps */
 	MM_FAIL_POTENTIALS,			/* fewer potentials than potentials_min */
-	MM_FAIL_INCOMPLETE			/* the potentials could not fill both teams */
+	MM_FAIL_INCOMPLETE,			/* the potentials could not fill both teams */
+	MM_FAIL_RULE				/* a rule left no potentials, or kept the teams from filling */
 } MmFailReason;
 
-#define MM_FAIL_REASONS 5
+#define MM_FAIL_REASONS 6
 
 extern const char *const mm_fail_reason_names[MM_FAIL_REASONS];
 
@@ -137,7 +148,14 @@ typedef struct MmRoster
 	int			nprof;			/* distinct professions */
 	int		   *prof;			/* profession ids */
 	int		   *prof_count;		/* players with each */
+	MmAttrValue *attr;			/* per declared attribute; NULL: none declared */
+	double	   *lat;			/* latency per region id (Inf: not given); NULL: none */
+	int		   *lat_region;		/* while reading: the region of each lat */
+	int			nlat;
 	/* derived by mm_matcher_run */
+	bool		lat_masked;		/* lat_mask holds (see MM_LAT_LEVELS) */
+	uint64		lat_mask[MM_LAT_LEVELS];	/* per latency level: regions within it */
+	int			part;			/* its bucket: rosters equal on every equal rule */
 	double		rating_low;		/* effective rating: rating - deviation */
 	double		lo;				/* padded rating range */
 	double		hi;
@@ -147,6 +165,7 @@ typedef struct MmRoster
 	int			team;			/* 0 red, 1 blue */
 	int			fail_order;		/* 0-based order among failed targets */
 	MmFailReason fail_reason;
+	int			fail_rule;		/* MM_FAIL_RULE: the rule's index */
 	int			npotentials;	/* as a target: potentials found; -1 if not tried */
 } MmRoster;
 
@@ -159,6 +178,8 @@ typedef struct MmMatch
 	double		avg_rating_low[2];	/* players' average effective rating */
 	int			max_roster_size[2];
 	double		rating_spread;	/* max - min effective rating of rosters */
+	int			region;			/* the latency rule's region; -1: none */
+	double		worst_latency;	/* the largest latency to it */
 } MmMatch;
 
 typedef struct MmMatcherResult
@@ -167,6 +188,7 @@ typedef struct MmMatcherResult
 	MmMatch    *matches;
 	int			nfailed;
 	int			failed_by_reason[MM_FAIL_REASONS];
+	int		   *failed_by_rule; /* per rule (MM_FAIL_RULE) */
 	int			targets_tried;
 	bool		stopped_by_limit;
 	bool		undecided;		/* cfg->prefix: a target needs more of the queue */
@@ -214,7 +236,30 @@ typedef struct MmRosterSet
 	int			n;
 	int			nprof;			/* distinct professions */
 	char	  **prof_names;		/* their names, by profession id */
+	char	  **region_names;	/* by region id (cfg->nregions) */
 } MmRosterSet;
+
+/* Interning of the attribute values and regions of the rosters read. */
+typedef struct MmRuleReader
+{
+	HTAB	   *values;
+	int			nvalues;
+	HTAB	   *regions;
+	int			nregions;
+	char	  **region_names;
+} MmRuleReader;
+
+extern HTAB *mm_intern_create(const char *name);
+extern int	mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names);
+extern void mm_rules_check(MmMatcherConfig *cfg);
+/*
+ * Read a roster's attributes and latencies (either NULL: not given);
+ * strict refuses values that do not fit the declarations (a rosters query),
+ * otherwise they count as missing (the queue tables, checked at enqueue).
+ */
+extern void mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+								 bool strict, MmRuleReader *rd);
+extern void mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd);
 
 /* SQL side (queue.c, tick.c, backfill.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
@@ -247,7 +292,7 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  * the set read: a match or a fill of rosters not all whole is dropped.
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
-extern void mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out);
+extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*

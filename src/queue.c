@@ -10,7 +10,8 @@
  *
  * The query's columns are found by name: roster_id and players (an array
  * of player ids) and rating are required; deviation, rank, ladder_points,
- * dishonor, professions (text[]) and joined_at are optional. Rows are the
+ * dishonor, professions (text[]), joined_at, attributes (jsonb) and
+ * latencies (jsonb) are optional. Rows are the
  * queue in the order the query returns them. A roster id or a player that
  * appears twice is refused: the matcher would put it on two teams.
  *
@@ -54,6 +55,8 @@ typedef struct Columns
 	int			dishonor;
 	int			professions;
 	int			joined_at;
+	int			attributes;
+	int			latencies;
 } Columns;
 
 static int
@@ -69,7 +72,8 @@ column(TupleDesc desc, const char *name, bool required, Oid *types, int ntypes)
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("rosters query has no column \"%s\"", name),
 					 errhint("The query must return roster_id bigint, players bigint[] and rating float8; "
-							 "deviation, rank, ladder_points, dishonor, professions text[] and joined_at timestamptz are optional.")));
+							 "deviation, rank, ladder_points, dishonor, professions text[], joined_at timestamptz, "
+							 "attributes jsonb and latencies jsonb are optional.")));
 		return 0;
 	}
 	type = SPI_gettypeid(desc, col);
@@ -270,8 +274,10 @@ read_players(ArrayType *arr, int64 roster, PlayerOf **players, int *nplayers, in
  * otherwise it is the players' ids, checked for duplicates.
  */
 void
-mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
+mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out)
 {
+	Oid			jsonb_types[] = {JSONBOID};
+	MmRuleReader rd = {0};
 	Oid			id_types[] = {INT8OID, INT4OID};
 	Oid			players_types[] = {INT8ARRAYOID, INT4ARRAYOID};
 	Oid			text_array[] = {TEXTARRAYOID};
@@ -303,6 +309,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 	c.dishonor = column(desc, "dishonor", false, number_types, 6);
 	c.professions = column(desc, "professions", false, text_array, 1);
 	c.joined_at = column(desc, "joined_at", false, ts_types, 1);
+	c.attributes = column(desc, "attributes", false, jsonb_types, 1);
+	c.latencies = column(desc, "latencies", false, jsonb_types, 1);
+	if (cfg->nattrs > 0 || cfg->latency_rule >= 0)
+	{
+		rd.values = mm_intern_create("mm attribute values");
+		rd.regions = mm_intern_create("mm regions");
+	}
 
 	if (!counts)
 		players = palloc(sizeof(PlayerOf) * cap);
@@ -382,7 +395,30 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 			if (!isnull)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
 		}
+		if (rd.values != NULL)
+		{
+			Jsonb	   *attrs = NULL;
+			Jsonb	   *lat = NULL;
+
+			if (c.attributes && cfg->nattrs > 0)
+			{
+				d = SPI_getbinval(tup, desc, c.attributes, &isnull);
+				if (!isnull)
+					attrs = DatumGetJsonbP(d);
+			}
+			if (c.latencies && cfg->latency_rule >= 0)
+			{
+				d = SPI_getbinval(tup, desc, c.latencies, &isnull);
+				if (!isnull)
+					lat = DatumGetJsonbP(d);
+			}
+			mm_rules_read_roster(cfg, x, attrs, lat, !counts, &rd);
+		}
 	}
+	if (rd.values != NULL)
+		mm_rules_read_finish(r, kept, &rd);
+	cfg->nregions = rd.nregions;
+	out->region_names = rd.region_names;
 	if (!counts)
 		check_unique(r, kept, players, nplayers);
 	out->r = r;
@@ -393,7 +429,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmRosterSet *out)
 
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */
 static void
-read_query(const char *query, TimestampTz at, MmRosterSet *set)
+read_query(const char *query, TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *set)
 {
 	SPIPlanPtr	plan;
 	int			ret;
@@ -403,23 +439,27 @@ read_query(const char *query, TimestampTz at, MmRosterSet *set)
 	ret = SPI_execute_plan(plan, NULL, NULL, true, 0);
 	if (ret != SPI_OK_SELECT || SPI_tuptable == NULL)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
-	mm_read_rosters(at, false, set);
+	mm_read_rosters(at, false, cfg, set);
 }
 
 /* Put one match_rosters row. */
 static void
 put_row(ReturnSetInfo *rsinfo, int match_no, int64 roster_id, const char *team,
-		double prediction, double odds, double spread)
+		double prediction, double odds, double spread, const char *region)
 {
-	Datum		values[6];
-	bool		nulls[6] = {false, false, false, false, false, false};
+	Datum		values[7];
+	bool		nulls[7] = {false, false, false, false, false, false, false};
 
+	/* 0.1.0's entry point (mm_match_rosters_internal) has no region column */
+	values[6] = region ? CStringGetTextDatum(region) : (Datum) 0;
+	nulls[6] = region == NULL;
 	values[0] = Int32GetDatum(match_no);
 	values[1] = Int64GetDatum(roster_id);
 	values[2] = CStringGetTextDatum(team);
 	values[3] = Float8GetDatum(prediction);
 	values[4] = Float8GetDatum(odds);
 	values[5] = Float8GetDatum(spread);
+	Assert(rsinfo->setDesc->natts == 6 || rsinfo->setDesc->natts == 7);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -506,7 +546,8 @@ put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult
 			MmRoster   *x = &set->r[mt->members[k]];
 
 			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
-					x->team == 0 ? red : 1.0 - red, mt->rating_spread);
+					x->team == 0 ? red : 1.0 - red, mt->rating_spread,
+					mt->region >= 0 ? set->region_names[mt->region] : NULL);
 		}
 	}
 }
@@ -525,7 +566,7 @@ match_query(FunctionCallInfo fcinfo, const bool *naive, MmMatcherConfig *cfg,
 	match_start(fcinfo, cfg, &at);
 	if (naive)
 		cfg->naive_search = *naive;
-	read_query(query, at, set);
+	read_query(query, at, cfg, set);
 	mm_matcher_run(set->r, set->n, set->nprof, cfg, res);
 }
 
@@ -571,7 +612,9 @@ match_outcomes(FunctionCallInfo fcinfo)
 		values[2] = Int32GetDatum(x->match + 1);
 		values[3] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
 		values[4] = Int32GetDatum(x->fail_order + 1);
-		values[5] = CStringGetTextDatum(mm_fail_reason_names[x->fail_reason]);
+		values[5] = CStringGetTextDatum(x->fail_reason == MM_FAIL_RULE
+										? psprintf("rule:%s", cfg.rules[x->fail_rule].name)
+										: mm_fail_reason_names[x->fail_reason]);
 		if (x->state == MM_ROSTER_MATCHED)
 			nulls[4] = nulls[5] = true;
 		else
@@ -643,16 +686,16 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	if (SPI_execute_plan(plan, NULL, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_plan failed");
-	mm_read_rosters(at, false, &set);
+	mm_read_rosters(at, false, &cfg, &set);
 	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
 	put_matches(rsinfo, &set, &res, &cfg, true);
 	for (int i = 0; i < set.n; i++)
 	{
 		oldest = Max(oldest, set.r[i].age);
 		if (set.r[i].state == MM_ROSTER_FAILED)
-			put_row(rsinfo, set.r[i].fail_order + 1, set.r[i].id, "failed", 0, 0, 0);
+			put_row(rsinfo, set.r[i].fail_order + 1, set.r[i].id, "failed", 0, 0, 0, NULL);
 	}
-	put_row(rsinfo, set.n, 0, "seen", 0, 0, oldest);
+	put_row(rsinfo, set.n, 0, "seen", 0, 0, oldest, NULL);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -102,12 +102,14 @@ static const MmStatement statements[Q_COUNT] = {
 		"max(u.deviation) AS deviation, max(u.rank) AS rank, max(u.ladder_points) AS ladder_points, "
 		"max(u.dishonor) AS dishonor, "
 		"array_agg(u.profession) FILTER (WHERE u.profession IS NOT NULL) AS professions, "
-		"max(u.joined_at) AS joined_at "
+		"max(u.joined_at) AS joined_at, "
+		"(array_agg(u.attributes) FILTER (WHERE u.attributes IS NOT NULL))[1] AS attributes, "
+		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession "
+		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies "
 		"FROM mm.roster r WHERE r.queue_id = $1 "
 		"UNION ALL "
-		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession "
+		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $1) u "
 		"GROUP BY u.roster_id "
 		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
@@ -130,9 +132,10 @@ static const MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_READ_FIRST] = {
 		"SELECT r.roster_id, p.players, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, p.professions, r.joined_at "
+		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, r.joined_at FROM mm.roster r WHERE r.queue_id = $1 ORDER BY r.position LIMIT $2) r "
+		"r.dishonor, r.joined_at, r.attributes, r.latencies "
+		"FROM mm.roster r WHERE r.queue_id = $1 ORDER BY r.position LIMIT $2) r "
 		"CROSS JOIN LATERAL (SELECT count(*) AS players, "
 		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = r.roster_id) p "
@@ -167,13 +170,15 @@ static const MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
-		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.red_odds, u.blue_odds, u.spread"
-		" FROM unnest($3::int[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])"
-		" WITH ORDINALITY AS u(no, prediction, red_odds, blue_odds, spread, o) ORDER BY u.o"
+		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.red_odds, u.blue_odds, u.spread,"
+		" u.region"
+		" FROM unnest($3::int[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $14::text[])"
+		" WITH ORDINALITY AS u(no, prediction, red_odds, blue_odds, spread, region, o) ORDER BY u.o"
 		"), m AS ("
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
-		" status, accept_until)"
-		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread, $12, $13 FROM mi"
+		" status, accept_until, region)"
+		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread, $12, $13, mi.region"
+		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
 		"), g AS MATERIALIZED ("
@@ -182,16 +187,21 @@ static const MmStatement statements[Q_COUNT] = {
 		" max(x.dishonor) AS dishonor, max(x.joined_at) AS joined_at, max(x.position) AS position,"
 		" array_agg(x.player_id ORDER BY x.seat) FILTER (WHERE x.seat IS NOT NULL) AS players,"
 		" coalesce(array_agg(x.profession ORDER BY x.seat) FILTER (WHERE x.profession IS NOT NULL), '{}') AS professions,"
-		" count(x.position) AS rosters"
+		" count(x.position) AS rosters,"
+		" (array_agg(x.attributes) FILTER (WHERE x.attributes IS NOT NULL))[1] AS attributes,"
+		" (array_agg(x.latencies) FILTER (WHERE x.latencies IS NOT NULL))[1] AS latencies"
 		" FROM (SELECT u.roster_id, u.no, u.team, NULL::float8 AS rating, NULL::float8 AS deviation,"
 		"  NULL::float8 AS rank, NULL::float8 AS ladder_points, NULL::int AS dishonor, NULL::timestamptz AS joined_at,"
-		"  NULL::bigint AS position, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession"
+		"  NULL::bigint AS position, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession,"
+		"  NULL::jsonb AS attributes, NULL::jsonb AS latencies"
 		"  FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
 		"  UNION ALL"
 		"  SELECT r.roster_id, NULL, NULL, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor, r.joined_at,"
-		"  r.position, NULL, NULL, NULL FROM mm.roster r WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
+		"  r.position, NULL, NULL, NULL, r.attributes, r.latencies FROM mm.roster r"
+		"  WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
 		"  UNION ALL"
-		"  SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession"
+		"  SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession,"
+		"  NULL, NULL"
 		"  FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($8)) x"
 		" GROUP BY x.roster_id"
 		" HAVING count(x.no) > 0 AND count(x.position) > 0 AND count(x.seat) > 0"
@@ -199,9 +209,10 @@ static const MmStatement statements[Q_COUNT] = {
 		" DELETE FROM mm.roster r WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
 		"), mr AS ("
 		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
-		" ladder_points, dishonor, professions, joined_at, waited, queue_id, position)"
+		" ladder_points, dishonor, professions, joined_at, waited, queue_id, position, attributes, latencies)"
 		" SELECT (SELECT ids.a FROM ids)[g.no], g.roster_id, g.team, g.players, g.rating, g.deviation, g.rank,"
-		" g.ladder_points, g.dishonor, g.professions, g.joined_at, $11 - g.joined_at, $1, g.position"
+		" g.ladder_points, g.dishonor, g.professions, g.joined_at, $11 - g.joined_at, $1, g.position,"
+		" g.attributes, g.latencies"
 		" FROM g"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
@@ -209,8 +220,9 @@ static const MmStatement statements[Q_COUNT] = {
 		" FROM g, unnest(g.players) AS u(p)"
 		" WHERE $12 = 'proposed'"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
-		13, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID}
+		14, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID,
+		TEXTARRAYOID}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -340,7 +352,8 @@ queue_unlock(int32 key, int32 queue_id)
  * tick sees the same queue.
  */
 static bool
-read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmRosterSet *set)
+read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfig *cfg,
+		   MmRosterSet *set)
 {
 	Datum		args[2];
 	uint64		rows;
@@ -358,7 +371,7 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmRosterSet *s
 	if (own)
 		PopActiveSnapshot();
 	rows = SPI_processed;
-	mm_read_rosters(at, true, set);
+	mm_read_rosters(at, true, cfg, set);
 	return limit == 0 || rows < (uint64) limit;
 }
 
@@ -397,7 +410,7 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 
 	for (;;)
 	{
-		bool		whole = read_first(queue_id, at, limit, own, &all);
+		bool		whole = read_first(queue_id, at, limit, own, &run_cfg, &all);
 		bool		decided = true;
 
 		run_cfg.prefix = !whole;
@@ -482,9 +495,10 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	int			nm = 0;
 	int		   *which;			/* the set indexes of the matched rosters */
 	bool	   *whole;			/* per set index: locked, players unchanged */
-	Datum		args[13];
-	char		argnulls[13];
-	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread;
+	Datum		args[14];
+	char		argnulls[14];
+	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread, *m_region;
+	bool	   *m_region_null;
 	Datum	   *r_id, *r_no, *r_team;
 	int		   *good;			/* per match number - 1: its index in res */
 	int			ngood = 0, nrows = 0;
@@ -507,6 +521,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	m_red = palloc(sizeof(Datum) * res->nmatches);
 	m_blue = palloc(sizeof(Datum) * res->nmatches);
 	m_spread = palloc(sizeof(Datum) * res->nmatches);
+	m_region = palloc(sizeof(Datum) * res->nmatches);
+	m_region_null = palloc(sizeof(bool) * res->nmatches);
 	r_id = palloc(sizeof(Datum) * nm);
 	r_no = palloc(sizeof(Datum) * nm);
 	r_team = palloc(sizeof(Datum) * nm);
@@ -532,6 +548,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		red = mm_matcher_odds(mt, set->r, cfg);
 		m_red[ngood] = Float8GetDatum(red);
 		m_blue[ngood] = Float8GetDatum(1.0 - red);
+		m_region_null[ngood] = mt->region < 0;
+		m_region[ngood] = mt->region < 0 ? (Datum) 0 : CStringGetTextDatum(set->region_names[mt->region]);
 		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
 		for (int k = 0; k < mt->nmembers; k++)
 		{
@@ -562,6 +580,13 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	args[12] = TimestampTzGetDatum(at + (int64) (cfg->accept_timeout_s * USECS_PER_SEC));
 	if (cfg->accept_timeout_s <= 0)
 		argnulls[12] = 'n';
+	{
+		int			dims[1] = {ngood};
+		int			lbs[1] = {1};
+
+		args[13] = PointerGetDatum(construct_md_array(m_region, m_region_null, 1, dims, lbs,
+													  TEXTOID, -1, false, TYPALIGN_INT));
+	}
 	run(Q_MOVE, args, argnulls, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
@@ -593,7 +618,7 @@ tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 
 /* Failed targets' reasons as a JSON object of counts. */
 static char *
-failed_reasons_json(const MmMatcherResult *res)
+failed_reasons_json(const MmMatcherResult *res, const MmMatcherConfig *cfg)
 {
 	StringInfoData b;
 	bool		first = true;
@@ -602,10 +627,20 @@ failed_reasons_json(const MmMatcherResult *res)
 	appendStringInfoChar(&b, '{');
 	for (int k = 1; k < MM_FAIL_REASONS; k++)
 	{
-		if (res->failed_by_reason[k] == 0)
+		if (res->failed_by_reason[k] == 0 || k == MM_FAIL_RULE)
 			continue;
 		appendStringInfo(&b, "%s\"%s\": %d", first ? "" : ", ", mm_fail_reason_names[k],
 						 res->failed_by_reason[k]);
+		first = false;
+	}
+	/* per rule, "rule:<name>" */
+	for (int k = 0; k < cfg->nrules; k++)
+	{
+		if (res->failed_by_rule == NULL || res->failed_by_rule[k] == 0)
+			continue;
+		appendStringInfoString(&b, first ? "" : ", ");
+		escape_json(&b, psprintf("rule:%s", cfg->rules[k].name));
+		appendStringInfo(&b, ": %d", res->failed_by_rule[k]);
 		first = false;
 	}
 	appendStringInfoChar(&b, '}');
@@ -615,7 +650,8 @@ failed_reasons_json(const MmMatcherResult *res)
 /* Requeue the failed targets and log the tick. */
 static void
 tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
-			const MmRosterSet *set, const MmMatcherResult *res, const TickFigures *fig)
+			const MmMatcherConfig *cfg, const MmRosterSet *set, const MmMatcherResult *res,
+			const TickFigures *fig)
 {
 	Datum		args[13];
 	bool		nulls[13] = {0};
@@ -673,7 +709,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	args[8] = Float8GetDatum(fig->made > 0 ? fig->spread_sum / fig->made : 0);
 	nulls[8] = fig->made == 0;
 	args[9] = Int32GetDatum(fig->dropped);
-	args[10] = CStringGetTextDatum(failed_reasons_json(res));
+	args[10] = CStringGetTextDatum(failed_reasons_json(res, cfg));
 	args[11] = Int32GetDatum(fig->expired);
 	args[12] = Int32GetDatum(fig->dissolves_failed);
 	for (int i = 0; i < 13; i++)
@@ -734,7 +770,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
-	tick_finish(queue_id, tick_id, at, started, &set, &res, &fig);
+	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.accept_timeout_s > 0 ? "proposed" : "matches");
 	SPI_finish();
@@ -810,6 +846,35 @@ explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined
 		case MM_FAIL_INCOMPLETE:
 			return psprintf("the %d potentials cannot fill two teams of %d players (their party sizes do not fit)",
 							x->npotentials, cfg->team_size);
+		case MM_FAIL_RULE:
+			{
+				const MmRule *rule = &cfg->rules[x->fail_rule];
+				StringInfoData b;
+				double		next_value;
+				double		next;
+
+				initStringInfo(&b);
+				if (x->npotentials == 0)
+					appendStringInfo(&b, "rule \"%s\" (%s) leaves no potentials", rule->name, rule->type);
+				else
+					appendStringInfo(&b, "rule \"%s\" (%s) keeps the %d potentials from filling two teams",
+									 rule->name, rule->type, x->npotentials);
+				if (rule->ops->param == NULL)
+				{
+					appendStringInfoString(&b, "; it does not expand");
+					return b.data;
+				}
+				appendStringInfo(&b, " at %s %g%s", rule->ops->param, mm_rule_limit(rule, x->age),
+								 rule->ops->unit);
+				next = mm_rule_next_step(rule, x->age, &next_value);
+				if (next < 0)
+					appendStringInfoString(&b, "; it does not expand further");
+				else
+					appendStringInfo(&b, "; its expansion relaxes it to %s %g%s at %s",
+									 rule->ops->param, next_value, rule->ops->unit,
+									 timestamptz_to_str(joined + (int64) (next * USECS_PER_SEC)));
+				return b.data;
+			}
 	}
 	return NULL;
 }
@@ -855,7 +920,7 @@ mm_explain(PG_FUNCTION_ARGS)
 	queue_id = roster_queue(roster_id, &name, &cfg);
 	arg = Int32GetDatum(queue_id);
 	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
-	mm_read_rosters(at, true, &set);
+	mm_read_rosters(at, true, &cfg, &set);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;
@@ -896,6 +961,8 @@ mm_explain(PG_FUNCTION_ARGS)
 	values[10] = Int32GetDatum(cfg.potentials_min);
 	values[11] = BoolGetDatum(x.age < pad_end);
 	values[12] = CStringGetTextDatum(x.state == MM_ROSTER_MATCHED ? "match" :
+									 x.fail_reason == MM_FAIL_RULE ?
+									 psprintf("rule:%s", cfg.rules[x.fail_rule].name) :
 									 mm_fail_reason_names[x.fail_reason]);
 	values[13] = CStringGetTextDatum(explain_detail(&x, &cfg, joined));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -37,6 +37,8 @@ CREATE TABLE mm.roster (
     ladder_points float8 NOT NULL DEFAULT 0,
     dishonor      int NOT NULL DEFAULT 0,
     joined_at     timestamptz NOT NULL DEFAULT now(),
+    attributes    jsonb NOT NULL DEFAULT '{}',
+    latencies     jsonb NOT NULL DEFAULT '{}',
     CONSTRAINT roster_pkey PRIMARY KEY (roster_id),
     CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
     CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
@@ -45,12 +47,16 @@ CREATE TABLE mm.roster (
     CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
     CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
     CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
-    CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp())
+    CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp()),
+    CONSTRAINT roster_attributes_check CHECK (jsonb_typeof(attributes) = 'object' AND jsonb_typeof(latencies) = 'object')
 );
 CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position);
 CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
 COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
+COMMENT ON COLUMN mm.roster.attributes IS 'the roster''s values of the attributes its queue declares (config key "attributes"), defaults filled in by mm.enqueue; the queue''s rules read them';
+COMMENT ON COLUMN mm.roster.latencies IS 'the roster''s latency to each region, in milliseconds (region -> ms, finite, at least 0); a queue''s latency rule reads it';
+COMMENT ON CONSTRAINT roster_attributes_check ON mm.roster IS 'attributes and latencies are JSON objects';
 COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
 COMMENT ON CONSTRAINT roster_rating_finite ON mm.roster IS 'a waiting roster''s rating lies in [-1e9, 1e9] (finite, and so are the figures derived from it)';
 COMMENT ON CONSTRAINT roster_deviation_finite ON mm.roster IS 'a waiting roster''s deviation lies in [0, 1e9]';
@@ -91,6 +97,7 @@ CREATE TABLE mm.match (
     status        text NOT NULL DEFAULT 'matched',
     delivered_at  timestamptz,
     accept_until  timestamptz,
+    region        text,
     CONSTRAINT match_pkey PRIMARY KEY (match_id),
     CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
     CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
@@ -103,6 +110,7 @@ CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delive
 CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
 COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
 COMMENT ON COLUMN mm.match.accept_until IS 'end of the ready check of a proposed match (the queue''s accept_timeout after the tick); NULL once it is matched or dissolved, and for queues without a ready check';
+COMMENT ON COLUMN mm.match.region IS 'the region the match is played in, chosen by the queue''s latency rule (the region with the lowest worst latency among those where every roster is within the rule''s limit); NULL without a latency rule';
 COMMENT ON CONSTRAINT match_accept_until_check ON mm.match IS 'a proposed match, and only a proposed one, has a finite end of its ready check';
 COMMENT ON INDEX mm.match_queue_idx IS 'matches of a queue by time';
 COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches): matched or finished, never proposed or dissolved';
@@ -242,11 +250,12 @@ COMMENT ON FUNCTION mm.matcher_padding(jsonb, float8) IS
     'rating padding added on each side of a roster''s range after waiting "waited" seconds';
 
 CREATE FUNCTION mm.match_rosters(rosters text, config jsonb DEFAULT '{}', at timestamptz DEFAULT now())
-RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8)
+RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8,
+               region text)
 AS 'MODULE_PATHNAME', 'mm_match_rosters'
 LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mm.match_rosters(text, jsonb, timestamptz) IS
-    'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at) in the order it returns them';
+    'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at, attributes, latencies) in the order it returns them, with the config''s rules; region is the region a latency rule chose (NULL without one)';
 
 CREATE FUNCTION mm._match_rosters(rosters text, config jsonb, at timestamptz, naive bool DEFAULT false)
 RETURNS TABLE (roster_id bigint, outcome text, match_no int, team text, failed_no int, reason text)
@@ -254,6 +263,13 @@ AS 'MODULE_PATHNAME', 'mm_match_rosters_outcomes'
 LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool) IS
     'internal (tests): the outcome of every matched roster and tried target of mm.match_rosters (matched with match_no and team, or failed with its order of failure and reason); naive scans the queue for potentials as the GW2 pseudo-code does';
+
+CREATE FUNCTION mm._check_attributes(config jsonb, attributes jsonb, latencies jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mm_check_attributes'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._check_attributes(jsonb, jsonb, jsonb) IS
+    'internal: check a roster''s attributes against the attributes a queue config declares (22023 naming the attribute) and its latencies (region -> finite ms, at least 0; at least one region when the config has a latency rule); returns the attributes with the declared defaults filled in';
 
 -- Queues
 
@@ -470,7 +486,8 @@ COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[]
 CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
-                           joined_at timestamptz DEFAULT now())
+                           joined_at timestamptz DEFAULT now(), attributes jsonb DEFAULT '{}',
+                           latencies jsonb DEFAULT '{}')
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -513,8 +530,8 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
     END IF;
     IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
-       OR professions IS NULL OR joined_at IS NULL THEN
-        RAISE EXCEPTION 'deviation, rank, ladder_points, professions and joined_at must not be null'
+       OR professions IS NULL OR joined_at IS NULL OR attributes IS NULL OR latencies IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions, joined_at, attributes and latencies must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     IF NOT isfinite(joined_at) THEN
@@ -527,6 +544,8 @@ BEGIN
                   HINT = 'Leave joined_at out to queue the roster now.';
     END IF;
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+    -- the queue's declared attributes, defaults filled in; latencies
+    attributes := mm._check_attributes(q.config, attributes, latencies);
 
     -- dishonor: players in a timeout now may not queue (whatever joined_at
     -- says); stacks default the roster's dishonor
@@ -610,8 +629,10 @@ BEGIN
         FROM mm.roster_rating(players, cfg -> 'rating', now(), professions) r;
         PERFORM mm._check_roster(rating, deviation, 0, 0, 0, NULL, n);
     END IF;
-    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
-    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at)
+    INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at, attributes,
+                           latencies)
+    VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at, attributes,
+            latencies)
     RETURNING roster.roster_id INTO id;
     BEGIN
         -- in player order, as a dissolve gives players back: an enqueue and
@@ -634,8 +655,8 @@ BEGIN
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz) IS
-    'queue a roster (party); rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb) IS
+    'queue a roster (party); attributes are checked against the queue''s declared attributes (defaults filled in) and latencies (region -> ms) against its latency rule; rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when

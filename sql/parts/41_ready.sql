@@ -95,9 +95,11 @@ BEGIN
     -- back to the queue: the same roster id, place and joined_at (no later
     -- than now(), which roster_joined_at_check holds it to: a transaction
     -- older than the roster's enqueue may be the one that dissolves)
-    INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at)
+    INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at,
+                           attributes, latencies)
     SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
-           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now())
+           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now()), mr.attributes,
+           mr.latencies
     FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
     -- a player another transaction is queueing now is not seen by the
     -- NOT EXISTS above: the key waits for it, and if it commits the

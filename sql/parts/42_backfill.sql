@@ -51,6 +51,14 @@ ALTER TABLE mm.match_roster
         REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
 COMMENT ON COLUMN mm.match_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
 
+-- A matched roster keeps its attributes and latencies (the queue's rules
+-- read them; a dissolved ready check gives them back to the queue).
+ALTER TABLE mm.match_roster
+    ADD COLUMN attributes jsonb NOT NULL DEFAULT '{}',
+    ADD COLUMN latencies jsonb NOT NULL DEFAULT '{}';
+COMMENT ON COLUMN mm.match_roster.attributes IS 'the roster''s attributes when matched (mm.roster.attributes)';
+COMMENT ON COLUMN mm.match_roster.latencies IS 'the roster''s latencies by region when matched (mm.roster.latencies)';
+
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
 

@@ -407,3 +407,20 @@ CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
 
 -- Table change: a queue's own dodge penalty (its dodge_timeout)
 -- @create mm.queue_dodge
+
+-- ==== roster attributes, latencies and the queue's rules ====
+-- Table changes: a roster carries the attributes its queue declares and its
+-- latencies by region (carried into mm.match_roster and back when a ready
+-- check dissolves); a match records the region its latency rule chose.
+-- 0.1.0 rosters and matches have none: '{}' and NULL.
+ALTER TABLE mm.roster
+    ADD COLUMN attributes jsonb NOT NULL DEFAULT '{}',
+    ADD COLUMN latencies jsonb NOT NULL DEFAULT '{}',
+    ADD CONSTRAINT roster_attributes_check CHECK (jsonb_typeof(attributes) = 'object' AND jsonb_typeof(latencies) = 'object');
+ALTER TABLE mm.match ADD COLUMN region text;
+ALTER TABLE mm.match_roster
+    ADD COLUMN attributes jsonb NOT NULL DEFAULT '{}',
+    ADD COLUMN latencies jsonb NOT NULL DEFAULT '{}';
+-- mm.enqueue takes attributes and latencies; mm.match_rosters returns the region
+DROP FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz);
+DROP FUNCTION mm.match_rosters(text, jsonb, timestamptz);

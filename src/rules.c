@@ -1,0 +1,1333 @@
+/*-------------------------------------------------------------------------
+ *
+ * rules.c
+ *		Roster attributes and the hard rules of a queue (rules.h): the
+ *		config keys "attributes" and "rules", one MmRuleOps per rule type,
+ *		reading a roster's attributes and latencies, and
+ *		mm._check_attributes, which mm.enqueue calls.
+ *
+ * The rules (each hard: a filter on a target's potentials, and a check on
+ * every roster that joins its match):
+ *	- equal: every roster of the match has the same value of a number or
+ *	  string attribute (game mode, platform). The matcher buckets the queue
+ *	  on it, so a target only ever looks at its own bucket. No parameter.
+ *	- distance: the largest difference of a number attribute within the
+ *	  match is at most "max".
+ *	- intersect: the rosters of the match share at least "min" values of a
+ *	  string_set attribute (default 1: a common language).
+ *	- latency: the match is played in one region where every roster's
+ *	  latency is at most "max" ms; the match records the region of the
+ *	  lowest worst latency.
+ * "expand" relaxes the parameter with the target's wait: a list of steps
+ * {"after": duration, <parameter>: value}, each looser than the one before.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+#include "rules.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+
+/* The rule types */
+
+static bool
+attr_present(const MmRoster *r, const MmRule *rule)
+{
+	return r->attr != NULL && r->attr[rule->attr].present;
+}
+
+/* equal */
+
+static bool
+equal_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	const MmAttrValue *a,
+			   *b;
+	(void) limit;
+	(void) nregions;
+
+	if (!attr_present(t, rule) || !attr_present(p, rule))
+		return false;
+	a = &t->attr[rule->attr];
+	b = &p->attr[rule->attr];
+	return a->num == b->num && a->id == b->id;
+}
+
+static void
+no_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	(void) st;
+	(void) rule;
+	(void) t;
+	(void) nregions;
+}
+
+static bool
+always_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
+{
+	(void) st;
+	(void) rule;
+	(void) limit;
+	(void) r;
+	(void) nregions;
+	return true;
+}
+
+static void
+no_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
+{
+	(void) st;
+	(void) rule;
+	(void) r;
+	(void) nregions;
+}
+
+/* distance */
+
+static bool
+distance_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	(void) nregions;
+	if (!attr_present(t, rule) || !attr_present(p, rule))
+		return false;
+	return fabs(t->attr[rule->attr].num - p->attr[rule->attr].num) <= limit;
+}
+
+static void
+distance_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	(void) nregions;
+	st->lo = st->hi = t->attr[rule->attr].num;
+}
+
+static bool
+distance_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
+{
+	double		v = r->attr[rule->attr].num;
+
+	(void) nregions;
+
+	return Max(st->hi, v) - Min(st->lo, v) <= limit;
+}
+
+static void
+distance_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
+{
+	double		v = r->attr[rule->attr].num;
+
+	(void) nregions;
+
+	st->lo = Min(st->lo, v);
+	st->hi = Max(st->hi, v);
+}
+
+/* intersect: sets are sorted, so intersections are merges */
+
+static int
+shared(const int *a, int na, const int *b, int nb, int *out)
+{
+	int			i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		if (a[i] < b[j])
+			i++;
+		else if (a[i] > b[j])
+			j++;
+		else
+		{
+			if (out)
+				out[n] = a[i];
+			n++;
+			i++;
+			j++;
+		}
+	}
+	return n;
+}
+
+static bool
+intersect_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	const MmAttrValue *a,
+			   *b;
+	(void) nregions;
+
+	if (!attr_present(t, rule) || !attr_present(p, rule))
+		return false;
+	a = &t->attr[rule->attr];
+	b = &p->attr[rule->attr];
+	return shared(a->set, a->nset, b->set, b->nset, NULL) >= limit;
+}
+
+static void
+intersect_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	const MmAttrValue *a = &t->attr[rule->attr];
+
+	(void) nregions;
+
+	st->ids = palloc(sizeof(int) * Max(a->nset, 1));
+	memcpy(st->ids, a->set, sizeof(int) * a->nset);
+	st->nids = a->nset;
+}
+
+static bool
+intersect_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
+{
+	const MmAttrValue *a = &r->attr[rule->attr];
+
+	(void) nregions;
+
+	return shared(st->ids, st->nids, a->set, a->nset, NULL) >= limit;
+}
+
+static void
+intersect_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
+{
+	const MmAttrValue *a = &r->attr[rule->attr];
+
+	(void) nregions;
+
+	st->nids = shared(st->ids, st->nids, a->set, a->nset, st->ids);
+}
+
+/* latency: r->lat[k] is the latency to region k, or Inf */
+
+/* The level (0: the rule's value, s + 1: step s) a limit is the parameter of. */
+static int
+latency_level(const MmRule *rule, double limit)
+{
+	int			level = 0;
+
+	for (int s = 0; s < rule->nsteps; s++)
+		if (rule->steps[s].value == limit)
+			level = s + 1;
+	return level;
+}
+
+static void
+latency_prepare(const MmRule *rule, MmRoster *r, int n, int nregions)
+{
+	bool		masked = nregions <= 64 && rule->nsteps < MM_LAT_LEVELS;
+
+	for (int i = 0; i < n; i++)
+	{
+		r[i].lat_masked = masked && r[i].lat != NULL;
+		if (!r[i].lat_masked)
+			continue;
+		for (int l = 0; l <= rule->nsteps; l++)
+		{
+			double		limit = l == 0 ? rule->value : rule->steps[l - 1].value;
+			uint64		mask = 0;
+
+			for (int k = 0; k < nregions; k++)
+				if (r[i].lat[k] <= limit)
+					mask |= UINT64CONST(1) << k;
+			r[i].lat_mask[l] = mask;
+		}
+	}
+}
+
+static bool
+latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	if (t->lat == NULL || p->lat == NULL)
+		return false;
+	if (t->lat_masked && p->lat_masked)
+	{
+		int			l = latency_level(rule, limit);
+
+		return (t->lat_mask[l] & p->lat_mask[l]) != 0;
+	}
+	for (int k = 0; k < nregions; k++)
+		if (t->lat[k] <= limit && p->lat[k] <= limit)
+			return true;
+	return false;
+}
+
+static void
+latency_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	(void) rule;
+	st->worst = palloc(sizeof(double) * Max(nregions, 1));
+	for (int k = 0; k < nregions; k++)
+		st->worst[k] = t->lat ? t->lat[k] : INFINITY;
+}
+
+static bool
+latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
+{
+	(void) rule;
+	if (r->lat == NULL)
+		return false;
+	for (int k = 0; k < nregions; k++)
+		if (st->worst[k] <= limit && r->lat[k] <= limit)
+			return true;
+	return false;
+}
+
+static void
+latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
+{
+	(void) rule;
+	for (int k = 0; k < nregions; k++)
+		st->worst[k] = Max(st->worst[k], r->lat ? r->lat[k] : INFINITY);
+}
+
+int
+mm_rule_region(const MmRuleState *st, double limit, int nregions)
+{
+	int			best = -1;
+
+	for (int k = 0; k < nregions; k++)
+	{
+		if (st->worst[k] > limit)
+			continue;
+		if (best < 0 || st->worst[k] < st->worst[best])
+			best = k;
+	}
+	return best;
+}
+
+#define BIT(t) (1 << (t))
+
+static const MmRuleOps rule_types[] = {
+	{.type = "equal", .attr_types = BIT(MM_ATTR_NUMBER) | BIT(MM_ATTR_STRING),
+		.partitions = true,
+	.admit = equal_admit, .start = no_start, .fits = always_fits, .add = no_add},
+	{.type = "distance", .param = "max", .param_min = 0, .param_max = 1e15,
+		.param_required = true, .relax_up = true, .attr_types = BIT(MM_ATTR_NUMBER),
+		.unit = "",
+	.admit = distance_admit, .start = distance_start, .fits = distance_fits, .add = distance_add},
+	{.type = "intersect", .param = "min", .param_min = 0, .param_max = 1000,
+		.param_default = 1, .relax_up = false, .attr_types = BIT(MM_ATTR_SET),
+		.unit = " shared values",
+	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits, .add = intersect_add},
+	{.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
+		.param_required = true, .relax_up = true, .unit = " ms", .prepare = latency_prepare,
+	.admit = latency_admit, .start = latency_start, .fits = latency_fits, .add = latency_add},
+};
+
+static const char *
+rule_type_list(void)
+{
+	return "equal, distance, intersect, latency";
+}
+
+double
+mm_rule_limit(const MmRule *rule, double age)
+{
+	double		limit = rule->value;
+
+	for (int s = 0; s < rule->nsteps && rule->steps[s].after.seconds <= age; s++)
+		limit = rule->steps[s].value;
+	return limit;
+}
+
+double
+mm_rule_next_step(const MmRule *rule, double age, double *value)
+{
+	for (int s = 0; s < rule->nsteps; s++)
+		if (rule->steps[s].after.seconds > age)
+		{
+			*value = rule->steps[s].value;
+			return rule->steps[s].after.seconds;
+		}
+	return -1;
+}
+
+/* Config keys */
+
+#define MC(field) offsetof(MmMatcherConfig, field)
+
+/* The raw keys of one declared attribute and of one rule. */
+typedef struct AttrRaw
+{
+	char	   *type;
+	bool		required;
+	JsonbValue *def;
+} AttrRaw;
+
+static void
+attr_default_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	AttrRaw    *raw = base;
+
+	(void) what;
+	(void) path;
+
+	if (v == NULL || v->type == jbvNull)
+	{
+		raw->def = NULL;
+		return;
+	}
+	raw->def = palloc(sizeof(JsonbValue));
+	*raw->def = *v;
+}
+
+/* Append a JSON value (a scalar, or an array or object container). */
+static void
+append_jsonb_value(StringInfo buf, const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			appendStringInfoString(buf, "null");
+			break;
+		case jbvString:
+			{
+				char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
+
+				escape_json(buf, s);
+				break;
+			}
+		case jbvNumeric:
+			appendStringInfoString(buf, DatumGetCString(DirectFunctionCall1(numeric_out,
+																			NumericGetDatum(v->val.numeric))));
+			break;
+		case jbvBool:
+			appendStringInfoString(buf, v->val.boolean ? "true" : "false");
+			break;
+		case jbvBinary:
+			(void) JsonbToCString(buf, v->val.binary.data, v->val.binary.len);
+			break;
+		default:
+			appendStringInfoString(buf, "null");
+	}
+}
+
+static void
+attr_default_render(StringInfo buf, const void *base)
+{
+	const AttrRaw *raw = base;
+
+	if (raw->def)
+		append_jsonb_value(buf, raw->def);
+	else
+		appendStringInfoString(buf, "null");
+}
+
+static const MmConfigKey attr_keys[] = {
+	{.name = "type", .type = MM_CONFIG_TEXT, .offset = offsetof(AttrRaw, type), .def_text = "string",
+	.doc = "number, string or string_set"},
+	{.name = "required", .type = MM_CONFIG_BOOL, .offset = offsetof(AttrRaw, required), .def = 0,
+	.doc = "mm.enqueue refuses a roster without it"},
+	{.name = "default", .type = MM_CONFIG_CUSTOM, .parse = attr_default_parse,
+		.render = attr_default_render,
+	.doc = "the value of a roster that does not give it (null: none)"},
+	{.name = NULL}
+};
+
+typedef struct RuleRaw
+{
+	char	   *name;
+	bool		name_null;
+	char	   *type;
+	char	   *attribute;
+	bool		attribute_null;
+	double		max;
+	bool		max_given;
+	double		min;
+	bool		min_given;
+	int			nsteps;
+	MmExpandStep *steps;
+	bool	   *step_max_given;
+	bool	   *step_min_given;
+	double	   *step_min;
+} RuleRaw;
+
+typedef struct StepRaw
+{
+	MmDuration	after;
+	bool		after_given;
+	double		max;
+	bool		max_given;
+	double		min;
+	bool		min_given;
+} StepRaw;
+
+static const MmConfigKey step_keys[] = {
+	{.name = "after", .type = MM_CONFIG_DURATION, .flags = MM_CONFIG_GIVEN | MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = offsetof(StepRaw, after), .given_offset = offsetof(StepRaw, after_given),
+	.min = 0, .max = 1e10},
+	{.name = "max", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(StepRaw, max),
+	.given_offset = offsetof(StepRaw, max_given), .min = 0, .max = 1e15},
+	{.name = "min", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(StepRaw, min),
+	.given_offset = offsetof(StepRaw, min_given), .min = 0, .max = 1000},
+	{.name = NULL}
+};
+
+/* Elements of a JSON array value; refuses anything else. */
+static int
+array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **out)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	int			n = 0,
+				cap = 8;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
+		JsonContainerIsScalar(v->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s key \"%s\" must be an array", what, path)));
+	*out = palloc(sizeof(JsonbValue) * cap);
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (n == cap)
+		{
+			cap *= 2;
+			*out = repalloc(*out, sizeof(JsonbValue) * cap);
+		}
+		(*out)[n++] = e;
+	}
+	return n;
+}
+
+static void
+rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	RuleRaw    *raw = base;
+	JsonbValue *elems;
+	int			n;
+
+	raw->nsteps = 0;
+	raw->steps = NULL;
+	if (v == NULL || v->type == jbvNull)
+		return;
+	n = array_elements(v, what, path, &elems);
+	raw->steps = palloc0(sizeof(MmExpandStep) * Max(n, 1));
+	raw->step_max_given = palloc0(sizeof(bool) * Max(n, 1));
+	raw->step_min_given = palloc0(sizeof(bool) * Max(n, 1));
+	raw->step_min = palloc0(sizeof(double) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		StepRaw		s;
+		char	   *p = psprintf("%s[%d]", path, i);
+
+		memset(&s, 0, sizeof(s));
+		mm_config_defaults(step_keys, &s);
+		mm_config_parse_value(&elems[i], what, p, step_keys, &s);
+		if (!s.after_given)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s.after\" is missing", what, p),
+					 errhint("Each expansion step gives the wait it starts at, such as {\"after\": 30, \"max\": 100}.")));
+		raw->steps[i].after = s.after;
+		raw->steps[i].value = s.max_given ? s.max : s.min;
+		raw->step_max_given[i] = s.max_given;
+		raw->step_min_given[i] = s.min_given;
+		raw->step_min[i] = s.min;
+	}
+	raw->nsteps = n;
+}
+
+static void
+rule_expand_render(StringInfo buf, const void *base)
+{
+	(void) base;
+	appendStringInfoString(buf, "[]");
+}
+
+static const MmConfigKey rule_keys[] = {
+	{.name = "name", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = offsetof(RuleRaw, name), .null_offset = offsetof(RuleRaw, name_null),
+	.def_null = true},
+	{.name = "type", .type = MM_CONFIG_TEXT, .offset = offsetof(RuleRaw, type), .def_text = ""},
+	{.name = "attribute", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
+		.offset = offsetof(RuleRaw, attribute), .null_offset = offsetof(RuleRaw, attribute_null),
+	.def_null = true},
+	{.name = "max", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, max),
+	.given_offset = offsetof(RuleRaw, max_given), .min = 0, .max = 1e15},
+	{.name = "min", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, min),
+	.given_offset = offsetof(RuleRaw, min_given), .min = 0, .max = 1000},
+	{.name = "expand", .type = MM_CONFIG_CUSTOM, .parse = rule_expand_parse, .render = rule_expand_render},
+	{.name = NULL}
+};
+
+static MmAttrType
+attr_type_of(const char *type, const char *what, const char *path)
+{
+	if (strcmp(type, "number") == 0)
+		return MM_ATTR_NUMBER;
+	if (strcmp(type, "string") == 0)
+		return MM_ATTR_STRING;
+	if (strcmp(type, "string_set") == 0)
+		return MM_ATTR_SET;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s key \"%s.type\" is invalid", what, path),
+			 errdetail("The value is \"%s\".", type),
+			 errhint("Use \"number\", \"string\" or \"string_set\".")));
+	return MM_ATTR_STRING;
+}
+
+/* Check one value of an attribute; errors name it. */
+static void check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose);
+
+void
+mm_attributes_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	MmMatcherConfig *cfg = base;
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	char	   *name = NULL;
+	int			cap = 4;
+
+	cfg->nattrs = 0;
+	cfg->attrs = NULL;
+	if (v == NULL)
+		return;
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s key \"%s\" must be an object", what, path),
+				 errhint("Declare each attribute by name, such as {\"mode\": {\"type\": \"string\", \"required\": true}}.")));
+	cfg->attrs = palloc0(sizeof(MmAttrDecl) * cap);
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			name = pnstrdup(e.val.string.val, e.val.string.len);
+		else if (tok == WJB_VALUE)
+		{
+			AttrRaw		raw;
+			char	   *p = psprintf("%s.%s", path, name);
+			MmAttrDecl *d;
+
+			if (name[0] == '\0' || strlen(name) > NAMEDATALEN - 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s attribute name must have 1 to %d bytes", what, NAMEDATALEN - 1),
+						 errdetail("The name is \"%s\".", name)));
+			memset(&raw, 0, sizeof(raw));
+			mm_config_defaults(attr_keys, &raw);
+			mm_config_parse_value(&e, what, p, attr_keys, &raw);
+			if (cfg->nattrs == cap)
+			{
+				cap *= 2;
+				cfg->attrs = repalloc(cfg->attrs, sizeof(MmAttrDecl) * cap);
+			}
+			d = &cfg->attrs[cfg->nattrs++];
+			d->name = name;
+			d->type_name = raw.type;
+			d->type = attr_type_of(raw.type, what, p);
+			d->required = raw.required;
+			d->def = raw.def;
+			if (d->def)
+				check_value(d, d->def, "its default");
+			if (d->required && d->def)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s attribute \"%s\" is required and has a default", what, name),
+						 errhint("A required attribute has no default: drop one of the two.")));
+		}
+	}
+}
+
+void
+mm_attributes_render(StringInfo buf, const void *base)
+{
+	const MmMatcherConfig *cfg = base;
+
+	appendStringInfoChar(buf, '{');
+	for (int i = 0; i < cfg->nattrs; i++)
+	{
+		const MmAttrDecl *d = &cfg->attrs[i];
+
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, d->name);
+		appendStringInfoString(buf, ": {\"type\": ");
+		escape_json(buf, d->type_name);
+		appendStringInfo(buf, ", \"default\": ");
+		if (d->def)
+			append_jsonb_value(buf, d->def);
+		else
+			appendStringInfoString(buf, "null");
+		appendStringInfo(buf, ", \"required\": %s}", d->required ? "true" : "false");
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+void
+mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	MmMatcherConfig *cfg = base;
+	JsonbValue *elems;
+	int			n;
+
+	cfg->nrules = 0;
+	cfg->rules = NULL;
+	cfg->latency_rule = -1;
+	if (v == NULL)
+		return;
+	n = array_elements(v, what, path, &elems);
+	cfg->rules = palloc0(sizeof(MmRule) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		RuleRaw		raw;
+		char	   *p = psprintf("%s[%d]", path, i);
+		MmRule	   *rule = &cfg->rules[i];
+		const MmRuleOps *ops = NULL;
+
+		memset(&raw, 0, sizeof(raw));
+		mm_config_defaults(rule_keys, &raw);
+		mm_config_parse_value(&elems[i], what, p, rule_keys, &raw);
+		for (int t = 0; t < (int) lengthof(rule_types); t++)
+			if (strcmp(rule_types[t].type, raw.type) == 0)
+				ops = &rule_types[t];
+		if (ops == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s.type\" is invalid", what, p),
+					 errdetail("The value is \"%s\".", raw.type),
+					 errhint("Use one of: %s.", rule_type_list())));
+		rule->ops = ops;
+		rule->type = raw.type;
+		rule->attribute = raw.attribute_null ? NULL : raw.attribute;
+		rule->attr = -1;
+		if ((ops->attr_types != 0) != (rule->attribute != NULL))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 ops->attr_types ? errmsg("%s rule \"%s\" needs an attribute", what, p)
+					 : errmsg("%s rule \"%s\" takes no attribute", what, p),
+					 ops->attr_types ? errhint("Name one of the queue's attributes, such as {\"type\": \"%s\", \"attribute\": \"mode\"}.", ops->type)
+					 : errhint("A %s rule reads the rosters' latencies.", ops->type)));
+		/* its parameter: "max" or "min", or none */
+		if ((raw.max_given && (ops->param == NULL || strcmp(ops->param, "max") != 0)) ||
+			(raw.min_given && (ops->param == NULL || strcmp(ops->param, "min") != 0)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" does not take \"%s\"", what, p, raw.max_given ? "max" : "min"),
+					 ops->param ? errhint("A %s rule's parameter is \"%s\".", ops->type, ops->param)
+					 : errhint("A %s rule has no parameter.", ops->type)));
+		if (ops->param == NULL)
+			rule->value = 0;
+		else if (raw.max_given || raw.min_given)
+			rule->value = raw.max_given ? raw.max : raw.min;
+		else if (ops->param_required)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" needs \"%s\"", what, p, ops->param),
+					 errhint("Give the rule's limit, such as {\"type\": \"%s\", \"%s\": 100}.", ops->type, ops->param)));
+		else
+			rule->value = ops->param_default;
+		if (ops->param && (rule->value < ops->param_min || rule->value > ops->param_max))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s.%s\" is out of range", what, p, ops->param),
+					 errdetail("The value is %g.", rule->value),
+					 errhint("It lies between %g and %g.", ops->param_min, ops->param_max)));
+		/* its expansion */
+		if (raw.nsteps > 0 && ops->param == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" cannot expand", what, p),
+					 errdetail("A %s rule has no parameter to relax.", ops->type),
+					 errhint("Drop \"expand\"; to widen who plays whom with wait, add a distance or intersect rule that expands.")));
+		for (int s = 0; s < raw.nsteps; s++)
+		{
+			double		prev = s == 0 ? rule->value : raw.steps[s - 1].value;
+			bool		mine = strcmp(ops->param, "max") == 0 ? raw.step_max_given[s] : raw.step_min_given[s];
+			bool		other = strcmp(ops->param, "max") == 0 ? raw.step_min_given[s] : raw.step_max_given[s];
+
+			if (strcmp(ops->param, "min") == 0)
+				raw.steps[s].value = raw.step_min[s];
+			if (!mine || other)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s.expand[%d]\" must give \"%s\"", what, p, s, ops->param),
+						 errhint("An expansion step of a %s rule is {\"after\": seconds, \"%s\": value}.",
+								 ops->type, ops->param)));
+			if (s > 0 && raw.steps[s].after.seconds <= raw.steps[s - 1].after.seconds)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s.expand\" must be in increasing order of \"after\"", what, p),
+						 errdetail("Step %d starts at %g s, step %d at %g s.", s - 1,
+								   raw.steps[s - 1].after.seconds, s, raw.steps[s].after.seconds)));
+			if (raw.steps[s].value < ops->param_min || raw.steps[s].value > ops->param_max)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s.expand[%d].%s\" is out of range", what, p, s, ops->param),
+						 errdetail("The value is %g.", raw.steps[s].value),
+						 errhint("It lies between %g and %g.", ops->param_min, ops->param_max)));
+			if (ops->relax_up ? raw.steps[s].value < prev : raw.steps[s].value > prev)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s.expand[%d]\" tightens the rule", what, p, s),
+						 errdetail("Its %s is %g after %g before it.", ops->param, raw.steps[s].value, prev),
+						 errhint("Each step relaxes the rule: a %s %s is looser.", ops->relax_up ? "larger" : "smaller",
+								 ops->param)));
+		}
+		rule->nsteps = raw.nsteps;
+		rule->steps = raw.steps;
+		rule->name = raw.name_null
+			? (rule->attribute ? psprintf("%s_%s", ops->type, rule->attribute) : pstrdup(ops->type))
+			: raw.name;
+		if (rule->name[0] == '\0' || strlen(rule->name) > NAMEDATALEN - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s.name\" must have 1 to %d bytes", what, p, NAMEDATALEN - 1)));
+		for (int j = 0; j < i; j++)
+			if (strcmp(cfg->rules[j].name, rule->name) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s has two rules named \"%s\"", what, rule->name),
+						 errhint("Give one of them a \"name\" of its own.")));
+		if (strcmp(ops->type, "latency") == 0)
+		{
+			if (cfg->latency_rule >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s has two latency rules", what),
+						 errhint("A match is played in one region: give one latency rule, with an expansion if it relaxes.")));
+			cfg->latency_rule = i;
+		}
+	}
+	cfg->nrules = n;
+}
+
+void
+mm_rules_render(StringInfo buf, const void *base)
+{
+	const MmMatcherConfig *cfg = base;
+
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < cfg->nrules; i++)
+	{
+		const MmRule *r = &cfg->rules[i];
+
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		appendStringInfoString(buf, "{\"name\": ");
+		escape_json(buf, r->name);
+		appendStringInfoString(buf, ", \"type\": ");
+		escape_json(buf, r->ops->type);
+		if (r->attribute)
+		{
+			appendStringInfoString(buf, ", \"attribute\": ");
+			escape_json(buf, r->attribute);
+		}
+		if (r->ops->param)
+		{
+			appendStringInfo(buf, ", \"%s\": ", r->ops->param);
+			mm_append_float8(buf, r->value);
+		}
+		if (r->ops->param == NULL)
+		{
+			appendStringInfoChar(buf, '}');
+			continue;
+		}
+		appendStringInfoString(buf, ", \"expand\": [");
+		for (int s = 0; s < r->nsteps; s++)
+		{
+			appendStringInfo(buf, "%s{\"after\": ", s ? ", " : "");
+			if (r->steps[s].after.text)
+				escape_json(buf, r->steps[s].after.text);
+			else
+				mm_append_float8(buf, r->steps[s].after.seconds);
+			appendStringInfo(buf, ", \"%s\": ", r->ops->param);
+			mm_append_float8(buf, r->steps[s].value);
+			appendStringInfoChar(buf, '}');
+		}
+		appendStringInfoString(buf, "]}");
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+/* The relations between the rules and the attributes (mm_matcher_check). */
+void
+mm_rules_check(MmMatcherConfig *cfg)
+{
+	for (int i = 0; i < cfg->nrules; i++)
+	{
+		MmRule	   *rule = &cfg->rules[i];
+
+		if (rule->attribute == NULL)
+			continue;
+		for (int a = 0; a < cfg->nattrs; a++)
+			if (strcmp(cfg->attrs[a].name, rule->attribute) == 0)
+				rule->attr = a;
+		if (rule->attr < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue config rule \"%s\" names attribute \"%s\", which the queue does not declare",
+							rule->name, rule->attribute),
+					 errhint("Declare it under \"attributes\", such as {\"%s\": {\"type\": \"string\"}}.",
+							 rule->attribute)));
+		if ((rule->ops->attr_types & BIT(cfg->attrs[rule->attr].type)) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue config rule \"%s\" cannot read attribute \"%s\" of type %s",
+							rule->name, rule->attribute, cfg->attrs[rule->attr].type_name),
+					 errhint("A %s rule reads %s.", rule->ops->type,
+							 strcmp(rule->ops->type, "equal") == 0 ? "a number or a string" :
+							 strcmp(rule->ops->type, "distance") == 0 ? "a number" : "a string_set")));
+	}
+}
+
+/* Attribute values */
+
+/* A string value of an attribute: 1 to 63 bytes, no control characters. */
+static void
+check_string(const MmAttrDecl *d, const char *s, int len, const char *whose)
+{
+	if (len == 0 || len > NAMEDATALEN - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attribute \"%s\" must have 1 to %d bytes", d->name, NAMEDATALEN - 1),
+				 errdetail("The value (%s) has %d bytes.", whose, len)));
+	for (int i = 0; i < len; i++)
+		if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("attribute \"%s\" must not contain control characters", d->name)));
+}
+
+static void
+check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose)
+{
+	switch (d->type)
+	{
+		case MM_ATTR_NUMBER:
+			if (v->type == jbvNumeric)
+			{
+				double		x = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+																   NumericGetDatum(v->val.numeric)));
+
+				if (isinf(x) || isnan(x))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("attribute \"%s\" must be finite", d->name)));
+				return;
+			}
+			break;
+		case MM_ATTR_STRING:
+			if (v->type == jbvString)
+			{
+				check_string(d, v->val.string.val, v->val.string.len, whose);
+				return;
+			}
+			break;
+		case MM_ATTR_SET:
+			if (v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
+				!JsonContainerIsScalar(v->val.binary.data))
+			{
+				JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+				JsonbValue	e;
+				JsonbIteratorToken tok;
+				bool		ok = true;
+
+				while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+				{
+					if (tok != WJB_ELEM)
+						continue;
+					if (e.type != jbvString)
+						ok = false;
+					else
+						check_string(d, e.val.string.val, e.val.string.len, whose);
+				}
+				if (ok)
+					return;
+			}
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("attribute \"%s\" must be %s", d->name,
+					d->type == MM_ATTR_NUMBER ? "a number" :
+					d->type == MM_ATTR_STRING ? "a string" : "an array of strings"),
+			 errdetail("The value is %s (%s).", v->type == jbvBinary ? "a container" :
+					   v->type == jbvString ? "a string" : v->type == jbvNumeric ? "a number" :
+					   v->type == jbvBool ? "a boolean" : "null", whose)));
+}
+
+/* The latencies object: region -> finite ms >= 0. */
+static void
+check_latencies(Jsonb *lat)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	char	   *region = NULL;
+
+	if (!JB_ROOT_IS_OBJECT(lat))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("latencies must be a JSON object"),
+				 errhint("Give the roster's latency to each region in milliseconds, such as {\"eu\": 35, \"us-east\": 110}.")));
+	it = JsonbIteratorInit(&lat->root);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			region = pnstrdup(e.val.string.val, e.val.string.len);
+			if (e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("latencies region name must have 1 to %d bytes", NAMEDATALEN - 1),
+						 errdetail("The name is \"%s\".", region)));
+		}
+		else if (tok == WJB_VALUE)
+		{
+			double		ms;
+
+			if (e.type != jbvNumeric)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("latency of region \"%s\" must be a number of milliseconds", region)));
+			ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e.val.numeric)));
+			if (isnan(ms) || isinf(ms) || ms < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("latency of region \"%s\" must be finite and at least 0", region),
+						 errdetail("The value is %g.", ms)));
+		}
+	}
+}
+
+PG_FUNCTION_INFO_V1(mm_check_attributes);
+
+/*
+ * mm._check_attributes(config jsonb, attributes jsonb, latencies jsonb) ->
+ * jsonb: the attributes checked against those the config declares, with
+ * the defaults filled in (mm.enqueue stores them so).
+ */
+Datum
+mm_check_attributes(PG_FUNCTION_ARGS)
+{
+	MmMatcherConfig cfg;
+	Jsonb	   *attrs;
+	Jsonb	   *lat;
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+
+	if (PG_ARGISNULL(0))
+		mm_null_arg("config");
+	if (PG_ARGISNULL(1))
+		mm_null_arg("attributes");
+	if (PG_ARGISNULL(2))
+		mm_null_arg("latencies");
+	mm_queue_config(PG_GETARG_JSONB_P(0), &cfg);
+	attrs = PG_GETARG_JSONB_P(1);
+	lat = PG_GETARG_JSONB_P(2);
+	if (!JB_ROOT_IS_OBJECT(attrs))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attributes must be a JSON object"),
+				 errhint("Give the roster's value of each attribute the queue declares, such as {\"mode\": \"ranked\"}.")));
+	/* no attribute the queue does not declare */
+	it = JsonbIteratorInit(&attrs->root);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		bool		known = false;
+		char	   *name;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(e.val.string.val, e.val.string.len);
+		for (int a = 0; a < cfg.nattrs; a++)
+			known |= strcmp(cfg.attrs[a].name, name) == 0;
+		if (!known)
+		{
+			StringInfoData names;
+
+			initStringInfo(&names);
+			for (int a = 0; a < cfg.nattrs; a++)
+				appendStringInfo(&names, "%s%s", a ? ", " : "", cfg.attrs[a].name);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown attribute \"%s\"", name),
+					 cfg.nattrs ? errhint("The queue declares: %s.", names.data)
+					 : errhint("The queue declares no attributes (config key \"attributes\").")));
+		}
+	}
+	check_latencies(lat);
+	if (cfg.latency_rule >= 0 && JB_ROOT_COUNT(lat) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("latencies must name at least one region"),
+				 errdetail("The queue has latency rule \"%s\".", cfg.rules[cfg.latency_rule].name),
+				 errhint("Give the roster's latency to each region in milliseconds, such as {\"eu\": 35}.")));
+
+	(void) pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int a = 0; a < cfg.nattrs; a++)
+	{
+		MmAttrDecl *d = &cfg.attrs[a];
+		JsonbValue *v = mm_jsonb_object_get(&attrs->root, d->name);
+		JsonbValue	key;
+
+		if (v == NULL || v->type == jbvNull)
+		{
+			if (d->required)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("attribute \"%s\" is required", d->name),
+						 errhint("Give the roster's %s, such as {\"%s\": %s}.", d->name, d->name,
+								 d->type == MM_ATTR_NUMBER ? "1" : d->type == MM_ATTR_STRING ? "\"x\"" : "[\"x\"]")));
+			v = d->def;
+			if (v == NULL)
+				continue;
+		}
+		else
+			check_value(d, v, "the roster's");
+		key.type = jbvString;
+		key.val.string.val = d->name;
+		key.val.string.len = strlen(d->name);
+		(void) pushJsonbValue(&state, WJB_KEY, &key);
+		(void) pushJsonbValue(&state, WJB_VALUE, v);
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+}
+
+/* Reading the attributes and latencies of rosters (queue.c) */
+
+/* Intern a string to an id, per table. */
+typedef struct InternEntry
+{
+	char		key[NAMEDATALEN];
+	int			id;
+} InternEntry;
+
+HTAB *
+mm_intern_create(const char *name)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = NAMEDATALEN;
+	ctl.entrysize = sizeof(InternEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, 256, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+}
+
+int
+mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names)
+{
+	char		key[NAMEDATALEN];
+	InternEntry *e;
+	bool		found;
+
+	len = Min(len, NAMEDATALEN - 1);
+	memcpy(key, s, len);
+	key[len] = '\0';
+	e = hash_search(tab, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->id = (*count)++;
+		if (names)
+		{
+			*names = *names ? repalloc(*names, sizeof(char *) * (*count)) : palloc(sizeof(char *));
+			(*names)[e->id] = pstrdup(key);
+		}
+	}
+	return e->id;
+}
+
+static int
+cmp_int_asc(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Set one value; false if the value does not have the declared type. */
+static bool
+read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *rd)
+{
+	out->present = false;
+	out->num = 0;
+	out->id = -1;
+	out->nset = 0;
+	out->set = NULL;
+	switch (d->type)
+	{
+		case MM_ATTR_NUMBER:
+			if (v->type != jbvNumeric)
+				return false;
+			out->num = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+			if (isnan(out->num) || isinf(out->num))
+				return false;
+			break;
+		case MM_ATTR_STRING:
+			if (v->type != jbvString || v->val.string.len == 0 || v->val.string.len > NAMEDATALEN - 1)
+				return false;
+			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues, NULL);
+			break;
+		case MM_ATTR_SET:
+			{
+				JsonbIterator *it;
+				JsonbValue	e;
+				JsonbIteratorToken tok;
+				int			cap = 4,
+							n = 0;
+
+				if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+					return false;
+				out->set = palloc(sizeof(int) * cap);
+				it = JsonbIteratorInit(v->val.binary.data);
+				while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+				{
+					if (tok != WJB_ELEM)
+						continue;
+					if (e.type != jbvString || e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
+						return false;
+					if (n == cap)
+					{
+						cap *= 2;
+						out->set = repalloc(out->set, sizeof(int) * cap);
+					}
+					out->set[n++] = mm_intern(rd->values, e.val.string.val, e.val.string.len,
+											  &rd->nvalues, NULL);
+				}
+				qsort(out->set, n, sizeof(int), cmp_int_asc);
+				out->nset = 0;
+				for (int i = 0; i < n; i++)
+					if (i == 0 || out->set[i] != out->set[i - 1])
+						out->set[out->nset++] = out->set[i];
+				break;
+			}
+	}
+	out->present = true;
+	return true;
+}
+
+void
+mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+					 bool strict, MmRuleReader *rd)
+{
+	x->attr = NULL;
+	x->lat = NULL;
+	x->nlat = 0;
+	if (cfg->nattrs > 0)
+	{
+		x->attr = palloc(sizeof(MmAttrValue) * cfg->nattrs);
+		if (attrs != NULL && !JB_ROOT_IS_OBJECT(attrs))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rosters query column \"attributes\" must hold JSON objects"),
+					 errdetail("Roster %lld has another value.", (long long) x->id)));
+		for (int a = 0; a < cfg->nattrs; a++)
+		{
+			const MmAttrDecl *d = &cfg->attrs[a];
+			JsonbValue *v = attrs ? mm_jsonb_object_get(&attrs->root, d->name) : NULL;
+
+			if (v == NULL || v->type == jbvNull)
+				v = d->def;
+			if (v == NULL)
+			{
+				if (strict && d->required)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("attribute \"%s\" is required", d->name),
+							 errdetail("Roster %lld does not give it.", (long long) x->id)));
+				x->attr[a].present = false;
+				continue;
+			}
+			if (!read_value(d, v, &x->attr[a], rd) && strict)
+				check_value(d, v, psprintf("roster %lld", (long long) x->id));
+		}
+	}
+	if (cfg->latency_rule >= 0 && lat != NULL)
+	{
+		JsonbIterator *it;
+		JsonbValue	e;
+		JsonbIteratorToken tok;
+		int			region = -1;
+		int			cap = 8;
+
+		if (strict)
+			check_latencies(lat);
+		else if (!JB_ROOT_IS_OBJECT(lat))
+			return;
+		x->lat_region = palloc(sizeof(int) * cap);
+		x->lat = palloc(sizeof(double) * cap);
+		it = JsonbIteratorInit(&lat->root);
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				region = mm_intern(rd->regions, e.val.string.val, e.val.string.len, &rd->nregions,
+								   &rd->region_names);
+			else if (tok == WJB_VALUE && e.type == jbvNumeric)
+			{
+				double		ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+																	NumericGetDatum(e.val.numeric)));
+
+				if (isnan(ms) || ms < 0)
+					continue;
+				if (x->nlat == cap)
+				{
+					cap *= 2;
+					x->lat_region = repalloc(x->lat_region, sizeof(int) * cap);
+					x->lat = repalloc(x->lat, sizeof(double) * cap);
+				}
+				x->lat_region[x->nlat] = region;
+				x->lat[x->nlat++] = ms;
+			}
+		}
+	}
+}
+
+static char **sort_names;
+
+static int
+cmp_region_name(const void *a, const void *b)
+{
+	return strcmp(sort_names[*(const int *) a], sort_names[*(const int *) b]);
+}
+
+void
+mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
+{
+	int		   *order = palloc(sizeof(int) * Max(rd->nregions, 1));
+	int		   *id = palloc(sizeof(int) * Max(rd->nregions, 1));
+	char	  **names = palloc(sizeof(char *) * Max(rd->nregions, 1));
+
+	/* region ids in name order (a tie between regions goes to the first name) */
+	for (int k = 0; k < rd->nregions; k++)
+		order[k] = k;
+	sort_names = rd->region_names;
+	qsort(order, rd->nregions, sizeof(int), cmp_region_name);
+	for (int k = 0; k < rd->nregions; k++)
+	{
+		id[order[k]] = k;
+		names[k] = rd->region_names[order[k]];
+	}
+	rd->region_names = names;
+	/* latencies as one dense row per roster: Inf where not given */
+	for (int i = 0; i < n; i++)
+	{
+		double	   *dense;
+
+		if (r[i].lat == NULL)
+			continue;
+		dense = palloc(sizeof(double) * Max(rd->nregions, 1));
+		for (int k = 0; k < rd->nregions; k++)
+			dense[k] = INFINITY;
+		for (int k = 0; k < r[i].nlat; k++)
+			dense[id[r[i].lat_region[k]]] = r[i].lat[k];
+		pfree(r[i].lat);
+		pfree(r[i].lat_region);
+		r[i].lat = dense;
+		r[i].lat_region = NULL;
+	}
+}

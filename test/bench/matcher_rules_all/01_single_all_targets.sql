@@ -1,0 +1,4 @@
+-- mm.tick over the 100k single-mode queue without rules, all 100k are targets (rolled back)
+BEGIN;
+SELECT count(*) FROM mm.tick('single', '2024-01-01 00:05:00+00');
+ROLLBACK;
