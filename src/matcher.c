@@ -73,9 +73,10 @@ static const MmConfigKey filter_keys[] = {
 	{.name = "limit", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
 		.offset = MK(limit_ms), .min = 0, .max = 3600000, .def = 50, .unit = "ms",
 	.doc = "Iteration/@limit: time budget of one tick"},
-	{.name = "potentials_min", .type = MM_CONFIG_INT, .offset = MK(potentials_min),
-		.min = 0, .max = 1000000, .def = 20, .unit = "rosters",
-	.doc = "Potentials/@min: fewest potentials for a match, until the target has waited padding_end"},
+	{.name = "potentials_min", .type = MM_CONFIG_INT, .flags = MM_CONFIG_NULLABLE,
+		.offset = MK(potentials_min), .null_offset = MK(potentials_min_null),
+		.min = 0, .max = 1000000, .def = 20, .def_null = true, .unit = "rosters",
+	.doc = "Potentials/@min: fewest potentials for a match, until the target has waited padding_end (null: twice a match's players, 4 team_size, at most potentials_max; 20 at 5v5, the GW2 wiki's)"},
 	{.name = "potentials_max", .type = MM_CONFIG_INT, .offset = MK(potentials_max),
 		.min = 1, .max = 1000000, .def = 500, .unit = "rosters",
 	.doc = "Potentials/@max: most potentials looked at"},
@@ -368,6 +369,13 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"filter.padding_end\" must not be less than \"filter.padding_start\""),
 				 errdetail("padding_start is %g s and padding_end is %g s.",
 						   cfg->padding_start, cfg->padding_end)));
+	/*
+	 * potentials_min not given: twice the players of a match, the GW2 wiki's
+	 * 20 for its 5v5 queues, in proportion for other team sizes (a 20 in a
+	 * 3v3 queue asks a third more of the queue than it does at 5v5)
+	 */
+	if (cfg->potentials_min_null)
+		cfg->potentials_min = Min(4 * cfg->team_size, cfg->potentials_max);
 	if (cfg->potentials_max < cfg->potentials_min)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -25,6 +25,7 @@ typedef struct MmMatcherConfig
 	int			rosters;		/* Iteration/@rosters: targets per tick */
 	double		limit_ms;		/* Iteration/@limit, milliseconds */
 	int			potentials_min; /* Potentials/@min */
+	bool		potentials_min_null;	/* not given: 4 team_size */
 	int			potentials_max; /* Potentials/@max */
 	double		padding;		/* Rating/@padding, rating per second */
 	bool		padding_null;	/* not given: the rating model's scale */

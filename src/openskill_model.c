@@ -84,6 +84,12 @@ os_model_roster(const void *params pg_attribute_unused(), int n,
  * Thurstone-Mosteller. (openskill.js's predictWin puts Phi over the same
  * c for every model, which for Plackett-Luce claims more than the ratings
  * learnt: the odds would not be calibrated.)
+ *
+ * The sigmas are those the game will be rated with: Weng and Lin's
+ * dynamics (openskill.js's rate, and mm_os_rate) add tau^2 to every
+ * player's sigma^2 before the update, the drift of a skill until the game
+ * is played, so the prediction of that game carries it too: s2 of a team
+ * of m players is its sum of sigma^2 plus m tau^2.
  */
 static double
 os_model_odds(const void *params, int n, const int *team, const int *players,
@@ -97,7 +103,7 @@ os_model_odds(const void *params, int n, const int *team, const int *players,
 	for (int i = 0; i < n; i++)
 	{
 		mu[team[i]] += players[i] * rating[i];
-		s2[team[i]] += players[i] * deviation[i] * deviation[i];
+		s2[team[i]] += players[i] * (deviation[i] * deviation[i] + o->tau * o->tau);
 	}
 	x = (mu[0] - mu[1]) / sqrt(s2[0] + s2[1] + 2.0 * o->beta * o->beta);
 	if (o->model == MM_OS_THURSTONE_MOSTELLER_FULL ||

@@ -677,6 +677,8 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 		cfg.padding = mm_glicko2_model.scale.padding;
 	if (cfg.deviations_null)
 		cfg.deviations = 1;
+	if (cfg.potentials_min_null)
+		cfg.potentials_min = Min(20, cfg.potentials_max);
 	if (cfg.rating_distance_null)
 		cfg.rating_distance = mm_glicko2_model.scale.rating_distance;
 	if (cfg.prediction.rating.spread_null)

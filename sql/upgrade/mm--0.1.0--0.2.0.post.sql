@@ -24,13 +24,15 @@ WHERE pg_catalog.jsonb_typeof(config) = 'object' AND NOT config ? 'requeue_while
 -- the scale 0.1.0's defaults were made for (the Guild Wars 2 wiki's,
 -- Glicko): it keeps padding 10, a range of one deviation, rating_distance
 -- -5 and spread 200 where its config did not set them, so it matches as
--- before. Before the configs are rewritten
+-- before; likewise filter.potentials_min, null in 0.2.0 (4 team_size),
+-- keeps 0.1.0's 20. Before the configs are rewritten
 -- below; a key whose parent is not an object is left to that rewrite.
 DO $$
 DECLARE
     k record;
 BEGIN
     FOR k IN VALUES ('filter', 'padding', '10'::jsonb), ('filter', 'deviations', '1'::jsonb),
+                    ('filter', 'potentials_min', '20'::jsonb),
                     ('scoring', 'rating_distance', '-5'::jsonb)
     LOOP
         UPDATE mm.queue q

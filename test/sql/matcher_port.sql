@@ -52,7 +52,7 @@ $$;
 -- 5v5, parties of 1..5, the GW2 wiki's scoring
 SELECT fill(200, 5, 0.1);
 SELECT * FROM compare('{"filter": {"rosters": 200, "potentials_min": 10, "potentials_max": 60, "limit": 600000}}');
--- another queue, later (more padding), the GW2 wiki's potentials_min 20
+-- another queue, later (more padding), potentials_min null: 4 team_size, the GW2 wiki's 20 at 5v5
 SELECT fill(200, 5, 0.2);
 SELECT * FROM compare('{"filter": {"rosters": 200, "potentials_max": 60, "limit": 600000}}', '2024-01-01 00:06:00+00');
 -- 3v3, parties of 1..3, professions over the whole match, ladder scored

@@ -46,11 +46,12 @@ FROM generate_series(4, 6) p;
 
 -- 3. The odds stored with the match are the model's: Plackett-Luce's
 -- two-team likelihood 1 / (1 + exp(-(mu_red - mu_blue) / c)), the teams'
--- sums of mu and sigma^2, c = sqrt(s2_red + s2_blue + 2 beta^2)
+-- sums of mu and sigma^2 + tau^2 (the dynamics the update adds before the
+-- game), c = sqrt(s2_red + s2_blue + 2 beta^2)
 SELECT count(DISTINCT match_id) AS matches FROM mm.tick('os3', '2024-01-01 12:00:10+00');
 SELECT team, players FROM mm.match_roster WHERE queue_id = :os3 ORDER BY team DESC, roster_id;
 WITH t AS (
-    SELECT mr.team, sum(r.state[1]) AS mu, sum(r.state[2] ^ 2) AS s2
+    SELECT mr.team, sum(r.state[1]) AS mu, sum(r.state[2] ^ 2 + (25.0 / 300) ^ 2) AS s2
     FROM mm.match_roster mr, unnest(mr.players) u(p)
     JOIN mm.ratings r ON r.player_id = u.p AND r.key = 'scale' AND r.model = 'openskill'
     WHERE mr.queue_id = :os3
@@ -69,9 +70,11 @@ WHERE team = 'red';
 
 -- Thurstone-Mosteller queues put Phi over the same c
 SELECT round(odds::numeric, 12) AS red_odds_tm,
-       -- the trio (mu 78, sigma^2 56) against the solos (74, 43), each team as one player
+       -- the trio (mu 78, sigma^2 56) against the solos (74, 43), each team as
+       -- one player, with three players' tau^2 added to each team's sigma^2
        round((SELECT probability FROM mm.openskill_predict_win(ARRAY[1, 2], ARRAY[78, 74],
-              ARRAY[sqrt(56), sqrt(43)]) WHERE team = 1)::numeric, 12) AS predict_win_same_c
+              ARRAY[sqrt(56 + 3 * (25.0 / 300) ^ 2), sqrt(43 + 3 * (25.0 / 300) ^ 2)]) WHERE team = 1)::numeric, 12)
+           AS predict_win_same_c
 FROM mm.match_rosters($$SELECT roster_id, players, rating, deviation, joined_at FROM mm.match_roster WHERE queue_id = $$ || :os3 || $$ ORDER BY roster_id$$,
                       '{"team_size": 3, "filter": {"potentials_min": 1}, "rating": {"openskill_model": "thurstone_mosteller_full"}}',
                       '2024-01-01 12:00:10+00')
@@ -109,6 +112,21 @@ SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS devi
 FROM mm.roster_rating(ARRAY[900001, 900002]::bigint[], '{"key": "scale_none"}', '2024-01-01 12:00:00+00');
 SELECT round(rating::numeric, 6) AS rating, round(deviation::numeric, 6) AS deviation
 FROM mm.roster_rating(ARRAY[900001, 900002]::bigint[], '{"key": "scale_none", "model": "glicko2"}', '2024-01-01 12:00:00+00');
+
+-- 7. potentials_min null: twice a match's players (4 team_size, at most
+-- potentials_max), the GW2 wiki's 20 at 5v5; a number given is kept
+SELECT mm.create_queue('pm3', '{"team_size": 3}');
+SELECT mm.create_queue('pm5', '{"team_size": 5}');
+SELECT mm.create_queue('pm3_gw2', '{"team_size": 3, "filter": {"potentials_min": 20}}');
+SELECT mm.create_queue('pm3_small', '{"team_size": 3, "filter": {"potentials_max": 7}}');
+SELECT count(mm.enqueue(name, ARRAY[100 + queue_id]::bigint[], 1500, 50,
+                        joined_at => '2024-01-01 12:00:00+00')) AS enqueued
+FROM mm.queue WHERE name LIKE 'pm%';
+SELECT q.name, q.config #> '{filter,potentials_min}' AS stored, e.potentials_min, e.outcome
+FROM mm.queue q JOIN mm.roster r USING (queue_id),
+     LATERAL mm.explain(r.roster_id, '2024-01-01 12:00:10+00') e
+WHERE q.name LIKE 'pm%' ORDER BY q.name;
+SELECT mm.drop_queue(name, keep_history => false) FROM mm.queue WHERE name LIKE 'pm%' ORDER BY name;
 
 SELECT mm.drop_queue('os3', keep_history => false), mm.drop_queue('g1', keep_history => false);
 DELETE FROM mm.ratings WHERE key IN ('scale', 'g');

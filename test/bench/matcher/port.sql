@@ -20,8 +20,9 @@ DECLARE
     c jsonb := mm.matcher_config(config);
     team_size int := (c ->> 'team_size')::int;
     n_targets int := (c #>> '{filter,rosters}')::int;
-    pmin int := (c #>> '{filter,potentials_min}')::int;
     pmax int := (c #>> '{filter,potentials_max}')::int;
+    -- null: twice a match's players (the GW2 wiki's 20 at 5v5)
+    pmin int := coalesce((c #>> '{filter,potentials_min}')::int, least(4 * team_size, pmax));
     -- null: the rating model's scale (mm.rating_scales)
     scale record := (SELECT x FROM mm.rating_scales() x WHERE x.model = c #>> '{rating,model}');
     padding float8 := coalesce((c #>> '{filter,padding}')::float8, scale.padding);

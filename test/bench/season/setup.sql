@@ -3,16 +3,19 @@
 -- trios) that queue together in a 3v3 queue, tick every simulated second,
 -- play a round, are rated from its result and queue again.
 --
---   - hidden skill: standard normal per player; a team's strength is the sum
---     of its players' skills, and red beats blue with probability
---     1 / (1 + exp(-0.5 * (sum red - sum blue))) (a logistic Bradley-Terry
---     truth, which neither model is told);
+--   - hidden skill: standard normal per player; a team's performance in a
+--     round is the sum of its players' skills plus logistic noise of scale 2
+--     (standard deviation 2 pi / sqrt(3), about 3.6 skill units), and the
+--     better performance wins: red beats blue with probability
+--     1 / (1 + exp(-0.5 * (sum red - sum blue))) (a Bradley-Terry truth on
+--     team sums, which neither model is told);
 --   - parties: 160 solos, 60 duos and 40 trios (400 players, 260 parties),
 --     the same all season;
 --   - a round lasts 10 to 40 s (uniform), then the party takes a break of
---     0 to 10 s and queues again; with potentials_min 20 (the default) a
---     queue needs about 20 rosters waiting, which a population this size
---     sustains only with rounds this short (see docs/benchmarks.md);
+--     0 to 10 s and queues again; with potentials_min 12 (the default at
+--     3v3, 4 team_size) a target needs 12 rosters in range, which a
+--     population this size (about 40 rosters waiting) sustains only with
+--     rounds this short (see docs/benchmarks.md);
 --   - the queue config is {"team_size": 3, "rating": {"model": M, "key": K}}
 --     and nothing else: every filter, scoring and prediction key default;
 --   - every random draw comes from setseed, so a run is deterministic.
@@ -20,6 +23,8 @@
 -- future); each simulated second is one transaction, and a result is rated
 -- at the real now() of its transaction, milliseconds apart, so Glicko-2's
 -- idle growth plays no part.
+-- The favourite's odds are mm.match.red_odds as the tick stored them when
+-- it made the match, before the result is drawn.
 -- The figures are read by teardown.sh from season_match and season_skill.
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
@@ -30,6 +35,13 @@ CREATE TABLE season_match (model text, match_id bigint, made_s int, red_odds flo
                            red_won boolean, PRIMARY KEY (model, match_id));
 CREATE TABLE season_wait (model text, roster_id bigint, waited float8);
 CREATE TABLE season_rating (model text, player_id bigint, rating float8);
+-- why a long waiter waits: mm.explain of every roster still waiting 25 s
+-- after it queued (before padding starts at 30 s)
+CREATE TABLE season_explain (model text, roster_id bigint, made_s int, players int,
+                             rating float8, deviation float8, potentials int,
+                             potentials_min int, outcome text);
+-- the reasons the season's ticks gave for their failed targets
+CREATE TABLE season_reasons (model text, reason text, targets bigint);
 
 CREATE PROCEDURE season_run(model text, seconds int, target int)
 LANGUAGE plpgsql AS $$
@@ -46,9 +58,10 @@ BEGIN
         'rating', jsonb_build_object('model', model, 'key', q)));
     -- parties 1..160 solos, 161..220 duos, 221..260 trios
     DROP TABLE IF EXISTS party, playing;
-    CREATE TEMP TABLE party (party int PRIMARY KEY, players bigint[], free_s int, roster bigint);
+    CREATE TEMP TABLE party (party int PRIMARY KEY, players bigint[], free_s int, roster bigint,
+                             joined_s int);
     INSERT INTO party
-    SELECT g, ARRAY(SELECT x FROM generate_series(lo, lo + size - 1) x), (random() * 10)::int, NULL
+    SELECT g, ARRAY(SELECT x FROM generate_series(lo, lo + size - 1) x), (random() * 10)::int, NULL, NULL
     FROM (SELECT g, CASE WHEN g <= 160 THEN 1 WHEN g <= 220 THEN 2 ELSE 3 END AS size,
                  CASE WHEN g <= 160 THEN g WHEN g <= 220 THEN 161 + 2 * (g - 161)
                       ELSE 281 + 3 * (g - 221) END AS lo
@@ -84,7 +97,8 @@ BEGIN
             FOR pr IN SELECT pa.party, pa.players FROM party pa
                      WHERE pa.roster IS NULL AND pa.free_s <= s ORDER BY pa.party LOOP
                 UPDATE party pa SET roster = mm.enqueue(q, pr.players, NULL,
-                                                        joined_at => t0 + s * interval '1 second')
+                                                        joined_at => t0 + s * interval '1 second'),
+                                    joined_s = s
                 WHERE pa.party = pr.party;
             END LOOP;
         END IF;
@@ -98,6 +112,12 @@ BEGIN
             SELECT model, mr.roster_id, extract(epoch FROM mr.waited) FROM mm.match_roster mr
             WHERE mr.match_id = mt.match_id;
         END LOOP;
+        INSERT INTO season_explain
+        SELECT model, e.roster_id, s, cardinality(pa.players), w.rating, w.deviation,
+               e.potentials, e.potentials_min, e.outcome
+        FROM party pa JOIN mm.roster w ON w.roster_id = pa.roster
+        CROSS JOIN LATERAL mm.explain(pa.roster, t0 + s * interval '1 second') e
+        WHERE pa.joined_s = s - 25;
         EXIT WHEN made >= target AND NOT EXISTS (SELECT FROM playing);
         -- a transaction per simulated second, as a game's would be (the
         -- rows a tick or a report replaces can then be pruned)
@@ -105,10 +125,14 @@ BEGIN
     END LOOP;
     -- the rosters still waiting leave (a player waits in one queue at a time)
     PERFORM mm.leave(pa.roster) FROM party pa WHERE pa.roster IS NOT NULL;
+    INSERT INTO season_reasons
+    SELECT model, f.key, sum(f.value::bigint)
+    FROM mm.tick_log tl JOIN mm.queue qu USING (queue_id), jsonb_each_text(tl.failed_reasons) f
+    WHERE qu.name = q GROUP BY f.key;
     -- the ratings at the end of the season, beside the hidden skills
     INSERT INTO season_rating
-    SELECT model, r.player_id, CASE model WHEN 'openskill' THEN r.mu ELSE r.rating END
-    FROM mm.ratings r WHERE r.key = q;
+    SELECT model, r.player_id, r.state[1]
+    FROM mm.ratings r WHERE r.key = q AND r.model = season_run.model;
 END
 $$;
 
@@ -128,3 +152,4 @@ GROUP BY model, floor(f / 0.05);
 
 CALL season_run('openskill', 20000, 3000);
 CALL season_run('glicko2', 20000, 3000);
+CALL season_run('elo', 20000, 3000);

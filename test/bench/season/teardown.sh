@@ -7,8 +7,11 @@
 # the correlation of the final ratings with the hidden skill. Writes
 # test/bench/out/season.txt and, with gnuplot, season_wait.png and
 # season_reliability.png beside it (test/plots.sh season). Exits non-zero
-# when a goal is missed: p50 wait <= 5 s, p99 <= 30 s, at least 3000
-# matches, every well-filled bin calibrated.
+# on a broken run: a model with fewer than 3000 rated matches, no waits or
+# no final ratings. A missed goal (p50 wait <= 5 s, p99 <= 30 s, every
+# well-filled bin calibrated) is reported as "goal not met" with its
+# figures, in season.txt and on stderr, and the run exits 0, so that make
+# bench finishes.
 set -euo pipefail
 root=${MM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 out=$root/test/bench/out
@@ -32,6 +35,14 @@ SELECT model, round(bin_lo::numeric, 2) AS bin, matches, round(predicted::numeri
             WHEN abs(observed - predicted) <= greatest(0.05, 2 * sqrt(observed * (1 - observed) / matches))
             THEN 'ok' ELSE 'MISS' END AS verdict
 FROM season_bins ORDER BY model, bin_lo;
+\echo == long waiters: mm.explain of the rosters still waiting 25 s after they queued
+SELECT model, outcome, count(*) AS rosters, round(avg(potentials)::numeric, 1) AS mean_potentials,
+       min(potentials_min) AS potentials_min, round(avg(deviation)::numeric, 2) AS mean_deviation,
+       round(avg(abs(rating - centre))::numeric, 2) AS mean_distance_from_centre
+FROM (SELECT *, avg(rating) OVER (PARTITION BY model) AS centre FROM season_explain) e
+GROUP BY model, outcome ORDER BY model, outcome;
+\echo == failed targets over the season, by reason (mm.tick_log.failed_reasons)
+SELECT model, reason, targets FROM season_reasons ORDER BY model, reason;
 \echo == Brier score of the stored odds, and ratings against the hidden skill
 SELECT m.model, round(avg((m.red_odds - m.red_won::int) ^ 2)::numeric, 4) AS brier,
        round(avg(greatest(m.red_odds, 1 - m.red_odds))::numeric, 3) AS mean_favourite_odds,
@@ -44,13 +55,22 @@ SQL
 echo "$report" >"$out/season.txt"
 echo "$report" >&2
 
+# a broken run: a model missing, too few rated matches, no waits or ratings
+broken=$(q "
+	SELECT string_agg(why, '; ') FROM (
+	    SELECT m.model || ': ' || count(c.*) || ' rated matches < 3000' AS why
+	    FROM (VALUES ('elo'), ('glicko2'), ('openskill')) m(model)
+	    LEFT JOIN season_match c ON c.model = m.model AND c.red_won IS NOT NULL
+	    GROUP BY m.model HAVING count(c.*) < 3000
+	    UNION ALL SELECT m.model || ': no waits' FROM (VALUES ('elo'), ('glicko2'), ('openskill')) m(model)
+	    WHERE NOT EXISTS (SELECT FROM season_wait w WHERE w.model = m.model)
+	    UNION ALL SELECT m.model || ': no final ratings' FROM (VALUES ('elo'), ('glicko2'), ('openskill')) m(model)
+	    WHERE NOT EXISTS (SELECT FROM season_rating r WHERE r.model = m.model)) f")
 # the goals
 fail=$(q "
 	SELECT string_agg(why, '; ') FROM (
 	    SELECT model || ': wait p50 ' || p50 || ' s > 5 s' AS why FROM season_waits WHERE p50 > 5
 	    UNION ALL SELECT model || ': wait p99 ' || p99 || ' s > 30 s' FROM season_waits WHERE p99 > 30
-	    UNION ALL SELECT model || ': ' || n || ' matches < 3000' FROM
-	        (SELECT model, count(*) AS n FROM season_match WHERE red_won IS NOT NULL GROUP BY model) c WHERE n < 3000
 	    UNION ALL SELECT model || ': bin ' || round(bin_lo::numeric, 2) || ' predicted ' || round(predicted::numeric, 3)
 	                     || ' observed ' || round(observed::numeric, 3)
 	    FROM season_bins
@@ -61,8 +81,12 @@ if command -v gnuplot >/dev/null; then
 else
 	echo "season: gnuplot is missing, no PNGs (test/plots.sh deps)" >&2
 fi
-if [ -n "$fail" ]; then
-	echo "season: goals missed: $fail" >&2
+if [ -n "$broken" ]; then
+	echo "season: broken run: $broken" | tee -a "$out/season.txt" >&2
 	exit 1
 fi
-echo "season: every goal met" >&2
+if [ -n "$fail" ]; then
+	echo "season: goal not met: $fail" | tee -a "$out/season.txt" >&2
+else
+	echo "season: every goal met" | tee -a "$out/season.txt" >&2
+fi
