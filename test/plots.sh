@@ -174,7 +174,7 @@ cmd_season() {
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	tmp=$(mktemp -d)
-	for model in openskill glicko2; do
+	for model in openskill glicko2 elo; do
 		tsv "$db" "SELECT least(waited, 60) FROM season_wait WHERE model = '$model'" >"$tmp/wait_$model.tsv"
 		tsv "$db" "SELECT predicted, observed, matches,
 		                  greatest(0.05, 2 * sqrt(observed * (1 - observed) / matches))
@@ -193,8 +193,10 @@ cmd_season() {
 		bin(x) = floor(x + 0.5)
 		stats "$tmp/wait_openskill.tsv" using 1 nooutput name "OS"
 		stats "$tmp/wait_glicko2.tsv" using 1 nooutput name "G2"
+		stats "$tmp/wait_elo.tsv" using 1 nooutput name "EL"
 		plot "$tmp/wait_openskill.tsv" using (bin(\$1)):(1.0 / OS_records) smooth frequency with boxes lc rgb "#3366cc" title "openskill", \
-		     "$tmp/wait_glicko2.tsv" using (bin(\$1)):(1.0 / G2_records) smooth frequency with boxes lc rgb "#cc6633" title "glicko2"
+		     "$tmp/wait_glicko2.tsv" using (bin(\$1)):(1.0 / G2_records) smooth frequency with boxes lc rgb "#cc6633" title "glicko2", \
+		     "$tmp/wait_elo.tsv" using (bin(\$1)):(1.0 / EL_records) smooth frequency with boxes lc rgb "#339933" title "elo"
 	GP
 	gnuplot <<-GP
 		set terminal pngcairo size 560,520 noenhanced
@@ -208,7 +210,8 @@ cmd_season() {
 		set grid
 		plot x with lines dashtype 2 lc rgb "#888888" title "perfect calibration", \
 		     "$tmp/rel_openskill.tsv" using 1:2:4 with yerrorlines pointtype 7 lc rgb "#3366cc" title "openskill (bars: allowed gap)", \
-		     "$tmp/rel_glicko2.tsv" using 1:2:4 with yerrorlines pointtype 5 lc rgb "#cc6633" title "glicko2"
+		     "$tmp/rel_glicko2.tsv" using 1:2:4 with yerrorlines pointtype 5 lc rgb "#cc6633" title "glicko2", \
+		     "$tmp/rel_elo.tsv" using 1:2:4 with yerrorlines pointtype 9 lc rgb "#339933" title "elo"
 	GP
 	rm -rf "$tmp"
 	echo "season plots written to $dir"

@@ -5,7 +5,8 @@
 -- reasons and their order must be those of the matcher over the whole
 -- queue: mm._match_rosters over the same waiting rosters. Random queues
 -- (sizes, parties, ratings, waits, professions, rosters without players)
--- and random configs (every filter and scoring key), each ticked with a
+-- and random configs (every filter and scoring key, and half of them the
+-- hard rules with the region a match is played in), each ticked with a
 -- read batch of 1, 2, 5 or the default, and previewed with another.
 \set VERBOSITY terse
 SET timezone = 'UTC';
@@ -25,9 +26,13 @@ DECLARE
 BEGIN
     FOR i IN 1 .. n LOOP
         size := CASE WHEN random() < 0.02 THEN 0 ELSE 1 + floor(random() * max_party)::int END;
-        INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at)
+        INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at,
+                               attributes, latencies)
         VALUES (qid, 1500 + spread * (random() - 0.5), floor(random() * 60), floor(random() * 40),
-                floor(random() * 500), floor(random() * 3), at - random() * max_wait * interval '1 second')
+                floor(random() * 500), floor(random() * 3), at - random() * max_wait * interval '1 second',
+                jsonb_build_object('mode', (ARRAY['ctf', 'arena', 'duel'])[1 + floor(random() * 3)::int],
+                                   'tier', floor(random() * 6)),
+                jsonb_build_object('eu', floor(random() * 120), 'us', floor(random() * 120)))
         RETURNING roster_id INTO rid;
         INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
         SELECT nextval('pg_temp.player_seq'), rid, qid, k,
@@ -37,7 +42,9 @@ BEGIN
     END LOOP;
 END $$;
 
--- a random config: every filter and scoring key
+-- a random config: every filter and scoring key, and half of the time the
+-- hard rules (equal on a mode, distance on a tier, latency, each but equal
+-- with an expansion)
 CREATE FUNCTION pg_temp.config() RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -68,7 +75,15 @@ BEGIN
             'profession_common', floor(random() * 1000) - 800,
             'profession_unique', floor(random() * 1000) - 200,
             'dishonor_distance', floor(random() * 200) - 150,
-            'dishonor_stack', floor(random() * 100) - 80));
+            'dishonor_stack', floor(random() * 100) - 80))
+        || CASE WHEN random() < 0.5 THEN '{}'::jsonb ELSE jsonb_build_object(
+            'attributes', '{"mode": {"type": "string"}, "tier": {"type": "number"}}'::jsonb,
+            'rules', jsonb_build_array(
+                '{"type": "equal", "attribute": "mode"}'::jsonb,
+                jsonb_build_object('type', 'distance', 'attribute', 'tier', 'max', floor(random() * 3),
+                                   'expand', jsonb_build_array(jsonb_build_object('after', 30, 'max', 4))),
+                jsonb_build_object('type', 'latency', 'max', 20 + floor(random() * 60),
+                                   'expand', jsonb_build_array(jsonb_build_object('after', 60, 'max', 150))))) END;
 END $$;
 
 -- the matcher over the whole queue, as a rosters query in queue order
@@ -76,7 +91,8 @@ CREATE FUNCTION pg_temp.whole(qid int) RETURNS text
 LANGUAGE sql AS $$
     SELECT format('SELECT r.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players, r.rating, '
                   'r.deviation, r.rank, r.ladder_points, r.dishonor, '
-                  'array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, r.joined_at '
+                  'array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, r.joined_at, '
+                  'r.attributes, r.latencies '
                   'FROM mm.roster r JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id '
                   'WHERE r.queue_id = %s GROUP BY r.roster_id ORDER BY min(r.position)', qid)
 $$;
@@ -96,6 +112,8 @@ DECLARE
 BEGIN
     CREATE TEMP TABLE expected ON COMMIT DROP AS
         SELECT * FROM mm._match_rosters(pg_temp.whole(qid), cfg, at);
+    CREATE TEMP TABLE expected_regions ON COMMIT DROP AS
+        SELECT DISTINCT e.match_no::bigint, e.region FROM mm.match_rosters(pg_temp.whole(qid), cfg, at) e;
     PERFORM set_config('mm.tick_read_batch', preview_batch::text, true);
     CREATE TEMP TABLE previewed ON COMMIT DROP AS SELECT * FROM mm.preview(qname, at);
     PERFORM set_config('mm.tick_read_batch', tick_batch::text, true);
@@ -113,6 +131,15 @@ BEGIN
         UNION ALL
         (SELECT dense_rank() OVER (ORDER BY t.match_id), t.roster_id, t.team FROM ticked t
          EXCEPT ALL SELECT e.match_no, e.roster_id, e.team FROM expected e WHERE e.outcome = 'matched')) d;
+    -- the region each match is played in (the latency rule's; NULL without)
+    differences := differences + (SELECT count(*) FROM (
+        (SELECT e.match_no, e.region FROM expected_regions e
+         EXCEPT SELECT dense_rank() OVER (ORDER BY m.match_id), m.region
+         FROM mm.match m WHERE m.match_id IN (SELECT t.match_id FROM ticked t))
+        UNION ALL
+        (SELECT dense_rank() OVER (ORDER BY m.match_id), m.region
+         FROM mm.match m WHERE m.match_id IN (SELECT t.match_id FROM ticked t)
+         EXCEPT SELECT e.match_no, e.region FROM expected_regions e)) d);
     -- failed targets: at the back of the queue in the order they failed
     differences := differences + (SELECT count(*) FROM (
         (SELECT e.roster_id, e.failed_no::bigint FROM expected e WHERE e.outcome = 'failed'
@@ -133,7 +160,7 @@ BEGIN
     IF matched IS DISTINCT FROM (SELECT count(DISTINCT e.match_no)::int FROM expected e WHERE e.outcome = 'matched') THEN
         differences := differences + 1;
     END IF;
-    DROP TABLE expected, previewed, ticked;
+    DROP TABLE expected, expected_regions, previewed, ticked;
 END $$;
 
 -- random queues

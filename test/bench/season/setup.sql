@@ -131,7 +131,7 @@ BEGIN
     WHERE qu.name = q GROUP BY f.key;
     -- the ratings at the end of the season, beside the hidden skills
     INSERT INTO season_rating
-    SELECT model, r.player_id, r.state[1]
+    SELECT season_run.model, r.player_id, r.state[1]
     FROM mm.ratings r WHERE r.key = q AND r.model = season_run.model;
 END
 $$;
