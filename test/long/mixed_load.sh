@@ -265,7 +265,7 @@ fi
 # the comparison sees a difference, one live rating moved by 1e-15 of itself.
 start=$(date +%s)
 q -d "$db" -c "BEGIN" -f "$here/replay.sql" \
-	-c "UPDATE mm.ratings SET mu = mu + abs(mu) * 1e-15
+	-c "UPDATE mm.ratings SET state[1] = state[1] + abs(state[1]) * 1e-15
 	    WHERE (player_id, key) = (SELECT player_id, key FROM mm.ratings WHERE key = 'duo' ORDER BY player_id LIMIT 1)" \
 	-f "$here/compare.sql" -c "ROLLBACK" >"$work/replay" 2>&1
 { read -r reports replayed rows differing moved && read -r _ _ _ sabotaged _; } <"$work/replay"

@@ -72,15 +72,15 @@ FROM mm.ticket_event e
 WHERE e.match_id IS NOT NULL AND NOT EXISTS (SELECT FROM mm.match m WHERE m.match_id = e.match_id);
 SELECT count(*), 'rating rows whose games are not their players'' reported matches'
 FROM mm.ratings r
-WHERE r.games <> (SELECT count(*) FROM mm.match_result_player p WHERE p.player_id = r.player_id AND p.key = r.key);
+WHERE r.games <> (SELECT count(*) FROM mm.match_result_player p
+                  WHERE p.player_id = r.player_id AND p.key = r.key AND p.model = r.model);
 SELECT count(*), 'reported matches without their place in the report order, or the reverse'
 FROM (SELECT match_id FROM mm.match_result WHERE status = 'reported') x FULL JOIN load.report_order o USING (match_id)
 WHERE x.match_id IS NULL OR o.match_id IS NULL;
 -- each player's reports form a chain: a report's before is the previous one's after
 SELECT count(*), 'reports that read a rating or ladder points another report had replaced'
-FROM (SELECT p.mu_before, lag(p.mu_after) OVER w AS prev_mu, p.sigma_before, lag(p.sigma_after) OVER w AS prev_sigma,
+FROM (SELECT p.state_before, lag(p.state_after) OVER w AS prev_state,
              p.ladder_before, lag(p.ladder_after) OVER w AS prev_ladder, row_number() OVER w AS n
       FROM mm.match_result_player p JOIN load.report_order o USING (match_id)
-      WINDOW w AS (PARTITION BY p.player_id, p.key ORDER BY o.seq)) x
-WHERE n > 1 AND (mu_before IS DISTINCT FROM prev_mu OR sigma_before IS DISTINCT FROM prev_sigma
-                 OR ladder_before IS DISTINCT FROM prev_ladder);
+      WINDOW w AS (PARTITION BY p.player_id, p.key, p.model ORDER BY o.seq)) x
+WHERE n > 1 AND (state_before IS DISTINCT FROM prev_state OR ladder_before IS DISTINCT FROM prev_ladder);
