@@ -490,3 +490,8 @@ ALTER TABLE mm.roster
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
     ADD CONSTRAINT roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
         REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
+-- mm.match by time alone: no index but its keys leads with queue_id, so
+-- that a foreign key's check by (queue_id, match_id) only has the keys to
+-- choose from
+DROP INDEX mm.match_queue_idx;
+CREATE INDEX match_created_idx ON mm.match (created_at);
