@@ -569,6 +569,7 @@ DECLARE
     stacks int;
     id bigint;
     distributed boolean;
+    held boolean;
 BEGIN
     IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
@@ -646,6 +647,7 @@ BEGIN
     PERFORM FROM mm.queued_player qp
     WHERE NOT distributed AND qp.player_id = ANY (players) AND NOT qp.requeued
     ORDER BY qp.player_id FOR UPDATE;
+    held := FOUND;
     SELECT qp.player_id, qp.roster_id INTO p, other
     FROM mm.queued_player qp JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
     WHERE NOT distributed AND qp.player_id = ANY (players) AND NOT qp.requeued AND r.match_id IS NULL
@@ -680,10 +682,19 @@ BEGIN
     IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
         SELECT e.player_id, e.match_id INTO p, other
         -- its last roster that went into a match (with the player in it)
-        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, mr.queue_id, mr.match_id
+        -- (each event's roster looked up by its key, in the match it is in
+        -- or ended in: never a read of every match's rosters)
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, x.queue_id, x.match_id
               FROM mm.ticket_event e
-              JOIN mm.match_roster mr ON mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
-              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting' AND e.player_id = ANY (mr.players)
+              CROSS JOIN LATERAL (
+                  SELECT r.queue_id, r.match_id FROM mm.roster r
+                  WHERE r.queue_id = e.queue_id AND r.roster_id = e.roster_id AND r.match_id IS NOT NULL
+                    AND EXISTS (SELECT FROM mm.queued_player qp
+                                WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
+                  UNION ALL
+                  SELECT x.queue_id, x.match_id FROM mm.ended_roster x
+                  WHERE x.queue_id = e.queue_id AND x.roster_id = e.roster_id AND e.player_id = ANY (x.players)) x
+              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting'
               ORDER BY e.player_id, e.event_id DESC) e
         JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
         WHERE m.status <> 'finished'
@@ -700,12 +711,16 @@ BEGIN
     -- or a ready check that ended and is not dissolved yet) keeps its row
     -- there, marked requeued: the player key counts the new roster only,
     -- and a dissolve removes the old one
-    -- (on Citus the key holds per queue: this queue's rows only)
-    UPDATE mm.queued_player qp SET requeued = true
-    FROM mm.roster r
-    WHERE qp.player_id = ANY (players) AND NOT qp.requeued
-      AND (NOT distributed OR qp.queue_id = q.queue_id)
-      AND r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id AND r.match_id IS NOT NULL;
+    -- (on Citus the key holds per queue: this queue's rows only). Only when
+    -- the lock above found a row of these players: a new player costs no
+    -- more than that lookup.
+    IF held OR distributed THEN
+        UPDATE mm.queued_player qp SET requeued = true
+        WHERE qp.player_id = ANY (players) AND NOT qp.requeued
+          AND (NOT distributed OR qp.queue_id = q.queue_id)
+          AND EXISTS (SELECT FROM mm.roster r
+                      WHERE r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id AND r.match_id IS NOT NULL);
+    END IF;
 
     -- no rating given: the roster's rating and deviation from the players'
     -- mm.ratings rows of the queue's rating key
@@ -993,8 +1008,18 @@ SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
                      CASE WHEN e.status <> 'waiting' THEN e.at END AS since, e.match_id, e.reason
               FROM mm.ticket_event e WHERE e.player_id = ticket_status.player_id
               ORDER BY e.event_id DESC LIMIT 1) e
-        LEFT JOIN mm.match_roster mr ON e.end_status IS NULL AND mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
-                                        AND e.player_id = ANY (mr.players)
+        -- (the roster looked up by its key where it is, in an open match or
+        -- an ended one: never a read of every match's rosters)
+        LEFT JOIN LATERAL (
+            SELECT r.roster_id, r.match_id FROM mm.roster r
+            WHERE e.end_status IS NULL AND r.queue_id = e.queue_id AND r.roster_id = e.roster_id
+              AND r.match_id IS NOT NULL
+              AND EXISTS (SELECT FROM mm.queued_player qp
+                          WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
+            UNION ALL
+            SELECT x.roster_id, x.match_id FROM mm.ended_roster x
+            WHERE e.end_status IS NULL AND x.queue_id = e.queue_id AND x.roster_id = e.roster_id
+              AND e.player_id = ANY (x.players)) mr ON true
         WHERE e.end_status IS NOT NULL OR mr.roster_id IS NOT NULL
     ) x
     JOIN mm.queue q ON q.queue_id = x.queue_id
