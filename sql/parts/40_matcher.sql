@@ -1142,12 +1142,16 @@ BEGIN
     SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id
     FROM (SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players, 'match'::text AS kind,
                  NULL::bigint AS backfill_id, 0 AS part
-          FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+          -- each match's rosters looked up by its id (OFFSET 0 keeps the
+          -- lookup per match: never a read of every match's rosters)
+          FROM d CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                                     WHERE mr.queue_id = q.queue_id AND mr.match_id = d.match_id OFFSET 0) mr
           WHERE mr.backfill_id IS NULL
           UNION ALL
           SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1
-          FROM db JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = db.match_id
-                                          AND mr.backfill_id = db.backfill_id) x
+          FROM db CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                                      WHERE mr.queue_id = q.queue_id AND mr.match_id = db.match_id OFFSET 0) mr
+          WHERE mr.backfill_id = db.backfill_id) x
     ORDER BY x.part, x.match_id, x.backfill_id, x.team DESC, x.roster_id;
 END
 $$;
@@ -1186,7 +1190,8 @@ BEGIN
         SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
                NULL::boolean AS requeued
         FROM mm.match m
-        JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+        CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                            WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
         WHERE m.match_id = ANY (match_ids) AND m.status <> 'dissolved'
         UNION ALL
         -- a dissolved match gave its rosters up: what became of each, from
@@ -1218,7 +1223,8 @@ BEGIN
     RETURN QUERY
     SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
     FROM mm.match m
-    JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                        WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
     LEFT JOIN mm.backfill b ON b.backfill_id = mr.backfill_id
     WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
       -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
@@ -1282,7 +1288,9 @@ LEFT JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
-    FROM mm.match mt JOIN mm.match_roster mr ON mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id
+    FROM mm.match mt
+    CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                        WHERE mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id OFFSET 0) mr
     WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
 ) m ON true
 WHERE q.dropped_at IS NULL;
@@ -1305,7 +1313,8 @@ BEGIN
                                       interval '0') END
     FROM (SELECT mr.waited
           FROM mm.match m
-          JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+          CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                              WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
           WHERE m.queue_id = _estimate_wait.queue_id AND m.created_at > _estimate_wait.at - interval '1 hour'
             AND m.created_at <= _estimate_wait.at AND mr.backfill_id IS NULL
             AND mr.waited >= _estimate_wait.waited
