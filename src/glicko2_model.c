@@ -3,8 +3,9 @@
  * glicko2_model.c
  *		Glicko-2 as a rating family (rating_model.h): a state of rating,
  *		rd and vol; a game is one rating period in which each player meets
- *		every opposing player (1 for the better rank, 0.5 for a tie), with
- *		the tau and policy of an MmGlicko2Params.
+ *		each opposing team once, by a team likelihood on the teams' mean
+ *		ratings (1 for the better rank, 0.5 for a tie), with the tau and
+ *		policy of an MmGlicko2Params.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,88 +36,145 @@ g2_state(const MmRatingGame *g, int p)
 }
 
 /*
+ * The team likelihood (docs/ratings.md, "Glicko-2 in teams"). On the
+ * Glicko-2 scale a team's strength is its players' mean mu, and team A
+ * beats team B with probability
+ *
+ *		E = 1 / (1 + exp(-g(phi) (M_A - M_B))),  M_t = (1/n_t) sum_{k in t} mu_k,
+ *
+ * phi^2 the variance of M_A - M_B, sum over both teams of phi_k^2 / n_t^2
+ * (Glickman's g over the ratings' uncertainty, as step 3 takes it over an
+ * opponent's). A player's update takes its own mu as the unknown and every
+ * other player's as uncertain: phi^2 without its own term, and the
+ * derivative of the log-likelihood with respect to its mu, which is
+ * (g / n_A) (s - E), with the information (g / n_A)^2 E (1 - E). These are
+ * step 3's and 4's terms of one game with g_j = g / n_A, so they go into a
+ * Glicko2Sums and the rest of the period (volatility, steps 5-8) is
+ * Glickman's. A player of a team of one against a team of one has n_A 1
+ * and phi^2 = phi_j^2: Glickman's game, to the bit.
+ */
+typedef struct G2Teams
+{
+	double	   *mean;			/* M_t */
+	double	   *var;			/* sum_{k in t} phi_k^2 / n_t^2 */
+	double	   *size;			/* n_t */
+	double		small[3 * MM_RATING_SMALL];
+} G2Teams;
+
+/* Each team's mean mu, the variance of that mean and its size. */
+static void
+g2_teams(const MmRatingGame *g, G2Teams *t)
+{
+	int			k = g->nteams;
+
+	t->mean = k <= MM_RATING_SMALL ? t->small : palloc(sizeof(double) * 3 * k);
+	t->var = t->mean + k;
+	t->size = t->var + k;
+	for (int i = 0; i < k; i++)
+		t->mean[i] = t->var[i] = t->size[i] = 0.0;
+	for (int p = 0; p < g->nplayers; p++)
+	{
+		int			i = g->team_of[p];
+		double		phi = g->state[1][p] / GLICKO2_SCALE;
+
+		t->mean[i] += (g->state[0][p] - GLICKO2_CENTRE) / GLICKO2_SCALE;
+		t->var[i] += phi * phi;
+		t->size[i]++;
+	}
+	for (int i = 0; i < k; i++)
+	{
+		t->mean[i] /= t->size[i];
+		t->var[i] /= t->size[i] * t->size[i];
+	}
+}
+
+static void
+g2_teams_free(G2Teams *t)
+{
+	if (t->mean != t->small)
+		pfree(t->mean);
+}
+
+/*
  * Rate one game: each player's period holds one game against each opposing
- * player, in player order, from the ratings before the game.
+ * team, its terms from the team likelihood above (a team of one player
+ * against a team of one: Glickman's game against that player), all from
+ * the ratings before the game; 1 for the better rank, 0.5 for a tie.
  */
 static void
 g2_model_rate(const void *params, const MmRatingGame *g, double *const *out)
 {
 	const MmGlicko2Params *prm = params;
+	G2Teams		t;
 
+	g2_teams(g, &t);
 	for (int i = 0; i < g->nplayers; i++)
 	{
-		double		r = g->rank[g->team_of[i]];
+		int			a = g->team_of[i];
+		double		phi = g->state[1][i] / GLICKO2_SCALE;
+		double		own = fmax(t.var[a] - phi * phi / (t.size[a] * t.size[a]), 0.0);
 		Glicko2Sums sums = {0, 0, 0};
 		Glicko2Player after;
 
 		CHECK_FOR_INTERRUPTS();
-		for (int j = 0; j < g->nplayers; j++)
+		for (int b = 0; b < g->nteams; b++)
 		{
-			double		s = g->rank[g->team_of[j]];
+			double		gb,
+						gw,
+						e,
+						s;
 
-			if (g->team_of[j] == g->team_of[i])
+			if (b == a)
 				continue;
-			mm_g2_accumulate(&sums, g->state[0][i], g->state[0][j], g->state[1][j],
-							 r < s ? 1.0 : (r == s ? 0.5 : 0.0));
+			s = g->rank[a] < g->rank[b] ? 1.0 : (g->rank[a] == g->rank[b] ? 0.5 : 0.0);
+			gb = glicko2_g(sqrt(own + t.var[b]));
+			e = glicko2_e(t.mean[a], t.mean[b], gb);
+			gw = gb / t.size[a];
+			sums.v_inv += gw * gw * e * (1.0 - e);
+			sums.delta_sum += gw * (s - e);
+			sums.n += 1.0;
 		}
 		after = mm_g2_rate_period(g2_state(g, i), &sums, prm->tau, prm->pol);
 		out[0][i] = after.rating;
 		out[1][i] = after.rd;
 		out[2][i] = after.vol;
 	}
+	g2_teams_free(&t);
 }
 
 /*
- * Each team's probability of winning: a team plays as one player, its mean
- * rating with the root mean square of its deviations; each pair of teams
- * splits one win by the expected score of Glickman's step 3 (with both
- * deviations), and each team's share is divided by the number of pairs.
- * Two players: the first's expected score against the second, and one
- * minus it.
+ * Each team's probability of winning: each pair of teams splits one win by
+ * the team likelihood's E, with every player's deviation (phi^2 the sum of
+ * both teams' variances of their means), and each team's share is divided
+ * by the number of pairs. Two players: mm_g2_expect of the first against
+ * the second, and one minus it.
  */
 static void
 g2_model_predict(const void *params pg_attribute_unused(), const MmRatingGame *g,
 				 double *prob)
 {
 	int			k = g->nteams;
-	double		small[3 * MM_RATING_SMALL];
-	double	   *rating = k <= MM_RATING_SMALL ? small : palloc(sizeof(double) * 3 * k);
-	double	   *rd = rating + k;
-	double	   *size = rd + k;
 	double		denom = k * (k - 1) / 2.0;
+	G2Teams		t;
 
-	for (int t = 0; t < k; t++)
-		rating[t] = rd[t] = size[t] = 0.0;
-
-	for (int p = 0; p < g->nplayers; p++)
-	{
-		int			t = g->team_of[p];
-
-		rating[t] += g->state[0][p];
-		rd[t] += g->state[1][p] * g->state[1][p];
-		size[t]++;
-	}
-	for (int t = 0; t < k; t++)
-	{
-		rating[t] /= size[t];
-		rd[t] = sqrt(rd[t] / size[t]);
-		prob[t] = 0.0;
-	}
+	g2_teams(g, &t);
+	for (int i = 0; i < k; i++)
+		prob[i] = 0.0;
 	for (int i = 0; i < k; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
 		for (int j = i + 1; j < k; j++)
 		{
-			double		e = mm_g2_expect(rating[i], rd[i], rating[j], rd[j]);
+			double		e = glicko2_e(t.mean[i], t.mean[j],
+									  glicko2_g(sqrt(t.var[i] + t.var[j])));
 
 			prob[i] += e;
 			prob[j] += 1.0 - e;
 		}
 	}
-	for (int t = 0; t < k; t++)
-		prob[t] /= denom;
-	if (rating != small)
-		pfree(rating);
+	for (int i = 0; i < k; i++)
+		prob[i] /= denom;
+	g2_teams_free(&t);
 }
 
 /* The deviation grows over idle periods (mm_g2_idle, with the policy's rule). */
@@ -210,26 +268,37 @@ g2_model_roster(const void *params pg_attribute_unused(), int n,
 }
 
 /*
- * The red team's probability of winning, as g2_model_predict gives it with
- * each player carrying its roster's figures: a team's mean rating and the
- * root mean square of its deviations, and Glickman's expected score.
+ * The red team's probability of winning: the team likelihood's E, a team's
+ * mean mu from its rosters' means. The players of a roster queue together
+ * and are rated from the same results, so their errors are not
+ * independent: a roster of m players with mean deviation d adds (m d)^2 to
+ * the variance of its team's sum, the bound sd(sum) <= sum of sd's, which
+ * it reaches when they always play together; rosters count as independent.
+ * A roster of one player adds its phi^2, as g2_model_predict counts every
+ * player (a game of rosters of one: exactly its prediction).
  */
 static double
 g2_model_odds(const void *params pg_attribute_unused(), int n, const int *team,
 			  const int *players, const double *rating, const double *deviation)
 {
-	double		r[2] = {0.0, 0.0};
-	double		d2[2] = {0.0, 0.0};
+	double		mu[2] = {0.0, 0.0};
+	double		var[2] = {0.0, 0.0};
 	double		size[2] = {0.0, 0.0};
 
 	for (int i = 0; i < n; i++)
 	{
-		r[team[i]] += players[i] * rating[i];
-		d2[team[i]] += players[i] * deviation[i] * deviation[i];
+		double		phi = deviation[i] / GLICKO2_SCALE;
+
+		mu[team[i]] += players[i] * ((rating[i] - GLICKO2_CENTRE) / GLICKO2_SCALE);
+		var[team[i]] += players[i] * players[i] * phi * phi;
 		size[team[i]] += players[i];
 	}
-	return mm_g2_expect(r[0] / size[0], sqrt(d2[0] / size[0]),
-						r[1] / size[1], sqrt(d2[1] / size[1]));
+	for (int t = 0; t < 2; t++)
+	{
+		mu[t] /= size[t];
+		var[t] /= size[t] * size[t];
+	}
+	return glicko2_e(mu[0], mu[1], glicko2_g(sqrt(var[0] + var[1])));
 }
 
 /* rating - 2 rd. */
