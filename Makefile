@@ -31,6 +31,7 @@ OBJS        = \
 	src/placement.o \
 	src/queue.o \
 	src/rules.o \
+	src/rating_config.o \
 	src/rating_model.o \
 	src/rating_replay.o \
 	src/ready.o \
