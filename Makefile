@@ -29,6 +29,8 @@ OBJS        = \
 	src/openskill_replay.o \
 	src/openskill_sql.o \
 	src/placement.o \
+	src/placement_config.o \
+	src/placement_score.o \
 	src/queue.o \
 	src/rules.o \
 	src/rating_config.o \
