@@ -7,6 +7,8 @@ MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
 	src/async.o \
+	src/async_config.o \
+	src/async_store.o \
 	src/backfill.o \
 	src/calibration.o \
 	src/config.o \
