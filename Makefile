@@ -6,6 +6,7 @@ EXTVERSION  = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.cont
 MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
+	src/arrays.o \
 	src/async.o \
 	src/async_config.o \
 	src/async_store.o \

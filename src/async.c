@@ -114,7 +114,7 @@ async_label_set(ArrayType *array)
 			continue;
 		elems[kept++] = elems[i];
 	}
-	return construct_array(elems, kept, TEXTOID, -1, false, TYPALIGN_INT);
+	return DatumGetArrayTypeP(mm_text_datums_array(kept, elems));
 }
 
 /* Return a row of the function's OUT parameters; no value is NULL. */
@@ -504,7 +504,6 @@ mm_async_search(PG_FUNCTION_ARGS)
 	int			count,
 				lo,
 				hi;
-	Datum	   *elems;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 
@@ -512,17 +511,14 @@ mm_async_search(PG_FUNCTION_ARGS)
 	check_retries(retries);
 	order = palloc(sizeof(int) * c->mmr_bucket_count);
 	count = async_search_order(c, mmr, retries, order);
-	elems = palloc(sizeof(Datum) * count);
 	lo = hi = order[0];
 	for (int i = 0; i < count; i++)
 	{
-		elems[i] = Int32GetDatum(order[i]);
 		lo = Min(lo, order[i]);
 		hi = Max(hi, order[i]);
 	}
 	values[0] = Int32GetDatum(order[0]);
-	values[1] = PointerGetDatum(construct_array(elems, count, INT4OID,
-												sizeof(int32), true, TYPALIGN_INT));
+	values[1] = mm_int4_array_datum(count, order, NULL);
 	values[2] = bound_datum(async_bound(c, lo), &nulls[2]);
 	values[3] = bound_datum(async_bound(c, hi + 1), &nulls[3]);
 	PG_RETURN_DATUM(return_row(fcinfo, values, nulls));

@@ -306,7 +306,6 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	int64	   *pref;
 	int			npref;
 	Datum	   *names;
-	Datum	   *sd;
 	ArrayType  *names_array;
 	bool		has_friends = false;
 
@@ -365,21 +364,15 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 	names = palloc(sizeof(Datum) * st.nsig);
 	for (int i = 0; i < st.pc->nsignals; i++)
 		names[i] = CStringGetTextDatum(st.pc->signals[i].name);
-	names_array = construct_array(names, st.pc->nsignals, TEXTOID, -1, false,
-								  TYPALIGN_INT);
+	names_array = DatumGetArrayTypeP(mm_text_datums_array(st.pc->nsignals, names));
 
-	sd = palloc(sizeof(Datum) * st.nsig);
 	for (int r = 0; r < st.nrows; r++)
 	{
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
 		const double *sc = &st.scores[(size_t) st.ranked[r].index * st.nsig];
-		ArrayType  *sa;
+		ArrayType  *sa = DatumGetArrayTypeP(mm_float8_array_datum(st.pc->nsignals, sc, NULL));
 
-		for (int i = 0; i < st.pc->nsignals; i++)
-			sd[i] = Float8GetDatum(sc[i]);
-		sa = construct_array(sd, st.pc->nsignals, FLOAT8OID, sizeof(float8),
-							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 		values[0] = Int64GetDatum(st.ranked[r].server_id);
 		values[1] = Float8GetDatum(st.ranked[r].score);
 		values[2] = PointerGetDatum(names_array);

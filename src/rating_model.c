@@ -256,12 +256,7 @@ mm_rating_state_read(const MmRatingModel *model, ArrayType *a, double *state)
 Datum
 mm_rating_state_datum(const MmRatingModel *model, const double *state)
 {
-	Datum		d[MM_RATING_MAX_STATE];
-
-	for (int c = 0; c < model->nstate; c++)
-		d[c] = Float8GetDatum(state[c]);
-	return PointerGetDatum(construct_array(d, model->nstate, FLOAT8OID, 8,
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	return mm_float8_array_datum(model->nstate, state, NULL);
 }
 
 /* The family of a model argument: an error naming the families if unknown. */
