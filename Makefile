@@ -6,7 +6,10 @@ EXTVERSION  = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.cont
 MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
+	src/arrays.o \
 	src/async.o \
+	src/async_config.o \
+	src/async_store.o \
 	src/backfill.o \
 	src/calibration.o \
 	src/config.o \
@@ -29,8 +32,11 @@ OBJS        = \
 	src/openskill_replay.o \
 	src/openskill_sql.o \
 	src/placement.o \
+	src/placement_config.o \
+	src/placement_score.o \
 	src/queue.o \
 	src/rules.o \
+	src/rating_config.o \
 	src/rating_model.o \
 	src/rating_replay.o \
 	src/ready.o \

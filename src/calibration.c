@@ -175,12 +175,9 @@ state_values(ArrayType *a, const char *what, int *len)
 static ArrayType *
 state_make(int len)
 {
-	Datum	   *d = palloc(sizeof(Datum) * len);
+	double	   *zero = palloc0(sizeof(double) * Max(len, 1));
 
-	for (int i = 0; i < len; i++)
-		d[i] = Float8GetDatum(0.0);
-	return construct_array(d, len, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
-						   TYPALIGN_DOUBLE);
+	return DatumGetArrayTypeP(mm_float8_array_datum(len, zero, NULL));
 }
 
 static void

@@ -526,15 +526,28 @@ static const MmConfigKind *const config_kinds[] = {
 	&mm_place_config_kind,
 };
 
+/*
+ * The i-th kind (0-based): the list above, then each rating family's
+ * options (rating_config.c); NULL past the end.
+ */
+static const MmConfigKind *
+config_kind_at(int i)
+{
+	if (i < (int) lengthof(config_kinds))
+		return config_kinds[i];
+	return mm_rating_options_kind(i - (int) lengthof(config_kinds));
+}
+
 /* Every config kind's name, for a hint. */
 static char *
 config_kind_list(void)
 {
 	StringInfoData buf;
+	const MmConfigKind *c;
 
 	initStringInfo(&buf);
-	for (int i = 0; i < (int) lengthof(config_kinds); i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", config_kinds[i]->kind);
+	for (int i = 0; (c = config_kind_at(i)) != NULL; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", c->kind);
 	return buf.data;
 }
 
@@ -551,11 +564,12 @@ mm_config_keys(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *want = PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bool		found = false;
+	const MmConfigKind *c;
 
 	if (want != NULL)
 	{
-		for (int i = 0; i < (int) lengthof(config_kinds); i++)
-			found |= strcmp(config_kinds[i]->kind, want) == 0;
+		for (int i = 0; (c = config_kind_at(i)) != NULL; i++)
+			found |= strcmp(c->kind, want) == 0;
 		if (!found)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -563,9 +577,8 @@ mm_config_keys(PG_FUNCTION_ARGS)
 					 errhint("Valid kinds are: %s.", config_kind_list())));
 	}
 	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; i < (int) lengthof(config_kinds); i++)
+	for (int i = 0; (c = config_kind_at(i)) != NULL; i++)
 	{
-		const MmConfigKind *c = config_kinds[i];
 		void	   *base;
 
 		if (want != NULL && strcmp(c->kind, want) != 0)
@@ -575,4 +588,24 @@ mm_config_keys(PG_FUNCTION_ARGS)
 		config_keys_rows(rsinfo, c->kind, NULL, c->keys, base);
 	}
 	return (Datum) 0;
+}
+
+void
+mm_config_check_name(const char *what, const char *key, const char *value)
+{
+	size_t		len = strlen(value);
+
+	if (len > NAMEDATALEN - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s key \"%s\" is too long", what, key),
+				 errdetail("It has %zu bytes: %.20s...", len, value),
+				 errhint("Names of queues, pools, rating keys, dishonor reasons and professions have 1 to %d bytes.",
+						 NAMEDATALEN - 1)));
+	for (const char *c = value; *c; c++)
+		if ((unsigned char) *c < 0x20 || *c == 0x7f)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s\" must not contain control characters", what, key),
+					 errhint("Use printable characters only.")));
 }

@@ -116,6 +116,14 @@ extern const MmConfigKind mm_rate_config_kind;
 extern const MmConfigKind mm_place_config_kind;
 
 /*
+ * The options of the i-th rating family (0-based; "rating.options" of a
+ * queue whose rating.model names it) as a kind "<family>_options"; NULL
+ * past the last family, and for a family without options (it is skipped).
+ * rating_config.c defines it.
+ */
+extern const MmConfigKind *mm_rating_options_kind(int i);
+
+/*
  * Read a config of a kind into the struct at base (kind->size bytes):
  * defaults, then the config's keys (NULL: defaults only), then the kind's
  * checks.
@@ -169,6 +177,14 @@ extern Datum mm_config_input(PGFunction input, const char *text,
  * months and years instead: see mm_duration_parse.)
  */
 extern double mm_interval_seconds(const Interval *iv);
+
+/*
+ * Refuse a name a config key gives (a rating key, a dishonor reason) that
+ * is over NAMEDATALEN - 1 (63) bytes, as PostgreSQL identifiers, or holds
+ * control characters, so that it fits any key or payload that carries it.
+ * "what" names the config, "key" the key.
+ */
+extern void mm_config_check_name(const char *what, const char *key, const char *value);
 
 /* Value of key "name" of an object container; NULL if absent or no object. */
 extern JsonbValue *mm_jsonb_object_get(JsonbContainer *container,

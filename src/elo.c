@@ -23,7 +23,6 @@
  */
 #include "rating_model.h"
 #include "config.h"
-#include "matcher.h"
 
 #include <math.h>
 
@@ -167,22 +166,19 @@ elo_predict(const void *params, const MmRatingGame *g, double *prob)
 
 /* A queue's rating.options (read by the config spine with elo_options). */
 static const void *
-elo_queue_params(const MmMatcherConfig *cfg)
+elo_queue_params(const void *options)
 {
 	EloOptions *o = palloc(sizeof(EloOptions));
 
-	if (cfg->rating_options != NULL)
-		memcpy(o, cfg->rating_options, sizeof(EloOptions));
-	else
-		mm_config_defaults(elo_options, o);
+	memcpy(o, options, sizeof(EloOptions));
 	return o;
 }
 
 /* A new player: rating.options.initial, no games. */
 static void
-elo_defaults(const MmMatcherConfig *cfg, double *state)
+elo_defaults(const void *options, double *state)
 {
-	const EloOptions *o = elo_queue_params(cfg);
+	const EloOptions *o = options;
 
 	state[0] = o->initial;
 	state[1] = 0.0;

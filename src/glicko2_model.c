@@ -10,7 +10,6 @@
  *-------------------------------------------------------------------------
  */
 #include "glicko2.h"
-#include "matcher.h"
 #include "rating_model.h"
 
 #include <math.h>
@@ -190,24 +189,56 @@ g2_model_idle(const void *params, double *state, double periods)
 	state[2] = p.vol;
 }
 
-/* A queue rates with plain Glicko-2 and Glickman's tau (as mm.glicko2_rate without tau and policy). */
-static const void *
-g2_model_queue_params(const MmMatcherConfig *cfg pg_attribute_unused())
+/* rating.options of a queue whose rating.model is "glicko2". */
+typedef struct G2QueueOptions
 {
+	double		rating;			/* a new player's rating */
+	double		rd;
+	double		vol;
+	double		tau;			/* the system constant */
+} G2QueueOptions;
+
+#define GO(f) offsetof(G2QueueOptions, f)
+
+static const MmConfigKey g2_options[] = {
+	{.name = "rating", .type = MM_CONFIG_FLOAT, .offset = GO(rating),
+		.min = -1e15, .max = 1e15, .def = 1500,
+	.doc = "a new player's Glicko-2 rating"},
+	{.name = "rd", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = GO(rd), .min = 0, .max = 1e15, .def = 350,
+	.doc = "a new player's Glicko-2 rating deviation"},
+	{.name = "vol", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = GO(vol), .min = 0, .max = 1e15, .def = 0.06,
+	.doc = "a new player's Glicko-2 volatility"},
+	{.name = "tau", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = GO(tau), .min = 0, .max = 1e15, .def = GLICKO2_TAU,
+	.doc = "Glicko-2's system constant: how much a volatility may change (Glickman: 0.3 to 1.2)"},
+	{.name = NULL}
+};
+
+#undef GO
+
+/* A queue rates with plain Glicko-2 (no policy) and its options' tau. */
+static const void *
+g2_model_queue_params(const void *options)
+{
+	const G2QueueOptions *q = options;
 	MmGlicko2Params *prm = palloc(sizeof(MmGlicko2Params));
 
 	prm->pol = NULL;
-	prm->tau = mm_g2_resolve_tau(get_float8_nan(), NULL);
+	prm->tau = mm_g2_resolve_tau(q->tau, NULL);
 	return prm;
 }
 
-/* A new player: the queue's rating.rating, rating.rd and rating.vol. */
+/* A new player: options.rating, options.rd and options.vol. */
 static void
-g2_model_defaults(const MmMatcherConfig *cfg, double *state)
+g2_model_defaults(const void *options, double *state)
 {
-	state[0] = cfg->g_rating;
-	state[1] = cfg->g_rd;
-	state[2] = cfg->g_vol;
+	const G2QueueOptions *q = options;
+
+	state[0] = q->rating;
+	state[1] = q->rd;
+	state[2] = q->vol;
 }
 
 /*
@@ -328,4 +359,7 @@ const MmRatingModel mm_glicko2_model = {
 	.defaults = g2_model_defaults,
 	.read_at = g2_model_read_at,
 	.conservative = g2_model_conservative,
+	.options = g2_options,
+	.options_size = sizeof(G2QueueOptions),
+	.rating_periods = true,
 };

@@ -78,12 +78,7 @@ glicko2_state_empty(ArrayType *a)
 static ArrayType *
 glicko2_state_make(const double *v)
 {
-	Datum		d[G2S_LEN];
-
-	for (int i = 0; i < G2S_LEN; i++)
-		d[i] = Float8GetDatum(v[i]);
-	return construct_array(d, G2S_LEN, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
-						   TYPALIGN_DOUBLE);
+	return DatumGetArrayTypeP(mm_float8_array_datum(G2S_LEN, v, NULL));
 }
 
 static void

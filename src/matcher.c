@@ -46,7 +46,6 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
-#include "openskill.h"
 #include "rating_model.h"
 
 #include <math.h>
@@ -125,134 +124,6 @@ static const MmConfigKey scoring_keys[] = {
 	{.name = NULL}
 };
 
-/*
- * "rating.options": an object kept as given here, and read by the keys of
- * the queue's rating family when the config is checked (the family is
- * known only then).
- */
-static void
-rating_options_parse(JsonbValue *v, void *base, const char *what, const char *path)
-{
-	MmMatcherConfig *cfg = base;
-
-	if (v == NULL)
-	{
-		cfg->rating_options_json = NULL;
-		return;
-	}
-	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s key \"%s\" must be an object", what, path),
-				 errhint("Give the rating family's options, such as {\"k\": 24} for Elo.")));
-	cfg->rating_options_json = JsonbValueToJsonb(v);
-}
-
-/* The family's options with their defaults; {} for a family without any. */
-static void
-rating_options_render(StringInfo buf, const void *base)
-{
-	const MmMatcherConfig *cfg = base;
-	const MmRatingModel *model = cfg->rating_model ? mm_rating_model_find(cfg->rating_model) : NULL;
-
-	if (model != NULL && model->options != NULL && cfg->rating_options != NULL)
-		mm_config_render(buf, model->options, cfg->rating_options);
-	else
-		appendStringInfoString(buf, "{}");
-}
-
-/* Read rating.options with the keys of the queue's family (known by now). */
-static void
-rating_options_check(MmMatcherConfig *cfg, const MmRatingModel *model)
-{
-	cfg->rating_options = NULL;
-	if (model->options != NULL)
-	{
-		cfg->rating_options = palloc0(model->options_size);
-		mm_config_defaults(model->options, cfg->rating_options);
-		if (cfg->rating_options_json != NULL)
-		{
-			JsonbValue	v;
-
-			v.type = jbvBinary;
-			v.val.binary.data = &cfg->rating_options_json->root;
-			v.val.binary.len = VARSIZE(cfg->rating_options_json) - VARHDRSZ;
-			mm_config_parse_value(&v, "queue config", "rating.options", model->options,
-								  cfg->rating_options);
-		}
-	}
-	else if (cfg->rating_options_json != NULL &&
-			 JsonContainerSize(&cfg->rating_options_json->root) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"rating.options\" must be empty for model \"%s\"",
-						model->name),
-				 errdetail("The value is %s.",
-						   JsonbToCString(NULL, &cfg->rating_options_json->root, -1)),
-				 errhint("The family's settings are keys of \"rating\" itself.")));
-}
-
-/* "rating": how mm.report_result rates a match of the queue. */
-static const MmConfigKey rating_keys[] = {
-	{.name = "model", .type = MM_CONFIG_TEXT, .offset = MK(rating_model),
-		.def_text = "openskill",
-	.doc = "the rating family by name (Ratings lists them)"},
-	{.name = "key", .type = MM_CONFIG_TEXT, .offset = MK(rating_key),
-		.def_text = "ranked",
-	.doc = "the rating_key of the mm.ratings rows"},
-	{.name = "openskill_model", .type = MM_CONFIG_TEXT, .offset = MK(openskill_model),
-		.def_text = "plackett_luce",
-	.doc = "a Weng-Lin model of mm.openskill_rate"},
-	{.name = "mu", .type = MM_CONFIG_FLOAT, .offset = MK(os_mu),
-		.min = -BIG, .max = BIG, .def = 25.0,
-	.doc = "a new player's OpenSkill mu"},
-	{.name = "sigma", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(os_sigma), .min = 0, .max = BIG, .def = 25.0 / 3,
-	.doc = "a new player's OpenSkill sigma"},
-	{.name = "beta", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(os_beta), .min = 0, .max = BIG, .def = 25.0 / 6,
-	.doc = "OpenSkill beta"},
-	{.name = "kappa", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(os_kappa), .min = 0, .max = BIG, .def = 0.0001,
-	.doc = "OpenSkill kappa"},
-	{.name = "tau", .type = MM_CONFIG_FLOAT, .offset = MK(os_tau),
-		.min = 0, .max = BIG, .def = 25.0 / 300,
-	.doc = "OpenSkill tau"},
-	{.name = "rating", .type = MM_CONFIG_FLOAT, .offset = MK(g_rating),
-		.min = -BIG, .max = BIG, .def = 1500,
-	.doc = "a new player's Glicko-2 rating"},
-	{.name = "rd", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(g_rd), .min = 0, .max = BIG, .def = 350,
-	.doc = "a new player's Glicko-2 rating deviation"},
-	{.name = "vol", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(g_vol), .min = 0, .max = BIG, .def = 0.06,
-	.doc = "a new player's Glicko-2 volatility"},
-	{.name = "ladder", .type = MM_CONFIG_BOOL, .offset = MK(ladder), .def = 1,
-	.doc = "award ladder points"},
-	{.name = "season_start", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(season_start), .null_offset = MK(season_start_null),
-		.def_null = true,
-	.doc = "ladder season start (null: none)"},
-	{.name = "season_end", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(season_end), .null_offset = MK(season_end_null),
-		.def_null = true,
-	.doc = "ladder season end (null: none)"},
-	{.name = "desertion_reason", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(desertion_reason), .null_offset = MK(desertion_reason_null),
-		.def_text = "abandon",
-	.doc = "dishonor reason a deserter gets (null: no dishonor)"},
-	{.name = "profession_ratio", .type = MM_CONFIG_FLOAT, .offset = MK(profession_ratio),
-		.min = 0, .max = 1, .def = 0,
-	.doc = "0 the core rating only; above 0 also profession ratings, blended by this ratio"},
-	{.name = "options", .type = MM_CONFIG_CUSTOM,
-		.parse = rating_options_parse, .render = rating_options_render,
-	.doc = "the options of the rating family (rating.model): its own keys, defaults filled in"},
-	{.name = "period", .type = MM_CONFIG_TEXT, .offset = MK(rating_period),
-		.def_text = "game",
-	.doc = "game (each report rates its game) or pending (Glicko-2 rating periods)"},
-	{.name = NULL}
-};
-
 /* The queue config's keys: the GW2 wiki's <Filter> and <Scoring> blocks and mm's queue keys. */
 static const MmConfigKey matcher_keys[] = {
 	{.name = "team_size", .type = MM_CONFIG_INT, .offset = MK(team_size),
@@ -284,7 +155,8 @@ static const MmConfigKey matcher_keys[] = {
 		.offset = MK(dodge_timeout), .null_offset = MK(dodge_timeout_null),
 		.min = 0, .max = 86400, .def_null = true, .unit = "s",
 	.doc = "a player who declines or stays silent in a ready check may not queue in this queue again for this long (null: no wait)"},
-	{.name = "rating", .type = MM_CONFIG_OBJECT, .keys = rating_keys},
+	{.name = "rating", .type = MM_CONFIG_OBJECT, .offset = MK(rating),
+	.keys = mm_rating_config_keys},
 	{.name = "attributes", .type = MM_CONFIG_CUSTOM, .parse = mm_attributes_parse,
 		.render = mm_attributes_render,
 	.doc = "the attributes a roster carries: name -> {type: number, string or string_set; default; required}"},
@@ -316,31 +188,6 @@ matcher_check(void *base, const char *what)
 {
 	(void) what;
 	mm_matcher_check(base);
-}
-
-/*
- * A name a config key gives (a rating key, a dishonor reason): at most
- * NAMEDATALEN - 1 (63) bytes, as PostgreSQL identifiers, without control
- * characters, so that it fits any key or payload that carries it.
- */
-static void
-check_name(const char *key, const char *value)
-{
-	size_t		len = strlen(value);
-
-	if (len > NAMEDATALEN - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"%s\" is too long", key),
-				 errdetail("It has %zu bytes: %.20s...", len, value),
-				 errhint("Names of queues, pools, rating keys, dishonor reasons and professions have 1 to %d bytes.",
-						 NAMEDATALEN - 1)));
-	for (const char *c = value; *c; c++)
-		if ((unsigned char) *c < 0x20 || *c == 0x7f)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("queue config key \"%s\" must not contain control characters", key),
-					 errhint("Use printable characters only.")));
 }
 
 /* Check the relations between keys that one key's range cannot express. */
@@ -382,13 +229,8 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"filter.potentials_max\" must not be less than \"filter.potentials_min\""),
 				 errdetail("potentials_min is %d and potentials_max is %d.",
 						   cfg->potentials_min, cfg->potentials_max)));
-	model = mm_rating_model_find(cfg->rating_model);
-	if (model == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"rating.model\" is invalid"),
-				 errdetail("The value is \"%s\".", cfg->rating_model),
-				 errhint("Use %s.", mm_rating_model_names())));
+	mm_rating_config_check(&cfg->rating, "queue config");
+	model = mm_rating_model_of(&cfg->rating);
 	/* the scale-bound keys not given: the rating model's (rendered as null) */
 	if (cfg->padding_null)
 		cfg->padding = model->scale.padding;
@@ -398,44 +240,15 @@ mm_matcher_check(MmMatcherConfig *cfg)
 		cfg->rating_distance = model->scale.rating_distance;
 	if (cfg->prediction.rating.spread_null)
 		cfg->prediction.rating.spread = model->scale.rating_spread;
-	rating_options_check(cfg, mm_rating_model_find(cfg->rating_model));
-	if (cfg->rating_key[0] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"rating.key\" must not be empty"),
-				 errhint("Name the rating, such as \"ranked\".")));
-	check_name("rating.key", cfg->rating_key);
-	if (!cfg->desertion_reason_null)
-		check_name("rating.desertion_reason", cfg->desertion_reason);
 	if (!cfg->dodge_reason_null)
-		check_name("dodge_reason", cfg->dodge_reason);
-	if (!cfg->desertion_reason_null && cfg->desertion_reason[0] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"rating.desertion_reason\" must not be empty"),
-				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
-	if (!cfg->dodge_reason_null && cfg->dodge_reason[0] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"dodge_reason\" must not be empty"),
-				 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
-	(void) mm_os_parse_model(cfg->openskill_model);
-	if (strcmp(cfg->rating_period, "game") != 0 && strcmp(cfg->rating_period, "pending") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"rating.period\" is invalid"),
-				 errdetail("The value is \"%s\".", cfg->rating_period),
-				 errhint("Use \"game\" (each result rates its game) or \"pending\" "
-						 "(Glicko-2 rating periods closed by mm.close_rating_period).")));
-	cfg->pending_period = strcmp(cfg->rating_period, "pending") == 0;
-	if (cfg->pending_period &&
-		(strcmp(cfg->rating_model, "glicko2") != 0 || cfg->profession_ratio > 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("queue config key \"rating.period\" \"pending\" needs model \"glicko2\" and no profession_ratio"),
-				 errdetail("The model is \"%s\" and profession_ratio is %g.",
-						   cfg->rating_model, cfg->profession_ratio),
-				 errhint("Rating periods are Glicko-2's; profession ratings are rated per game.")));
+	{
+		mm_config_check_name("queue config", "dodge_reason", cfg->dodge_reason);
+		if (cfg->dodge_reason[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue config key \"dodge_reason\" must not be empty"),
+					 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
+	}
 	mm_rules_check(cfg);
 	cfg->ticket_ttl_s = cfg->ticket_ttl_null ? 0 : cfg->ticket_ttl.seconds;
 	cfg->accept_timeout_s = cfg->accept_timeout_null ? 0 : cfg->accept_timeout.seconds;

@@ -13,6 +13,7 @@
 #include "mm.h"
 #include "config.h"
 #include "gw2.h"
+#include "rating_model.h"
 #include "rules.h"
 #include "datatype/timestamp.h"
 #include "utils/hsearch.h"
@@ -62,30 +63,7 @@ typedef struct MmMatcherConfig
 	MmDuration	dodge_timeout;	/* a dodger may not queue here again for this long */
 	bool		dodge_timeout_null;
 	/* "rating": how mm.report_result rates a match of the queue */
-	char	   *rating_model;	/* "openskill" or "glicko2" */
-	char	   *rating_key;		/* the key of mm.ratings rows */
-	char	   *openskill_model;	/* a Weng-Lin model of mm.openskill_rate */
-	double		os_mu;			/* a new player's mu */
-	double		os_sigma;		/* a new player's sigma */
-	double		os_beta;
-	double		os_kappa;
-	double		os_tau;
-	double		g_rating;		/* a new player's Glicko-2 rating */
-	double		g_rd;
-	double		g_vol;
-	bool		ladder;			/* award ladder points */
-	char	   *season_start;	/* ladder season bounds as text; NULL: none */
-	bool		season_start_null;
-	char	   *season_end;
-	bool		season_end_null;
-	char	   *desertion_reason;	/* dishonor reason; NULL: no dishonor */
-	bool		desertion_reason_null;
-	double		profession_ratio;	/* 0 core rating only; > 0 keeps and blends profession ratings */
-	Jsonb	   *rating_options_json;	/* rating.options as given; NULL: none */
-	void	   *rating_options; /* the family's options, read by its keys
-								 * (rating_model.h); NULL: it has none */
-	char	   *rating_period;	/* "game": rate each game; "pending": rating periods */
-	bool		pending_period; /* rating_period = "pending" */
+	MmRatingConfig rating;
 	/* not a config key: scan the whole queue for potentials (tests) */
 	bool		naive_search;
 

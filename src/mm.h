@@ -163,6 +163,16 @@ extern void mm_statement_run(const MmStatement *st, struct _SPI_plan **plan,
 							 Datum *values, const char *nulls, bool read_only,
 							 int expected);
 
+/*
+ * Builders of one-dimensional arrays (arrays.c, beside the readers above):
+ * n values, NULL where isnull[i] (isnull may be NULL).
+ */
+extern Datum mm_float8_array_datum(int n, const double *v, const bool *isnull);
+extern Datum mm_int4_array_datum(int n, const int32 *v, const bool *isnull);
+extern Datum mm_bool_array_datum(int n, const bool *v);
+/* A text[] of n C strings, and of n text Datums. */
+extern Datum mm_text_array_datum(int n, char *const *v);
+extern Datum mm_text_datums_array(int n, Datum *texts);
 /* A bigint[] Datum of n ids. */
 extern Datum mm_id_array(const int64 *ids, int n);
 

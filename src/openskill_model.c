@@ -8,7 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "openskill.h"
-#include "matcher.h"
+#include "config.h"
 
 #include <math.h>
 
@@ -31,27 +31,67 @@ os_model_predict(const void *params, const MmRatingGame *g, double *prob)
 	mm_os_predict_win(g, ((const MmOsOptions *) params)->beta, prob);
 }
 
-/* A queue's rating.openskill_model, beta, kappa and tau. */
-static const void *
-os_model_queue_params(const MmMatcherConfig *cfg)
+/* rating.options of a queue whose rating.model is "openskill". */
+typedef struct OsQueueOptions
 {
+	char	   *model;			/* a Weng-Lin model of mm.openskill_rate */
+	double		mu;				/* a new player's mu */
+	double		sigma;			/* a new player's sigma */
+	double		beta;
+	double		kappa;
+	double		tau;
+} OsQueueOptions;
+
+#define OO(f) offsetof(OsQueueOptions, f)
+
+static const MmConfigKey os_options[] = {
+	{.name = "model", .type = MM_CONFIG_TEXT, .offset = OO(model),
+		.def_text = "plackett_luce",
+	.doc = "a Weng-Lin model of mm.openskill_rate"},
+	{.name = "mu", .type = MM_CONFIG_FLOAT, .offset = OO(mu),
+		.min = -1e15, .max = 1e15, .def = 25.0,
+	.doc = "a new player's OpenSkill mu"},
+	{.name = "sigma", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = OO(sigma), .min = 0, .max = 1e15, .def = 25.0 / 3,
+	.doc = "a new player's OpenSkill sigma"},
+	{.name = "beta", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = OO(beta), .min = 0, .max = 1e15, .def = 25.0 / 6,
+	.doc = "OpenSkill beta"},
+	{.name = "kappa", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
+		.offset = OO(kappa), .min = 0, .max = 1e15, .def = 0.0001,
+	.doc = "OpenSkill kappa"},
+	{.name = "tau", .type = MM_CONFIG_FLOAT, .offset = OO(tau),
+		.min = 0, .max = 1e15, .def = 25.0 / 300,
+	.doc = "OpenSkill tau"},
+	{.name = NULL}
+};
+
+#undef OO
+
+/* The options' Weng-Lin model, beta, kappa and tau (checked). */
+static const void *
+os_model_queue_params(const void *options)
+{
+	const OsQueueOptions *q = options;
 	MmOsOptions *o = palloc(sizeof(MmOsOptions));
 
 	mm_os_default_options(o);
-	o->model = mm_os_parse_model(cfg->openskill_model);
-	o->beta = cfg->os_beta;
-	o->kappa = cfg->os_kappa;
-	o->tau = cfg->os_tau;
+	o->model = mm_os_parse_model(q->model);
+	o->beta = q->beta;
+	o->kappa = q->kappa;
+	o->tau = q->tau;
 	mm_os_check_options(o);
 	return o;
 }
 
-/* A new player: the queue's rating.mu and rating.sigma. */
+/* A new player: options.mu and options.sigma. */
 static void
-os_model_defaults(const MmMatcherConfig *cfg, double *state)
+os_model_defaults(const void *options, double *state)
 {
-	state[0] = cfg->os_mu;
-	state[1] = cfg->os_sigma;
+	const OsQueueOptions *q = options;
+
+	state[0] = q->mu;
+	state[1] = q->sigma;
 }
 
 /*
@@ -143,6 +183,8 @@ const MmRatingModel mm_openskill_model = {
 	.defaults = os_model_defaults,
 	.read_at = NULL,			/* sigma grows when a player plays */
 	.conservative = os_model_conservative,
+	.options = os_options,
+	.options_size = sizeof(OsQueueOptions),
 };
 
 void

@@ -487,7 +487,7 @@ mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 double
 mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfig *cfg)
 {
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
+	const MmRatingModel *model = mm_rating_model_find(cfg->rating.model);
 	const void *params;
 	int			n = mt->nmembers;
 	int		   *team = palloc(sizeof(int) * 2 * n);
@@ -497,7 +497,7 @@ mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfi
 	double		red;
 
 	Assert(model != NULL);
-	params = model->queue_params(cfg);
+	params = model->queue_params(cfg->rating.options);
 	for (int k = 0; k < n; k++)
 	{
 		const MmRoster *x = &rosters[mt->members[k]];

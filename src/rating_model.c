@@ -7,7 +7,7 @@
  *-------------------------------------------------------------------------
  */
 #include "rating_model.h"
-#include "matcher.h"
+#include "config.h"
 
 #include <math.h>
 
@@ -215,16 +215,6 @@ mm_rating_build_game(MmRatingGame *g, const MmRatingModel *model, int n,
 
 /* ---- storage: a state as mm.ratings and the result history keep it ---- */
 
-const MmRatingModel *
-mm_rating_model_of(const MmMatcherConfig *cfg)
-{
-	const MmRatingModel *model = mm_rating_model_find(cfg->rating_model);
-
-	if (model == NULL)
-		elog(ERROR, "rating model \"%s\" is unknown", cfg->rating_model);
-	return model;
-}
-
 /* Whether a float8[] is a state of the family: see rating_model.h. */
 bool
 mm_rating_state_valid(const MmRatingModel *model, ArrayType *a)
@@ -266,12 +256,7 @@ mm_rating_state_read(const MmRatingModel *model, ArrayType *a, double *state)
 Datum
 mm_rating_state_datum(const MmRatingModel *model, const double *state)
 {
-	Datum		d[MM_RATING_MAX_STATE];
-
-	for (int c = 0; c < model->nstate; c++)
-		d[c] = Float8GetDatum(state[c]);
-	return PointerGetDatum(construct_array(d, model->nstate, FLOAT8OID, 8,
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	return mm_float8_array_datum(model->nstate, state, NULL);
 }
 
 /* The family of a model argument: an error naming the families if unknown. */
@@ -391,11 +376,11 @@ mm_rating_state_at(PG_FUNCTION_ARGS)
 
 /* A queue config's checked rating section, from a jsonb queue config. */
 static void
-rating_config_arg(FunctionCallInfo fcinfo, int argno, MmMatcherConfig *cfg)
+rating_config_arg(FunctionCallInfo fcinfo, int argno, MmRatingConfig *rc)
 {
 	if (PG_ARGISNULL(argno))
 		mm_null_arg("rating_config");
-	mm_queue_config(PG_GETARG_JSONB_P(argno), cfg);
+	mm_rating_config_read(PG_GETARG_JSONB_P(argno), rc);
 }
 
 PG_FUNCTION_INFO_V1(mm_rating_defaults);
@@ -407,13 +392,13 @@ PG_FUNCTION_INFO_V1(mm_rating_defaults);
 Datum
 mm_rating_defaults(PG_FUNCTION_ARGS)
 {
-	MmMatcherConfig cfg;
+	MmRatingConfig rc;
 	const MmRatingModel *model;
 	double		state[MM_RATING_MAX_STATE];
 
-	rating_config_arg(fcinfo, 0, &cfg);
-	model = mm_rating_model_of(&cfg);
-	model->defaults(&cfg, state);
+	rating_config_arg(fcinfo, 0, &rc);
+	model = mm_rating_model_of(&rc);
+	model->defaults(rc.options, state);
 	PG_RETURN_DATUM(mm_rating_state_datum(model, state));
 }
 
@@ -440,7 +425,7 @@ PG_FUNCTION_INFO_V1(mm_rating_roster);
 Datum
 mm_rating_roster(PG_FUNCTION_ARGS)
 {
-	MmMatcherConfig cfg;
+	MmRatingConfig rc;
 	const MmRatingModel *model;
 	const void *params;
 	TimestampTz at = PG_GETARG_TIMESTAMPTZ(1);
@@ -461,9 +446,9 @@ mm_rating_roster(PG_FUNCTION_ARGS)
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
 
-	rating_config_arg(fcinfo, 0, &cfg);
-	model = mm_rating_model_of(&cfg);
-	params = model->queue_params(&cfg);
+	rating_config_arg(fcinfo, 0, &rc);
+	model = mm_rating_model_of(&rc);
+	params = model->queue_params(rc.options);
 	if (ARR_HASNULL(core) || ARR_HASNULL(prof) || ARR_NDIM(core) != 2 ||
 		ARR_DIMS(core)[1] != model->nstate || ARR_NDIM(prof) != 2 ||
 		ARR_DIMS(prof)[0] != ARR_DIMS(core)[0] || ARR_DIMS(prof)[1] != model->nstate)

@@ -26,6 +26,7 @@
 #define MM_RATING_MODEL_H
 
 #include "mm.h"
+#include "config.h"
 
 #include "datatype/timestamp.h"
 #include "utils/array.h"
@@ -84,11 +85,11 @@ typedef void (*MmRatingIdleFn) (const void *params, double *state,
 								double periods);
 
 /*
- * The family's parameters for mm.report_result from a queue's rating
- * config (palloc'd; the config was checked).
+ * The family's parameters for mm.report_result from its options (the
+ * struct its option keys were read into; the config was checked),
+ * palloc'd.
  */
-struct MmMatcherConfig;
-typedef const void *(*MmRatingQueueParamsFn) (const struct MmMatcherConfig *cfg);
+typedef const void *(*MmRatingQueueParamsFn) (const void *options);
 
 /*
  * The family's scale: what a queue's matcher reads in the family's units.
@@ -141,9 +142,8 @@ typedef struct MmRatingScale
  * and mm.roster_rating keep and read its state without naming it.
  */
 
-/* A new player's state under a queue's rating config (checked). */
-typedef void (*MmRatingDefaultsFn) (const struct MmMatcherConfig *cfg,
-									double *state);
+/* A new player's state under the family's options (checked). */
+typedef void (*MmRatingDefaultsFn) (const void *options, double *state);
 
 /*
  * A stored state as of a time, from the time it was last rated (at is
@@ -174,11 +174,13 @@ typedef struct MmRatingModel
 	/*
 	 * the options: the keys of the family's own section of a queue config,
 	 * "rating.options" (checked by the config spine against these keys,
-	 * read into a palloc'd struct of options_size bytes at the config's
-	 * MmMatcherConfig.rating_options); NULL: the family has none
+	 * read into a palloc'd struct of options_size bytes at
+	 * MmRatingConfig.options); NULL: the family has none
 	 */
 	const struct MmConfigKey *options;
 	size_t		options_size;
+	/* rating.period "pending" (rating periods closed by the caller) is allowed */
+	bool		rating_periods;
 } MmRatingModel;
 
 /* The families, in rating_model.c's list; mm_rating_model_find looks them up. */
@@ -208,8 +210,58 @@ extern void mm_rating_state_read(const MmRatingModel *model, ArrayType *a,
 								 double *state);
 extern Datum mm_rating_state_datum(const MmRatingModel *model, const double *state);
 
-/* The family of a queue config's rating.model (the config was checked). */
-extern const MmRatingModel *mm_rating_model_of(const struct MmMatcherConfig *cfg);
+/*
+ * A queue config's "rating" section: which family rates the queue's
+ * matches, under which key, its options, and what a report does beside
+ * rating (ladder points, dishonor of deserters). The section's keys are
+ * mm_rating_config_keys (rating_model.c); the queue config nests them.
+ */
+typedef struct MmRatingConfig
+{
+	char	   *model;			/* a family by name */
+	char	   *key;			/* the key of mm.ratings rows */
+	bool		ladder;			/* award ladder points */
+	char	   *season_start;	/* ladder season bounds as text; NULL: none */
+	bool		season_start_null;
+	char	   *season_end;
+	bool		season_end_null;
+	char	   *desertion_reason;	/* dishonor reason; NULL: no dishonor */
+	bool		desertion_reason_null;
+	double		profession_ratio;	/* 0 core rating only; > 0 keeps and
+									 * blends profession ratings */
+	Jsonb	   *options_json;	/* rating.options as given; NULL: none */
+	void	   *options;		/* the family's options, read by its keys;
+								 * NULL: it has none */
+	char	   *period;			/* "game": rate each game; "pending": rating periods */
+	bool		pending_period; /* period = "pending" */
+} MmRatingConfig;
+
+extern const MmConfigKey mm_rating_config_keys[];
+
+/*
+ * Check a rating section read with mm_rating_config_keys and read its
+ * options with the family's keys; "what" names the config in messages
+ * ("queue config").
+ */
+extern void mm_rating_config_check(MmRatingConfig *rc, const char *what);
+
+/*
+ * A family's options from a JSON object of its option keys (NULL: the
+ * defaults), checked by the keys and by the family; "what" and "path" name
+ * the object in messages ("queue config", "rating.options"; path may be
+ * NULL). NULL for a family without options.
+ */
+extern void *mm_rating_options_read(const MmRatingModel *model, Jsonb *given,
+									const char *what, const char *path);
+
+/*
+ * Read and check the "rating" section of a queue config (the rest of the
+ * config is not read; NULL or no section: the defaults).
+ */
+extern void mm_rating_config_read(Jsonb *queue_config, MmRatingConfig *rc);
+
+/* The family of a checked rating section. */
+extern const MmRatingModel *mm_rating_model_of(const MmRatingConfig *rc);
 
 /*
  * Build a game from per-player arrays (team labels, ranks, scores, the

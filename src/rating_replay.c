@@ -11,7 +11,6 @@
 #include "rating_replay.h"
 #include "replay.h"
 #include "config.h"
-#include "matcher.h"
 
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
@@ -495,18 +494,16 @@ mm_rating_replay_final(MmRatingReplay *rp, ReturnSetInfo *rsinfo)
 
 /*
  * The arguments shared by the three: (model text, games text, initial text,
- * options jsonb), only initial may be NULL. options is a queue config's
- * "rating" section without "model": the family's parameters and a new
- * player's state come from it as a queue's do.
+ * options jsonb), only initial may be NULL. options are the family's
+ * options, as a queue config's "rating.options": the family's parameters
+ * and a new player's state come from them as a queue's do.
  */
 static void
 rr_generic_args(FunctionCallInfo fcinfo, MmRatingReplay *rp, MmRatingReplayMode mode)
 {
 	char	   *name;
 	Jsonb	   *options;
-	char	   *given;
-	MmMatcherConfig cfg;
-	StringInfoData b;
+	void	   *opts;
 
 	mm_args_not_null(fcinfo, UINT64CONST(1) << 2);
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
@@ -518,29 +515,9 @@ rr_generic_args(FunctionCallInfo fcinfo, MmRatingReplay *rp, MmRatingReplayMode 
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("rating model \"%s\" is unknown", name),
 				 errhint("Use %s.", mm_rating_model_names())));
-	if (!JB_ROOT_IS_OBJECT(options) || JB_ROOT_IS_SCALAR(options))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("options must be a JSON object"),
-				 errhint("Pass a queue config's \"rating\" section, such as '{\"options\": {\"k\": 24}}'.")));
-	if (mm_jsonb_object_get(&options->root, "model") != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("options must not name the model"),
-				 errhint("The model is the first argument.")));
-	/* {"rating": {"model": name, the options' keys}} */
-	given = JsonbToCString(NULL, &options->root, VARSIZE(options));
-	initStringInfo(&b);
-	appendStringInfoString(&b, "{\"rating\": {\"model\": ");
-	escape_json(&b, name);
-	if (JsonContainerSize(&options->root) > 0)
-		appendStringInfo(&b, ", %s", given + 1);
-	else
-		appendStringInfoChar(&b, '}');
-	appendStringInfoChar(&b, '}');
-	mm_queue_config(DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(b.data))), &cfg);
-	rp->params = rp->model->queue_params(&cfg);
-	rp->model->defaults(&cfg, rp->initial);
+	opts = mm_rating_options_read(rp->model, options, "options", NULL);
+	rp->params = rp->model->queue_params(opts);
+	rp->model->defaults(opts, rp->initial);
 	rp->mode = mode;
 	rp->packed = true;
 	mm_rating_replay_check_initial(rp);

@@ -666,7 +666,7 @@ state_of(ResPlayer *p, bool prof)
 static char *
 profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
 {
-	return psprintf("%s/%s", cfg->rating_key, p->profession);
+	return psprintf("%s/%s", cfg->rating.key, p->profession);
 }
 
 /* A flat float8[] of n states of the family: nstate elements each. */
@@ -692,7 +692,7 @@ states_array(const MmRatingModel *model, int n, double *const *st)
 static void
 lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 {
-	const MmRatingModel *model = mm_rating_model_of(cfg);
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
 	double		defaults[MM_RATING_MAX_STATE];
 	Datum		args[4];
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
@@ -717,8 +717,8 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 	}
 	if (n == 0)
 		return;
-	model->defaults(cfg, defaults);
-	args[0] = prof ? text_array(n, keys) : CStringGetTextDatum(cfg->rating_key);
+	model->defaults(cfg->rating.options, defaults);
+	args[0] = prof ? text_array(n, keys) : CStringGetTextDatum(cfg->rating.key);
 	args[1] = int8_array(n, ids);
 	args[2] = CStringGetTextDatum(model->name);
 	args[3] = mm_rating_state_datum(model, defaults);
@@ -759,8 +759,8 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 static void
 rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 {
-	const MmRatingModel *model = mm_rating_model_of(cfg);
-	const void *params = model->queue_params(cfg);
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
+	const void *params = model->queue_params(cfg->rating.options);
 	int			n = m->nplayers;
 	int64	   *label = palloc(sizeof(int64) * n);
 	double	   *rank = palloc(sizeof(double) * n);
@@ -808,16 +808,16 @@ season_config(const MmMatcherConfig *cfg)
 
 	initStringInfo(&b);
 	appendStringInfoChar(&b, '{');
-	if (!cfg->season_start_null)
+	if (!cfg->rating.season_start_null)
 	{
 		appendStringInfoString(&b, "\"start\": ");
-		escape_json(&b, cfg->season_start);
+		escape_json(&b, cfg->rating.season_start);
 		first = false;
 	}
-	if (!cfg->season_end_null)
+	if (!cfg->rating.season_end_null)
 	{
 		appendStringInfoString(&b, first ? "\"end\": " : ", \"end\": ");
-		escape_json(&b, cfg->season_end);
+		escape_json(&b, cfg->rating.season_end);
 	}
 	appendStringInfoChar(&b, '}');
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(b.data)));
@@ -874,20 +874,20 @@ give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 			continue;
 		if (!checked)
 		{
-			args[0] = CStringGetTextDatum(cfg->desertion_reason);
+			args[0] = CStringGetTextDatum(cfg->rating.desertion_reason);
 			run(RS_REASON_KNOWN, args, NULL, 1);
 			if (!DatumGetBool(col(0, 1, &isnull)) || isnull)
 			{
 				ereport(WARNING,
 						(errmsg("rating.desertion_reason \"%s\" is not a known dishonor reason: the deserters of match %lld get no dishonor",
-								cfg->desertion_reason, (long long) m->match_id),
+								cfg->rating.desertion_reason, (long long) m->match_id),
 						 errhint("Add the reason under \"penalties\" with mm.set_dishonor_config, or change the queue's rating.desertion_reason with mm.alter_queue.")));
 				return;
 			}
 			checked = true;
 		}
 		args[0] = Int64GetDatum(p->id);
-		args[1] = CStringGetTextDatum(cfg->desertion_reason);
+		args[1] = CStringGetTextDatum(cfg->rating.desertion_reason);
 		args[2] = TimestampTzGetDatum(at);
 		run(RS_DISHONOR, args, NULL, 1);
 		d = col(0, 1, &isnull);
@@ -904,7 +904,7 @@ give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 static void
 write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
-	const MmRatingModel *model = mm_rating_model_of(cfg);
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
 	int			n = m->nplayers;
 	double	  **after = palloc(sizeof(double *) * n);
 	int32	   *ladder = palloc(sizeof(int32) * n);
@@ -918,10 +918,10 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 		ladder[i] = m->players[i].ladder2;
 		lnull[i] = !m->players[i].awarded_set;
 	}
-	args[0] = CStringGetTextDatum(cfg->rating_key);
+	args[0] = CStringGetTextDatum(cfg->rating.key);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = player_ids(m);
-	if (cfg->pending_period)
+	if (cfg->rating.pending_period)
 	{
 		args[3] = (Datum) 0;
 		nulls[3] = 'n';
@@ -940,7 +940,7 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 static void
 write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
-	const MmRatingModel *model = mm_rating_model_of(cfg);
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
 	int			n = 0;
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
@@ -980,7 +980,7 @@ static void
 write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jsonb *result,
 			 TimestampTz at)
 {
-	const MmRatingModel *model = mm_rating_model_of(cfg);
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
 	int			n = m->nplayers;
 	char	  **team = palloc(sizeof(char *) * n);
 	double	   *f[3];
@@ -1031,13 +1031,13 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	run(RS_INSERT_RESULT, args, NULL, 0);
 
 	memset(nulls, ' ', sizeof(nulls));
-	args[2] = CStringGetTextDatum(cfg->rating_key);
+	args[2] = CStringGetTextDatum(cfg->rating.key);
 	args[3] = player_ids(m);
 	args[4] = text_array(n, team);
 	for (int c = 0; c < 3; c++)
 		args[5 + c] = float8_array(n, f[c], fnull[c]);
 	args[8] = states_array(model, n, before);
-	if (cfg->pending_period)
+	if (cfg->rating.pending_period)
 	{
 		args[9] = (Datum) 0;
 		nulls[9] = 'n';
@@ -1088,7 +1088,7 @@ write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	}
 	if (k == 0)
 		return;
-	args[0] = CStringGetTextDatum(cfg->rating_key);
+	args[0] = CStringGetTextDatum(cfg->rating.key);
 	args[1] = Int64GetDatum(m->match_id);
 	args[2] = TimestampTzGetDatum(at);
 	args[3] = int8_array(k, pl);
@@ -1220,21 +1220,21 @@ mm_report_result(PG_FUNCTION_ARGS)
 		read_rosters(&m);
 		parse_result(&m, result);
 		lock_ratings(&m, &cfg, at, false);
-		if (cfg.profession_ratio > 0)
+		if (cfg.rating.profession_ratio > 0)
 			lock_ratings(&m, &cfg, at, true);
-		if (!cfg.pending_period)
+		if (!cfg.rating.pending_period)
 			rate(&m, &cfg, false);
-		if (cfg.profession_ratio > 0)
+		if (cfg.rating.profession_ratio > 0)
 			rate(&m, &cfg, true);
-		if (cfg.ladder)
+		if (cfg.rating.ladder)
 			award_ladder(&m, &cfg, at);
-		if (!cfg.desertion_reason_null)
+		if (!cfg.rating.desertion_reason_null)
 			give_dishonor(&m, &cfg, at);
 		write_ratings(&m, &cfg, at);
-		if (cfg.profession_ratio > 0)
+		if (cfg.rating.profession_ratio > 0)
 			write_profession_ratings(&m, &cfg, at);
 		write_result(rsinfo, &m, &cfg, result, at);
-		if (cfg.pending_period)
+		if (cfg.rating.pending_period)
 			write_pending_games(&m, &cfg, at);
 		{
 			Datum		args[2] = {Int64GetDatum(m.match_id), TimestampTzGetDatum(at)};

@@ -343,6 +343,11 @@ BEGIN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
     END IF;
+    -- another rating family: its options start from its own defaults
+    IF pg_catalog.jsonb_typeof(config -> 'rating') = 'object' AND config -> 'rating' ? 'model'
+       AND config #>> '{rating,model}' IS DISTINCT FROM q.config #>> '{rating,model}' THEN
+        q.config := q.config #- '{rating,options}';
+    END IF;
     new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
     size := (new_cfg ->> 'team_size')::int;
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
@@ -361,7 +366,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
-    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
+    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults; a new rating.model starts rating.options from that family''s defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
 CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void

@@ -25,8 +25,10 @@ SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name 
 SELECT mm.alter_queue('res', '{"rating": {"model": "trueskill"}}');
 \set SHOW_CONTEXT errors
 \set VERBOSITY sqlstate
-SELECT mm.alter_queue('res', '{"rating": {"openskill_model": "nope"}}');
-SELECT mm.alter_queue('res', '{"rating": {"sigma": 0}}');
+SELECT mm.alter_queue('res', '{"rating": {"options": {"model": "nope"}}}');
+SELECT mm.alter_queue('res', '{"rating": {"options": {"sigma": 0}}}');
+-- a family's keys live under rating.options, never beside the model
+SELECT mm.alter_queue('res', '{"rating": {"mu": 30}}');
 SELECT mm.alter_queue('res', '{"rating": {"key": ""}}');
 SELECT mm.alter_queue('res', '{"rating": {"colour": 1}}');
 
