@@ -753,8 +753,8 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 /*
  * Rate the match as one game of the queue's rating family (rating_model.h),
  * core or profession ratings: as mm.openskill_rate rates it, or for
- * Glicko-2 as mm.glicko2_rate rates each player against every opposing
- * player.
+ * Glicko-2 by its team likelihood, each player against each opposing team
+ * (a 1v1 exactly as mm.glicko2_rate).
  */
 static void
 rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
