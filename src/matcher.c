@@ -288,8 +288,10 @@ static const MmConfigKey matcher_keys[] = {
 	{.name = "attributes", .type = MM_CONFIG_CUSTOM, .parse = mm_attributes_parse,
 		.render = mm_attributes_render,
 	.doc = "the attributes a roster carries: name -> {type: number, string or string_set; default; required}"},
+	{.name = "roles", .type = MM_CONFIG_CUSTOM, .parse = mm_roles_parse, .render = mm_roles_render,
+	.doc = "the roles a player may carry (mm.enqueue's roles), which a roles rule counts per team"},
 	{.name = "rules", .type = MM_CONFIG_CUSTOM, .parse = mm_rules_parse, .render = mm_rules_render,
-	.doc = "hard rules (equal, distance, intersect, latency), each with an optional expand schedule over the target's wait"},
+	.doc = "rules (equal, distance, intersect, latency, roles, party): hard, each with an optional expand schedule over the target's wait, or soft (distance, latency) with a weight in the score"},
 	{.name = NULL}
 };
 
@@ -491,6 +493,7 @@ typedef struct Run
 	MmRuleState *rstate;		/* per rule: the match being populated */
 	int		   *rejected;		/* per rule: rosters it kept from the potentials */
 	int		   *blocked;		/* per rule: picks it refused while populating */
+	int			nsoft;			/* soft rules (scored) */
 } Run;
 
 static int
@@ -579,7 +582,7 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 	if (p->part != target->part)
 		return false;
 	for (int k = 0; k < run->nrules; k++)
-		if (!run->rules[k].ops->partitions &&
+		if (!run->rules[k].ops->partitions && !run->rules[k].soft &&
 			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
 		{
 			run->rejected[k]++;
@@ -686,21 +689,53 @@ team_add(Run *run, int side, int i)
 		run->prof_count[side][r->prof[k]] += r->prof_count[k];
 	run->chosen[i] = true;
 	for (int k = 0; k < run->nrules; k++)
-		run->rules[k].ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
+	{
+		const MmRuleOps *ops = run->rules[k].ops;
+
+		ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
+		if (ops->team_add)
+			ops->team_add(&run->rstate[k], &run->rules[k], r, side);
+	}
 }
 
-/* The populate phase of the rules: may roster i join the match? */
+/*
+ * The populate phase of the hard rules: may roster i join the match, on
+ * team "side"?
+ */
 static inline bool
-rules_fit(Run *run, int i)
+rules_fit(Run *run, int i, int side)
 {
 	for (int k = 0; k < run->nrules; k++)
-		if (!run->rules[k].ops->fits(&run->rstate[k], &run->rules[k], run->limits[k], &run->r[i],
-									 run->cfg->nregions))
+	{
+		const MmRule *rule = &run->rules[k];
+
+		if (rule->soft)
+			continue;
+		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
+			(rule->ops->team_fits &&
+			 !rule->ops->team_fits(&run->rstate[k], rule, run->limits[k], &run->r[i], side)))
 		{
 			run->blocked[k]++;
 			return false;
 		}
+	}
 	return true;
+}
+
+/*
+ * The score phase of the soft rules: each one's measure of the match were
+ * roster i to join it, times its weight, taken off the score.
+ */
+static double
+rules_score(const Run *run, int i)
+{
+	double		score = 0;
+
+	for (int k = 0; k < run->nrules; k++)
+		if (run->rules[k].soft)
+			score -= run->rules[k].weight *
+				run->rules[k].ops->measure(&run->rstate[k], &run->rules[k], &run->r[i], run->cfg->nregions);
+	return score;
 }
 
 /*
@@ -807,9 +842,11 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
 		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
+		if (run->nsoft > 0)
+			score += rules_score(run, i);
 		/* the rules only for a roster that would be the best so far */
 		if ((best < 0 || best_score < score) &&
-			(run->nrules == 0 || rules_fit(run, i)))
+			(run->nrules == 0 || rules_fit(run, i, side)))
 		{
 			best = i;
 			best_score = score;
@@ -1017,6 +1054,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	run.live = n;
 	run.nrules = cfg->nrules;
 	run.rules = cfg->rules;
+	for (int k = 0; k < cfg->nrules; k++)
+		run.nsoft += cfg->rules[k].soft;
 	run.limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
 	run.rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
 	run.rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));

@@ -15,6 +15,7 @@
 #include "gw2.h"
 #include "rules.h"
 #include "datatype/timestamp.h"
+#include "utils/array.h"
 #include "utils/hsearch.h"
 
 /* Configuration of one queue: the GW2 wiki's Filter and Scoring blocks. */
@@ -102,6 +103,8 @@ typedef struct MmMatcherConfig
 	int			nrules;
 	MmRule	   *rules;
 	int			latency_rule;	/* index of the latency rule; -1: none */
+	int			nroles;			/* "roles": the roles a player may carry */
+	char	  **roles;
 	/* not config keys */
 	int			nregions;		/* regions of the rosters read (mm_read_rosters) */
 } MmMatcherConfig;
@@ -153,6 +156,7 @@ typedef struct MmRoster
 	double	   *lat;			/* latency per region id (Inf: not given); NULL: none */
 	int		   *lat_region;		/* while reading: the region of each lat */
 	int			nlat;
+	int		   *role_count;		/* per declared role: its players; NULL: none given */
 	/* derived by mm_matcher_run */
 	bool		lat_masked;		/* lat_mask holds (see MM_LAT_LEVELS) */
 	uint64		lat_mask[MM_LAT_LEVELS];	/* per latency level: regions within it */
@@ -253,6 +257,17 @@ typedef struct MmRuleReader
 extern HTAB *mm_intern_create(const char *name);
 extern int	mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names);
 extern void mm_rules_check(MmMatcherConfig *cfg);
+/* Config key "roles"; a role's id (-1: not declared); the roles for messages. */
+extern void mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path);
+extern void mm_roles_render(StringInfo buf, const void *base);
+extern int	mm_role_find(const MmMatcherConfig *cfg, const char *name);
+extern char *mm_role_list(const MmMatcherConfig *cfg);
+/*
+ * Read a roster's roles (a text[] of its players' roles, NULL: none);
+ * strict refuses a role the queue does not declare, otherwise it counts as
+ * none.
+ */
+extern void mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict);
 /*
  * Read a roster's attributes and latencies (either NULL: not given);
  * strict refuses values that do not fit the declarations (a rosters query),

@@ -10,8 +10,8 @@
  *
  * The query's columns are found by name: roster_id and players (an array
  * of player ids) and rating are required; deviation, rank, ladder_points,
- * dishonor, professions (text[]), joined_at, attributes (jsonb) and
- * latencies (jsonb) are optional. Rows are the
+ * dishonor, professions (text[]), joined_at, attributes (jsonb),
+ * latencies (jsonb) and roles (text[], the players' roles) are optional. Rows are the
  * queue in the order the query returns them. A roster id or a player that
  * appears twice is refused: the matcher would put it on two teams.
  *
@@ -57,6 +57,7 @@ typedef struct Columns
 	int			joined_at;
 	int			attributes;
 	int			latencies;
+	int			roles;
 } Columns;
 
 static int
@@ -73,7 +74,7 @@ column(TupleDesc desc, const char *name, bool required, Oid *types, int ntypes)
 					 errmsg("rosters query has no column \"%s\"", name),
 					 errhint("The query must return roster_id bigint, players bigint[] and rating float8; "
 							 "deviation, rank, ladder_points, dishonor, professions text[], joined_at timestamptz, "
-							 "attributes jsonb and latencies jsonb are optional.")));
+							 "attributes jsonb, latencies jsonb and roles text[] are optional.")));
 		return 0;
 	}
 	type = SPI_gettypeid(desc, col);
@@ -311,6 +312,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	c.joined_at = column(desc, "joined_at", false, ts_types, 1);
 	c.attributes = column(desc, "attributes", false, jsonb_types, 1);
 	c.latencies = column(desc, "latencies", false, jsonb_types, 1);
+	c.roles = column(desc, "roles", false, text_array, 1);
 	if (cfg->nattrs > 0 || cfg->latency_rule >= 0)
 	{
 		rd.values = mm_intern_create("mm attribute values");
@@ -394,6 +396,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 			d = SPI_getbinval(tup, desc, c.professions, &isnull);
 			if (!isnull)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
+		}
+		x->role_count = NULL;
+		if (c.roles && cfg->nroles > 0)
+		{
+			d = SPI_getbinval(tup, desc, c.roles, &isnull);
+			if (!isnull)
+				mm_rules_read_roles(cfg, x, DatumGetArrayTypeP(d), !counts);
 		}
 		if (rd.values != NULL)
 		{
