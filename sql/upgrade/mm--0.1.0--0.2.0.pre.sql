@@ -66,6 +66,8 @@ DROP FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool);
 DROP INDEX mm.queued_player_roster_idx;
 DROP FUNCTION mm.alter_queue(text, jsonb);
 DROP FUNCTION mm.drop_queue(text);
+-- mm.list_queue shows attributes, latencies and roles too: a new row type
+DROP FUNCTION mm.list_queue(text, timestamptz);
 
 -- queues: a dropped queue may keep its history; live names are unique
 ALTER TABLE mm.queue DROP CONSTRAINT queue_name_key, ADD COLUMN dropped_at timestamptz;
