@@ -463,9 +463,10 @@ typedef struct Team
 	int		   *rosters;
 } Team;
 
-/* State of one run. */
-typedef struct Run
+/* State of one run (MmMatcherRun, matcher.h). */
+typedef struct MmMatcherRun
 {
+	const MmMatcherModel *model;	/* its phases */
 	MmRoster   *r;
 	int			n;
 	const MmMatcherConfig *cfg;
@@ -782,7 +783,7 @@ should_populate_red(const Run *run)
 }
 
 /* The team's figures scoreRoster compares a roster with. */
-typedef struct TeamFigures
+typedef struct MmTeamFigures
 {
 	double		rating_low;
 	double		rank;
@@ -841,9 +842,7 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
-		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
-		if (run->nsoft > 0)
-			score += rules_score(run, i);
+		score = run->model->score(run, i, side, &team, max_ladder, max_roster_size);
 		/* the rules only for a roster that would be the best so far */
 		if ((best < 0 || best_score < score) &&
 			(run->nrules == 0 || rules_fit(run, i, side)))
@@ -883,6 +882,26 @@ populate_match(Run *run, int target)
 	}
 	return run->team[0].players == size && run->team[1].players == size;
 }
+
+/* GW2's scoreRoster, and the soft rules' terms (none without soft rules). */
+static double
+gw2_score(const Run *run, int i, int side, const TeamFigures *team, double max_ladder,
+		  int max_roster_size)
+{
+	double		score = score_roster(run, i, side, team, max_ladder, max_roster_size);
+
+	if (run->nsoft > 0)
+		score += rules_score(run, i);
+	return score;
+}
+
+/* The Guild Wars 2 wiki's matcher, its phases behind the interface. */
+const MmMatcherModel mm_matcher_gw2 = {
+	.name = "gw2",
+	.filter = gather_potentials,
+	.populate = populate_match,
+	.score = gw2_score
+};
 
 static double
 now_ms(void)
@@ -1038,6 +1057,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 
 	memset(res, 0, sizeof(*res));
 	memset(&run, 0, sizeof(run));
+	run.model = &mm_matcher_gw2;
 	run.r = rosters;
 	run.n = n;
 	run.cfg = cfg;
@@ -1153,7 +1173,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			run.limits[k] = mm_rule_limit(&run.rules[k], rosters[target].age);
 			run.rejected[k] = run.blocked[k] = 0;
 		}
-		gather_potentials(&run, &rosters[target]);
+		run.model->filter(&run, &rosters[target]);
 		rosters[target].npotentials = run.npotentials;
 
 		/*
@@ -1190,7 +1210,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		else if (run.npotentials < cfg->potentials_min &&
 				 rosters[target].age < cfg->padding_end)
 			reason = MM_FAIL_POTENTIALS;
-		else if (!populate_match(&run, target))
+		else if (!run.model->populate(&run, target))
 		{
 			reason = MM_FAIL_INCOMPLETE;
 			if (run.nrules > 0)
@@ -1286,7 +1306,7 @@ pick_backfill(const Run *run, const int *potentials, int npotentials, const bool
 		}
 		if (fits[s] < 0)
 			continue;
-		score = score_roster(run, i, 0, team, max_ladder, max_roster_size);
+		score = run->model->score(run, i, 0, team, max_ladder, max_roster_size);
 		if (best < 0 || best_score < score)
 		{
 			best = i;
@@ -1334,6 +1354,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	int		   *used = palloc(sizeof(int) * (needed + 1));
 
 	memset(&run, 0, sizeof(run));
+	run.model = &mm_matcher_gw2;
 	run.r = rosters;
 	run.n = n;
 	run.cfg = cfg;

@@ -199,6 +199,33 @@ typedef struct MmMatcherResult
 	bool		undecided;		/* cfg->prefix: a target needs more of the queue */
 } MmMatcherResult;
 
+/*
+ * The matcher's phases as one interface, as MmRatingModel is for rating
+ * families: filter (a target's potentials: gatherPotentials), populate
+ * (fill its teams: populateMatch, shouldPopulateRed, pickRoster) and score
+ * (a potential for a team: scoreRoster). GW2's, in matcher.c, is the one
+ * mm_matcher_run and mm_matcher_backfill run; its state (MmMatcherRun) is
+ * private to matcher.c. The rules (rules.h) plug into these phases: hard
+ * rules' admit into filter, their fits into populate, soft rules' measure
+ * into score; mm.explain names the rule that blocked a target.
+ */
+typedef struct MmMatcherRun MmMatcherRun;
+struct MmTeamFigures;
+
+typedef struct MmMatcherModel
+{
+	const char *name;
+	/* the target's potentials, in queue order, into the run */
+	void		(*filter) (MmMatcherRun *run, const MmRoster *target);
+	/* fill both teams around the target; false: they could not be filled */
+	bool		(*populate) (MmMatcherRun *run, int target);
+	/* how well roster i fits team "side" (higher is better) */
+	double		(*score) (const MmMatcherRun *run, int i, int side, const struct MmTeamFigures *team,
+						  double max_ladder, int max_roster_size);
+} MmMatcherModel;
+
+extern const MmMatcherModel mm_matcher_gw2;
+
 extern void mm_matcher_defaults(MmMatcherConfig *cfg);
 extern void mm_matcher_check(MmMatcherConfig *cfg);
 extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
