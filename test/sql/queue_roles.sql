@@ -37,21 +37,21 @@ SELECT mm.matcher_config('{"rules": [{"type": "latency", "soft": true, "max": 50
 SELECT mm.matcher_config('{"rules": [{"type": "latency", "soft": true, "expand": [{"after": 10, "max": 60}]}]}');
 
 -- Roles are checked at enqueue (both forms): declared roles, one per player or none.
-SELECT mm.create_queue('rq', $${"team_size": 5, "roles": ["tank", "damage", "support"],
+SELECT mm.create_queue('rl_rq', $${"team_size": 5, "roles": ["tank", "damage", "support"],
     "filter": {"potentials_min": 0, "padding": 1000, "padding_start": 0},
     "scoring": {"rating_distance": -5},
     "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 2, "support": 2}}]}$$);
-SELECT mm.enqueue('rq', ARRAY[1, 2], 1500, roles => '{tank,healer}');
+SELECT mm.enqueue('rl_rq', ARRAY[8800001, 8800002], 1500, roles => '{tank,healer}');
 \echo :LAST_ERROR_SQLSTATE
-SELECT mm.enqueue((SELECT queue_id FROM mm.queue WHERE name = 'rq'), ARRAY[1], 1500, roles => '{healer}');
+SELECT mm.enqueue((SELECT queue_id FROM mm.queue WHERE name = 'rl_rq'), ARRAY[8800001], 1500, roles => '{healer}');
 \echo :LAST_ERROR_SQLSTATE
-SELECT mm.enqueue('rq', ARRAY[1, 2], 1500, roles => '{tank}');
-SELECT mm.enqueue('rq', ARRAY[1], 1500, roles => '{NULL}');
-SELECT mm.enqueue('rq', ARRAY[1], 1500, roles => NULL);
+SELECT mm.enqueue('rl_rq', ARRAY[8800001, 8800002], 1500, roles => '{tank}');
+SELECT mm.enqueue('rl_rq', ARRAY[8800001], 1500, roles => '{NULL}');
+SELECT mm.enqueue('rl_rq', ARRAY[8800001], 1500, roles => NULL);
 \echo :LAST_ERROR_SQLSTATE
-SELECT mm.create_queue('plain', '{"team_size": 1}');
-SELECT mm.enqueue('plain', ARRAY[1], 1500, roles => '{tank}');
-SELECT count(*) AS nothing_queued FROM mm.roster;
+SELECT mm.create_queue('rl_plain', '{"team_size": 1}');
+SELECT mm.enqueue('rl_plain', ARRAY[8800001], 1500, roles => '{tank}');
+SELECT count(*) AS nothing_queued FROM mm.roster r JOIN mm.queue q USING (queue_id) WHERE q.name LIKE 'rl\_%';
 
 -- Populate: the party of two supports (roster 3) fits blue, not red.
 --   red holds the target [tank, support, support] (1400); blue, populated
@@ -61,112 +61,110 @@ SELECT count(*) AS nothing_queued FROM mm.roster;
 --   supports and no damage, and no seat left for the two it needs; so red
 --   takes the two damage solos, and the supports complete blue. Without
 --   the rule (queue nq, same rosters) red takes the supports.
-SELECT mm.create_queue('nq', $${"team_size": 5, "roles": ["tank", "damage", "support"],
+SELECT mm.create_queue('rl_nq', $${"team_size": 5, "roles": ["tank", "damage", "support"],
     "filter": {"potentials_min": 0, "padding": 1000, "padding_start": 0},
     "scoring": {"rating_distance": -5}}$$);
 CREATE TEMP TABLE ids (q text, k int, roster_id bigint);
 INSERT INTO ids
 SELECT q, k, mm.enqueue(q, p, r, joined_at => '2024-01-01 12:00+00', roles => ro)
-FROM (VALUES ('rq'), ('nq')) AS v(q),
-     (VALUES (1, ARRAY[1, 2, 3], 1400, '{tank,support,support}'::text[]),
-             (2, ARRAY[4, 5, 6], 1600, '{tank,damage,damage}'),
-             (3, ARRAY[7, 8], 1500, '{support,support}'),
-             (4, ARRAY[9], 1500, '{damage}'),
-             (5, ARRAY[10], 1500, '{damage}')) AS w(k, p, r, ro)
-WHERE v.q = 'rq' ORDER BY k;
-SELECT i.k, l.players, l.roles FROM mm.list_queue('rq') l JOIN ids i USING (roster_id) ORDER BY l.place;
+FROM (VALUES ('rl_rq'), ('rl_nq')) AS v(q),
+     (VALUES (1, ARRAY[8800001, 8800002, 8800003], 1400, '{tank,support,support}'::text[]),
+             (2, ARRAY[8800004, 8800005, 8800006], 1600, '{tank,damage,damage}'),
+             (3, ARRAY[8800007, 8800008], 1500, '{support,support}'),
+             (4, ARRAY[8800009], 1500, '{damage}'),
+             (5, ARRAY[8800010], 1500, '{damage}')) AS w(k, p, r, ro)
+WHERE v.q = 'rl_rq' ORDER BY k;
+SELECT i.k, l.players, l.roles FROM mm.list_queue('rl_rq') l JOIN ids i USING (roster_id) ORDER BY l.place;
 SELECT (SELECT i.k FROM ids i WHERE i.roster_id = t.roster_id) AS k, team
-FROM mm.tick('rq', '2024-01-01 12:00:10+00') t ORDER BY team DESC, k;
--- the same rosters in nq (the players are free again once rq's match is dropped)
-SELECT count(mm.leave(roster_id)) FROM ids;
-DELETE FROM mm.match_roster; DELETE FROM mm.match;
+FROM mm.tick('rl_rq', '2024-01-01 12:00:10+00') t ORDER BY team DESC, k;
+-- the same rosters (other players) in nq
 INSERT INTO ids
-SELECT 'nq', k, mm.enqueue('nq', p, r, joined_at => '2024-01-01 12:00+00', roles => ro)
-FROM (VALUES (1, ARRAY[1, 2, 3], 1400, '{tank,support,support}'::text[]),
-             (2, ARRAY[4, 5, 6], 1600, '{tank,damage,damage}'),
-             (3, ARRAY[7, 8], 1500, '{support,support}'),
-             (4, ARRAY[9], 1500, '{damage}'),
-             (5, ARRAY[10], 1500, '{damage}')) AS w(k, p, r, ro)
+SELECT 'rl_nq', k, mm.enqueue('rl_nq', p, r, joined_at => '2024-01-01 12:00+00', roles => ro)
+FROM (VALUES (1, ARRAY[8800101, 8800102, 8800103], 1400, '{tank,support,support}'::text[]),
+             (2, ARRAY[8800104, 8800105, 8800106], 1600, '{tank,damage,damage}'),
+             (3, ARRAY[8800107, 8800108], 1500, '{support,support}'),
+             (4, ARRAY[8800109], 1500, '{damage}'),
+             (5, ARRAY[8800110], 1500, '{damage}')) AS w(k, p, r, ro)
 ORDER BY k;
-SELECT (SELECT i.k FROM ids i WHERE i.roster_id = t.roster_id AND i.q = 'nq') AS k, team
-FROM mm.tick('nq', '2024-01-01 12:00:10+00') t ORDER BY team DESC, k;
+SELECT (SELECT i.k FROM ids i WHERE i.roster_id = t.roster_id AND i.q = 'rl_nq') AS k, team
+FROM mm.tick('rl_nq', '2024-01-01 12:00:10+00') t ORDER BY team DESC, k;
 
 -- The filter: a party that no team could take is no potential; a target
 -- whose own roles no team can take finds none, and explain names the rule.
-SELECT mm.create_queue('rq3', $${"team_size": 3, "roles": ["tank", "damage", "support"],
+SELECT mm.create_queue('rl_rq3', $${"team_size": 3, "roles": ["tank", "damage", "support"],
     "filter": {"potentials_min": 0, "padding": 1000, "padding_start": 0},
     "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 1, "support": 1},
                "expand": [{"after": 60, "flex": 1}, {"after": 120, "flex": 3}]}]}$$);
-SELECT mm.enqueue('rq3', ARRAY[21, 22], 1500, joined_at => '2024-01-01 12:00+00', roles => '{tank,tank}') AS tt \gset
-SELECT mm.enqueue('rq3', ARRAY[23], 1500, joined_at => '2024-01-01 12:00+00', roles => '{damage}') AS d1 \gset
-SELECT mm.enqueue('rq3', ARRAY[24], 1500, joined_at => '2024-01-01 12:00+00', roles => '{damage}') AS d2 \gset
-SELECT mm.enqueue('rq3', ARRAY[25], 1500, joined_at => '2024-01-01 12:00+00', roles => '{support}') AS s1 \gset
-SELECT mm.enqueue('rq3', ARRAY[26], 1500, joined_at => '2024-01-01 12:00+00', roles => '{damage}') AS d3 \gset
+SELECT mm.enqueue('rl_rq3', ARRAY[8800021, 8800022], 1500, joined_at => '2024-01-01 12:00+00', roles => '{tank,tank}') AS tt \gset
+SELECT mm.enqueue('rl_rq3', ARRAY[8800023], 1500, joined_at => '2024-01-01 12:00+00', roles => '{damage}') AS d1 \gset
+SELECT mm.enqueue('rl_rq3', ARRAY[8800024], 1500, joined_at => '2024-01-01 12:00+00', roles => '{damage}') AS d2 \gset
+SELECT mm.enqueue('rl_rq3', ARRAY[8800025], 1500, joined_at => '2024-01-01 12:00+00', roles => '{support}') AS s1 \gset
+SELECT mm.enqueue('rl_rq3', ARRAY[8800026], 1500, joined_at => '2024-01-01 12:00+00', roles => '{damage}') AS d3 \gset
 SELECT outcome, potentials, detail FROM mm.explain(:tt, '2024-01-01 12:00:30+00');
 SELECT outcome, potentials, detail FROM mm.explain(:d1, '2024-01-01 12:00:30+00');
-SELECT count(*) FROM mm.tick('rq3', '2024-01-01 12:00:30+00');
+SELECT count(*) FROM mm.tick('rl_rq3', '2024-01-01 12:00:30+00');
 SELECT targets_failed, failed_reasons FROM mm.tick_log l JOIN mm.queue q USING (queue_id)
-WHERE q.name = 'rq3' ORDER BY tick_id DESC LIMIT 1;
+WHERE q.name = 'rl_rq3' ORDER BY tick_id DESC LIMIT 1;
 -- after 60 s one seat of a team takes any role: the two tanks may share a
 -- team (the support it lacks is the flex seat), the damage players fill the
 -- other team with the support (lacking a tank: its flex seat)
 SELECT outcome, detail FROM mm.explain(:tt, '2024-01-01 12:01:10+00');
-CREATE TEMP TABLE made AS SELECT * FROM mm.tick('rq3', '2024-01-01 12:01:10+00');
+CREATE TEMP TABLE made AS SELECT * FROM mm.tick('rl_rq3', '2024-01-01 12:01:10+00');
 SELECT mr.players, t.team FROM made t JOIN mm.match_roster mr USING (match_id, roster_id)
 ORDER BY t.team DESC, mr.players;
 
 -- party: a full premade (3 players) meets only teams with at least 2
 -- players in parties, until 60 s, when any team does.
-SELECT mm.create_queue('pq', $${"team_size": 3,
+SELECT mm.create_queue('rl_pq', $${"team_size": 3,
     "filter": {"potentials_min": 0, "padding": 1000, "padding_start": 0},
     "rules": [{"type": "party", "min": 2, "expand": [{"after": 60, "min": 0}]}]}$$);
-SELECT mm.enqueue('pq', ARRAY[31, 32, 33], 1500, joined_at => '2024-01-01 12:00+00') AS pre \gset
-SELECT mm.enqueue('pq', ARRAY[34], 1500, joined_at => '2024-01-01 12:00+00') AS s1 \gset
-SELECT mm.enqueue('pq', ARRAY[35], 1500, joined_at => '2024-01-01 12:00+00') AS s2 \gset
-SELECT mm.enqueue('pq', ARRAY[36], 1500, joined_at => '2024-01-01 12:00+00') AS s3 \gset
+SELECT mm.enqueue('rl_pq', ARRAY[8800031, 8800032, 8800033], 1500, joined_at => '2024-01-01 12:00+00') AS pre \gset
+SELECT mm.enqueue('rl_pq', ARRAY[8800034], 1500, joined_at => '2024-01-01 12:00+00') AS s1 \gset
+SELECT mm.enqueue('rl_pq', ARRAY[8800035], 1500, joined_at => '2024-01-01 12:00+00') AS s2 \gset
+SELECT mm.enqueue('rl_pq', ARRAY[8800036], 1500, joined_at => '2024-01-01 12:00+00') AS s3 \gset
 SELECT outcome, detail FROM mm.explain(:pre, '2024-01-01 12:00:30+00');
-SELECT count(*) FROM mm.tick('pq', '2024-01-01 12:00:30+00');
+SELECT count(*) FROM mm.tick('rl_pq', '2024-01-01 12:00:30+00');
 SELECT failed_reasons FROM mm.tick_log l JOIN mm.queue q USING (queue_id)
-WHERE q.name = 'pq' ORDER BY tick_id DESC LIMIT 1;
+WHERE q.name = 'rl_pq' ORDER BY tick_id DESC LIMIT 1;
 -- a party of two joins: the premade meets it and a solo
-SELECT mm.enqueue('pq', ARRAY[37, 38], 1500, joined_at => '2024-01-01 12:00+00') AS duo \gset
+SELECT mm.enqueue('rl_pq', ARRAY[8800037, 8800038], 1500, joined_at => '2024-01-01 12:00+00') AS duo \gset
 SELECT roster_id = :pre AS premade, roster_id = :duo AS duo, team
-FROM mm.tick('pq', '2024-01-01 12:00:40+00') ORDER BY team DESC, roster_id;
+FROM mm.tick('rl_pq', '2024-01-01 12:00:40+00') ORDER BY team DESC, roster_id;
 -- a new premade and three solos: only after 60 s of the premade's wait
-SELECT count(mm.leave(roster_id)) FROM mm.list_queue('pq');
-SELECT mm.enqueue('pq', ARRAY[41, 42, 43], 1500, joined_at => '2024-01-01 12:00:40+00') AS pre2 \gset
-SELECT count(mm.enqueue('pq', ARRAY[p], 1500, joined_at => '2024-01-01 12:00:40+00')) FROM generate_series(44, 46) p;
-SELECT count(*) FROM mm.tick('pq', '2024-01-01 12:01:00+00');
-SELECT roster_id = :pre2 AS premade, team FROM mm.tick('pq', '2024-01-01 12:01:45+00') ORDER BY team DESC, roster_id;
+SELECT count(mm.leave(roster_id)) FROM mm.list_queue('rl_pq');
+SELECT mm.enqueue('rl_pq', ARRAY[8800041, 8800042, 8800043], 1500, joined_at => '2024-01-01 12:00:40+00') AS pre2 \gset
+SELECT count(mm.enqueue('rl_pq', ARRAY[p], 1500, joined_at => '2024-01-01 12:00:40+00')) FROM generate_series(8800044, 8800046) p;
+SELECT count(*) FROM mm.tick('rl_pq', '2024-01-01 12:01:00+00');
+SELECT roster_id = :pre2 AS premade, team FROM mm.tick('rl_pq', '2024-01-01 12:01:45+00') ORDER BY team DESC, roster_id;
 
 -- Soft rules: scored, never filtered. team_size 1; the first potential
 -- scores as well as the second by GW2's scoring and wins the tie, unless a
 -- soft rule prefers the other.
-SELECT mm.create_queue('sq', $${"team_size": 1, "filter": {"potentials_min": 0},
+SELECT mm.create_queue('rl_sq', $${"team_size": 1, "filter": {"potentials_min": 0},
     "attributes": {"skill": {"type": "number", "default": 0}},
     "rules": [{"type": "distance", "attribute": "skill", "soft": true, "weight": 100}]}$$);
-SELECT mm.create_queue('hq', $${"team_size": 1, "filter": {"potentials_min": 0},
+SELECT mm.create_queue('rl_hq', $${"team_size": 1, "filter": {"potentials_min": 0},
     "attributes": {"skill": {"type": "number", "default": 0}}}$$);
 SELECT count(mm.enqueue(q, ARRAY[b + k], 1500, joined_at => '2024-01-01 12:00+00', attributes => a))
-FROM (VALUES ('sq', 50), ('hq', 60)) v(q, b),
+FROM (VALUES ('rl_sq', 8800050), ('rl_hq', 8800060)) v(q, b),
      (VALUES (1, '{"skill": 0}'::jsonb), (2, '{"skill": 5}'), (3, '{"skill": 1}')) w(k, a);
 -- sq: the target (skill 0) meets skill 1; hq, without the rule: skill 5, the first
 TRUNCATE made;
-INSERT INTO made SELECT * FROM mm.tick('sq', '2024-01-01 12:00:05+00');
-INSERT INTO made SELECT * FROM mm.tick('hq', '2024-01-01 12:00:05+00');
+INSERT INTO made SELECT * FROM mm.tick('rl_sq', '2024-01-01 12:00:05+00');
+INSERT INTO made SELECT * FROM mm.tick('rl_hq', '2024-01-01 12:00:05+00');
 SELECT q.name, mr.players, t.team FROM made t JOIN mm.match_roster mr USING (match_id, roster_id)
 JOIN mm.queue q ON q.queue_id = mr.queue_id ORDER BY q.name DESC, t.team DESC;
 -- soft latency: the lower worst latency wins, and the match is played
 -- where it is; a roster sharing no region with the match is still a potential
-SELECT mm.create_queue('lq', $${"team_size": 1, "filter": {"potentials_min": 0},
+SELECT mm.create_queue('rl_lq', $${"team_size": 1, "filter": {"potentials_min": 0},
     "rules": [{"type": "latency", "soft": true, "weight": 1}]}$$);
-SELECT mm.enqueue('lq', ARRAY[71], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"eu": 20, "us": 100}'),
-       mm.enqueue('lq', ARRAY[72], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"eu": 200, "us": 90}'),
-       mm.enqueue('lq', ARRAY[73], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"eu": 30, "us": 300}'),
-       mm.enqueue('lq', ARRAY[74], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"asia": 10}'),
-       mm.enqueue('lq', ARRAY[75], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"asia": 500}');
+SELECT mm.enqueue('rl_lq', ARRAY[8800071], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"eu": 20, "us": 100}'),
+       mm.enqueue('rl_lq', ARRAY[8800072], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"eu": 200, "us": 90}'),
+       mm.enqueue('rl_lq', ARRAY[8800073], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"eu": 30, "us": 300}'),
+       mm.enqueue('rl_lq', ARRAY[8800074], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"asia": 10}'),
+       mm.enqueue('rl_lq', ARRAY[8800075], 1500, joined_at => '2024-01-01 12:00+00', latencies => '{"asia": 500}');
 TRUNCATE made;
-INSERT INTO made SELECT * FROM mm.tick('lq', '2024-01-01 12:00:05+00');
+INSERT INTO made SELECT * FROM mm.tick('rl_lq', '2024-01-01 12:00:05+00');
 SELECT mr.players, t.team, m.region FROM made t
 JOIN mm.match_roster mr USING (match_id, roster_id) JOIN mm.match m USING (match_id)
 ORDER BY t.match_id, t.team DESC;
