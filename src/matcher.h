@@ -336,6 +336,12 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
+/*
+ * A role queue's waiting rosters' roles (mm.queued_player.role), read by
+ * one query over the rosters of the set; nothing without declared roles,
+ * so the tick's reads of other queues are as before.
+ */
+extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*

@@ -436,6 +436,42 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	out->prof_names = prof.names;
 }
 
+void
+mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set)
+{
+	Oid			argtypes[2] = {INT4OID, INT8ARRAYOID};
+	Datum		args[2];
+	Datum	   *ids;
+	MmRosterIndex *lookup;
+	int			nlookup;
+
+	if (cfg->nroles == 0 || set->n == 0)
+		return;
+	ids = palloc(sizeof(Datum) * set->n);
+	for (int i = 0; i < set->n; i++)
+		ids[i] = Int64GetDatum(set->r[i].id);
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+											  TYPALIGN_DOUBLE));
+	if (SPI_execute_with_args("SELECT qp.roster_id, array_agg(qp.role) FROM mm.queued_player qp "
+							  "WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) AND qp.role IS NOT NULL "
+							  "GROUP BY qp.roster_id",
+							  2, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
+	for (uint64 row = 0; row < SPI_processed; row++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[row];
+		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+		Datum		roles = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
+		int			k = mm_roster_find(lookup, nlookup, id);
+
+		if (k >= 0 && !isnull)
+			mm_rules_read_roles(cfg, &set->r[k], DatumGetArrayTypeP(roles), false);
+	}
+}
+
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */
 static void
 read_query(const char *query, TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *set)

@@ -104,15 +104,12 @@ static const MmStatement statements[Q_COUNT] = {
 		"array_agg(u.profession) FILTER (WHERE u.profession IS NOT NULL) AS professions, "
 		"max(u.joined_at) AS joined_at, "
 		"(array_agg(u.attributes) FILTER (WHERE u.attributes IS NOT NULL))[1] AS attributes, "
-		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies, "
-		"array_agg(u.role) FILTER (WHERE u.role IS NOT NULL) AS roles "
+		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies, "
-		"NULL::text AS role "
+		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies "
 		"FROM mm.roster r WHERE r.queue_id = $1 "
 		"UNION ALL "
-		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL, "
-		"qp.role "
+		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $1) u "
 		"GROUP BY u.roster_id "
 		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
@@ -135,13 +132,12 @@ static const MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_READ_FIRST] = {
 		"SELECT r.roster_id, p.players, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies, p.roles "
+		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
 		"r.dishonor, r.joined_at, r.attributes, r.latencies "
 		"FROM mm.roster r WHERE r.queue_id = $1 ORDER BY r.position LIMIT $2) r "
 		"CROSS JOIN LATERAL (SELECT count(*) AS players, "
-		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, "
-		"array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles "
+		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = r.roster_id) p "
 		"ORDER BY r.position",
 		2, {INT4OID, INT8OID}
@@ -372,10 +368,12 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 	}
 	/* limit 0: the whole queue, in one grouped read of all its players */
 	run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
-	if (own)
-		PopActiveSnapshot();
 	rows = SPI_processed;
 	mm_read_rosters(at, true, cfg, set);
+	/* a role queue's roles, in the same snapshot */
+	mm_read_roles(queue_id, cfg, set);
+	if (own)
+		PopActiveSnapshot();
 	return limit == 0 || rows < (uint64) limit;
 }
 
@@ -925,6 +923,7 @@ mm_explain(PG_FUNCTION_ARGS)
 	arg = Int32GetDatum(queue_id);
 	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, &cfg, &set);
+	mm_read_roles(queue_id, &cfg, &set);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;
