@@ -295,6 +295,8 @@ extern char *mm_role_list(const MmMatcherConfig *cfg);
  * none.
  */
 extern void mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict);
+/* Count one player's role on a roster (strict: an undeclared role is an error). */
+extern void mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const char *name, bool strict);
 /*
  * Read a roster's attributes and latencies (either NULL: not given);
  * strict refuses values that do not fit the declarations (a rosters query),

@@ -441,22 +441,37 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set)
 {
 	Oid			argtypes[2] = {INT4OID, INT8ARRAYOID};
 	Datum		args[2];
-	Datum	   *ids;
 	MmRosterIndex *lookup;
 	int			nlookup;
+	bool		few = set->n <= 10000;
+	int			ret;
 
 	if (cfg->nroles == 0 || set->n == 0)
 		return;
-	ids = palloc(sizeof(Datum) * set->n);
-	for (int i = 0; i < set->n; i++)
-		ids[i] = Int64GetDatum(set->r[i].id);
 	args[0] = Int32GetDatum(queue_id);
-	args[1] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
-											  TYPALIGN_DOUBLE));
-	if (SPI_execute_with_args("SELECT qp.roster_id, array_agg(qp.role) FROM mm.queued_player qp "
-							  "WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) AND qp.role IS NOT NULL "
-							  "GROUP BY qp.roster_id",
-							  2, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+	/*
+	 * Few rosters (a prefix of the queue, 10000 at most): their players by the seat key;
+	 * more: the queue's players with a role, in one scan, those of rosters
+	 * not read skipped (an ANY over 100k ids and a grouping cost three
+	 * times the scan). One row per player: no aggregate.
+	 */
+	if (few)
+	{
+		Datum	   *ids = palloc(sizeof(Datum) * set->n);
+
+		for (int i = 0; i < set->n; i++)
+			ids[i] = Int64GetDatum(set->r[i].id);
+		args[1] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+												  TYPALIGN_DOUBLE));
+		ret = SPI_execute_with_args("SELECT qp.roster_id, qp.role FROM mm.queued_player qp "
+									"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) AND qp.role IS NOT NULL",
+									2, argtypes, args, NULL, true, 0);
+	}
+	else
+		ret = SPI_execute_with_args("SELECT qp.roster_id, qp.role FROM mm.queued_player qp "
+									"WHERE qp.queue_id = $1 AND qp.role IS NOT NULL",
+									1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute failed");
 	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
 	for (uint64 row = 0; row < SPI_processed; row++)
@@ -464,11 +479,14 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set)
 		HeapTuple	tup = SPI_tuptable->vals[row];
 		bool		isnull;
 		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
-		Datum		roles = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
-		int			k = mm_roster_find(lookup, nlookup, id);
+		Datum		role = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
+		int			k;
 
-		if (k >= 0 && !isnull)
-			mm_rules_read_roles(cfg, &set->r[k], DatumGetArrayTypeP(roles), false);
+		if (isnull)
+			continue;
+		k = mm_roster_find(lookup, nlookup, id);
+		if (k >= 0)
+			mm_rules_add_role(cfg, &set->r[k], TextDatumGetCString(role), false);
 	}
 }
 

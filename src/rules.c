@@ -1347,6 +1347,26 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 }
 
 void
+mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const char *name, bool strict)
+{
+	int			role = mm_role_find(cfg, name);
+
+	if (role < 0)
+	{
+		if (strict)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown role \"%s\"", name),
+					 errdetail("Roster %lld has it.", (long long) x->id),
+					 errhint("The queue declares: %s.", mm_role_list(cfg))));
+		return;
+	}
+	if (x->role_count == NULL)
+		x->role_count = palloc0(sizeof(int) * cfg->nroles);
+	x->role_count[role]++;
+}
+
+void
 mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict)
 {
 	Datum	   *elems;
@@ -1358,26 +1378,6 @@ mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, b
 		return;
 	deconstruct_array(roles, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
-	{
-		char	   *name;
-		int			role;
-
-		if (nulls[i])
-			continue;
-		name = TextDatumGetCString(elems[i]);
-		role = mm_role_find(cfg, name);
-		if (role < 0)
-		{
-			if (strict)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("unknown role \"%s\"", name),
-						 errdetail("Roster %lld has it.", (long long) x->id),
-						 errhint("The queue declares: %s.", mm_role_list(cfg))));
-			continue;
-		}
-		if (x->role_count == NULL)
-			x->role_count = palloc0(sizeof(int) * cfg->nroles);
-		x->role_count[role]++;
-	}
+		if (!nulls[i])
+			mm_rules_add_role(cfg, x, TextDatumGetCString(elems[i]), strict);
 }
