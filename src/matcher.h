@@ -340,10 +340,11 @@ extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
 /*
  * A role queue's waiting rosters' roles (mm.queued_player.role), read by
- * one query over the rosters of the set; nothing without declared roles,
- * so the tick's reads of other queues are as before.
+ * one query over the rosters of the set (whole: the set is the whole
+ * queue); nothing without declared roles, so the reads of other queues are
+ * as before.
  */
-extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set);
+extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*

@@ -437,40 +437,45 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 }
 
 void
-mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set)
+mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole)
 {
-	Oid			argtypes[2] = {INT4OID, INT8ARRAYOID};
-	Datum		args[2];
+	Oid			argtypes[3] = {INT4OID, TEXTARRAYOID, INT8ARRAYOID};
+	Datum		args[3];
+	Datum	   *names;
 	MmRosterIndex *lookup;
 	int			nlookup;
-	bool		few = set->n <= 10000;
 	int			ret;
 
 	if (cfg->nroles == 0 || set->n == 0)
 		return;
+	/* the declared roles: the query gives each player's role as its position there */
+	names = palloc(sizeof(Datum) * cfg->nroles);
+	for (int k = 0; k < cfg->nroles; k++)
+		names[k] = CStringGetTextDatum(cfg->roles[k]);
 	args[0] = Int32GetDatum(queue_id);
+	args[1] = PointerGetDatum(construct_array(names, cfg->nroles, TEXTOID, -1, false, TYPALIGN_INT));
 	/*
-	 * Few rosters (a prefix of the queue, 10000 at most): their players by the seat key;
-	 * more: the queue's players with a role, in one scan, those of rosters
-	 * not read skipped (an ANY over 100k ids and a grouping cost three
-	 * times the scan). One row per player: no aggregate.
+	 * A prefix of the queue: its players by the seat key; the whole queue:
+	 * its players with a role, in one scan (an ANY over 100k ids and a
+	 * grouping cost three times the scan). One row per player, no
+	 * aggregate.
 	 */
-	if (few)
+	if (!whole)
 	{
 		Datum	   *ids = palloc(sizeof(Datum) * set->n);
 
 		for (int i = 0; i < set->n; i++)
 			ids[i] = Int64GetDatum(set->r[i].id);
-		args[1] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+		args[2] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
 												  TYPALIGN_DOUBLE));
-		ret = SPI_execute_with_args("SELECT qp.roster_id, qp.role FROM mm.queued_player qp "
-									"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) AND qp.role IS NOT NULL",
-									2, argtypes, args, NULL, true, 0);
+		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
+									"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($3) AND qp.role IS NOT NULL",
+									3, argtypes, args, NULL, true, 0);
 	}
 	else
-		ret = SPI_execute_with_args("SELECT qp.roster_id, qp.role FROM mm.queued_player qp "
+		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
 									"WHERE qp.queue_id = $1 AND qp.role IS NOT NULL",
-									1, argtypes, args, NULL, true, 0);
+									2, argtypes, args, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute failed");
 	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
@@ -481,12 +486,18 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set)
 		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
 		Datum		role = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
 		int			k;
+		MmRoster   *x;
 
+		/* a role the queue no longer declares counts as none */
 		if (isnull)
 			continue;
 		k = mm_roster_find(lookup, nlookup, id);
-		if (k >= 0)
-			mm_rules_add_role(cfg, &set->r[k], TextDatumGetCString(role), false);
+		if (k < 0)
+			continue;
+		x = &set->r[k];
+		if (x->role_count == NULL)
+			x->role_count = palloc0(sizeof(int) * cfg->nroles);
+		x->role_count[DatumGetInt32(role) - 1]++;
 	}
 }
 
