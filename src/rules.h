@@ -1,20 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * rules.h
- *		Roster attributes and the declarative rules of a queue: the config
- *		keys "attributes" and "rules", the values a roster carries, and the
- *		interface through which a rule plugs into the matcher's phases.
+ *		Roster attributes, players' roles and the declarative rules of a
+ *		queue: the config keys "attributes", "roles" and "rules", the values
+ *		a roster carries, and the interface through which a rule plugs into
+ *		the matcher's phases (MmMatcherModel, matcher.h).
  *
  * A queue declares its attributes (name -> type number, string or
  * string_set; a default; whether required). A roster carries their values
  * (mm.roster.attributes) and its latency per region (mm.roster.latencies).
- * A rule is hard: it filters the potentials of a target (admit, pairwise
- * against the target) and keeps a match being populated consistent (start,
- * fits, add, over every roster of the match). Each rule has at most one
- * parameter (a distance's "max", an intersection's "min", a latency's
- * "max"), which an "expand" schedule relaxes step by step with the target's
- * wait. The GW2 rating filter and scoring stay the matcher's own; a queue
- * without rules matches exactly as before.
+ * Its players may carry roles (mm.queued_player.role), counted per roster
+ * (MmRoster.role_count). A hard rule filters the potentials of a target
+ * (admit, pairwise against the target) and keeps a match being populated
+ * consistent (start, fits, add, over every roster of the match; team_fits,
+ * team_add over the team a roster joins). A soft rule (distance, latency)
+ * filters nothing: its measure, times its weight, comes off a potential's
+ * score. Each rule has at most one parameter (a distance's "max", an
+ * intersection's "min", a latency's "max", a roles rule's "flex", a party
+ * rule's "min"), which an "expand" schedule relaxes step by step with the
+ * target's wait. The GW2 rating filter and scoring stay the matcher's own;
+ * a queue without rules matches exactly as before.
  *
  * The rules plug into the matcher's phases: filter (admit), populate
  * (start, fits, add over the match; team_fits, team_add over its teams),
