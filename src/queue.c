@@ -488,6 +488,7 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool
 		int			k;
 		MmRoster   *x;
 
+		CHECK_FOR_INTERRUPTS();
 		/* a role the queue no longer declares counts as none */
 		if (isnull)
 			continue;
