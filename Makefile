@@ -37,6 +37,12 @@ OBJS        = \
 	src/queue.o \
 	src/rules.o \
 	src/rating_config.o \
+	src/rule_distance.o \
+	src/rule_equal.o \
+	src/rule_intersect.o \
+	src/rule_latency.o \
+	src/rule_party.o \
+	src/rule_roles.o \
 	src/rating_model.o \
 	src/rating_replay.o \
 	src/ready.o \

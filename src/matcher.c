@@ -160,8 +160,10 @@ static const MmConfigKey matcher_keys[] = {
 	{.name = "attributes", .type = MM_CONFIG_CUSTOM, .parse = mm_attributes_parse,
 		.render = mm_attributes_render,
 	.doc = "the attributes a roster carries: name -> {type: number, string or string_set; default; required}"},
+	{.name = "roles", .type = MM_CONFIG_CUSTOM, .parse = mm_roles_parse, .render = mm_roles_render,
+	.doc = "the roles a player may carry (mm.enqueue's roles), which a roles rule counts per team"},
 	{.name = "rules", .type = MM_CONFIG_CUSTOM, .parse = mm_rules_parse, .render = mm_rules_render,
-	.doc = "hard rules (equal, distance, intersect, latency), each with an optional expand schedule over the target's wait"},
+	.doc = "rules (equal, distance, intersect, latency, roles, party): hard, each with an optional expand schedule over the target's wait, or soft (distance, latency) with a weight in the score"},
 	{.name = NULL}
 };
 
@@ -274,9 +276,10 @@ typedef struct Team
 	int		   *rosters;
 } Team;
 
-/* State of one run. */
-typedef struct Run
+/* State of one run (MmMatcherRun, matcher.h). */
+typedef struct MmMatcherRun
 {
+	const MmMatcherModel *model;	/* its phases */
 	MmRoster   *r;
 	int			n;
 	const MmMatcherConfig *cfg;
@@ -304,6 +307,7 @@ typedef struct Run
 	MmRuleState *rstate;		/* per rule: the match being populated */
 	int		   *rejected;		/* per rule: rosters it kept from the potentials */
 	int		   *blocked;		/* per rule: picks it refused while populating */
+	int			nsoft;			/* soft rules (scored) */
 } Run;
 
 static int
@@ -392,7 +396,7 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 	if (p->part != target->part)
 		return false;
 	for (int k = 0; k < run->nrules; k++)
-		if (!run->rules[k].ops->partitions &&
+		if (!run->rules[k].ops->partitions && !run->rules[k].soft &&
 			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
 		{
 			run->rejected[k]++;
@@ -499,21 +503,53 @@ team_add(Run *run, int side, int i)
 		run->prof_count[side][r->prof[k]] += r->prof_count[k];
 	run->chosen[i] = true;
 	for (int k = 0; k < run->nrules; k++)
-		run->rules[k].ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
+	{
+		const MmRuleOps *ops = run->rules[k].ops;
+
+		ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
+		if (ops->team_add)
+			ops->team_add(&run->rstate[k], &run->rules[k], r, side);
+	}
 }
 
-/* The populate phase of the rules: may roster i join the match? */
+/*
+ * The populate phase of the hard rules: may roster i join the match, on
+ * team "side"?
+ */
 static inline bool
-rules_fit(Run *run, int i)
+rules_fit(Run *run, int i, int side)
 {
 	for (int k = 0; k < run->nrules; k++)
-		if (!run->rules[k].ops->fits(&run->rstate[k], &run->rules[k], run->limits[k], &run->r[i],
-									 run->cfg->nregions))
+	{
+		const MmRule *rule = &run->rules[k];
+
+		if (rule->soft)
+			continue;
+		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
+			(rule->ops->team_fits &&
+			 !rule->ops->team_fits(&run->rstate[k], rule, run->limits[k], &run->r[i], side)))
 		{
 			run->blocked[k]++;
 			return false;
 		}
+	}
 	return true;
+}
+
+/*
+ * The score phase of the soft rules: each one's measure of the match were
+ * roster i to join it, times its weight, taken off the score.
+ */
+static double
+rules_score(const Run *run, int i)
+{
+	double		score = 0;
+
+	for (int k = 0; k < run->nrules; k++)
+		if (run->rules[k].soft)
+			score -= run->rules[k].weight *
+				run->rules[k].ops->measure(&run->rstate[k], &run->rules[k], &run->r[i], run->cfg->nregions);
+	return score;
 }
 
 /*
@@ -560,7 +596,7 @@ should_populate_red(const Run *run)
 }
 
 /* The team's figures scoreRoster compares a roster with. */
-typedef struct TeamFigures
+typedef struct MmTeamFigures
 {
 	double		rating_low;
 	double		rank;
@@ -619,10 +655,10 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 
 		if (run->chosen[i] || run->r[i].players > needed)
 			continue;
-		score = score_roster(run, i, side, &team, max_ladder, max_roster_size);
+		score = run->model->score(run, i, side, &team, max_ladder, max_roster_size);
 		/* the rules only for a roster that would be the best so far */
 		if ((best < 0 || best_score < score) &&
-			(run->nrules == 0 || rules_fit(run, i)))
+			(run->nrules == 0 || rules_fit(run, i, side)))
 		{
 			best = i;
 			best_score = score;
@@ -659,6 +695,26 @@ populate_match(Run *run, int target)
 	}
 	return run->team[0].players == size && run->team[1].players == size;
 }
+
+/* GW2's scoreRoster, and the soft rules' terms (none without soft rules). */
+static double
+gw2_score(const Run *run, int i, int side, const TeamFigures *team, double max_ladder,
+		  int max_roster_size)
+{
+	double		score = score_roster(run, i, side, team, max_ladder, max_roster_size);
+
+	if (run->nsoft > 0)
+		score += rules_score(run, i);
+	return score;
+}
+
+/* The Guild Wars 2 wiki's matcher, its phases behind the interface. */
+const MmMatcherModel mm_matcher_gw2 = {
+	.name = "gw2",
+	.filter = gather_potentials,
+	.populate = populate_match,
+	.score = gw2_score
+};
 
 static double
 now_ms(void)
@@ -814,6 +870,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 
 	memset(res, 0, sizeof(*res));
 	memset(&run, 0, sizeof(run));
+	run.model = &mm_matcher_gw2;
 	run.r = rosters;
 	run.n = n;
 	run.cfg = cfg;
@@ -830,6 +887,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	run.live = n;
 	run.nrules = cfg->nrules;
 	run.rules = cfg->rules;
+	for (int k = 0; k < cfg->nrules; k++)
+		run.nsoft += cfg->rules[k].soft;
 	run.limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
 	run.rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
 	run.rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
@@ -927,7 +986,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			run.limits[k] = mm_rule_limit(&run.rules[k], rosters[target].age);
 			run.rejected[k] = run.blocked[k] = 0;
 		}
-		gather_potentials(&run, &rosters[target]);
+		run.model->filter(&run, &rosters[target]);
 		rosters[target].npotentials = run.npotentials;
 
 		/*
@@ -964,7 +1023,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		else if (run.npotentials < cfg->potentials_min &&
 				 rosters[target].age < cfg->padding_end)
 			reason = MM_FAIL_POTENTIALS;
-		else if (!populate_match(&run, target))
+		else if (!run.model->populate(&run, target))
 		{
 			reason = MM_FAIL_INCOMPLETE;
 			if (run.nrules > 0)
@@ -1060,7 +1119,7 @@ pick_backfill(const Run *run, const int *potentials, int npotentials, const bool
 		}
 		if (fits[s] < 0)
 			continue;
-		score = score_roster(run, i, 0, team, max_ladder, max_roster_size);
+		score = run->model->score(run, i, 0, team, max_ladder, max_roster_size);
 		if (best < 0 || best_score < score)
 		{
 			best = i;
@@ -1108,6 +1167,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	int		   *used = palloc(sizeof(int) * (needed + 1));
 
 	memset(&run, 0, sizeof(run));
+	run.model = &mm_matcher_gw2;
 	run.r = rosters;
 	run.n = n;
 	run.cfg = cfg;

@@ -16,6 +16,7 @@
 #include "rating_model.h"
 #include "rules.h"
 #include "datatype/timestamp.h"
+#include "utils/array.h"
 #include "utils/hsearch.h"
 
 /* Configuration of one queue: the GW2 wiki's Filter and Scoring blocks. */
@@ -80,6 +81,8 @@ typedef struct MmMatcherConfig
 	int			nrules;
 	MmRule	   *rules;
 	int			latency_rule;	/* index of the latency rule; -1: none */
+	int			nroles;			/* "roles": the roles a player may carry */
+	char	  **roles;
 	/* not config keys */
 	int			nregions;		/* regions of the rosters read (mm_read_rosters) */
 } MmMatcherConfig;
@@ -131,6 +134,7 @@ typedef struct MmRoster
 	double	   *lat;			/* latency per region id (Inf: not given); NULL: none */
 	int		   *lat_region;		/* while reading: the region of each lat */
 	int			nlat;
+	int		   *role_count;		/* per declared role: its players; NULL: none given */
 	/* derived by mm_matcher_run */
 	bool		lat_masked;		/* lat_mask holds (see MM_LAT_LEVELS) */
 	uint64		lat_mask[MM_LAT_LEVELS];	/* per latency level: regions within it */
@@ -172,6 +176,33 @@ typedef struct MmMatcherResult
 	bool		stopped_by_limit;
 	bool		undecided;		/* cfg->prefix: a target needs more of the queue */
 } MmMatcherResult;
+
+/*
+ * The matcher's phases as one interface, as MmRatingModel is for rating
+ * families: filter (a target's potentials: gatherPotentials), populate
+ * (fill its teams: populateMatch, shouldPopulateRed, pickRoster) and score
+ * (a potential for a team: scoreRoster). GW2's, in matcher.c, is the one
+ * mm_matcher_run and mm_matcher_backfill run; its state (MmMatcherRun) is
+ * private to matcher.c. The rules (rules.h) plug into these phases: hard
+ * rules' admit into filter, their fits into populate, soft rules' measure
+ * into score; mm.explain names the rule that blocked a target.
+ */
+typedef struct MmMatcherRun MmMatcherRun;
+struct MmTeamFigures;
+
+typedef struct MmMatcherModel
+{
+	const char *name;
+	/* the target's potentials, in queue order, into the run */
+	void		(*filter) (MmMatcherRun *run, const MmRoster *target);
+	/* fill both teams around the target; false: they could not be filled */
+	bool		(*populate) (MmMatcherRun *run, int target);
+	/* how well roster i fits team "side" (higher is better) */
+	double		(*score) (const MmMatcherRun *run, int i, int side, const struct MmTeamFigures *team,
+						  double max_ladder, int max_roster_size);
+} MmMatcherModel;
+
+extern const MmMatcherModel mm_matcher_gw2;
 
 extern void mm_matcher_defaults(MmMatcherConfig *cfg);
 extern void mm_matcher_check(MmMatcherConfig *cfg);
@@ -231,6 +262,19 @@ typedef struct MmRuleReader
 extern HTAB *mm_intern_create(const char *name);
 extern int	mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names);
 extern void mm_rules_check(MmMatcherConfig *cfg);
+/* Config key "roles"; a role's id (-1: not declared); the roles for messages. */
+extern void mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path);
+extern void mm_roles_render(StringInfo buf, const void *base);
+extern int	mm_role_find(const MmMatcherConfig *cfg, const char *name);
+extern char *mm_role_list(const MmMatcherConfig *cfg);
+/*
+ * Read a roster's roles (a text[] of its players' roles, NULL: none);
+ * strict refuses a role the queue does not declare, otherwise it counts as
+ * none.
+ */
+extern void mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict);
+/* Count one player's role on a roster (strict: an undeclared role is an error). */
+extern void mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const char *name, bool strict);
 /*
  * Read a roster's attributes and latencies (either NULL: not given);
  * strict refuses values that do not fit the declarations (a rosters query),
@@ -272,6 +316,13 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
+/*
+ * A role queue's waiting rosters' roles (mm.queued_player.role), read by
+ * one query over the rosters of the set (whole: the set is the whole
+ * queue); nothing without declared roles, so the reads of other queues are
+ * as before.
+ */
+extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*

@@ -10,8 +10,8 @@
  *
  * The query's columns are found by name: roster_id and players (an array
  * of player ids) and rating are required; deviation, rank, ladder_points,
- * dishonor, professions (text[]), joined_at, attributes (jsonb) and
- * latencies (jsonb) are optional. Rows are the
+ * dishonor, professions (text[]), joined_at, attributes (jsonb),
+ * latencies (jsonb) and roles (text[], the players' roles) are optional. Rows are the
  * queue in the order the query returns them. A roster id or a player that
  * appears twice is refused: the matcher would put it on two teams.
  *
@@ -57,6 +57,7 @@ typedef struct Columns
 	int			joined_at;
 	int			attributes;
 	int			latencies;
+	int			roles;
 } Columns;
 
 static int
@@ -73,7 +74,7 @@ column(TupleDesc desc, const char *name, bool required, Oid *types, int ntypes)
 					 errmsg("rosters query has no column \"%s\"", name),
 					 errhint("The query must return roster_id bigint, players bigint[] and rating float8; "
 							 "deviation, rank, ladder_points, dishonor, professions text[], joined_at timestamptz, "
-							 "attributes jsonb and latencies jsonb are optional.")));
+							 "attributes jsonb, latencies jsonb and roles text[] are optional.")));
 		return 0;
 	}
 	type = SPI_gettypeid(desc, col);
@@ -311,6 +312,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	c.joined_at = column(desc, "joined_at", false, ts_types, 1);
 	c.attributes = column(desc, "attributes", false, jsonb_types, 1);
 	c.latencies = column(desc, "latencies", false, jsonb_types, 1);
+	c.roles = column(desc, "roles", false, text_array, 1);
 	if (cfg->nattrs > 0 || cfg->latency_rule >= 0)
 	{
 		rd.values = mm_intern_create("mm attribute values");
@@ -395,6 +397,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 			if (!isnull)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
 		}
+		x->role_count = NULL;
+		if (c.roles && cfg->nroles > 0)
+		{
+			d = SPI_getbinval(tup, desc, c.roles, &isnull);
+			if (!isnull)
+				mm_rules_read_roles(cfg, x, DatumGetArrayTypeP(d), !counts);
+		}
 		if (rd.values != NULL)
 		{
 			Jsonb	   *attrs = NULL;
@@ -425,6 +434,72 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	out->n = kept;
 	out->nprof = prof.n;
 	out->prof_names = prof.names;
+}
+
+void
+mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole)
+{
+	Oid			argtypes[3] = {INT4OID, TEXTARRAYOID, INT8ARRAYOID};
+	Datum		args[3];
+	Datum	   *names;
+	MmRosterIndex *lookup;
+	int			nlookup;
+	int			ret;
+
+	if (cfg->nroles == 0 || set->n == 0)
+		return;
+	/* the declared roles: the query gives each player's role as its position there */
+	names = palloc(sizeof(Datum) * cfg->nroles);
+	for (int k = 0; k < cfg->nroles; k++)
+		names[k] = CStringGetTextDatum(cfg->roles[k]);
+	args[0] = Int32GetDatum(queue_id);
+	args[1] = PointerGetDatum(construct_array(names, cfg->nroles, TEXTOID, -1, false, TYPALIGN_INT));
+	/*
+	 * A prefix of the queue: its players by the seat key; the whole queue:
+	 * its players with a role, in one scan (an ANY over 100k ids and a
+	 * grouping cost three times the scan). One row per player, no
+	 * aggregate.
+	 */
+	if (!whole)
+	{
+		Datum	   *ids = palloc(sizeof(Datum) * set->n);
+
+		for (int i = 0; i < set->n; i++)
+			ids[i] = Int64GetDatum(set->r[i].id);
+		args[2] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+												  TYPALIGN_DOUBLE));
+		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
+									"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($3) AND qp.role IS NOT NULL",
+									3, argtypes, args, NULL, true, 0);
+	}
+	else
+		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
+									"WHERE qp.queue_id = $1 AND qp.role IS NOT NULL",
+									2, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
+	for (uint64 row = 0; row < SPI_processed; row++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[row];
+		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+		Datum		role = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
+		int			k;
+		MmRoster   *x;
+
+		CHECK_FOR_INTERRUPTS();
+		/* a role the queue no longer declares counts as none */
+		if (isnull)
+			continue;
+		k = mm_roster_find(lookup, nlookup, id);
+		if (k < 0)
+			continue;
+		x = &set->r[k];
+		if (x->role_count == NULL)
+			x->role_count = palloc0(sizeof(int) * cfg->nroles);
+		x->role_count[DatumGetInt32(role) - 1]++;
+	}
 }
 
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */

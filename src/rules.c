@@ -1,13 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * rules.c
- *		Roster attributes and the hard rules of a queue (rules.h): the
- *		config keys "attributes" and "rules", one MmRuleOps per rule type,
- *		reading a roster's attributes and latencies, and
- *		mm._check_attributes, which mm.enqueue calls.
+ *		Roster attributes, roles and the rules of a queue (rules.h): the
+ *		config keys "attributes", "roles" and "rules", the list of rule
+ *		types (each in its own file, rule_<type>.c), reading a roster's
+ *		attributes, roles and latencies, and mm._check_attributes, which
+ *		mm.enqueue calls.
  *
- * The rules (each hard: a filter on a target's potentials, and a check on
- * every roster that joins its match):
+ * The rules (hard: a filter on a target's potentials, and a check on every
+ * roster that joins its match or one of its teams; distance and latency
+ * may instead be soft, "soft": true with a "weight": no filter, a score):
  *	- equal: every roster of the match has the same value of a number or
  *	  string attribute (game mode, platform). The matcher buckets the queue
  *	  on it, so a target only ever looks at its own bucket. No parameter.
@@ -18,6 +20,10 @@
  *	- latency: the match is played in one region where every roster's
  *	  latency is at most "max" ms; the match records the region of the
  *	  lowest worst latency.
+ *	- roles: each team has the given number of players per declared role
+ *	  ("counts"); "flex" of a team's counted seats may take any role.
+ *	- party: a match holding a party of "premade" players has at least
+ *	  "min" players in parties on each team.
  * "expand" relaxes the parameter with the target's wait: a list of steps
  * {"after": duration, <parameter>: value}, each looser than the one before.
  *
@@ -28,298 +34,24 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
-/* The rule types */
-
-static bool
-attr_present(const MmRoster *r, const MmRule *rule)
-{
-	return r->attr != NULL && r->attr[rule->attr].present;
-}
-
-/* equal */
-
-static bool
-equal_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
-{
-	const MmAttrValue *a,
-			   *b;
-	(void) limit;
-	(void) nregions;
-
-	if (!attr_present(t, rule) || !attr_present(p, rule))
-		return false;
-	a = &t->attr[rule->attr];
-	b = &p->attr[rule->attr];
-	return a->num == b->num && a->id == b->id;
-}
-
-static void
-no_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
-{
-	(void) st;
-	(void) rule;
-	(void) t;
-	(void) nregions;
-}
-
-static bool
-always_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
-{
-	(void) st;
-	(void) rule;
-	(void) limit;
-	(void) r;
-	(void) nregions;
-	return true;
-}
-
-static void
-no_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
-{
-	(void) st;
-	(void) rule;
-	(void) r;
-	(void) nregions;
-}
-
-/* distance */
-
-static bool
-distance_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
-{
-	(void) nregions;
-	if (!attr_present(t, rule) || !attr_present(p, rule))
-		return false;
-	return fabs(t->attr[rule->attr].num - p->attr[rule->attr].num) <= limit;
-}
-
-static void
-distance_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
-{
-	(void) nregions;
-	st->lo = st->hi = t->attr[rule->attr].num;
-}
-
-static bool
-distance_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
-{
-	double		v = r->attr[rule->attr].num;
-
-	(void) nregions;
-
-	return Max(st->hi, v) - Min(st->lo, v) <= limit;
-}
-
-static void
-distance_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
-{
-	double		v = r->attr[rule->attr].num;
-
-	(void) nregions;
-
-	st->lo = Min(st->lo, v);
-	st->hi = Max(st->hi, v);
-}
-
-/* intersect: sets are sorted, so intersections are merges */
-
-static int
-shared(const int *a, int na, const int *b, int nb, int *out)
-{
-	int			i = 0,
-				j = 0,
-				n = 0;
-
-	while (i < na && j < nb)
-	{
-		if (a[i] < b[j])
-			i++;
-		else if (a[i] > b[j])
-			j++;
-		else
-		{
-			if (out)
-				out[n] = a[i];
-			n++;
-			i++;
-			j++;
-		}
-	}
-	return n;
-}
-
-static bool
-intersect_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
-{
-	const MmAttrValue *a,
-			   *b;
-	(void) nregions;
-
-	if (!attr_present(t, rule) || !attr_present(p, rule))
-		return false;
-	a = &t->attr[rule->attr];
-	b = &p->attr[rule->attr];
-	return shared(a->set, a->nset, b->set, b->nset, NULL) >= limit;
-}
-
-static void
-intersect_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
-{
-	const MmAttrValue *a = &t->attr[rule->attr];
-
-	(void) nregions;
-
-	st->ids = palloc(sizeof(int) * Max(a->nset, 1));
-	memcpy(st->ids, a->set, sizeof(int) * a->nset);
-	st->nids = a->nset;
-}
-
-static bool
-intersect_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
-{
-	const MmAttrValue *a = &r->attr[rule->attr];
-
-	(void) nregions;
-
-	return shared(st->ids, st->nids, a->set, a->nset, NULL) >= limit;
-}
-
-static void
-intersect_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
-{
-	const MmAttrValue *a = &r->attr[rule->attr];
-
-	(void) nregions;
-
-	st->nids = shared(st->ids, st->nids, a->set, a->nset, st->ids);
-}
-
-/* latency: r->lat[k] is the latency to region k, or Inf */
-
-/* The level (0: the rule's value, s + 1: step s) a limit is the parameter of. */
-static int
-latency_level(const MmRule *rule, double limit)
-{
-	int			level = 0;
-
-	for (int s = 0; s < rule->nsteps; s++)
-		if (rule->steps[s].value == limit)
-			level = s + 1;
-	return level;
-}
-
-static void
-latency_prepare(const MmRule *rule, MmRoster *r, int n, int nregions)
-{
-	bool		masked = nregions <= 64 && rule->nsteps < MM_LAT_LEVELS;
-
-	for (int i = 0; i < n; i++)
-	{
-		r[i].lat_masked = masked && r[i].lat != NULL;
-		if (!r[i].lat_masked)
-			continue;
-		for (int l = 0; l <= rule->nsteps; l++)
-		{
-			double		limit = l == 0 ? rule->value : rule->steps[l - 1].value;
-			uint64		mask = 0;
-
-			for (int k = 0; k < nregions; k++)
-				if (r[i].lat[k] <= limit)
-					mask |= UINT64CONST(1) << k;
-			r[i].lat_mask[l] = mask;
-		}
-	}
-}
-
-static bool
-latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
-{
-	if (t->lat == NULL || p->lat == NULL)
-		return false;
-	if (t->lat_masked && p->lat_masked)
-	{
-		int			l = latency_level(rule, limit);
-
-		return (t->lat_mask[l] & p->lat_mask[l]) != 0;
-	}
-	for (int k = 0; k < nregions; k++)
-		if (t->lat[k] <= limit && p->lat[k] <= limit)
-			return true;
-	return false;
-}
-
-static void
-latency_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
-{
-	(void) rule;
-	st->worst = palloc(sizeof(double) * Max(nregions, 1));
-	for (int k = 0; k < nregions; k++)
-		st->worst[k] = t->lat ? t->lat[k] : INFINITY;
-}
-
-static bool
-latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
-{
-	(void) rule;
-	if (r->lat == NULL)
-		return false;
-	for (int k = 0; k < nregions; k++)
-		if (st->worst[k] <= limit && r->lat[k] <= limit)
-			return true;
-	return false;
-}
-
-static void
-latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
-{
-	(void) rule;
-	for (int k = 0; k < nregions; k++)
-		st->worst[k] = Max(st->worst[k], r->lat ? r->lat[k] : INFINITY);
-}
-
-int
-mm_rule_region(const MmRuleState *st, double limit, int nregions)
-{
-	int			best = -1;
-
-	for (int k = 0; k < nregions; k++)
-	{
-		if (st->worst[k] > limit)
-			continue;
-		if (best < 0 || st->worst[k] < st->worst[best])
-			best = k;
-	}
-	return best;
-}
-
-#define BIT(t) (1 << (t))
-
-static const MmRuleOps rule_types[] = {
-	{.type = "equal", .attr_types = BIT(MM_ATTR_NUMBER) | BIT(MM_ATTR_STRING),
-		.partitions = true,
-	.admit = equal_admit, .start = no_start, .fits = always_fits, .add = no_add},
-	{.type = "distance", .param = "max", .param_min = 0, .param_max = 1e15,
-		.param_required = true, .relax_up = true, .attr_types = BIT(MM_ATTR_NUMBER),
-		.unit = "",
-	.admit = distance_admit, .start = distance_start, .fits = distance_fits, .add = distance_add},
-	{.type = "intersect", .param = "min", .param_min = 0, .param_max = 1000,
-		.param_default = 1, .relax_up = false, .attr_types = BIT(MM_ATTR_SET),
-		.unit = " shared values",
-	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits, .add = intersect_add},
-	{.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
-		.param_required = true, .relax_up = true, .unit = " ms", .prepare = latency_prepare,
-	.admit = latency_admit, .start = latency_start, .fits = latency_fits, .add = latency_add},
+/* The rule types, each in its own file (rule_<type>.c) */
+static const MmRuleOps *const rule_types[] = {
+	&mm_rule_equal, &mm_rule_distance, &mm_rule_intersect, &mm_rule_latency, &mm_rule_roles,
+	&mm_rule_party
 };
+
+#define BIT(t) MM_ATTR_BIT(t)
 
 static const char *
 rule_type_list(void)
 {
-	return "equal, distance, intersect, latency";
+	return "equal, distance, intersect, latency, roles, party";
 }
 
 double
@@ -437,12 +169,25 @@ typedef struct RuleRaw
 	bool		max_given;
 	double		min;
 	bool		min_given;
+	double		flex;
+	bool		flex_given;
+	int			premade;
+	bool		premade_given;
+	bool		soft;
+	double		weight;
+	bool		weight_given;
+	int			ncounts;
+	char	  **count_names;
+	int		   *count_values;
+	bool		counts_given;
 	int			nsteps;
 	MmExpandStep *steps;
-	bool	   *step_max_given;
-	bool	   *step_min_given;
-	double	   *step_min;
+	bool	   *step_given[3];	/* per step: max, min, flex given */
+	double	   *step_value[3];
 } RuleRaw;
+
+/* The parameters a rule type may take, in RuleRaw and StepRaw order. */
+static const char *const param_names[3] = {"max", "min", "flex"};
 
 typedef struct StepRaw
 {
@@ -452,6 +197,8 @@ typedef struct StepRaw
 	bool		max_given;
 	double		min;
 	bool		min_given;
+	double		flex;
+	bool		flex_given;
 } StepRaw;
 
 static const MmConfigKey step_keys[] = {
@@ -462,6 +209,8 @@ static const MmConfigKey step_keys[] = {
 	.given_offset = offsetof(StepRaw, max_given), .min = 0, .max = 1e15},
 	{.name = "min", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(StepRaw, min),
 	.given_offset = offsetof(StepRaw, min_given), .min = 0, .max = 1000},
+	{.name = "flex", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(StepRaw, flex),
+	.given_offset = offsetof(StepRaw, flex_given), .min = 0, .max = 1000},
 	{.name = NULL}
 };
 
@@ -509,9 +258,11 @@ rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		return;
 	n = array_elements(v, what, path, &elems);
 	raw->steps = palloc0(sizeof(MmExpandStep) * Max(n, 1));
-	raw->step_max_given = palloc0(sizeof(bool) * Max(n, 1));
-	raw->step_min_given = palloc0(sizeof(bool) * Max(n, 1));
-	raw->step_min = palloc0(sizeof(double) * Max(n, 1));
+	for (int k = 0; k < 3; k++)
+	{
+		raw->step_given[k] = palloc0(sizeof(bool) * Max(n, 1));
+		raw->step_value[k] = palloc0(sizeof(double) * Max(n, 1));
+	}
 	for (int i = 0; i < n; i++)
 	{
 		StepRaw		s;
@@ -526,10 +277,12 @@ rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
 					 errmsg("%s key \"%s.after\" is missing", what, p),
 					 errhint("Each expansion step gives the wait it starts at, such as {\"after\": 30, \"max\": 100}.")));
 		raw->steps[i].after = s.after;
-		raw->steps[i].value = s.max_given ? s.max : s.min;
-		raw->step_max_given[i] = s.max_given;
-		raw->step_min_given[i] = s.min_given;
-		raw->step_min[i] = s.min;
+		raw->step_given[0][i] = s.max_given;
+		raw->step_value[0][i] = s.max;
+		raw->step_given[1][i] = s.min_given;
+		raw->step_value[1][i] = s.min;
+		raw->step_given[2][i] = s.flex_given;
+		raw->step_value[2][i] = s.flex;
 	}
 	raw->nsteps = n;
 }
@@ -539,6 +292,64 @@ rule_expand_render(StringInfo buf, const void *base)
 {
 	(void) base;
 	appendStringInfoString(buf, "[]");
+}
+
+/* A roles rule's "counts": role -> players per team. */
+static void
+rule_counts_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	RuleRaw    *raw = base;
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	char	   *name = NULL;
+	int			cap = 4;
+
+	raw->ncounts = 0;
+	raw->counts_given = false;
+	if (v == NULL || v->type == jbvNull)
+		return;
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s key \"%s\" must be an object", what, path),
+				 errhint("Give the players each team needs per role, such as {\"tank\": 1, \"damage\": 2}.")));
+	raw->counts_given = true;
+	raw->count_names = palloc(sizeof(char *) * cap);
+	raw->count_values = palloc(sizeof(int) * cap);
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			name = pnstrdup(e.val.string.val, e.val.string.len);
+		else if (tok == WJB_VALUE)
+		{
+			double		x = -1;
+
+			if (e.type == jbvNumeric)
+				x = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e.val.numeric)));
+			if (x < 0 || x > 1000 || x != (int) x)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s.%s\" must be a whole number of players from 0 to 1000",
+								what, path, name)));
+			if (raw->ncounts == cap)
+			{
+				cap *= 2;
+				raw->count_names = repalloc(raw->count_names, sizeof(char *) * cap);
+				raw->count_values = repalloc(raw->count_values, sizeof(int) * cap);
+			}
+			raw->count_names[raw->ncounts] = name;
+			raw->count_values[raw->ncounts++] = (int) x;
+		}
+	}
+}
+
+static void
+rule_counts_render(StringInfo buf, const void *base)
+{
+	(void) base;
+	appendStringInfoString(buf, "{}");
 }
 
 static const MmConfigKey rule_keys[] = {
@@ -553,6 +364,14 @@ static const MmConfigKey rule_keys[] = {
 	.given_offset = offsetof(RuleRaw, max_given), .min = 0, .max = 1e15},
 	{.name = "min", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, min),
 	.given_offset = offsetof(RuleRaw, min_given), .min = 0, .max = 1000},
+	{.name = "flex", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, flex),
+	.given_offset = offsetof(RuleRaw, flex_given), .min = 0, .max = 1000},
+	{.name = "premade", .type = MM_CONFIG_INT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, premade),
+	.given_offset = offsetof(RuleRaw, premade_given), .min = 2, .max = 1000},
+	{.name = "soft", .type = MM_CONFIG_BOOL, .offset = offsetof(RuleRaw, soft), .def = 0},
+	{.name = "weight", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, weight),
+	.given_offset = offsetof(RuleRaw, weight_given), .min = 0, .max = 1e15, .def = 1},
+	{.name = "counts", .type = MM_CONFIG_CUSTOM, .parse = rule_counts_parse, .render = rule_counts_render},
 	{.name = "expand", .type = MM_CONFIG_CUSTOM, .parse = rule_expand_parse, .render = rule_expand_render},
 	{.name = NULL}
 };
@@ -663,6 +482,86 @@ mm_attributes_render(StringInfo buf, const void *base)
 	appendStringInfoChar(buf, '}');
 }
 
+/* Config key "roles": the roles a player may carry, a list of distinct names. */
+void
+mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	MmMatcherConfig *cfg = base;
+	JsonbValue *elems;
+	int			n;
+
+	cfg->nroles = 0;
+	cfg->roles = NULL;
+	if (v == NULL || v->type == jbvNull)
+		return;
+	n = array_elements(v, what, path, &elems);
+	cfg->roles = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name;
+
+		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
+			elems[i].val.string.len > NAMEDATALEN - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s[%d]\" must be a role name of 1 to %d bytes", what, path, i,
+							NAMEDATALEN - 1),
+					 errhint("List the roles by name, such as [\"tank\", \"damage\", \"support\"].")));
+		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
+		for (const char *c = name; *c; c++)
+			if ((unsigned char) *c < 0x20 || *c == 0x7f)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
+		for (int j = 0; j < i; j++)
+			if (strcmp(cfg->roles[j], name) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s\" names role \"%s\" twice", what, path, name)));
+		cfg->roles[i] = name;
+	}
+	cfg->nroles = n;
+}
+
+void
+mm_roles_render(StringInfo buf, const void *base)
+{
+	const MmMatcherConfig *cfg = base;
+
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < cfg->nroles; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, cfg->roles[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+/* The id of a declared role; -1: not declared. */
+int
+mm_role_find(const MmMatcherConfig *cfg, const char *name)
+{
+	for (int k = 0; k < cfg->nroles; k++)
+		if (strcmp(cfg->roles[k], name) == 0)
+			return k;
+	return -1;
+}
+
+/* The declared roles, for messages. */
+char *
+mm_role_list(const MmMatcherConfig *cfg)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	for (int k = 0; k < cfg->nroles; k++)
+		appendStringInfo(&b, "%s%s", k ? ", " : "", cfg->roles[k]);
+	if (cfg->nroles == 0)
+		appendStringInfoString(&b, "no roles");
+	return b.data;
+}
+
 void
 mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 {
@@ -683,13 +582,14 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		char	   *p = psprintf("%s[%d]", path, i);
 		MmRule	   *rule = &cfg->rules[i];
 		const MmRuleOps *ops = NULL;
+		int			pk = 0;
 
 		memset(&raw, 0, sizeof(raw));
 		mm_config_defaults(rule_keys, &raw);
 		mm_config_parse_value(&elems[i], what, p, rule_keys, &raw);
 		for (int t = 0; t < (int) lengthof(rule_types); t++)
-			if (strcmp(rule_types[t].type, raw.type) == 0)
-				ops = &rule_types[t];
+			if (strcmp(rule_types[t]->type, raw.type) == 0)
+				ops = rule_types[t];
 		if (ops == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -706,32 +606,82 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 					 ops->attr_types ? errmsg("%s rule \"%s\" needs an attribute", what, p)
 					 : errmsg("%s rule \"%s\" takes no attribute", what, p),
 					 ops->attr_types ? errhint("Name one of the queue's attributes, such as {\"type\": \"%s\", \"attribute\": \"mode\"}.", ops->type)
-					 : errhint("A %s rule reads the rosters' latencies.", ops->type)));
-		/* its parameter: "max" or "min", or none */
-		if ((raw.max_given && (ops->param == NULL || strcmp(ops->param, "max") != 0)) ||
-			(raw.min_given && (ops->param == NULL || strcmp(ops->param, "min") != 0)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s rule \"%s\" does not take \"%s\"", what, p, raw.max_given ? "max" : "min"),
-					 ops->param ? errhint("A %s rule's parameter is \"%s\".", ops->type, ops->param)
-					 : errhint("A %s rule has no parameter.", ops->type)));
-		if (ops->param == NULL)
-			rule->value = 0;
-		else if (raw.max_given || raw.min_given)
-			rule->value = raw.max_given ? raw.max : raw.min;
-		else if (ops->param_required)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s rule \"%s\" needs \"%s\"", what, p, ops->param),
-					 errhint("Give the rule's limit, such as {\"type\": \"%s\", \"%s\": 100}.", ops->type, ops->param)));
-		else
-			rule->value = ops->param_default;
+					 : errhint("A %s rule reads the rosters' %s.", ops->type,
+									 strcmp(ops->type, "latency") == 0 ? "latencies" :
+									 strcmp(ops->type, "roles") == 0 ? "players' roles" : "party sizes")));
+		/* its parameter: "max", "min" or "flex", or none */
+		{
+			bool		given[3] = {raw.max_given, raw.min_given, raw.flex_given};
+			double		value[3] = {raw.max, raw.min, raw.flex};
+
+			for (int k = 0; k < 3; k++)
+				if (given[k] && (raw.soft || ops->param == NULL || strcmp(ops->param, param_names[k]) != 0))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("%s rule \"%s\" does not take \"%s\"", what, p, param_names[k]),
+							 raw.soft ? errhint("A soft rule has no limit: it is scored by its \"weight\".")
+							 : ops->param ? errhint("A %s rule's parameter is \"%s\".", ops->type, ops->param)
+							 : errhint("A %s rule has no parameter.", ops->type)));
+			if (ops->param)
+				for (int k = 0; k < 3; k++)
+					if (strcmp(ops->param, param_names[k]) == 0)
+						pk = k;
+			if (ops->param == NULL)
+				rule->value = 0;
+			else if (given[pk])
+				rule->value = value[pk];
+			else if (ops->param_required && !raw.soft)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s rule \"%s\" needs \"%s\"", what, p, ops->param),
+						 errhint("Give the rule's limit, such as {\"type\": \"%s\", \"%s\": %s}.", ops->type,
+								 ops->param, pk == 0 ? "100" : "2")));
+			else
+				rule->value = ops->param_default;
+		}
 		if (ops->param && (rule->value < ops->param_min || rule->value > ops->param_max))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s key \"%s.%s\" is out of range", what, p, ops->param),
 					 errdetail("The value is %g.", rule->value),
 					 errhint("It lies between %g and %g.", ops->param_min, ops->param_max)));
+		/* soft: scored by its weight, no limit, no expansion */
+		rule->soft = raw.soft;
+		rule->weight = raw.weight;
+		if (raw.soft && ops->measure == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" cannot be soft", what, p),
+					 errhint("A %s rule is hard; distance and latency rules may be soft.", ops->type)));
+		if (raw.weight_given && !raw.soft)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" has a weight but is not soft", what, p),
+					 errhint("Add \"soft\": true to score the rule instead of filtering by it.")));
+		if (raw.soft && raw.nsteps > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" cannot expand", what, p),
+					 errdetail("A soft rule has no limit to relax.")));
+		if (raw.soft)
+			rule->value = INFINITY;
+		/* the keys of one type */
+		if (raw.counts_given != (strcmp(ops->type, "roles") == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 raw.counts_given ? errmsg("%s rule \"%s\" does not take \"counts\"", what, p)
+					 : errmsg("%s rule \"%s\" needs \"counts\"", what, p),
+					 raw.counts_given ? errhint("Only a roles rule counts players per role.")
+					 : errhint("Give the players each team needs per role, such as {\"type\": \"roles\", \"counts\": {\"tank\": 1, \"damage\": 2}}.")));
+		if (raw.premade_given && strcmp(ops->type, "party") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s rule \"%s\" does not take \"premade\"", what, p),
+					 errhint("Only a party rule has a premade size.")));
+		rule->ncounts = raw.ncounts;
+		rule->count_names = raw.count_names;
+		rule->count_values = raw.count_values;
+		rule->premade = raw.premade_given ? raw.premade : 0;
 		/* its expansion */
 		if (raw.nsteps > 0 && ops->param == NULL)
 			ereport(ERROR,
@@ -742,17 +692,18 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		for (int s = 0; s < raw.nsteps; s++)
 		{
 			double		prev = s == 0 ? rule->value : raw.steps[s - 1].value;
-			bool		mine = strcmp(ops->param, "max") == 0 ? raw.step_max_given[s] : raw.step_min_given[s];
-			bool		other = strcmp(ops->param, "max") == 0 ? raw.step_min_given[s] : raw.step_max_given[s];
+			bool		ok = raw.step_given[pk][s];
 
-			if (strcmp(ops->param, "min") == 0)
-				raw.steps[s].value = raw.step_min[s];
-			if (!mine || other)
+			for (int k = 0; k < 3; k++)
+				if (k != pk && raw.step_given[k][s])
+					ok = false;
+			if (!ok)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("%s key \"%s.expand[%d]\" must give \"%s\"", what, p, s, ops->param),
 						 errhint("An expansion step of a %s rule is {\"after\": seconds, \"%s\": value}.",
 								 ops->type, ops->param)));
+			raw.steps[s].value = raw.step_value[pk][s];
 			if (s > 0 && raw.steps[s].after.seconds <= raw.steps[s - 1].after.seconds)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -822,6 +773,27 @@ mm_rules_render(StringInfo buf, const void *base)
 			appendStringInfoString(buf, ", \"attribute\": ");
 			escape_json(buf, r->attribute);
 		}
+		if (r->ncounts > 0 || strcmp(r->ops->type, "roles") == 0)
+		{
+			appendStringInfoString(buf, ", \"counts\": {");
+			for (int k = 0; k < r->ncounts; k++)
+			{
+				if (k > 0)
+					appendStringInfoString(buf, ", ");
+				escape_json(buf, r->count_names[k]);
+				appendStringInfo(buf, ": %d", r->count_values[k]);
+			}
+			appendStringInfoChar(buf, '}');
+		}
+		if (r->premade > 0)
+			appendStringInfo(buf, ", \"premade\": %d", r->premade);
+		if (r->soft)
+		{
+			appendStringInfoString(buf, ", \"soft\": true, \"weight\": ");
+			mm_append_float8(buf, r->weight);
+			appendStringInfoChar(buf, '}');
+			continue;
+		}
 		if (r->ops->param)
 		{
 			appendStringInfo(buf, ", \"%s\": ", r->ops->param);
@@ -857,6 +829,48 @@ mm_rules_check(MmMatcherConfig *cfg)
 	{
 		MmRule	   *rule = &cfg->rules[i];
 
+		rule->team_size = cfg->team_size;
+		rule->nroles = cfg->nroles;
+		if (strcmp(rule->ops->type, "party") == 0)
+		{
+			if (rule->premade == 0)
+				rule->premade = Max(cfg->team_size, 2);
+			if (rule->premade > cfg->team_size || rule->value > cfg->team_size)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("queue config rule \"%s\" is larger than a team", rule->name),
+						 errdetail("Its premade is %d and its min %g; teams have %d players.",
+								   rule->premade, rule->value, cfg->team_size)));
+		}
+		if (strcmp(rule->ops->type, "roles") == 0)
+		{
+			int			sum = 0;
+
+			if (cfg->nroles == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("queue config rule \"%s\" needs the queue's roles", rule->name),
+						 errhint("Declare them under \"roles\", such as [\"tank\", \"damage\", \"support\"].")));
+			rule->need = palloc0(sizeof(int) * cfg->nroles);
+			for (int k = 0; k < rule->ncounts; k++)
+			{
+				int			role = mm_role_find(cfg, rule->count_names[k]);
+
+				if (role < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("queue config rule \"%s\" counts role \"%s\", which the queue does not declare",
+									rule->name, rule->count_names[k]),
+							 errhint("The queue declares: %s.", mm_role_list(cfg))));
+				rule->need[role] = rule->count_values[k];
+				sum += rule->count_values[k];
+			}
+			if (sum > cfg->team_size)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("queue config rule \"%s\" counts more players than a team has", rule->name),
+						 errdetail("Its counts add up to %d; teams have %d players.", sum, cfg->team_size)));
+		}
 		if (rule->attribute == NULL)
 			continue;
 		for (int a = 0; a < cfg->nattrs; a++)
@@ -1330,4 +1344,40 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 		r[i].lat = dense;
 		r[i].lat_region = NULL;
 	}
+}
+
+void
+mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const char *name, bool strict)
+{
+	int			role = mm_role_find(cfg, name);
+
+	if (role < 0)
+	{
+		if (strict)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown role \"%s\"", name),
+					 errdetail("Roster %lld has it.", (long long) x->id),
+					 errhint("The queue declares: %s.", mm_role_list(cfg))));
+		return;
+	}
+	if (x->role_count == NULL)
+		x->role_count = palloc0(sizeof(int) * cfg->nroles);
+	x->role_count[role]++;
+}
+
+void
+mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	x->role_count = NULL;
+	if (cfg->nroles == 0 || roles == NULL)
+		return;
+	deconstruct_array(roles, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			mm_rules_add_role(cfg, x, TextDatumGetCString(elems[i]), strict);
 }

@@ -1,23 +1,32 @@
 /*-------------------------------------------------------------------------
  *
  * rules.h
- *		Roster attributes and the declarative rules of a queue: the config
- *		keys "attributes" and "rules", the values a roster carries, and the
- *		interface through which a rule plugs into the matcher's phases.
+ *		Roster attributes, players' roles and the declarative rules of a
+ *		queue: the config keys "attributes", "roles" and "rules", the values
+ *		a roster carries, and the interface through which a rule plugs into
+ *		the matcher's phases (MmMatcherModel, matcher.h).
  *
  * A queue declares its attributes (name -> type number, string or
  * string_set; a default; whether required). A roster carries their values
  * (mm.roster.attributes) and its latency per region (mm.roster.latencies).
- * A rule is hard: it filters the potentials of a target (admit, pairwise
- * against the target) and keeps a match being populated consistent (start,
- * fits, add, over every roster of the match). Each rule has at most one
- * parameter (a distance's "max", an intersection's "min", a latency's
- * "max"), which an "expand" schedule relaxes step by step with the target's
- * wait. The GW2 rating filter and scoring stay the matcher's own; a queue
- * without rules matches exactly as before.
+ * Its players may carry roles (mm.queued_player.role), counted per roster
+ * (MmRoster.role_count). A hard rule filters the potentials of a target
+ * (admit, pairwise against the target) and keeps a match being populated
+ * consistent (start, fits, add, over every roster of the match; team_fits,
+ * team_add over the team a roster joins). A soft rule (distance, latency)
+ * filters nothing: its measure, times its weight, comes off a potential's
+ * score. Each rule has at most one parameter (a distance's "max", an
+ * intersection's "min", a latency's "max", a roles rule's "flex", a party
+ * rule's "min"), which an "expand" schedule relaxes step by step with the
+ * target's wait. The GW2 rating filter and scoring stay the matcher's own;
+ * a queue without rules matches exactly as before.
  *
- * A new rule is one MmRuleOps in rules.c (its type, its parameter and the
- * four phase functions), plus its documentation.
+ * The rules plug into the matcher's phases: filter (admit), populate
+ * (start, fits, add over the match; team_fits, team_add over its teams),
+ * score (measure, for a soft rule, weighed by its "weight") and explain
+ * (its type, parameter and unit, which mm.explain names). A new rule is
+ * one file src/rule_<type>.c defining its MmRuleOps, a line in rules.c's
+ * list, its config keys (rule_keys) and its documentation.
  *
  *-------------------------------------------------------------------------
  */
@@ -62,6 +71,8 @@ typedef struct MmExpandStep
 
 struct MmRuleOps;
 
+#define MM_ATTR_BIT(t) (1 << (t))
+
 /* One rule of a queue (config key "rules"). */
 typedef struct MmRule
 {
@@ -73,7 +84,25 @@ typedef struct MmRule
 	double		value;			/* its parameter before any expansion */
 	int			nsteps;
 	MmExpandStep *steps;		/* by "after", ascending */
+	bool		soft;			/* scored, not filtered (distance, latency) */
+	double		weight;			/* soft: score points per unit of its measure */
+	int			team_size;		/* the queue's (set by mm_rules_check) */
+	/* roles: players needed per role, by name as given and per role id */
+	int			ncounts;
+	char	  **count_names;
+	int		   *count_values;
+	int			nroles;			/* the queue's declared roles */
+	int		   *need;			/* per role id */
+	int			premade;		/* party: the party size that brings the rule in */
 } MmRule;
+
+/*
+ * Teams of a match. The matcher makes two; the rules that look at teams
+ * (roles, party) keep their state per team, indexed by side, and loop over
+ * MM_TEAMS, so that another team count is a change of this number and of
+ * the matcher's populate step, not of the rules.
+ */
+#define MM_TEAMS 2
 
 /* What a match being populated holds, per rule. */
 typedef struct MmRuleState
@@ -83,6 +112,11 @@ typedef struct MmRuleState
 	int			nids;			/* intersect: values shared by every roster */
 	int		   *ids;
 	double	   *worst;			/* latency: per region, the worst latency */
+	/* the rules over teams, per side (MM_TEAMS) */
+	int			players[MM_TEAMS];	/* players on the team */
+	int			party[MM_TEAMS];	/* of them in parties (rosters of 2 or more) */
+	int		   *have[MM_TEAMS]; /* roles: players per role id */
+	bool		premade;		/* party: the match holds a party of "premade" players */
 } MmRuleState;
 
 struct MmRoster;
@@ -112,7 +146,41 @@ typedef struct MmRuleOps
 						 const struct MmRoster *r, int nregions);
 	/* r joins the match */
 	void		(*add) (MmRuleState *st, const MmRule *rule, const struct MmRoster *r, int nregions);
+	/*
+	 * populate, for rules over teams (NULL: none): may r join team "side"
+	 * (the match can still be completed with it there)? r joins it (called
+	 * for the target too, after start).
+	 */
+	bool		(*team_fits) (const MmRuleState *st, const MmRule *rule, double limit,
+							  const struct MmRoster *r, int side);
+	void		(*team_add) (MmRuleState *st, const MmRule *rule, const struct MmRoster *r, int side);
+	/*
+	 * score, for a soft rule (NULL: the rule cannot be soft): the measure
+	 * of the match were r to join it, which the matcher weighs (lower is
+	 * better: score - weight x measure)
+	 */
+	double		(*measure) (const MmRuleState *st, const MmRule *rule, const struct MmRoster *r,
+							int nregions);
+	bool		teams;			/* the rule reads the queue's roles (roles) */
 } MmRuleOps;
+
+/* The rule types, one file each (rule_*.c); rules.c lists them. */
+extern const MmRuleOps mm_rule_equal;
+extern const MmRuleOps mm_rule_distance;
+extern const MmRuleOps mm_rule_intersect;
+extern const MmRuleOps mm_rule_latency;
+extern const MmRuleOps mm_rule_roles;
+extern const MmRuleOps mm_rule_party;
+
+/* Phase functions shared by rule types that have nothing to do there. */
+extern void mm_rule_no_start(MmRuleState *st, const MmRule *rule, const struct MmRoster *t, int nregions);
+extern bool mm_rule_always_fits(const MmRuleState *st, const MmRule *rule, double limit,
+								const struct MmRoster *r, int nregions);
+extern void mm_rule_no_add(MmRuleState *st, const MmRule *rule, const struct MmRoster *r, int nregions);
+extern bool mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule);
+
+/* A soft latency rule's measure for a roster sharing no region with the match, in ms. */
+#define MM_SOFT_LATENCY_NONE 10000.0
 
 /*
  * A latency rule with at most this many parameters (its value and its

@@ -368,10 +368,12 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 	}
 	/* limit 0: the whole queue, in one grouped read of all its players */
 	run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
-	if (own)
-		PopActiveSnapshot();
 	rows = SPI_processed;
 	mm_read_rosters(at, true, cfg, set);
+	/* a role queue's roles, in the same snapshot */
+	mm_read_roles(queue_id, cfg, set, limit == 0);
+	if (own)
+		PopActiveSnapshot();
 	return limit == 0 || rows < (uint64) limit;
 }
 
@@ -921,6 +923,7 @@ mm_explain(PG_FUNCTION_ARGS)
 	arg = Int32GetDatum(queue_id);
 	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, &cfg, &set);
+	mm_read_roles(queue_id, &cfg, &set, true);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;
