@@ -66,31 +66,31 @@ const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
 
 /* <Filter>: which rosters are potentials of a target. */
 static const MmConfigKey filter_keys[] = {
-	{.name = "rosters", .type = MM_CONFIG_INT, .offset = MK(rosters),
+	{.name = "rosters", .type = MM_CONFIG_INT, .offset = MK(filter.rosters),
 		.min = 1, .max = 1000000, .def = 50, .unit = "rosters",
 	.doc = "Iteration/@rosters: targets tried per tick"},
 	{.name = "limit", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(limit_ms), .min = 0, .max = 3600000, .def = 50, .unit = "ms",
+		.offset = MK(filter.limit_ms), .min = 0, .max = 3600000, .def = 50, .unit = "ms",
 	.doc = "Iteration/@limit: time budget of one tick"},
 	{.name = "potentials_min", .type = MM_CONFIG_INT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(potentials_min), .null_offset = MK(potentials_min_null),
+		.offset = MK(filter.potentials_min), .null_offset = MK(filter.potentials_min_null),
 		.min = 0, .max = 1000000, .def = 20, .def_null = true, .unit = "rosters",
 	.doc = "Potentials/@min: fewest potentials for a match, until the target has waited padding_end (null: twice a match's players, 4 team_size, at most potentials_max; 20 at 5v5, the GW2 wiki's)"},
-	{.name = "potentials_max", .type = MM_CONFIG_INT, .offset = MK(potentials_max),
+	{.name = "potentials_max", .type = MM_CONFIG_INT, .offset = MK(filter.potentials_max),
 		.min = 1, .max = 1000000, .def = 500, .unit = "rosters",
 	.doc = "Potentials/@max: most potentials looked at"},
 	{.name = "padding", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(padding), .null_offset = MK(padding_null),
+		.offset = MK(filter.padding), .null_offset = MK(filter.padding_null),
 		.min = 0, .max = BIG, .def = 10, .def_null = true, .unit = "rating/s",
 	.doc = "Rating/@padding: range widening per second waited (null: the rating model's, openskill 0.25, glicko2 10)"},
 	{.name = "deviations", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(deviations), .null_offset = MK(deviations_null),
+		.offset = MK(filter.deviations), .null_offset = MK(filter.deviations_null),
 		.min = 0, .max = 1000, .def = 1, .def_null = true, .unit = "deviations",
 	.doc = "half-width of a roster's range before padding, in its deviations (null: the rating model's, openskill 2, glicko2 2)"},
-	{.name = "padding_start", .type = MM_CONFIG_FLOAT, .offset = MK(padding_start),
+	{.name = "padding_start", .type = MM_CONFIG_FLOAT, .offset = MK(filter.padding_start),
 		.min = 0, .max = BIG, .def = 30, .unit = "s",
 	.doc = "Rating/@start: seconds waited before the range widens"},
-	{.name = "padding_end", .type = MM_CONFIG_FLOAT, .offset = MK(padding_end),
+	{.name = "padding_end", .type = MM_CONFIG_FLOAT, .offset = MK(filter.padding_end),
 		.min = 0, .max = BIG, .def = 240, .unit = "s",
 	.doc = "Rating/@end: seconds waited after which it stops widening"},
 	{.name = NULL}
@@ -98,29 +98,29 @@ static const MmConfigKey filter_keys[] = {
 
 /* <Scoring>: how a potential is scored; a new rule is a row here. */
 static const MmConfigKey scoring_keys[] = {
-	{.name = "type", .type = MM_CONFIG_TEXT, .offset = MK(type), .def_text = "team",
+	{.name = "type", .type = MM_CONFIG_TEXT, .offset = MK(scoring.type), .def_text = "team",
 	.doc = "team: professions counted per team; match: over both teams"},
-	SCORE_KEY("age", age, 15, "per second the potential has waited"),
-	SCORE_KEY("roster_size_distance", roster_size_distance, -500,
+	SCORE_KEY("age", scoring.age, 15, "per second the potential has waited"),
+	SCORE_KEY("roster_size_distance", scoring.roster_size_distance, -500,
 			  "per player of difference from the team's free seats"),
-	SCORE_KEY("perfect_fit", perfect_fit, 200, "when the roster fills the team exactly"),
-	SCORE_KEY("rank_distance", rank_distance, -10, "per rank of difference from the team's average"),
+	SCORE_KEY("perfect_fit", scoring.perfect_fit, 200, "when the roster fills the team exactly"),
+	SCORE_KEY("rank_distance", scoring.rank_distance, -10, "per rank of difference from the team's average"),
 	{.name = "rating_distance", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(rating_distance), .null_offset = MK(rating_distance_null),
+		.offset = MK(scoring.rating_distance), .null_offset = MK(scoring.rating_distance_null),
 		.min = -BIG, .max = BIG, .def = -5, .def_null = true, .unit = "points",
 	.doc = "per rating point of difference from the team's average effective rating (null: the rating model's, openskill -200, glicko2 -5)"},
-	SCORE_KEY("ladder_distance", ladder_distance, 0,
+	SCORE_KEY("ladder_distance", scoring.ladder_distance, 0,
 			  "per ladder point of difference from the team's average"),
-	{.name = "profession_max", .type = MM_CONFIG_INT, .offset = MK(profession_max),
+	{.name = "profession_max", .type = MM_CONFIG_INT, .offset = MK(scoring.profession_max),
 		.min = 1, .max = 1000, .def = 2, .unit = "players",
 	.doc = "players of one profession before profession_common applies"},
-	SCORE_KEY("profession_common", profession_common, -500,
+	SCORE_KEY("profession_common", scoring.profession_common, -500,
 			  "per profession past profession_max"),
-	SCORE_KEY("profession_unique", profession_unique, 500,
+	SCORE_KEY("profession_unique", scoring.profession_unique, 500,
 			  "per profession new to the team"),
-	SCORE_KEY("dishonor_distance", dishonor_distance, -100,
+	SCORE_KEY("dishonor_distance", scoring.dishonor_distance, -100,
 			  "per stack of difference from the team's dishonor"),
-	SCORE_KEY("dishonor_stack", dishonor_stack, -50, "per dishonor stack of the roster"),
+	SCORE_KEY("dishonor_stack", scoring.dishonor_stack, -50, "per dishonor stack of the roster"),
 	{.name = NULL}
 };
 
@@ -135,24 +135,24 @@ static const MmConfigKey matcher_keys[] = {
 	.keys = mm_prediction_keys},
 	{.name = "ticket_ttl", .type = MM_CONFIG_DURATION,
 		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(ticket_ttl), .null_offset = MK(ticket_ttl_null),
+		.offset = MK(queue.ticket_ttl), .null_offset = MK(queue.ticket_ttl_null),
 		.min = 0, .max = 1e10, .def_null = true, .unit = "s",
 	.doc = "a tick expires rosters that have waited that long (null: never)"},
 	{.name = "requeue_while_in_match", .type = MM_CONFIG_BOOL,
-		.offset = MK(requeue_while_in_match), .def = 0,
+		.offset = MK(queue.requeue_while_in_match), .def = 0,
 	.doc = "a player in an unfinished match may enqueue again"},
 	{.name = "accept_timeout", .type = MM_CONFIG_DURATION,
 		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(accept_timeout), .null_offset = MK(accept_timeout_null),
+		.offset = MK(queue.accept_timeout), .null_offset = MK(queue.accept_timeout_null),
 		.min = 0, .max = 86400, .def_null = true, .unit = "s",
 	.doc = "a ready check: matches are proposed until every player accepts within this time (null: no ready check)"},
 	{.name = "dodge_reason", .type = MM_CONFIG_TEXT, .flags = MM_CONFIG_NULLABLE,
-		.offset = MK(dodge_reason), .null_offset = MK(dodge_reason_null),
+		.offset = MK(queue.dodge_reason), .null_offset = MK(queue.dodge_reason_null),
 		.def_null = true,
 	.doc = "dishonor reason a player who declines or stays silent in a ready check gets (null: none)"},
 	{.name = "dodge_timeout", .type = MM_CONFIG_DURATION,
 		.flags = MM_CONFIG_NULLABLE | MM_CONFIG_MIN_EXCLUSIVE,
-		.offset = MK(dodge_timeout), .null_offset = MK(dodge_timeout_null),
+		.offset = MK(queue.dodge_timeout), .null_offset = MK(queue.dodge_timeout_null),
 		.min = 0, .max = 86400, .def_null = true, .unit = "s",
 	.doc = "a player who declines or stays silent in a ready check may not queue in this queue again for this long (null: no wait)"},
 	{.name = "rating", .type = MM_CONFIG_OBJECT, .offset = MK(rating),
@@ -202,67 +202,67 @@ mm_matcher_check(MmMatcherConfig *cfg)
 	/* any letter case is accepted; the stored config says "spread" */
 	cfg->prediction.rank.method = cfg->prediction.rating.method =
 		cfg->prediction.roster.method = "spread";
-	if (strcmp(cfg->type, "team") == 0)
-		cfg->per_match = false;
-	else if (strcmp(cfg->type, "match") == 0)
-		cfg->per_match = true;
+	if (strcmp(cfg->scoring.type, "team") == 0)
+		cfg->scoring.per_match = false;
+	else if (strcmp(cfg->scoring.type, "match") == 0)
+		cfg->scoring.per_match = true;
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"scoring.type\" is invalid"),
-				 errdetail("The value is \"%s\".", cfg->type),
+				 errdetail("The value is \"%s\".", cfg->scoring.type),
 				 errhint("Use \"team\" (professions counted per team) or \"match\" (over both teams).")));
-	if (cfg->padding_end < cfg->padding_start)
+	if (cfg->filter.padding_end < cfg->filter.padding_start)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"filter.padding_end\" must not be less than \"filter.padding_start\""),
 				 errdetail("padding_start is %g s and padding_end is %g s.",
-						   cfg->padding_start, cfg->padding_end)));
+						   cfg->filter.padding_start, cfg->filter.padding_end)));
 	/*
 	 * potentials_min not given: twice the players of a match, the GW2 wiki's
 	 * 20 for its 5v5 queues, in proportion for other team sizes (a 20 in a
 	 * 3v3 queue asks a third more of the queue than it does at 5v5)
 	 */
-	if (cfg->potentials_min_null)
-		cfg->potentials_min = Min(4 * cfg->team_size, cfg->potentials_max);
-	if (cfg->potentials_max < cfg->potentials_min)
+	if (cfg->filter.potentials_min_null)
+		cfg->filter.potentials_min = Min(4 * cfg->team_size, cfg->filter.potentials_max);
+	if (cfg->filter.potentials_max < cfg->filter.potentials_min)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("queue config key \"filter.potentials_max\" must not be less than \"filter.potentials_min\""),
 				 errdetail("potentials_min is %d and potentials_max is %d.",
-						   cfg->potentials_min, cfg->potentials_max)));
+						   cfg->filter.potentials_min, cfg->filter.potentials_max)));
 	mm_rating_config_check(&cfg->rating, "queue config");
 	model = mm_rating_model_of(&cfg->rating);
 	/* the scale-bound keys not given: the rating model's (rendered as null) */
-	if (cfg->padding_null)
-		cfg->padding = model->scale.padding;
-	if (cfg->deviations_null)
-		cfg->deviations = model->scale.deviations;
-	if (cfg->rating_distance_null)
-		cfg->rating_distance = model->scale.rating_distance;
+	if (cfg->filter.padding_null)
+		cfg->filter.padding = model->scale.padding;
+	if (cfg->filter.deviations_null)
+		cfg->filter.deviations = model->scale.deviations;
+	if (cfg->scoring.rating_distance_null)
+		cfg->scoring.rating_distance = model->scale.rating_distance;
 	if (cfg->prediction.rating.spread_null)
 		cfg->prediction.rating.spread = model->scale.rating_spread;
-	if (!cfg->dodge_reason_null)
+	if (!cfg->queue.dodge_reason_null)
 	{
-		mm_config_check_name("queue config", "dodge_reason", cfg->dodge_reason);
-		if (cfg->dodge_reason[0] == '\0')
+		mm_config_check_name("queue config", "dodge_reason", cfg->queue.dodge_reason);
+		if (cfg->queue.dodge_reason[0] == '\0')
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("queue config key \"dodge_reason\" must not be empty"),
 					 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
 	}
 	mm_rules_check(cfg);
-	cfg->ticket_ttl_s = cfg->ticket_ttl_null ? 0 : cfg->ticket_ttl.seconds;
-	cfg->accept_timeout_s = cfg->accept_timeout_null ? 0 : cfg->accept_timeout.seconds;
+	cfg->queue.ticket_ttl_s = cfg->queue.ticket_ttl_null ? 0 : cfg->queue.ticket_ttl.seconds;
+	cfg->queue.accept_timeout_s = cfg->queue.accept_timeout_null ? 0 : cfg->queue.accept_timeout.seconds;
 }
 
 /* Rating padding after waiting "age" seconds (Filter/Rating). */
 double
 mm_matcher_padding(const MmMatcherConfig *cfg, double age)
 {
-	double		t = Min(age, cfg->padding_end) - cfg->padding_start;
+	double		t = Min(age, cfg->filter.padding_end) - cfg->filter.padding_start;
 
-	return t > 0 ? t * cfg->padding : 0.0;
+	return t > 0 ? t * cfg->filter.padding : 0.0;
 }
 
 /* A team being populated: its rosters and running sums. */
@@ -408,7 +408,7 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 static void
 gather_potentials(Run *run, const MmRoster *target)
 {
-	int			max = run->cfg->potentials_max;
+	int			max = run->cfg->filter.potentials_max;
 	int			part = target->part;
 	int			a,
 				b;
@@ -611,27 +611,27 @@ score_roster(const Run *run, int i, int side, const TeamFigures *team,
 	const MmMatcherConfig *c = run->cfg;
 	const MmRoster *r = &run->r[i];
 	double		score = 0;
-	int			pmax = c->profession_max;
+	int			pmax = c->scoring.profession_max;
 
-	score += r->age * c->age;
-	score += fabs(team->rating_low - r->rating_low) * c->rating_distance;
-	score += fabs(team->rank - r->rank) * c->rank_distance;
-	score += fabs(max_ladder - r->ladder) * c->ladder_distance;
-	score += abs(max_roster_size - r->players) * c->roster_size_distance;
+	score += r->age * c->scoring.age;
+	score += fabs(team->rating_low - r->rating_low) * c->scoring.rating_distance;
+	score += fabs(team->rank - r->rank) * c->scoring.rank_distance;
+	score += fabs(max_ladder - r->ladder) * c->scoring.ladder_distance;
+	score += abs(max_roster_size - r->players) * c->scoring.roster_size_distance;
 	if (r->players == max_roster_size)
-		score += c->perfect_fit;
-	score += fabs(team->dishonor - r->dishonor) * c->dishonor_distance;
-	score += r->dishonor * c->dishonor_stack;
+		score += c->scoring.perfect_fit;
+	score += fabs(team->dishonor - r->dishonor) * c->scoring.dishonor_distance;
+	score += r->dishonor * c->scoring.dishonor_stack;
 	for (int k = 0; k < r->nprof; k++)
 	{
 		int			count = r->prof_count[k] + run->prof_count[side][r->prof[k]];
 
-		if (c->per_match)
+		if (c->scoring.per_match)
 			count += run->prof_count[1 - side][r->prof[k]];
 		if (count >= pmax)
-			score += (count - (pmax - 1)) * c->profession_common;
+			score += (count - (pmax - 1)) * c->scoring.profession_common;
 		else
-			score += (pmax - count) * c->profession_unique;
+			score += (pmax - count) * c->scoring.profession_unique;
 	}
 	return score;
 }
@@ -864,7 +864,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			   const MmMatcherConfig *cfg, MmMatcherResult *res)
 {
 	Run			run;
-	int			ntargets = cfg->prefix ? cfg->rosters : Min(n, cfg->rosters);
+	int			ntargets = cfg->prefix ? cfg->filter.rosters : Min(n, cfg->filter.rosters);
 	double		start = now_ms();
 	int			size = cfg->team_size;
 
@@ -909,8 +909,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		double		pad = mm_matcher_padding(cfg, r->age);
 
 		r->rating_low = r->rating - r->deviation;
-		r->lo = r->rating - cfg->deviations * r->deviation - pad;
-		r->hi = r->rating + cfg->deviations * r->deviation + pad;
+		r->lo = r->rating - cfg->filter.deviations * r->deviation - pad;
+		r->hi = r->rating + cfg->filter.deviations * r->deviation + pad;
 		r->state = MM_ROSTER_WAITING;
 		r->match = -1;
 		r->team = -1;
@@ -966,7 +966,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		MmFailReason reason;
 
 		CHECK_FOR_INTERRUPTS();
-		if (res->targets_tried > 0 && now_ms() - start > cfg->limit_ms)
+		if (res->targets_tried > 0 && now_ms() - start > cfg->filter.limit_ms)
 		{
 			res->stopped_by_limit = true;
 			break;
@@ -998,7 +998,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		 * (else the run stopped at them), so the rosters they took are the
 		 * same as over the whole queue.
 		 */
-		if (cfg->prefix && run.npotentials < cfg->potentials_max &&
+		if (cfg->prefix && run.npotentials < cfg->filter.potentials_max &&
 			rosters[target].players <= size)
 		{
 			res->undecided = true;
@@ -1020,8 +1020,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 							rosters[target].fail_rule = k;
 			}
 		}
-		else if (run.npotentials < cfg->potentials_min &&
-				 rosters[target].age < cfg->padding_end)
+		else if (run.npotentials < cfg->filter.potentials_min &&
+				 rosters[target].age < cfg->filter.padding_end)
 			reason = MM_FAIL_POTENTIALS;
 		else if (!run.model->populate(&run, target))
 		{
@@ -1150,8 +1150,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 {
 	Run			run;
 	double		pad = mm_matcher_padding(cfg, team->age);
-	double		lo = team->rating - cfg->deviations * team->deviation - pad;
-	double		hi = team->rating + cfg->deviations * team->deviation + pad;
+	double		lo = team->rating - cfg->filter.deviations * team->deviation - pad;
+	double		hi = team->rating + cfg->filter.deviations * team->deviation + pad;
 	int		   *potentials = palloc(sizeof(int) * Max(n, 1));
 	bool	   *chosen = palloc0(sizeof(bool) * Max(n, 1));
 	int			npotentials = 0;
@@ -1179,20 +1179,20 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	team->fail_reason = MM_FAIL_NONE;
 
 	/* gatherPotentials against the team's range */
-	for (int i = 0; i < n && npotentials < cfg->potentials_max; i++)
+	for (int i = 0; i < n && npotentials < cfg->filter.potentials_max; i++)
 	{
 		MmRoster   *r = &rosters[i];
 		double		rpad = mm_matcher_padding(cfg, r->age);
 
 		r->rating_low = r->rating - r->deviation;
-		r->lo = r->rating - cfg->deviations * r->deviation - rpad;
-		r->hi = r->rating + cfg->deviations * r->deviation + rpad;
+		r->lo = r->rating - cfg->filter.deviations * r->deviation - rpad;
+		r->hi = r->rating + cfg->filter.deviations * r->deviation + rpad;
 		if (taken[i] || r->players > needed || r->lo > hi || r->hi < lo)
 			continue;
 		potentials[npotentials++] = i;
 	}
 	/* as for a target: fewer than potentials_max over a prefix may grow */
-	team->undecided = cfg->prefix && npotentials < cfg->potentials_max;
+	team->undecided = cfg->prefix && npotentials < cfg->filter.potentials_max;
 	if (npotentials == 0)
 	{
 		team->fail_reason = MM_FAIL_NO_POTENTIALS;

@@ -19,11 +19,9 @@
 #include "utils/array.h"
 #include "utils/hsearch.h"
 
-/* Configuration of one queue: the GW2 wiki's Filter and Scoring blocks. */
-typedef struct MmMatcherConfig
+/* <Filter>: which rosters are a target's potentials ("filter" keys). */
+typedef struct MmFilterConfig
 {
-	int			team_size;		/* players per team */
-	/* filter */
 	int			rosters;		/* Iteration/@rosters: targets per tick */
 	double		limit_ms;		/* Iteration/@limit, milliseconds */
 	int			potentials_min; /* Potentials/@min */
@@ -35,7 +33,11 @@ typedef struct MmMatcherConfig
 	bool		deviations_null;	/* not given: the rating model's scale */
 	double		padding_start;	/* Rating/@start, seconds */
 	double		padding_end;	/* Rating/@end, seconds */
-	/* scoring */
+} MmFilterConfig;
+
+/* <Scoring>: how a potential is scored against a team ("scoring" keys). */
+typedef struct MmScoringConfig
+{
 	char	   *type;			/* "team" or "match" */
 	bool		per_match;		/* type = "match" */
 	double		age;			/* Age/@seconds, per second waited */
@@ -50,8 +52,14 @@ typedef struct MmMatcherConfig
 	double		profession_unique;
 	double		dishonor_distance;
 	double		dishonor_stack;
-	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
-	/* queue keys (mm.tick and mm.enqueue; mm.match_rosters ignores them) */
+} MmScoringConfig;
+
+/*
+ * A ticket's life in the queue (mm.tick and mm.enqueue read these root
+ * keys; mm.match_rosters ignores them).
+ */
+typedef struct MmQueueLifecycle
+{
 	MmDuration	ticket_ttl;		/* a duration; null: never expire */
 	bool		ticket_ttl_null;
 	double		ticket_ttl_s;	/* ticket_ttl in seconds; 0: never */
@@ -63,6 +71,22 @@ typedef struct MmMatcherConfig
 	bool		dodge_reason_null;
 	MmDuration	dodge_timeout;	/* a dodger may not queue here again for this long */
 	bool		dodge_timeout_null;
+} MmQueueLifecycle;
+
+/*
+ * Configuration of one queue: its groups, each read by the config spine
+ * from its own key table and used by the module that owns it (the filter
+ * and scoring by the matcher, the prediction by gw2_prediction.c, the
+ * lifecycle by the queue's SQL side, the rating section by the rating
+ * layer, the rules by rules.c).
+ */
+typedef struct MmMatcherConfig
+{
+	int			team_size;		/* players per team */
+	MmFilterConfig filter;
+	MmScoringConfig scoring;
+	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
+	MmQueueLifecycle queue;
 	/* "rating": how mm.report_result rates a match of the queue */
 	MmRatingConfig rating;
 	/* not a config key: scan the whole queue for potentials (tests) */

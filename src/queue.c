@@ -748,14 +748,14 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 	match_start(fcinfo, &cfg, &at);
 	cfg.naive_search = PG_GETARG_BOOL(3);
 	/* 0.1.0's matcher: the GW2 wiki's figures, on the Glicko scale */
-	if (cfg.padding_null)
-		cfg.padding = mm_glicko2_model.scale.padding;
-	if (cfg.deviations_null)
-		cfg.deviations = 1;
-	if (cfg.potentials_min_null)
-		cfg.potentials_min = Min(20, cfg.potentials_max);
-	if (cfg.rating_distance_null)
-		cfg.rating_distance = mm_glicko2_model.scale.rating_distance;
+	if (cfg.filter.padding_null)
+		cfg.filter.padding = mm_glicko2_model.scale.padding;
+	if (cfg.filter.deviations_null)
+		cfg.filter.deviations = 1;
+	if (cfg.filter.potentials_min_null)
+		cfg.filter.potentials_min = Min(20, cfg.filter.potentials_max);
+	if (cfg.scoring.rating_distance_null)
+		cfg.scoring.rating_distance = mm_glicko2_model.scale.rating_distance;
 	if (cfg.prediction.rating.spread_null)
 		cfg.prediction.rating.spread = mm_glicko2_model.scale.rating_spread;
 	plan = SPI_prepare(query, 0, NULL);

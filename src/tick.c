@@ -405,7 +405,7 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 {
 	MmMatcherConfig run_cfg = *cfg;
 	int64		limit = mm_tick_read_batch > 0 ? mm_tick_read_batch :
-		2 * ((int64) cfg->rosters + cfg->potentials_max);
+		2 * ((int64) cfg->filter.rosters + cfg->filter.potentials_max);
 	MmRosterSet all;
 	MmRosterSet rest;
 	MmBackfillPlan *plan = NULL;
@@ -578,9 +578,9 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	args[10] = TimestampTzGetDatum(at);
 	/* a ready check: proposed until at + accept_timeout */
 	memset(argnulls, ' ', sizeof(argnulls));
-	args[11] = CStringGetTextDatum(cfg->accept_timeout_s > 0 ? "proposed" : "matched");
-	args[12] = TimestampTzGetDatum(at + (int64) (cfg->accept_timeout_s * USECS_PER_SEC));
-	if (cfg->accept_timeout_s <= 0)
+	args[11] = CStringGetTextDatum(cfg->queue.accept_timeout_s > 0 ? "proposed" : "matched");
+	args[12] = TimestampTzGetDatum(at + (int64) (cfg->queue.accept_timeout_s * USECS_PER_SEC));
+	if (cfg->queue.accept_timeout_s <= 0)
 		argnulls[12] = 'n';
 	{
 		int			dims[1] = {ngood};
@@ -766,15 +766,15 @@ mm_tick(PG_FUNCTION_ARGS)
 	run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
-	if (cfg.ticket_ttl_s > 0)
-		fig.expired = tick_expire(queue_id, at, cfg.ticket_ttl_s);
+	if (cfg.queue.ticket_ttl_s > 0)
+		fig.expired = tick_expire(queue_id, at, cfg.queue.ticket_ttl_s);
 	/* the read sees what the tick has just changed: rosters given back, expired */
 	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
-				cfg.accept_timeout_s > 0 ? "proposed" : "matches");
+				cfg.queue.accept_timeout_s > 0 ? "proposed" : "matches");
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -843,8 +843,8 @@ explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined
 			return psprintf("no other waiting roster's rating range overlaps [%g, %g]", x->lo, x->hi);
 		case MM_FAIL_POTENTIALS:
 			return psprintf("%d potentials, fewer than potentials_min %d; that rule stops at padding_end, at %s",
-							x->npotentials, cfg->potentials_min,
-							timestamptz_to_str(joined + (int64) (cfg->padding_end * USECS_PER_SEC)));
+							x->npotentials, cfg->filter.potentials_min,
+							timestamptz_to_str(joined + (int64) (cfg->filter.padding_end * USECS_PER_SEC)));
 		case MM_FAIL_INCOMPLETE:
 			return psprintf("the %d potentials cannot fill two teams of %d players (their party sizes do not fit)",
 							x->npotentials, cfg->team_size);
@@ -936,13 +936,13 @@ mm_explain(PG_FUNCTION_ARGS)
 	x = set.r[place];
 	memmove(&set.r[1], &set.r[0], sizeof(MmRoster) * place);
 	set.r[0] = x;
-	cfg.rosters = 1;
-	cfg.limit_ms = 3600000;
+	cfg.filter.rosters = 1;
+	cfg.filter.limit_ms = 3600000;
 	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
 	x = set.r[0];
 	joined = at - (int64) (x.age * USECS_PER_SEC);
-	pad_start = cfg.padding_start;
-	pad_end = cfg.padding_end;
+	pad_start = cfg.filter.padding_start;
+	pad_end = cfg.filter.padding_end;
 
 	values[0] = Int64GetDatum(roster_id);
 	values[1] = CStringGetTextDatum(name);
@@ -952,7 +952,7 @@ mm_explain(PG_FUNCTION_ARGS)
 	values[5] = Float8GetDatum(x.lo);
 	values[6] = Float8GetDatum(x.hi);
 	/* the range widens from padding_start to padding_end of waiting */
-	if (x.age >= pad_end || cfg.padding == 0)
+	if (x.age >= pad_end || cfg.filter.padding == 0)
 		nulls[7] = nulls[8] = true;
 	else
 	{
@@ -961,7 +961,7 @@ mm_explain(PG_FUNCTION_ARGS)
 		values[8] = TimestampTzGetDatum(joined + (int64) (pad_end * USECS_PER_SEC));
 	}
 	values[9] = Int32GetDatum(Max(x.npotentials, 0));
-	values[10] = Int32GetDatum(cfg.potentials_min);
+	values[10] = Int32GetDatum(cfg.filter.potentials_min);
 	values[11] = BoolGetDatum(x.age < pad_end);
 	values[12] = CStringGetTextDatum(x.state == MM_ROSTER_MATCHED ? "match" :
 									 x.fail_reason == MM_FAIL_RULE ?
