@@ -6,7 +6,7 @@
 
 -- A rating family's state, as mm.ratings and the result history keep it:
 -- a float8[] of the family's columns in order (OpenSkill: mu, sigma;
--- Glicko-2: rating, rd, vol), checked by the family (src/rating_model.h).
+-- Glicko-2: rating, rd, vol), checked by the family (src/rating/rating_model.h).
 CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_rating_state_check'
@@ -301,7 +301,7 @@ FROM (SELECT r.key, r.model, r.player_id,
 COMMENT ON VIEW mm.leaderboard IS
     'players who played, per rating key and family, ranked by the family''s conservative rating as of now (mm.rating_conservative): OpenSkill the ordinal mu - 3 sigma, Glicko-2 rating - 2 rd with idle growth';
 
--- In C (src/results.c): the result is checked against the match's rosters
+-- In C (src/queue/results.c): the result is checked against the match's rosters
 -- as they are at report time, the rating rows are locked in player-id
 -- order, the players are rated in memory and every write is one prepared
 -- multi-row statement.
