@@ -6,38 +6,57 @@ EXTVERSION  = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.cont
 MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
-	src/async.o \
-	src/backfill.o \
-	src/calibration.o \
-	src/config.o \
-	src/elo.o \
-	src/glicko2_math.o \
-	src/glicko2_model.o \
-	src/glicko2_period.o \
-	src/glicko2_policy.o \
-	src/glicko2_replay.o \
-	src/glicko2_sql.o \
-	src/gw2_dishonor.o \
-	src/gw2_ladder.o \
-	src/gw2_prediction.o \
-	src/matcher.o \
-	src/mm.o \
-	src/musigma.o \
-	src/openskill.o \
-	src/openskill_ims.o \
-	src/openskill_model.o \
-	src/openskill_replay.o \
-	src/openskill_sql.o \
-	src/placement.o \
-	src/queue.o \
-	src/rules.o \
-	src/rating_model.o \
-	src/rating_replay.o \
-	src/ready.o \
-	src/replay.o \
-	src/results.o \
-	src/signals.o \
-	src/tick.o
+	src/analytics/calibration.o \
+	src/analytics/glicko2_replay.o \
+	src/analytics/openskill_replay.o \
+	src/analytics/rating_replay.o \
+	src/analytics/replay.o \
+	src/async/async.o \
+	src/async/async_config.o \
+	src/async/async_store.o \
+	src/core/arrays.o \
+	src/core/config.o \
+	src/core/mm.o \
+	src/gw2/gw2_dishonor.o \
+	src/gw2/gw2_ladder.o \
+	src/gw2/gw2_prediction.o \
+	src/placement/placement.o \
+	src/placement/placement_config.o \
+	src/placement/placement_score.o \
+	src/placement/signals.o \
+	src/queue/backfill.o \
+	src/queue/matcher.o \
+	src/queue/queue.o \
+	src/queue/queue_config.o \
+	src/queue/ready.o \
+	src/queue/results.o \
+	src/queue/rule_distance.o \
+	src/queue/rule_equal.o \
+	src/queue/rule_intersect.o \
+	src/queue/rule_latency.o \
+	src/queue/rule_party.o \
+	src/queue/rule_roles.o \
+	src/queue/rules.o \
+	src/queue/rules_config.o \
+	src/queue/tick.o \
+	src/rating/elo.o \
+	src/rating/glicko2_math.o \
+	src/rating/glicko2_model.o \
+	src/rating/glicko2_period.o \
+	src/rating/glicko2_policy.o \
+	src/rating/glicko2_sql.o \
+	src/rating/musigma.o \
+	src/rating/openskill.o \
+	src/rating/openskill_ims.o \
+	src/rating/openskill_model.o \
+	src/rating/openskill_sql.o \
+	src/rating/rating_config.o \
+	src/rating/rating_families.o \
+	src/rating/rating_model.o
+
+# src/ by layer (docs/architecture.md): each folder's headers are on the
+# include path, so a file includes any header by its name.
+MM_SRC_DIRS = core rating analytics gw2 queue placement async
 
 SQL_SOURCES = sql/mm.sql $(sort $(wildcard sql/parts/*.sql))
 # Released scripts are frozen as they shipped. The current version's install
@@ -67,7 +86,7 @@ ISOLATION_OPTS = --inputdir=test/isolation --outputdir=output_iso --load-extensi
 PG_CFLAGS   = -Wall -Wextra $(MM_EXTRA_CFLAGS)
 # Server headers as system headers: their unused parameters are not ours.
 # MM_VERSION ties the library to the SQL objects of the same version.
-PG_CPPFLAGS = -isystem $(shell $(PG_CONFIG) --includedir-server) -DMM_VERSION='"$(EXTVERSION)"'
+PG_CPPFLAGS = $(addprefix -I$(srcdir)/src/,$(MM_SRC_DIRS)) -isystem $(shell $(PG_CONFIG) --includedir-server) -DMM_VERSION='"$(EXTVERSION)"'
 SHLIB_LINK  = -lm $(MM_EXTRA_LDFLAGS)
 
 EXTRA_CLEAN = results output_iso regression.diffs regression.out test/bench/out

@@ -91,15 +91,17 @@ CREATE TABLE mm.queued_player (
     queue_id   int NOT NULL,
     seat       int NOT NULL,
     profession text,
+    role       text,
     requeued   boolean NOT NULL DEFAULT false,
     CONSTRAINT queued_player_seat_key UNIQUE (queue_id, roster_id, seat),
     CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE,
     CONSTRAINT queued_player_seat_check CHECK (seat BETWEEN 1 AND 1000),
-    CONSTRAINT queued_player_profession_check CHECK (profession <> '')
+    CONSTRAINT queued_player_profession_check CHECK (profession <> ''),
+    CONSTRAINT queued_player_role_check CHECK (role <> '')
 );
 CREATE UNIQUE INDEX queued_player_player_key ON mm.queued_player (player_id) WHERE NOT requeued;
-COMMENT ON TABLE mm.queued_player IS 'the players of rosters, waiting or in a match being played, one row each: a player is in at most one roster across all queues (queued_player_player_key); seat is its place in the party, profession its profession if the roster has them';
+COMMENT ON TABLE mm.queued_player IS 'the players of rosters, waiting or in a match being played, one row each: a player is in at most one roster across all queues (queued_player_player_key); seat is its place in the party, profession its profession if the roster has them, role its role (one of the queue''s declared roles) if the roster gave them';
 COMMENT ON INDEX mm.queued_player_player_key IS 'a player is in at most one roster, waiting or in an open match, across all queues; a row marked requeued is not counted';
 COMMENT ON COLUMN mm.queued_player.requeued IS 'the player queued again while the roster''s match was being played (requeue_while_in_match) or after its ready check ended: the row only records it in that match (a dissolve removes the roster)';
 COMMENT ON INDEX mm.queued_player_seat_key IS 'players of a roster in party order';
@@ -408,6 +410,11 @@ BEGIN
         RAISE EXCEPTION 'queue "%" does not exist', name
             USING ERRCODE = 'undefined_object', HINT = 'Create it with mm.create_queue.';
     END IF;
+    -- another rating family: its options start from its own defaults
+    IF pg_catalog.jsonb_typeof(config -> 'rating') = 'object' AND config -> 'rating' ? 'model'
+       AND config #>> '{rating,model}' IS DISTINCT FROM q.config #>> '{rating,model}' THEN
+        q.config := q.config #- '{rating,options}';
+    END IF;
     new_cfg := mm.matcher_config(CASE WHEN replace THEN config ELSE mm._jsonb_merge(q.config, config) END);
     size := (new_cfg ->> 'team_size')::int;
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
@@ -427,7 +434,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
-    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
+    'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults; a new rating.model starts rating.options from that family''s defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
 CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void
@@ -553,7 +560,7 @@ CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviatio
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
                            joined_at timestamptz DEFAULT now(), attributes jsonb DEFAULT '{}',
-                           latencies jsonb DEFAULT '{}')
+                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}')
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -570,6 +577,7 @@ DECLARE
     id bigint;
     distributed boolean;
     held boolean;
+    s_role text;
 BEGIN
     IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
@@ -597,9 +605,30 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value', HINT = 'List each player once.';
     END IF;
     IF deviation IS NULL OR rank IS NULL OR ladder_points IS NULL
-       OR professions IS NULL OR joined_at IS NULL OR attributes IS NULL OR latencies IS NULL THEN
-        RAISE EXCEPTION 'deviation, rank, ladder_points, professions, joined_at, attributes and latencies must not be null'
+       OR professions IS NULL OR joined_at IS NULL OR attributes IS NULL OR latencies IS NULL OR roles IS NULL THEN
+        RAISE EXCEPTION 'deviation, rank, ladder_points, professions, joined_at, attributes, latencies and roles must not be null'
             USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- roles: one per player, in the order of players, or none; each one of
+    -- the queue's declared roles
+    IF array_position(roles, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'roles must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF cardinality(roles) NOT IN (0, n) THEN
+        RAISE EXCEPTION 'roles must name one role per player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The roster has %s players and %s roles.', n, cardinality(roles)),
+                  HINT = 'Give one role per player, in the order of players, or none.';
+    END IF;
+    SELECT x INTO s_role FROM unnest(roles) x
+    WHERE NOT x = ANY (ARRAY(SELECT jsonb_array_elements_text(cfg -> 'roles'))) LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'unknown role "%"', s_role
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = CASE WHEN jsonb_array_length(cfg -> 'roles') = 0
+                              THEN format('Queue "%s" declares no roles (config key "roles").', queue)
+                              ELSE format('Queue "%s" declares: %s.', queue,
+                                          (SELECT string_agg(x, ', ') FROM jsonb_array_elements_text(cfg -> 'roles') x)) END;
     END IF;
     IF NOT isfinite(joined_at) THEN
         RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
@@ -738,8 +767,8 @@ BEGIN
         -- in player order, as a dissolve gives players back: an enqueue and
         -- a dissolve (or two enqueues) sharing players wait for each other
         -- instead of deadlocking
-        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
-        SELECT u.x, id, q.queue_id, u.o, professions[u.o]
+        INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession, role)
+        SELECT u.x, id, q.queue_id, u.o, professions[u.o], roles[u.o]
         FROM unnest(players) WITH ORDINALITY AS u(x, o)
         ORDER BY u.x;
     EXCEPTION WHEN unique_violation THEN
@@ -755,8 +784,8 @@ BEGIN
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb) IS
-    'queue a roster (party); attributes are checked against the queue''s declared attributes (defaults filled in) and latencies (region -> ms) against its latency rule; rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[]) IS
+    'queue a roster (party); roles (one per player, or none) must be roles the queue declares; attributes are checked against the queue''s declared attributes (defaults filled in) and latencies (region -> ms) against its latency rule; rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
@@ -946,42 +975,49 @@ COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int
 -- queue held one roster: a new queue, a burst of enqueues).
 CREATE FUNCTION mm._rosters(queue_id int)
 RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
-               rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz)
+               rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz,
+               attributes jsonb, latencies jsonb, roles text[])
 LANGUAGE sql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
     SELECT u.roster_id, max(u.position), array_agg(u.player_id ORDER BY u.seat) FILTER (WHERE u.seat IS NOT NULL),
            max(u.rating), max(u.deviation), max(u.rank), max(u.ladder_points), max(u.dishonor),
            coalesce(array_agg(u.profession ORDER BY u.seat) FILTER (WHERE u.profession IS NOT NULL), '{}'),
-           max(u.joined_at)
+           max(u.joined_at),
+           (array_agg(u.attributes) FILTER (WHERE u.attributes IS NOT NULL))[1],
+           (array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1],
+           coalesce(array_agg(u.role ORDER BY u.seat) FILTER (WHERE u.role IS NOT NULL), '{}')
     FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
-                 r.joined_at, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession
+                 r.joined_at, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession,
+                 r.attributes, r.latencies, NULL::text AS role
           FROM mm.roster r WHERE r.queue_id = _rosters.queue_id AND r.match_id IS NULL
           UNION ALL
-          SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession
+          SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession,
+                 NULL, NULL, qp.role
           FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id) u
     GROUP BY u.roster_id
     HAVING count(u.position) > 0 AND count(u.seat) > 0
 $$;
 COMMENT ON FUNCTION mm._rosters(int) IS
-    'internal: a queue''s waiting rosters with their players and professions in party order (rosters without players are not waiting for anything and are left out)';
+    'internal: a queue''s waiting rosters with their players, professions and roles in party order, attributes and latencies (rosters without players are not waiting for anything and are left out)';
 
 CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[],
-               joined_at timestamptz, waited interval)
+               joined_at timestamptz, waited interval, attributes jsonb, latencies jsonb, roles text[])
 LANGUAGE sql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 SELECT mm._null_arg('queue') WHERE queue IS NULL;
 SELECT mm._null_arg('at') WHERE at IS NULL;
     SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
-           r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at
+           r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at,
+           r.attributes, r.latencies, r.roles
     FROM mm._rosters((mm._queue(queue)).queue_id) r
     ORDER BY r.queue_position
 $$;
 COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
-    'the waiting rosters of a queue in queue order (place 1 is tried first)';
+    'the waiting rosters of a queue in queue order (place 1 is tried first), with their attributes, latencies and players'' roles';
 
 -- Ticket lifecycle
 

@@ -1,7 +1,7 @@
 -- Backfill: a player left a running match; the next tick of the match's
 -- queue fills the team's open seats from the queue, before it makes new
--- matches, with the matcher's own scoring against that team (src/backfill.c,
--- mm_matcher_backfill in src/matcher.c). The rosters are delivered like a
+-- matches, with the matcher's own scoring against that team (src/queue/backfill.c,
+-- mm_matcher_backfill in src/queue/matcher.c). The rosters are delivered like a
 -- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
 -- kind 'backfill'.
 

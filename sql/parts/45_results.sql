@@ -6,7 +6,7 @@
 
 -- A rating family's state, as mm.ratings and the result history keep it:
 -- a float8[] of the family's columns in order (OpenSkill: mu, sigma;
--- Glicko-2: rating, rd, vol), checked by the family (src/rating_model.h).
+-- Glicko-2: rating, rd, vol), checked by the family (src/rating/rating_model.h).
 CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_rating_state_check'
@@ -208,7 +208,8 @@ COMMENT ON FUNCTION mm.roster_rating(bigint[], jsonb, timestamptz, text[]) IS
 
 -- Close the open Glicko-2 rating period of a rating key (Glickman's paper:
 -- every player who played is rated with all of the period's games at once,
--- against the opponents' ratings as they stood when the period began).
+-- against the opponents' ratings as they stood when the period began), one
+-- game per opposing team by the team likelihood of mm.report_result.
 -- Players who did not play keep their row; their idle deviation growth is
 -- applied when their rating is read (mm.glicko2_rating_at from last_played).
 CREATE FUNCTION mm.close_rating_period(key text, at timestamptz DEFAULT now())
@@ -247,11 +248,35 @@ BEGIN
              LATERAL (SELECT mm._rating_state_at(r.model, r.state, r.last_played,
                                                  greatest(r.last_played, f.first)) AS st) x
         WHERE r.key = k AND r.model = 'glicko2' AND r.player_id = ANY (ids)
+    ), tp AS (
+        -- the players of the period's matches, their teams (the result's),
+        -- each team's size, mean rating and sum of rd^2, at the start
+        SELECT mp.match_id, mp.player_id, mp.team, s.rating, s.rd,
+               count(*) OVER w AS size, avg(s.rating) OVER w AS mean, sum(s.rd ^ 2) OVER w AS rd2
+        FROM mm.match_result_player mp JOIN s ON s.player_id = mp.player_id
+        WHERE mp.key = k AND mp.model = 'glicko2' AND mp.match_id IN (SELECT g.match_id FROM g)
+        WINDOW w AS (PARTITION BY mp.match_id, mp.team)
+    ), tg AS (
+        -- one game per player and opposing team by the team likelihood
+        -- (docs/ratings.md, "Glicko-2 in teams"): Glickman's game against
+        -- an opponent of rating r - n_A (R_A - R_B) and RD^2
+        -- n_A^2 RD_-i^2 + (n_A^2 - 1) pi^2 173.7178^2 / 3 (its E and g are
+        -- the team game's); between two teams of one player, the opponent
+        SELECT g.player_id, min(g.score) AS score,
+               CASE WHEN min(a.size) = 1 AND min(b.size) = 1 THEN min(b.rating)
+                    ELSE min(a.rating - a.size * (a.mean - b.mean)) END AS opp_rating,
+               CASE WHEN min(a.size) = 1 AND min(b.size) = 1 THEN min(b.rd)
+                    ELSE min(sqrt(greatest(a.rd2 - a.rd ^ 2, 0) + a.size ^ 2 * b.rd2 / b.size ^ 2
+                                  + (a.size ^ 2 - 1) * pi() ^ 2 * 173.7178::float8 ^ 2 / 3)) END AS opp_rd
+        FROM g
+        JOIN tp a ON a.match_id = g.match_id AND a.player_id = g.player_id
+        JOIN tp b ON b.match_id = g.match_id AND b.player_id = g.opponent_id
+        GROUP BY g.match_id, g.player_id, b.team
     ), n AS (
-        SELECT g.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, o.rating, o.rd, g.score) AS n,
-               count(DISTINCT g.match_id) AS games
-        FROM g JOIN s p ON p.player_id = g.player_id JOIN s o ON o.player_id = g.opponent_id
-        GROUP BY g.player_id
+        SELECT tg.player_id, mm.glicko2_period(p.rating, p.rd, p.vol, tg.opp_rating, tg.opp_rd, tg.score) AS n,
+               (SELECT count(DISTINCT g.match_id) FROM g WHERE g.player_id = tg.player_id) AS games
+        FROM tg JOIN s p ON p.player_id = tg.player_id
+        GROUP BY tg.player_id
     )
     UPDATE mm.ratings r
        SET state = ARRAY[(n.n).rating, (n.n).rd, (n.n).vol], games = r.games + n.games,
@@ -262,7 +287,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.close_rating_period(text, timestamptz) IS
-    'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period against the opponents'' ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
+    'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period, one game per opposing team by the team likelihood, from the ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
 
 -- Leaderboards: per rating key and family, players by the family's
 -- conservative rating as of now.
@@ -276,7 +301,7 @@ FROM (SELECT r.key, r.model, r.player_id,
 COMMENT ON VIEW mm.leaderboard IS
     'players who played, per rating key and family, ranked by the family''s conservative rating as of now (mm.rating_conservative): OpenSkill the ordinal mu - 3 sigma, Glicko-2 rating - 2 rd with idle growth';
 
--- In C (src/results.c): the result is checked against the match's rosters
+-- In C (src/queue/results.c): the result is checked against the match's rosters
 -- as they are at report time, the rating rows are locked in player-id
 -- order, the players are rated in memory and every write is one prepared
 -- multi-row statement.

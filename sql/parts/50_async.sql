@@ -1,7 +1,7 @@
 
 -- Async opponents: a pool of offline opponents (Metaplay's async matchmaker documentation, the Metaplay
 -- asynchronous matchmaker). The bucket arithmetic and the pool config are
--- in C (src/async.c); the pool tables and the functions that read and write
+-- in C (src/async/async.c); the pool tables and the functions that read and write
 -- them are here.
 
 -- C helpers

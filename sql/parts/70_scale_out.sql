@@ -134,7 +134,7 @@ CREATE FUNCTION mm.enqueue(queue_id int, players bigint[], rating float8, deviat
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
                            joined_at timestamptz DEFAULT now(), attributes jsonb DEFAULT '{}',
-                           latencies jsonb DEFAULT '{}')
+                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}')
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -143,10 +143,10 @@ BEGIN
     IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     RETURN mm.enqueue(mm._queue_name(queue_id), players, rating, deviation, rank, ladder_points,
-                      dishonor, professions, joined_at, attributes, latencies);
+                      dishonor, professions, joined_at, attributes, latencies, roles);
 END
 $$;
-COMMENT ON FUNCTION mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb) IS
+COMMENT ON FUNCTION mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[]) IS
     'mm.enqueue into the queue of that id; on Citus it runs on the worker holding the queue';
 
 CREATE FUNCTION mm.claim_matches(queue_id int, max int DEFAULT 100)
@@ -315,7 +315,7 @@ BEGIN
 
     -- calls sent to the worker holding the queue
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
-                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb)',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
                              'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_function(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
@@ -324,7 +324,7 @@ BEGIN
     -- the players' workers; a tick that expires rosters, and the checks of
     -- enqueue, read and write beyond the queue's shard
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
-                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb)',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
                              'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.allow_nested_distributed_execution = on', t);
     END LOOP;

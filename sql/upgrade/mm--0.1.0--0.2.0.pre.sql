@@ -66,6 +66,8 @@ DROP FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool);
 DROP INDEX mm.queued_player_roster_idx;
 DROP FUNCTION mm.alter_queue(text, jsonb);
 DROP FUNCTION mm.drop_queue(text);
+-- mm.list_queue shows attributes, latencies and roles too: a new row type
+DROP FUNCTION mm.list_queue(text, timestamptz);
 
 -- queues: a dropped queue may keep its history; live names are unique
 ALTER TABLE mm.queue DROP CONSTRAINT queue_name_key, ADD COLUMN dropped_at timestamptz;
@@ -98,10 +100,12 @@ CREATE INDEX ticket_event_player_idx ON mm.ticket_event (player_id, event_id);
 SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event_id_seq', '');
 
--- players: one row each with queue, seat and profession; rows whose roster
--- is gone (TRUNCATE in 0.1.0) are dropped, players of a roster missing
--- from mm.queued_player are added unless queued elsewhere
-ALTER TABLE mm.queued_player ADD COLUMN queue_id int, ADD COLUMN seat int, ADD COLUMN profession text;
+-- players: one row each with queue, seat, profession and role (0.1.0 had no
+-- roles: none); rows whose roster is gone (TRUNCATE in 0.1.0) are dropped,
+-- players of a roster missing from mm.queued_player are added unless
+-- queued elsewhere
+ALTER TABLE mm.queued_player ADD COLUMN queue_id int, ADD COLUMN seat int, ADD COLUMN profession text,
+    ADD COLUMN role text;
 UPDATE mm.queued_player qp SET queue_id = r.queue_id, seat = u.o, profession = nullif(r.professions[u.o], '')
 FROM mm.roster r, unnest(r.players) WITH ORDINALITY AS u(p, o)
 WHERE r.roster_id = qp.roster_id AND u.p = qp.player_id
@@ -156,7 +160,8 @@ ALTER TABLE mm.queued_player
     ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE,
     ADD CONSTRAINT queued_player_seat_check CHECK (seat BETWEEN 1 AND 1000),
-    ADD CONSTRAINT queued_player_profession_check CHECK (profession <> '');
+    ADD CONSTRAINT queued_player_profession_check CHECK (profession <> ''),
+    ADD CONSTRAINT queued_player_role_check CHECK (role <> '');
 
 -- matches: status and delivery (0.1.0 matches count as delivered); match
 -- rosters get their queue and a foreign key, orphans (a match deleted
@@ -258,8 +263,8 @@ CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
 
 -- Backfill: a player left a running match; the next tick of the match's
 -- queue fills the team's open seats from the queue, before it makes new
--- matches, with the matcher's own scoring against that team (src/backfill.c,
--- mm_matcher_backfill in src/matcher.c). The rosters are delivered like a
+-- matches, with the matcher's own scoring against that team (src/queue/backfill.c,
+-- mm_matcher_backfill in src/queue/matcher.c). The rosters are delivered like a
 -- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
 -- kind 'backfill'.
 

@@ -26,14 +26,26 @@ leaves(kind, path, value) AS (
     UNION ALL
     SELECT l.kind, l.path || '.' || e.key, e.value
     FROM leaves l, pg_catalog.jsonb_each(l.value) e
-    WHERE pg_catalog.jsonb_typeof(l.value) = 'object' AND l.path NOT IN ('penalties'))
+    WHERE pg_catalog.jsonb_typeof(l.value) = 'object' AND l.path NOT IN ('penalties', 'rating.options'))
 SELECT kind, path FROM leaves l
-WHERE pg_catalog.jsonb_typeof(value) <> 'object' OR path = 'penalties'
+WHERE pg_catalog.jsonb_typeof(value) <> 'object' OR path IN ('penalties', 'rating.options')
 EXCEPT SELECT kind, key FROM mm.config_keys();
+-- each rating family's options: a kind of their own, "<family>_options",
+-- with the defaults a queue of that family shows under rating.options
+SELECT f.model, o.key, o."default",
+       mm.matcher_config(pg_catalog.jsonb_build_object('rating', pg_catalog.jsonb_build_object('model', f.model)))
+           #> ARRAY['rating', 'options', o.key] AS resolved
+FROM (VALUES ('openskill'), ('glicko2'), ('elo')) f(model)
+JOIN mm.config_keys() o ON o.kind = f.model || '_options'
+ORDER BY f.model, o.key;
+SELECT f.model, e.key
+FROM (VALUES ('openskill'), ('glicko2'), ('elo')) f(model),
+     pg_catalog.jsonb_each(mm.matcher_config(pg_catalog.jsonb_build_object('rating', pg_catalog.jsonb_build_object('model', f.model))) #> '{rating,options}') e
+EXCEPT SELECT pg_catalog.replace(kind, '_options', ''), key FROM mm.config_keys() WHERE kind LIKE '%\_options';
 SELECT * FROM mm.config_keys('nope');
 
 -- numbers are rendered in their shortest round-trip form
-SELECT mm.matcher_config('{"scoring": {"age": 0.1}, "rating": {"vol": 0.07}}') #> '{scoring,age}' AS age,
+SELECT mm.matcher_config('{"scoring": {"age": 0.1}, "rating": {"model": "glicko2", "options": {"vol": 0.07}}}') #> '{scoring,age}' AS age,
        mm.async_config('{"max_difference": 0.3}') -> 'max_difference' AS max_difference,
        mm.glicko2_policy('{"volatility": {"default": 0.06}}') #> '{volatility,default}' AS vol;
 

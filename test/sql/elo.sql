@@ -21,13 +21,14 @@ SELECT mm.create_queue('elo_q', '{"team_size": 1, "filter": {"potentials_min": 1
                                    "rating": {"model": "elo", "key": "elo_t", "ladder": false, "desertion_reason": null}}');
 SELECT mm.matcher_config(config) -> 'rating' -> 'options' AS options FROM mm.queue WHERE name = 'elo_q';
 SELECT mm.matcher_config('{"rating": {"model": "elo", "options": {"k": 24, "provisional_games": 30}}}') -> 'rating' -> 'options' AS options;
--- bad options: unknown key, K not positive, a wrong type, options for a family without any
+-- bad options: unknown key, K not positive, a wrong type, another family's keys
 SELECT mm.matcher_config('{"rating": {"model": "elo", "options": {"kfactor": 24}}}');
 SELECT mm.matcher_config('{"rating": {"model": "elo", "options": {"k": 0}}}');
 SELECT mm.matcher_config('{"rating": {"model": "elo", "options": {"k": "24"}}}');
 SELECT mm.matcher_config('{"rating": {"model": "elo", "options": 24}}');
 SELECT mm.matcher_config('{"rating": {"model": "openskill", "options": {"k": 24}}}');
-SELECT mm.matcher_config('{"rating": {"model": "openskill", "options": {}}}') -> 'rating' -> 'options' AS none;
+-- OpenSkill's options are its own: every family's are shown with their defaults
+SELECT mm.matcher_config('{"rating": {"model": "openskill", "options": {}}}') -> 'rating' -> 'options' AS openskill;
 
 -- the npm package arpad 2.0.0 (test/vectors/elo): expected scores exactly,
 -- new ratings as the package rounds them (to the nearest whole number)
@@ -43,7 +44,7 @@ FROM elo_vec v,
                 2 * v.id, CASE v.score WHEN 1 THEN 2 WHEN 0.5 THEN 1 ELSE 1 END),
          format('SELECT * FROM (VALUES (%s::bigint, %s::float8, 100::float8), (%s, %s, 100)) x(p, r, g)',
                 2 * v.id - 1, v.a, 2 * v.id, v.b),
-         jsonb_build_object('options', jsonb_build_object('k', v.k))) h;
+         jsonb_build_object('k', v.k)) h;
 SELECT count(*) AS vectors,
        count(*) FILTER (WHERE abs(o.win_probability - v.expected) <= 1e-12 * greatest(v.expected, 1e-300) + 1e-15) AS expected_equal,
        count(*) FILTER (WHERE floor(o.state_after[1] + 0.5) = v.new_a) AS new_a_equal,
@@ -115,12 +116,12 @@ ORDER BY player_id;
 SELECT player_id, state FROM mm.ratings WHERE key = 'elo_t' ORDER BY player_id;
 SELECT mm.rating_calibration('elo', 'SELECT * FROM (VALUES (1::bigint, 1::bigint, 1::bigint, 1::float8), (1, 2, 2, 2),
                                                           (2, 1, 1, 1), (2, 2, 2, 2)) h(m, p, t, r)', bins => 2) ->> 'n' AS n;
--- options of a replay: a queue config's rating section without the model
+-- options of a replay: the family's options, as a queue's rating.options
 SELECT player_id, state FROM mm.rating_replay('elo', 'SELECT 1::bigint, p, p, p::float8 FROM generate_series(1, 2) p',
-                                              options => '{"options": {"k": 10, "initial": 1000}}') ORDER BY player_id;
+                                              options => '{"k": 10, "initial": 1000}') ORDER BY player_id;
 SELECT * FROM mm.rating_replay('elo', 'SELECT 1::bigint, 1::bigint, 1::bigint, 1::float8', options => '{"model": "elo"}');
 SELECT * FROM mm.rating_replay('trueskill', 'SELECT 1::bigint, 1::bigint, 1::bigint, 1::float8');
-SELECT * FROM mm.rating_replay('elo', 'SELECT 1::bigint, 1::bigint, 1::bigint, 1::float8', options => '{"options": {"k": -1}}');
+SELECT * FROM mm.rating_replay('elo', 'SELECT 1::bigint, 1::bigint, 1::bigint, 1::float8', options => '{"k": -1}');
 
 -- a state is Elo's: rating and games, finite
 INSERT INTO mm.ratings (player_id, key, model, state) VALUES (9699, 'elo_t', 'elo', '{1500}');

@@ -1,5 +1,5 @@
 -- Results: mm.report_result rates a match once (OpenSkill as mm.openskill_rate
--- does, Glicko-2 as mm.glicko2_rate does), awards ladder points from the
+-- does, Glicko-2 by its team likelihood), awards ladder points from the
 -- match's prediction, gives dishonor for desertions, records before and
 -- after, finishes the match; a repeated report changes nothing; a
 -- conflicting one is refused; mm.abandon_match.
@@ -25,8 +25,10 @@ SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name 
 SELECT mm.alter_queue('res', '{"rating": {"model": "trueskill"}}');
 \set SHOW_CONTEXT errors
 \set VERBOSITY sqlstate
-SELECT mm.alter_queue('res', '{"rating": {"openskill_model": "nope"}}');
-SELECT mm.alter_queue('res', '{"rating": {"sigma": 0}}');
+SELECT mm.alter_queue('res', '{"rating": {"options": {"model": "nope"}}}');
+SELECT mm.alter_queue('res', '{"rating": {"options": {"sigma": 0}}}');
+-- a family's keys live under rating.options, never beside the model
+SELECT mm.alter_queue('res', '{"rating": {"mu": 30}}');
 SELECT mm.alter_queue('res', '{"rating": {"key": ""}}');
 SELECT mm.alter_queue('res', '{"rating": {"colour": 1}}');
 
@@ -110,12 +112,14 @@ SELECT player_id, team, rank, deserted, key, model, state_before[1] AS rating_be
        round(state_after[1]::numeric, 6) AS rating_after, round(state_after[2]::numeric, 6) AS rd_after,
        ladder_awarded, dishonor_stacks
 FROM out2 ORDER BY player_id;
--- each player against every opposing player: exactly mm.glicko2_rate
-SELECT count(*) AS equal_to_glicko2_rate
+-- one game per opposing team by the team likelihood: exactly as
+-- mm.rating_history rates the same match from the same states
+SELECT count(*) AS equal_to_rating_history
 FROM out2 o
-CROSS JOIN LATERAL mm.glicko2_rate(ROW(1500, 350, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[],
-                                   CASE o.team WHEN 'blue' THEN ARRAY[1, 1]::float8[] ELSE ARRAY[0, 0]::float8[] END) g
-WHERE o.state_after = ARRAY[g.rating, g.rd, g.vol];
+JOIN mm.rating_history('glicko2', format('SELECT 1, player_id, CASE WHEN team = ''red'' THEN 1 ELSE 2 END::bigint, rank
+                                          FROM mm.match_result_player WHERE match_id = %s', :m2)) h
+  ON h.player_id = o.player_id AND h.state_before = o.state_before
+WHERE o.state_after = h.state_after;
 SELECT stacks FROM mm.dishonor_players WHERE player_id = 9002;
 
 -- abandon: no rating; once only; a report afterwards is refused
@@ -260,26 +264,59 @@ SELECT count(*) AS rows FROM mm.report_result(:m6, '{"teams": {"red": {"rank": 1
 SELECT player_id, state[1] AS rating, state[2] AS rd, state[3] AS vol, games FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
 -- 2 matches, 4 players, 2 opponents each
 SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
--- the expected period by hand from the recorded games: each player's
--- games against the opponents' ratings at the start, one mm.glicko2_period
+-- the expected period by hand: each player's team games (one per opposing
+-- team) against the ratings at the start, one mm.glicko2_period; a team game
+-- is Glickman's game against an opponent of rating r - n (R_A - R_B) and
+-- RD^2 = n^2 RD_-i^2 + (n^2 - 1) pi^2 173.7178^2 / 3, RD_-i^2 the others'
+-- rd^2 over their team's size squared (docs/ratings.md, "Glicko-2 in teams")
 CREATE TEMP TABLE expected_period AS
-SELECT g.player_id, mm.glicko2_period(p.state[1], p.state[2], p.state[3], o.state[1], o.state[2], g.score) AS n
-FROM mm.rating_period_game g
-JOIN mm.ratings p ON p.key = 'gp' AND p.player_id = g.player_id
-JOIN mm.ratings o ON o.key = 'gp' AND o.player_id = g.opponent_id
-WHERE g.key = 'gp' GROUP BY g.player_id;
-SELECT c.player_id, c.games, c.rating = (e.n).rating AND c.rd = (e.n).rd AND c.vol = (e.n).vol AS equal_to_glicko2_period
+WITH p AS (
+    SELECT mp.match_id, mp.player_id, mp.team, mp.rank, r.state AS st
+    FROM mm.match_result_player mp JOIN mm.ratings r ON r.key = 'gp' AND r.player_id = mp.player_id
+    WHERE mp.match_id IN (:m5, :m6)
+), t AS (
+    SELECT match_id, team, min(rank) AS rank, count(*) AS n, avg(st[1]) AS r, sum(st[2] ^ 2) AS d2
+    FROM p GROUP BY match_id, team
+)
+SELECT p.player_id,
+       mm.glicko2_period(p.st[1], p.st[2], p.st[3], p.st[1] - a.n * (a.r - b.r),
+                         sqrt((a.d2 - p.st[2] ^ 2) + a.n ^ 2 * b.d2 / b.n ^ 2 + (a.n ^ 2 - 1) * pi() ^ 2 * 173.7178 ^ 2 / 3),
+                         CASE WHEN a.rank < b.rank THEN 1 WHEN a.rank = b.rank THEN 0.5 ELSE 0 END) AS n
+FROM p JOIN t a ON a.match_id = p.match_id AND a.team = p.team
+JOIN t b ON b.match_id = p.match_id AND b.team <> p.team
+GROUP BY p.player_id;
+SELECT c.player_id, c.games, abs(c.rating - (e.n).rating) < 1e-9 AND abs(c.rd - (e.n).rd) < 1e-9
+                             AND abs(c.vol - (e.n).vol) < 1e-12 AS equal_to_glicko2_period
 FROM mm.close_rating_period('gp', '2024-01-01 17:00:00+00') c JOIN expected_period e USING (player_id)
 ORDER BY c.player_id;
 SELECT player_id, games, last_played >= '2024-01-01 17:00:00+00' AS dated FROM mm.ratings WHERE key = 'gp' ORDER BY player_id;
 SELECT count(*) AS pending_games FROM mm.rating_period_game WHERE key = 'gp';
--- not the same as rating each game on its own
+-- not the same as rating each match on its own (mm.rating_history rates
+-- them as a queue with "period": "game" would)
 SELECT count(*) AS differs_from_per_game
-FROM mm.ratings r, expected_period e
-WHERE r.key = 'gp' AND r.player_id = 9301 AND e.player_id = 9301
-  AND r.state[1] <> (mm.glicko2_rate(mm.glicko2_rate(ROW(1700, 80, 0.06)::mm.glicko, ARRAY[1500, 1500]::float8[],
-                                                   ARRAY[350, 350]::float8[], ARRAY[1, 1]::float8[]),
-                                    ARRAY[1500, 1500]::float8[], ARRAY[350, 350]::float8[], ARRAY[0.5, 0.5]::float8[])).rating;
+FROM mm.ratings r
+JOIN mm.rating_history('glicko2', format('SELECT match_id, player_id, CASE WHEN team = ''red'' THEN 1 ELSE 2 END::bigint, rank
+                                          FROM mm.match_result_player WHERE match_id IN (%s, %s) ORDER BY match_id', :m5, :m6),
+                       'SELECT 9301::bigint, 1700::float8, 80::float8, 0.06::float8') h
+  ON h.player_id = r.player_id AND h.game_key = :m6::text
+WHERE r.key = 'gp' AND r.player_id = 9301 AND r.state[1] <> h.state_after[1];
+-- a period of one match is that match rated as a queue with "period":
+-- "game" rates it (mm.rating_history, the C team likelihood); last played
+-- now, so that no idle period passes before it
+UPDATE mm.ratings SET last_played = now() WHERE key = 'gp';
+SELECT count(mm.enqueue('res', ARRAY[p], 1500, joined_at => '2024-01-01 18:00:00+00'))
+FROM unnest(ARRAY[9301, 9302, 9303, 9304]::bigint[]) p;
+SELECT DISTINCT match_id AS m7 FROM mm.tick('res', '2024-01-01 18:10:00+00') \gset
+SELECT count(*) AS rows FROM mm.report_result(:m7, '{"teams": {"red": {"rank": 2}, "blue": {"rank": 1}}}');
+CREATE TEMP TABLE before_m7 AS SELECT player_id, state FROM mm.ratings WHERE key = 'gp';
+SELECT count(*) AS players,
+       count(*) FILTER (WHERE abs(c.rating - h.state_after[1]) < 1e-9 AND abs(c.rd - h.state_after[2]) < 1e-9
+                          AND abs(c.vol - h.state_after[3]) < 1e-12) AS equal_to_one_game
+FROM mm.close_rating_period('gp', '2024-01-01 19:00:00+00') c
+JOIN mm.rating_history('glicko2', format('SELECT match_id, player_id, CASE WHEN team = ''red'' THEN 1 ELSE 2 END::bigint, rank
+                                          FROM mm.match_result_player WHERE match_id = %s', :m7),
+                       'SELECT player_id, state[1], state[2], state[3] FROM before_m7') h USING (player_id);
+DROP TABLE before_m7;
 -- an empty period closes to nothing; bad arguments
 SELECT count(*) AS rated FROM mm.close_rating_period('gp', '2024-01-02 17:00:00+00');
 SELECT * FROM mm.close_rating_period(NULL);

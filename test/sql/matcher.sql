@@ -11,7 +11,8 @@ CREATE TEMP TABLE r (pos int, roster_id bigint, players bigint[], rating float8,
 -- rosters' ratings here are on the Glicko scale (near 1500), so the queue
 -- reads them with rating model glicko2: the Guild Wars 2 wiki's padding
 -- 10, rating_distance -5 and spread 200, and its range of one deviation;
--- red_odds is Glicko-2's expected score of red's mean rating against blue's.
+-- red_odds is Glicko-2's team likelihood: E of red's mean rating against
+-- blue's, with every player's deviation.
 CREATE FUNCTION teams(config jsonb, at timestamptz DEFAULT '2024-01-01 00:01:00+00')
 RETURNS TABLE (match_no int, red text, blue text, prediction numeric, red_odds numeric, spread float8)
 LANGUAGE sql AS $$

@@ -76,7 +76,7 @@ SELECT round(odds::numeric, 12) AS red_odds_tm,
               ARRAY[sqrt(56 + 3 * (25.0 / 300) ^ 2), sqrt(43 + 3 * (25.0 / 300) ^ 2)]) WHERE team = 1)::numeric, 12)
            AS predict_win_same_c
 FROM mm.match_rosters($$SELECT roster_id, players, rating, deviation, joined_at FROM mm.match_roster WHERE queue_id = $$ || :os3 || $$ ORDER BY roster_id$$,
-                      '{"team_size": 3, "filter": {"potentials_min": 1}, "rating": {"openskill_model": "thurstone_mosteller_full"}}',
+                      '{"team_size": 3, "filter": {"potentials_min": 1}, "rating": {"options": {"model": "thurstone_mosteller_full"}}}',
                       '2024-01-01 12:00:10+00')
 WHERE team = 'red';
 

@@ -92,7 +92,7 @@ LANGUAGE sql AS $$
     SELECT format('SELECT r.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players, r.rating, '
                   'r.deviation, r.rank, r.ladder_points, r.dishonor, '
                   'array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, r.joined_at, '
-                  'r.attributes, r.latencies '
+                  'r.attributes, r.latencies, array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles '
                   'FROM mm.roster r JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id '
                   'WHERE r.queue_id = %s GROUP BY r.roster_id ORDER BY min(r.position)', qid)
 $$;
@@ -195,6 +195,75 @@ FROM cases;
 SELECT r.key AS reason, sum(r.value::int) AS targets
 FROM cases, jsonb_each_text(reasons) r GROUP BY r.key ORDER BY r.key;
 SELECT no, n, batch, differences FROM cases WHERE differences > 0;
+
+-- Role queues: the random configs above with the players' roles (a fifth
+-- without one), a roles rule (counts of 0 or 1 per role, relaxed to any
+-- role after 60 s), a party rule (for teams of 2 or more, relaxed after
+-- 45 s) and soft rules (distance on the tier; latency when there is no
+-- hard latency rule). The tick reads roles by the seat key for a prefix of
+-- the queue and in one scan for the whole queue; mm._match_rosters reads
+-- them from the rosters query.
+CREATE FUNCTION pg_temp.role_config() RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    cfg jsonb := pg_temp.config();
+    ts int := (cfg ->> 'team_size')::int;
+    t int := least(floor(random() * 2)::int, ts);
+    d int;
+    s int;
+    rules jsonb := coalesce(cfg -> 'rules', '[]');
+BEGIN
+    d := least(floor(random() * 2)::int, ts - t);
+    s := least(floor(random() * 2)::int, ts - t - d);
+    rules := rules || jsonb_build_array(
+        jsonb_build_object('type', 'roles', 'counts', jsonb_build_object('tank', t, 'damage', d, 'support', s),
+                           'expand', jsonb_build_array(jsonb_build_object('after', 60, 'flex', ts))),
+        jsonb_build_object('type', 'distance', 'attribute', 'tier', 'name', 'soft_tier', 'soft', true,
+                           'weight', floor(random() * 50)));
+    IF ts >= 2 THEN
+        rules := rules || jsonb_build_array(jsonb_build_object(
+            'type', 'party', 'premade', 2 + floor(random() * (ts - 1))::int, 'min', floor(random() * (ts + 1)),
+            'expand', jsonb_build_array(jsonb_build_object('after', 45, 'min', 0))));
+    END IF;
+    IF cfg -> 'rules' IS NULL THEN
+        rules := rules || jsonb_build_array(jsonb_build_object('type', 'latency', 'soft', true,
+                                                               'weight', floor(random() * 3)));
+    END IF;
+    RETURN cfg || jsonb_build_object(
+        'attributes', '{"mode": {"type": "string"}, "tier": {"type": "number"}}'::jsonb,
+        'roles', '["tank", "damage", "support"]'::jsonb, 'rules', rules);
+END $$;
+CREATE TEMP TABLE role_cases (no int, n int, batch int, differences int, seen int, matched int, reasons jsonb);
+DO $$
+DECLARE
+    at timestamptz := '2024-01-01 00:10:00+00';
+    c record;
+    n int;
+    batch int;
+BEGIN
+    FOR k IN 1 .. 60 LOOP
+        PERFORM mm.create_queue('prefix_roles_' || k, pg_temp.role_config());
+        n := (ARRAY[0, 3, 10, 40, 120, 250])[1 + floor(random() * 6)::int];
+        PERFORM pg_temp.fill('prefix_roles_' || k, n, 1 + floor(random() * 5)::int,
+                             (ARRAY[50, 300, 2000])[1 + floor(random() * 3)::int],
+                             (ARRAY[10, 100, 600])[1 + floor(random() * 3)::int], at);
+        UPDATE mm.queued_player qp
+        SET role = CASE WHEN random() < 0.2 THEN NULL
+                        ELSE (ARRAY['tank', 'damage', 'support'])[1 + floor(random() * 3)::int] END
+        WHERE qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = 'prefix_roles_' || k);
+        batch := (ARRAY[1, 2, 5, 0])[1 + floor(random() * 4)::int];
+        c := pg_temp.compare('prefix_roles_' || k, at, batch, (ARRAY[1, 3, 0])[1 + floor(random() * 3)::int]);
+        INSERT INTO role_cases VALUES (k, n, batch, c.differences, c.seen, c.matched, c.reasons);
+    END LOOP;
+END $$;
+SELECT count(*) AS cases, sum(differences) AS differences,
+       count(*) FILTER (WHERE matched > 0) AS with_matches,
+       count(*) FILTER (WHERE reasons <> '{}') AS with_failures,
+       count(*) FILTER (WHERE batch > 0 AND seen > batch) AS read_in_steps
+FROM role_cases;
+SELECT r.key AS reason, sum(r.value::int) AS targets
+FROM role_cases, jsonb_each_text(reasons) r GROUP BY r.key ORDER BY r.key;
+SELECT no, n, batch, differences FROM role_cases WHERE differences > 0;
 
 -- One case per outcome, reading two rosters first: when the roster that
 -- decides the target's outcome is further back, the tick reads the whole

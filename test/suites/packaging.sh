@@ -10,8 +10,8 @@ fail=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fail=1; }
 
-default=$(make -n -B src/mm.o PG_CONFIG="$PG_CONFIG" 2>/dev/null | grep -E '(^| )-c ' | head -1)
-strict=$(make -n -B src/mm.o PG_CONFIG="$PG_CONFIG" COPT=-Werror 2>/dev/null | grep -E '(^| )-c ' | head -1)
+default=$(make -n -B src/core/mm.o PG_CONFIG="$PG_CONFIG" 2>/dev/null | grep -E '(^| )-c ' | head -1)
+strict=$(make -n -B src/core/mm.o PG_CONFIG="$PG_CONFIG" COPT=-Werror 2>/dev/null | grep -E '(^| )-c ' | head -1)
 # PostgreSQL's own flags carry -Werror=vla and the like: look for -Werror alone
 if [ -n "$default" ] && ! grep -qE -- '-Werror( |$)' <<<"$default" && grep -q -- '-Wextra' <<<"$default" &&
 	grep -qE -- '-Werror( |$)' <<<"$strict"; then
@@ -28,11 +28,11 @@ fi
 
 vars=$(make -p -n -q PG_CONFIG="$PG_CONFIG" 2>/dev/null)
 objs=$(echo "$vars" | sed -n 's/^OBJS *= *//p' | head -1 | tr ' ' '\n' | grep . | sort)
-sources=$(ls src/*.c | sed 's/\.c$/.o/' | sort)
+sources=$(ls src/*/*.c | sed 's/\.c$/.o/' | sort)
 if [ -n "$objs" ] && [ "$objs" = "$sources" ]; then
-	ok "OBJS lists every src/*.c ($(echo "$objs" | wc -l) files)"
+	ok "OBJS lists every src/*/*.c ($(echo "$objs" | wc -l) files)"
 else
-	notok "OBJS lists every src/*.c (add a new file to OBJS in the Makefile)"
+	notok "OBJS lists every src/*/*.c (add a new file to OBJS in the Makefile)"
 	diff <(echo "$sources") <(echo "$objs") | sed 's/^/#   /'
 fi
 if grep -q '^PGFILEDESC = "mm - ' <<<"$vars"; then

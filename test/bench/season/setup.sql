@@ -43,7 +43,10 @@ CREATE TABLE season_explain (model text, roster_id bigint, made_s int, players i
 -- the reasons the season's ticks gave for their failed targets
 CREATE TABLE season_reasons (model text, reason text, targets bigint);
 
-CREATE PROCEDURE season_run(model text, seconds int, target int)
+-- seed: setseed's (the bench: 0.42); options: the queue's rating.options
+-- (the bench: none, the family's defaults; seeds.sh may give some)
+CREATE PROCEDURE season_run(model text, seconds int, target int, seed float8 DEFAULT 0.42,
+                            options jsonb DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 DECLARE
     q text := 'season_' || model;
@@ -53,9 +56,10 @@ DECLARE
     pr record;
     made int := 0;
 BEGIN
-    PERFORM setseed(0.42);
+    PERFORM setseed(seed);
     PERFORM mm.create_queue(q, jsonb_build_object('team_size', 3,
-        'rating', jsonb_build_object('model', model, 'key', q)));
+        'rating', jsonb_build_object('model', model, 'key', q)
+                  || CASE WHEN options IS NULL THEN '{}' ELSE jsonb_build_object('options', options) END));
     -- parties 1..160 solos, 161..220 duos, 221..260 trios
     DROP TABLE IF EXISTS party, playing;
     CREATE TEMP TABLE party (party int PRIMARY KEY, players bigint[], free_s int, roster bigint,

@@ -1,0 +1,370 @@
+/*-------------------------------------------------------------------------
+ *
+ * mm.c
+ *		Module entry point of the mm extension and the argument checks shared
+ *		by every feature file.
+ *
+ * _PG_init reserves the "mm." GUC prefix, so that a misspelled mm setting
+ * is reported instead of silently becoming a placeholder, and defines
+ * mm.check_version. mm_check_version ties the library to the SQL objects of
+ * its own version.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "mm.h"
+
+#include <math.h>
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/plancache.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* mm.tick_read_batch: rosters a tick reads first; 0: from the queue config. */
+int			mm_tick_read_batch = 0;
+
+/* mm.check_version: off only to run an old version's SQL on purpose (tests). */
+static bool mm_check_version_enabled = true;
+
+/* Load the module: define mm's settings, reserve the GUC prefix. */
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("mm.check_version",
+							 "Refuses to run mm's SQL objects of another version than the library's.",
+							 "Turn off only to run an older version's SQL objects on purpose, as the upgrade tests do.",
+							 &mm_check_version_enabled,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("mm.tick_read_batch",
+							"Rosters a tick reads first (0: twice filter.rosters plus filter.potentials_max).",
+							"A developer setting: a small value makes ticks read the queue in many steps, as the tests do.",
+							&mm_tick_read_batch,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("mm");
+}
+
+/*
+ * The extversion of extension mm in this database (palloc'd), or NULL when
+ * mm is not installed here; *extoid gets its OID.
+ */
+static char *
+installed_version(Oid *extoid)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *version = NULL;
+
+	*extoid = InvalidOid;
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("mm"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tuple, Anum_pg_extension_extversion,
+									 RelationGetDescr(rel), &isnull);
+
+		*extoid = ((Form_pg_extension) GETSTRUCT(tuple))->oid;
+		if (!isnull)
+			version = text_to_cstring(DatumGetTextPP(d));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
+void
+mm_check_version(void)
+{
+	Oid			extoid;
+	char	   *installed;
+
+	/* outside a transaction there is no catalog to read (and no SQL call) */
+	if (!mm_check_version_enabled || !IsTransactionState())
+		return;
+	installed = installed_version(&extoid);
+	/* not installed here (a bare LOAD), or its own scripts are running */
+	if (installed == NULL ||
+		(creating_extension && CurrentExtensionObject == extoid))
+		return;
+	if (strcmp(installed, MM_VERSION) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension mm is installed at version %s but its library is version %s",
+						installed, MM_VERSION),
+				 errdetail("Database \"%s\" holds the SQL objects of mm %s; the mm library loaded by the server is %s.",
+						   get_database_name(MyDatabaseId), installed, MM_VERSION),
+				 errhint("Run ALTER EXTENSION mm UPDATE to move the SQL objects to %s, or install the mm library of version %s.",
+						 MM_VERSION, installed)));
+}
+
+void
+mm_require_primary(const char *fname)
+{
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("%s must run on the primary", fname),
+				 errdetail("This server is a standby in recovery (pg_is_in_recovery() is true): it cannot write."),
+				 errhint("Call %s on the primary server; a standby answers read-only calls only.", fname)));
+}
+
+/*
+ * mm._require_primary(fname text): the check above for SQL and PL/pgSQL
+ * functions, called at their start.
+ */
+PG_FUNCTION_INFO_V1(mm_require_primary_sql);
+Datum
+mm_require_primary_sql(PG_FUNCTION_ARGS)
+{
+	mm_require_primary(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
+}
+
+void
+mm_null_arg(const char *arg)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+			 errmsg("%s must not be null", arg),
+			 errhint("Pass a value for %s: NULL has no meaning there.", arg)));
+	pg_unreachable();
+}
+
+void
+mm_args_not_null(FunctionCallInfo fcinfo, uint64 nullable)
+{
+	int			i;
+
+	for (i = 0; i < PG_NARGS(); i++)
+	{
+		HeapTuple	tuple;
+		Oid		   *types;
+		char	  **names;
+		char	   *modes;
+		int			n;
+		int			in = 0;
+		int			k;
+		char		fallback[32];
+
+		if (!PG_ARGISNULL(i) || (i < 64 && (nullable & (UINT64CONST(1) << i))))
+			continue;
+		/* the error path: find the argument's name in the catalog */
+		snprintf(fallback, sizeof(fallback), "argument %d", i + 1);
+		if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
+			mm_null_arg(fallback);
+		tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+		if (!HeapTupleIsValid(tuple))
+			mm_null_arg(fallback);
+		n = get_func_arg_info(tuple, &types, &names, &modes);
+		ReleaseSysCache(tuple);
+		for (k = 0; names != NULL && k < n; k++)
+		{
+			if (modes != NULL && (modes[k] == PROARGMODE_OUT || modes[k] == PROARGMODE_TABLE))
+				continue;
+			if (in++ == i)
+			{
+				if (names[k] != NULL && names[k][0] != '\0')
+					mm_null_arg(names[k]);
+				break;
+			}
+		}
+		mm_null_arg(fallback);
+	}
+}
+
+/*
+ * mm._null_arg(arg text): mm_null_arg for SQL and PL/pgSQL functions,
+ * called when their argument "arg" is NULL.
+ */
+PG_FUNCTION_INFO_V1(mm_null_arg_sql);
+Datum
+mm_null_arg_sql(PG_FUNCTION_ARGS)
+{
+	mm_null_arg(PG_ARGISNULL(0) ? "argument" : text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
+}
+
+void
+mm_check_finite(double value, const char *what)
+{
+	if (isnan(value))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be NaN", what)));
+	if (isinf(value))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be finite", what),
+				 errdetail("The value is %s.", value > 0 ? "Infinity" : "-Infinity")));
+}
+
+void
+mm_check_positive(double value, const char *what)
+{
+	mm_check_finite(value, what);
+	if (value <= 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be positive", what),
+				 errdetail("The value is %g.", value)));
+}
+
+void
+mm_check_nonnegative(double value, const char *what)
+{
+	mm_check_finite(value, what);
+	if (value < 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative", what),
+				 errdetail("The value is %g.", value)));
+}
+
+double
+mm_check_result(double value, const char *what)
+{
+	if (isnan(value) || isinf(value))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s is out of range", what),
+				 errdetail("The computation gave %s.",
+						   isnan(value) ? "NaN" : (value > 0 ? "Infinity" : "-Infinity"))));
+	return value;
+}
+
+Datum
+mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("function returning record called in context that cannot accept type record")));
+	tupdesc = BlessTupleDesc(tupdesc);
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
+
+SPIPlanPtr
+mm_prepare_rows_query(const char *query, const char *what, const char *hint)
+{
+	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+	List	   *sources;
+	CachedPlanSource *source;
+	bool		plain = false;
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (!SPI_is_cursor_plan(plan))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a query that returns rows", what),
+				 errdetail("The query is: %s", query),
+				 errhint("%s", hint)));
+
+	/*
+	 * One plain SELECT (or VALUES): not a utility statement such as SHOW or
+	 * EXPLAIN, no data-modifying WITH, no FOR UPDATE. The caller then runs
+	 * it read-only.
+	 */
+	sources = SPI_plan_get_plan_sources(plan);
+	if (list_length(sources) == 1)
+	{
+		source = (CachedPlanSource *) linitial(sources);
+		if (source->commandTag == CMDTAG_SELECT && source->raw_parse_tree != NULL &&
+			IsA(source->raw_parse_tree->stmt, SelectStmt) &&
+			list_length(source->query_list) == 1)
+		{
+			Query	   *q = linitial_node(Query, source->query_list);
+
+			plain = q->commandType == CMD_SELECT && q->utilityStmt == NULL &&
+				!q->hasModifyingCTE && q->rowMarks == NIL;
+		}
+	}
+	if (!plain)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a single plain SELECT", what),
+				 errdetail("The query is: %s", query),
+				 errhint("%s Data-modifying WITH, FOR UPDATE and utility statements are not accepted.", hint)));
+	return plan;
+}
+
+/*
+ * The kept plan of one of mm's own statements: prepared on first use, kept
+ * for the session (SPI_keepplan) in *slot.
+ */
+SPIPlanPtr
+mm_kept_plan(SPIPlanPtr *slot, const char *sql, int nargs, const Oid *types)
+{
+	if (*slot == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, (Oid *) types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		*slot = p;
+	}
+	return *slot;
+}
+
+int
+mm_statement_execute(const MmStatement *st, SPIPlanPtr *plan, Datum *values,
+					 const char *nulls, bool read_only, long limit)
+{
+	int			ret = SPI_execute_plan(mm_kept_plan(plan, st->sql, st->nargs, st->types),
+									   values, nulls, read_only, limit);
+
+	if (ret < 0)
+		elog(ERROR, "SPI_execute_plan failed: %s, running \"%.60s\"",
+			 SPI_result_code_string(ret), st->sql);
+	return ret;
+}
+
+void
+mm_statement_run(const MmStatement *st, SPIPlanPtr *plan, Datum *values,
+				 const char *nulls, bool read_only, int expected)
+{
+	int			ret = mm_statement_execute(st, plan, values, nulls, read_only, 0);
+
+	if (ret != expected)
+		elog(ERROR, "SPI_execute_plan returned %s, running \"%.60s\"",
+			 SPI_result_code_string(ret), st->sql);
+}
+

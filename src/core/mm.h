@@ -1,0 +1,179 @@
+/*-------------------------------------------------------------------------
+ *
+ * mm.h
+ *		Shared declarations of the mm extension: game matchmaking and skill
+ *		rating inside PostgreSQL.
+ *
+ * Feature files (one per feature, see docs/architecture.md) keep their math in plain C
+ * over plain structs; the helpers declared here are the small checks that
+ * every SQL-callable wrapper shares, so that errors read the same across
+ * the extension.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MM_H
+#define MM_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/jsonb.h"
+
+/*
+ * Version of the C library: the Makefile passes mm.control's default_version
+ * (-DMM_VERSION), so that the two cannot disagree.
+ */
+#ifndef MM_VERSION
+#error "MM_VERSION is not defined: build mm with its Makefile"
+#endif
+
+/*
+ * Refuse to serve SQL objects of another version than the library's (an
+ * ALTER EXTENSION mm UPDATE forgotten after installing a new mm.so, or the
+ * other way round). Cheap enough to call once per function lookup; a no-op
+ * inside CREATE/ALTER EXTENSION mm, where the scripts of every version run.
+ */
+extern void mm_check_version(void);
+
+/* mm.tick_read_batch (a developer setting): rosters a tick reads first, 0 automatic */
+extern int	mm_tick_read_batch;
+
+/*
+ * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.
+ * fmgr calls the info function it defines once per function per backend,
+ * when it first looks the function up (and again after the function is
+ * replaced), and also when CREATE FUNCTION validates it. mm's version of
+ * the macro checks the version there, so the check costs nothing per call
+ * and covers every C function, including those added later, without a line
+ * in any of them. Same as fmgr.h's definition plus the check.
+ */
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	mm_check_version(); \
+	return &my_finfo; \
+} \
+extern int no_such_variable
+
+/*
+ * Refuse a call that writes when this server is a hot standby: "fname"
+ * (such as "mm.tick") must run on the primary. SQLSTATE 25006, as
+ * PostgreSQL's own read-only error, with mm's message and a hint. C
+ * functions call it first; SQL and PL/pgSQL functions call its SQL form,
+ * mm._require_primary(fname).
+ */
+extern void mm_require_primary(const char *fname);
+
+/*
+ * NULL where a value is needed (docs/conventions.md, NULL): SQLSTATE 22004
+ * naming the argument. mm_null_arg raises it for "arg";
+ * mm_args_not_null raises it for the first NULL argument of the call whose
+ * bit is not set in "nullable" (bit i: argument i, 0-based, may be NULL),
+ * naming it as the function's declaration does. SQL and PL/pgSQL functions
+ * call the SQL form, mm._null_arg(arg), when an argument is NULL.
+ */
+extern void mm_null_arg(const char *arg) pg_attribute_noreturn();
+extern void mm_args_not_null(FunctionCallInfo fcinfo, uint64 nullable);
+
+/*
+ * Check that a float8 argument is finite; "what" names it in the message
+ * ("sigma", "beta"...).
+ */
+extern void mm_check_finite(double value, const char *what);
+
+/* Check that a float8 argument is finite and strictly positive. */
+extern void mm_check_positive(double value, const char *what);
+
+/* Check that a float8 argument is finite and not negative. */
+extern void mm_check_nonnegative(double value, const char *what);
+
+/*
+ * Check a computed float8 result: finite inputs that overflow to
+ * +-Infinity or produce NaN are reported as out of range, never returned.
+ */
+extern double mm_check_result(double value, const char *what);
+
+/*
+ * Deconstruct a one-dimensional float8[] into a palloc'd C array, refusing
+ * NULL elements and multidimensional arrays. Returns the element count; an
+ * empty array gives 0 and *values = NULL. Elements are not checked for
+ * finiteness: call mm_check_finite on each where that matters.
+ */
+extern int	mm_float8_array(ArrayType *array, const char *what, double **values);
+
+/*
+ * Same for int4[] and int8[].
+ */
+extern int	mm_int4_array(ArrayType *array, const char *what, int32 **values);
+extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
+
+/* Same for text[]: the elements as text Datums (not detoasted). */
+extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
+
+/* The function's composite result row, from values and nulls. */
+extern Datum mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
+
+/*
+ * Prepare a query a user passed as text (a history to replay, rosters to
+ * match), which must return rows; "what" names it in the error, "hint" says
+ * what it should return. Call inside SPI_connect.
+ */
+extern struct _SPI_plan *mm_prepare_rows_query(const char *query,
+											   const char *what,
+											   const char *hint);
+
+/*
+ * One of mm's own statements, prepared on first use and kept for the
+ * session in *slot (inside SPI_connect).
+ */
+extern struct _SPI_plan *mm_kept_plan(struct _SPI_plan **slot, const char *sql,
+									  int nargs, const Oid *types);
+
+/*
+ * A statement of mm's own that a file prepares once per backend and keeps:
+ * its text and argument types. A file holds an array of them (indexed by
+ * its own enum) and an array of plans beside it.
+ */
+#define MM_STATEMENT_MAX_ARGS 24
+
+typedef struct MmStatement
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[MM_STATEMENT_MAX_ARGS];
+} MmStatement;
+
+/*
+ * Execute a statement (inside SPI_connect) with its plan kept in *plan,
+ * prepared on first use; nulls as SPI_execute_plan takes them (NULL: none).
+ * Returns SPI_execute_plan's result; a failure (< 0) is an internal error.
+ */
+extern int	mm_statement_execute(const MmStatement *st, struct _SPI_plan **plan,
+								 Datum *values, const char *nulls, bool read_only,
+								 long limit);
+
+/* The same, with no row limit, when only the result "expected" is right. */
+extern void mm_statement_run(const MmStatement *st, struct _SPI_plan **plan,
+							 Datum *values, const char *nulls, bool read_only,
+							 int expected);
+
+/*
+ * Builders of one-dimensional arrays (arrays.c, beside the readers above):
+ * n values, NULL where isnull[i] (isnull may be NULL).
+ */
+extern Datum mm_float8_array_datum(int n, const double *v, const bool *isnull);
+extern Datum mm_int4_array_datum(int n, const int32 *v, const bool *isnull);
+extern Datum mm_bool_array_datum(int n, const bool *v);
+/* A text[] of n C strings, and of n text Datums. */
+extern Datum mm_text_array_datum(int n, char *const *v);
+extern Datum mm_text_datums_array(int n, Datum *texts);
+/* A bigint[] Datum of n ids. */
+extern Datum mm_id_array(const int64 *ids, int n);
+
+#endif							/* MM_H */

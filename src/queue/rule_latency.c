@@ -1,0 +1,142 @@
+/*-------------------------------------------------------------------------
+ *
+ * rule_latency.c
+ *		The latency rule: a match is played in one region where every
+ *		roster's latency is at most "max" ms (hard), or, soft, in the
+ *		region of the lowest worst latency, the lower the better; the
+ *		match records that region. r->lat[k] is a roster's latency to
+ *		region k, or Inf.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+#include "rules.h"
+
+#include <math.h>
+
+/* The level (0: the rule's value, s + 1: step s) a limit is the parameter of. */
+static int
+latency_level(const MmRule *rule, double limit)
+{
+	int			level = 0;
+
+	for (int s = 0; s < rule->nsteps; s++)
+		if (rule->steps[s].value == limit)
+			level = s + 1;
+	return level;
+}
+
+static void
+latency_prepare(const MmRule *rule, MmRoster *r, int n, int nregions)
+{
+	bool		masked = nregions <= 64 && rule->nsteps < MM_LAT_LEVELS && !rule->soft;
+
+	for (int i = 0; i < n; i++)
+	{
+		r[i].lat_masked = masked && r[i].lat != NULL;
+		if (!r[i].lat_masked)
+			continue;
+		for (int l = 0; l <= rule->nsteps; l++)
+		{
+			double		limit = l == 0 ? rule->value : rule->steps[l - 1].value;
+			uint64		mask = 0;
+
+			for (int k = 0; k < nregions; k++)
+				if (r[i].lat[k] <= limit)
+					mask |= UINT64CONST(1) << k;
+			r[i].lat_mask[l] = mask;
+		}
+	}
+}
+
+static bool
+latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	if (t->lat == NULL || p->lat == NULL)
+		return false;
+	if (t->lat_masked && p->lat_masked)
+	{
+		int			l = latency_level(rule, limit);
+
+		return (t->lat_mask[l] & p->lat_mask[l]) != 0;
+	}
+	for (int k = 0; k < nregions; k++)
+		if (t->lat[k] <= limit && p->lat[k] <= limit)
+			return true;
+	return false;
+}
+
+static void
+latency_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	st->worst = palloc(sizeof(double) * Max(nregions, 1));
+	/* a soft rule's target without latencies leaves the regions open */
+	for (int k = 0; k < nregions; k++)
+		st->worst[k] = t->lat ? t->lat[k] : rule->soft ? -INFINITY : INFINITY;
+}
+
+static bool
+latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
+{
+	(void) rule;
+	if (r->lat == NULL)
+		return false;
+	for (int k = 0; k < nregions; k++)
+		if (st->worst[k] <= limit && r->lat[k] <= limit)
+			return true;
+	return false;
+}
+
+/*
+ * A soft rule ignores a roster without latencies (it neither joins nor
+ * spoils the match's regions); a hard one never admits one.
+ */
+static void
+latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
+{
+	(void) rule;
+	if (r->lat == NULL && rule->soft)
+		return;
+	for (int k = 0; k < nregions; k++)
+		st->worst[k] = Max(st->worst[k], r->lat ? r->lat[k] : INFINITY);
+}
+
+/*
+ * soft: the lowest worst latency of the match were r to join it;
+ * MM_SOFT_LATENCY_NONE when they share no region, 0 for a roster without
+ * latencies
+ */
+static double
+latency_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
+{
+	double		best = INFINITY;
+
+	(void) rule;
+	if (r->lat == NULL)
+		return 0;
+	for (int k = 0; k < nregions; k++)
+		best = Min(best, Max(st->worst[k], r->lat[k]));
+	return isinf(best) ? MM_SOFT_LATENCY_NONE : best;
+}
+
+int
+mm_rule_region(const MmRuleState *st, double limit, int nregions)
+{
+	int			best = -1;
+
+	for (int k = 0; k < nregions; k++)
+	{
+		if (st->worst[k] > limit || isinf(st->worst[k]))
+			continue;
+		if (best < 0 || st->worst[k] < st->worst[best])
+			best = k;
+	}
+	return best;
+}
+
+const MmRuleOps mm_rule_latency = {
+	.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
+	.param_required = true, .relax_up = true, .unit = " ms", .prepare = latency_prepare,
+	.admit = latency_admit, .start = latency_start, .fits = latency_fits, .add = latency_add,
+	.measure = latency_measure
+};

@@ -1,0 +1,77 @@
+/*-------------------------------------------------------------------------
+ *
+ * rule_party.c
+ *		The party rule: a match that holds a party of at least "premade"
+ *		players (default team_size: a full premade) has at least "min"
+ *		players in parties (rosters of two or more) on each team, so that
+ *		a premade meets teams of parties rather than of solos. An
+ *		expansion lowers "min" with the target's wait.
+ *
+ * A team is completable when its players in parties plus its free seats
+ * reach min. The filter refuses a solo beside a premade when min is the
+ * whole team; the populate step lets a roster join a team only if, with
+ * it, every team of a match holding a premade stays completable.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+#include "rules.h"
+
+static bool
+is_premade(const MmRule *rule, const MmRoster *r)
+{
+	return r->players >= rule->premade;
+}
+
+static bool
+party_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	(void) nregions;
+	/* a solo's team has at most team_size - 1 players in parties */
+	if ((is_premade(rule, t) && p->players == 1) || (is_premade(rule, p) && t->players == 1))
+		return limit <= rule->team_size - 1;
+	return true;
+}
+
+static void
+party_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	(void) rule;
+	(void) t;
+	(void) nregions;
+	st->premade = false;
+	for (int side = 0; side < MM_TEAMS; side++)
+		st->players[side] = st->party[side] = 0;
+}
+
+static bool
+party_team_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int side)
+{
+	if (!st->premade && !is_premade(rule, r))
+		return true;
+	for (int s = 0; s < MM_TEAMS; s++)
+	{
+		int			players = st->players[s] + (s == side ? r->players : 0);
+		int			party = st->party[s] + (s == side && r->players >= 2 ? r->players : 0);
+
+		if (party + (rule->team_size - players) < limit)
+			return false;
+	}
+	return true;
+}
+
+static void
+party_team_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int side)
+{
+	st->players[side] += r->players;
+	if (r->players >= 2)
+		st->party[side] += r->players;
+	st->premade |= is_premade(rule, r);
+}
+
+const MmRuleOps mm_rule_party = {
+	.type = "party", .param = "min", .param_min = 0, .param_max = 1000,
+	.param_required = true, .relax_up = false, .unit = " players in parties",
+	.admit = party_admit, .start = party_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
+	.team_fits = party_team_fits, .team_add = party_team_add
+};

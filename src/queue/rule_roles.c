@@ -1,0 +1,93 @@
+/*-------------------------------------------------------------------------
+ *
+ * rule_roles.c
+ *		The roles rule: each team needs given numbers of players per role
+ *		(the queue's declared "roles"; a player's role is given when it
+ *		enqueues), such as {"tank": 1, "damage": 2, "support": 2}. The
+ *		seats the counts leave (team_size less their sum) take any role.
+ *		A party brings its roles with it, onto one team.
+ *
+ * Its parameter "flex" is how many of the counted seats of a team any
+ * role may take: 0 (the default) holds the counts exactly; an expansion
+ * raises it ({"after": "60s", "flex": 5}: any role after a minute).
+ *
+ * A team is completable when the players its counts still lack, less
+ * flex, fit its free seats: sum over roles of max(0, need - have) - flex
+ * <= team_size - players. The filter admits a roster when it could be
+ * alone on a team (a party of three tanks where one is needed and two
+ * seats are free is not), the populate step lets a roster join a team only
+ * if the team stays completable with it. Counts and state are per team
+ * (MM_TEAMS), so the check does not depend on how many teams a match has.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+#include "rules.h"
+
+/* Players the counts still lack on a team holding "have", with r added (r NULL: not). */
+static int
+lacking(const MmRule *rule, const int *have, const MmRoster *r)
+{
+	int			n = 0;
+
+	for (int k = 0; k < rule->nroles; k++)
+	{
+		int			h = (have ? have[k] : 0) + (r && r->role_count ? r->role_count[k] : 0);
+
+		if (rule->need[k] > h)
+			n += rule->need[k] - h;
+	}
+	return n;
+}
+
+static bool
+completable(const MmRule *rule, double limit, const int *have, int players, const MmRoster *r)
+{
+	int			free_seats = rule->team_size - players - r->players;
+
+	return lacking(rule, have, r) - limit <= free_seats;
+}
+
+static bool
+roles_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
+{
+	(void) nregions;
+	return completable(rule, limit, NULL, 0, t) && completable(rule, limit, NULL, 0, p);
+}
+
+static void
+roles_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
+{
+	(void) t;
+	(void) nregions;
+	for (int side = 0; side < MM_TEAMS; side++)
+	{
+		st->players[side] = 0;
+		if (st->have[side] == NULL)
+			st->have[side] = palloc0(sizeof(int) * Max(rule->nroles, 1));
+		else
+			memset(st->have[side], 0, sizeof(int) * Max(rule->nroles, 1));
+	}
+}
+
+static bool
+roles_team_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int side)
+{
+	return completable(rule, limit, st->have[side], st->players[side], r);
+}
+
+static void
+roles_team_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int side)
+{
+	st->players[side] += r->players;
+	if (r->role_count)
+		for (int k = 0; k < rule->nroles; k++)
+			st->have[side][k] += r->role_count[k];
+}
+
+const MmRuleOps mm_rule_roles = {
+	.type = "roles", .param = "flex", .param_min = 0, .param_max = 1000,
+	.param_default = 0, .relax_up = true, .unit = " any-role seats", .teams = true,
+	.admit = roles_admit, .start = roles_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
+	.team_fits = roles_team_fits, .team_add = roles_team_add
+};

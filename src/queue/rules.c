@@ -1,0 +1,538 @@
+/*-------------------------------------------------------------------------
+ *
+ * rules.c
+ *		Roster attributes, roles and the rules of a queue (rules.h): the
+ *		steps of a rule's expansion, the checking of a roster's attributes and latencies (mm.enqueue) and
+ *		their reading for the matcher. The config keys "attributes",
+ *		"roles" and "rules", and the list of rule types (each in its own
+ *		file, rule_<type>.c), are rules_config.c.
+ *
+ * The rules (hard: a filter on a target's potentials, and a check on every
+ * roster that joins its match or one of its teams; distance and latency
+ * may instead be soft, "soft": true with a "weight": no filter, a score):
+ *	- equal: every roster of the match has the same value of a number or
+ *	  string attribute (game mode, platform). The matcher buckets the queue
+ *	  on it, so a target only ever looks at its own bucket. No parameter.
+ *	- distance: the largest difference of a number attribute within the
+ *	  match is at most "max".
+ *	- intersect: the rosters of the match share at least "min" values of a
+ *	  string_set attribute (default 1: a common language).
+ *	- latency: the match is played in one region where every roster's
+ *	  latency is at most "max" ms; the match records the region of the
+ *	  lowest worst latency.
+ *	- roles: each team has the given number of players per declared role
+ *	  ("counts"); "flex" of a team's counted seats may take any role.
+ *	- party: a match holding a party of "premade" players has at least
+ *	  "min" players in parties on each team.
+ * "expand" relaxes the parameter with the target's wait: a list of steps
+ * {"after": duration, <parameter>: value}, each looser than the one before.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "matcher.h"
+#include "rules.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+
+
+double
+mm_rule_limit(const MmRule *rule, double age)
+{
+	double		limit = rule->value;
+
+	for (int s = 0; s < rule->nsteps && rule->steps[s].after.seconds <= age; s++)
+		limit = rule->steps[s].value;
+	return limit;
+}
+
+double
+mm_rule_next_step(const MmRule *rule, double age, double *value)
+{
+	for (int s = 0; s < rule->nsteps; s++)
+		if (rule->steps[s].after.seconds > age)
+		{
+			*value = rule->steps[s].value;
+			return rule->steps[s].after.seconds;
+		}
+	return -1;
+}
+
+/* Attribute values */
+
+/* A string value of an attribute: 1 to 63 bytes, no control characters. */
+static void
+check_string(const MmAttrDecl *d, const char *s, int len, const char *whose)
+{
+	if (len == 0 || len > NAMEDATALEN - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attribute \"%s\" must have 1 to %d bytes", d->name, NAMEDATALEN - 1),
+				 errdetail("The value (%s) has %d bytes.", whose, len)));
+	for (int i = 0; i < len; i++)
+		if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("attribute \"%s\" must not contain control characters", d->name)));
+}
+
+void
+mm_rules_check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose)
+{
+	switch (d->type)
+	{
+		case MM_ATTR_NUMBER:
+			if (v->type == jbvNumeric)
+			{
+				double		x = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+																   NumericGetDatum(v->val.numeric)));
+
+				if (isinf(x) || isnan(x))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("attribute \"%s\" must be finite", d->name)));
+				return;
+			}
+			break;
+		case MM_ATTR_STRING:
+			if (v->type == jbvString)
+			{
+				check_string(d, v->val.string.val, v->val.string.len, whose);
+				return;
+			}
+			break;
+		case MM_ATTR_SET:
+			if (v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
+				!JsonContainerIsScalar(v->val.binary.data))
+			{
+				JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+				JsonbValue	e;
+				JsonbIteratorToken tok;
+				bool		ok = true;
+
+				while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+				{
+					if (tok != WJB_ELEM)
+						continue;
+					if (e.type != jbvString)
+						ok = false;
+					else
+						check_string(d, e.val.string.val, e.val.string.len, whose);
+				}
+				if (ok)
+					return;
+			}
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("attribute \"%s\" must be %s", d->name,
+					d->type == MM_ATTR_NUMBER ? "a number" :
+					d->type == MM_ATTR_STRING ? "a string" : "an array of strings"),
+			 errdetail("The value is %s (%s).", v->type == jbvBinary ? "a container" :
+					   v->type == jbvString ? "a string" : v->type == jbvNumeric ? "a number" :
+					   v->type == jbvBool ? "a boolean" : "null", whose)));
+}
+
+/* The latencies object: region -> finite ms >= 0. */
+static void
+check_latencies(Jsonb *lat)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	char	   *region = NULL;
+
+	if (!JB_ROOT_IS_OBJECT(lat))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("latencies must be a JSON object"),
+				 errhint("Give the roster's latency to each region in milliseconds, such as {\"eu\": 35, \"us-east\": 110}.")));
+	it = JsonbIteratorInit(&lat->root);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			region = pnstrdup(e.val.string.val, e.val.string.len);
+			if (e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("latencies region name must have 1 to %d bytes", NAMEDATALEN - 1),
+						 errdetail("The name is \"%s\".", region)));
+		}
+		else if (tok == WJB_VALUE)
+		{
+			double		ms;
+
+			if (e.type != jbvNumeric)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("latency of region \"%s\" must be a number of milliseconds", region)));
+			ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e.val.numeric)));
+			if (isnan(ms) || isinf(ms) || ms < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("latency of region \"%s\" must be finite and at least 0", region),
+						 errdetail("The value is %g.", ms)));
+		}
+	}
+}
+
+/*
+ * The attributes of a roster checked against those cfg declares, with the
+ * defaults filled in, and its latencies checked (mm._check_attributes).
+ */
+Jsonb *
+mm_rules_check_attributes(const MmMatcherConfig *cfgp, Jsonb *attrs, Jsonb *lat)
+{
+	const MmMatcherConfig cfg = *cfgp;
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+
+	if (!JB_ROOT_IS_OBJECT(attrs))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attributes must be a JSON object"),
+				 errhint("Give the roster's value of each attribute the queue declares, such as {\"mode\": \"ranked\"}.")));
+	/* no attribute the queue does not declare */
+	it = JsonbIteratorInit(&attrs->root);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		bool		known = false;
+		char	   *name;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(e.val.string.val, e.val.string.len);
+		for (int a = 0; a < cfg.nattrs; a++)
+			known |= strcmp(cfg.attrs[a].name, name) == 0;
+		if (!known)
+		{
+			StringInfoData names;
+
+			initStringInfo(&names);
+			for (int a = 0; a < cfg.nattrs; a++)
+				appendStringInfo(&names, "%s%s", a ? ", " : "", cfg.attrs[a].name);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown attribute \"%s\"", name),
+					 cfg.nattrs ? errhint("The queue declares: %s.", names.data)
+					 : errhint("The queue declares no attributes (config key \"attributes\").")));
+		}
+	}
+	check_latencies(lat);
+	if (cfg.latency_rule >= 0 && JB_ROOT_COUNT(lat) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("latencies must name at least one region"),
+				 errdetail("The queue has latency rule \"%s\".", cfg.rules[cfg.latency_rule].name),
+				 errhint("Give the roster's latency to each region in milliseconds, such as {\"eu\": 35}.")));
+
+	(void) pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int a = 0; a < cfg.nattrs; a++)
+	{
+		MmAttrDecl *d = &cfg.attrs[a];
+		JsonbValue *v = mm_jsonb_object_get(&attrs->root, d->name);
+		JsonbValue	key;
+
+		if (v == NULL || v->type == jbvNull)
+		{
+			if (d->required)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("attribute \"%s\" is required", d->name),
+						 errhint("Give the roster's %s, such as {\"%s\": %s}.", d->name, d->name,
+								 d->type == MM_ATTR_NUMBER ? "1" : d->type == MM_ATTR_STRING ? "\"x\"" : "[\"x\"]")));
+			v = d->def;
+			if (v == NULL)
+				continue;
+		}
+		else
+			mm_rules_check_value(d, v, "the roster's");
+		key.type = jbvString;
+		key.val.string.val = d->name;
+		key.val.string.len = strlen(d->name);
+		(void) pushJsonbValue(&state, WJB_KEY, &key);
+		(void) pushJsonbValue(&state, WJB_VALUE, v);
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
+}
+
+/* Reading the attributes and latencies of rosters (queue.c) */
+
+/* Intern a string to an id, per table. */
+typedef struct InternEntry
+{
+	char		key[NAMEDATALEN];
+	int			id;
+} InternEntry;
+
+HTAB *
+mm_intern_create(const char *name)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = NAMEDATALEN;
+	ctl.entrysize = sizeof(InternEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, 256, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+}
+
+int
+mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names)
+{
+	char		key[NAMEDATALEN];
+	InternEntry *e;
+	bool		found;
+
+	len = Min(len, NAMEDATALEN - 1);
+	memcpy(key, s, len);
+	key[len] = '\0';
+	e = hash_search(tab, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->id = (*count)++;
+		if (names)
+		{
+			*names = *names ? repalloc(*names, sizeof(char *) * (*count)) : palloc(sizeof(char *));
+			(*names)[e->id] = pstrdup(key);
+		}
+	}
+	return e->id;
+}
+
+static int
+cmp_int_asc(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Set one value; false if the value does not have the declared type. */
+static bool
+read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *rd)
+{
+	out->present = false;
+	out->num = 0;
+	out->id = -1;
+	out->nset = 0;
+	out->set = NULL;
+	switch (d->type)
+	{
+		case MM_ATTR_NUMBER:
+			if (v->type != jbvNumeric)
+				return false;
+			out->num = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+			if (isnan(out->num) || isinf(out->num))
+				return false;
+			break;
+		case MM_ATTR_STRING:
+			if (v->type != jbvString || v->val.string.len == 0 || v->val.string.len > NAMEDATALEN - 1)
+				return false;
+			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues, NULL);
+			break;
+		case MM_ATTR_SET:
+			{
+				JsonbIterator *it;
+				JsonbValue	e;
+				JsonbIteratorToken tok;
+				int			cap = 4,
+							n = 0;
+
+				if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+					return false;
+				out->set = palloc(sizeof(int) * cap);
+				it = JsonbIteratorInit(v->val.binary.data);
+				while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+				{
+					if (tok != WJB_ELEM)
+						continue;
+					if (e.type != jbvString || e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
+						return false;
+					if (n == cap)
+					{
+						cap *= 2;
+						out->set = repalloc(out->set, sizeof(int) * cap);
+					}
+					out->set[n++] = mm_intern(rd->values, e.val.string.val, e.val.string.len,
+											  &rd->nvalues, NULL);
+				}
+				qsort(out->set, n, sizeof(int), cmp_int_asc);
+				out->nset = 0;
+				for (int i = 0; i < n; i++)
+					if (i == 0 || out->set[i] != out->set[i - 1])
+						out->set[out->nset++] = out->set[i];
+				break;
+			}
+	}
+	out->present = true;
+	return true;
+}
+
+void
+mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+					 bool strict, MmRuleReader *rd)
+{
+	x->attr = NULL;
+	x->lat = NULL;
+	x->nlat = 0;
+	if (cfg->nattrs > 0)
+	{
+		x->attr = palloc(sizeof(MmAttrValue) * cfg->nattrs);
+		if (attrs != NULL && !JB_ROOT_IS_OBJECT(attrs))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rosters query column \"attributes\" must hold JSON objects"),
+					 errdetail("Roster %lld has another value.", (long long) x->id)));
+		for (int a = 0; a < cfg->nattrs; a++)
+		{
+			const MmAttrDecl *d = &cfg->attrs[a];
+			JsonbValue *v = attrs ? mm_jsonb_object_get(&attrs->root, d->name) : NULL;
+
+			if (v == NULL || v->type == jbvNull)
+				v = d->def;
+			if (v == NULL)
+			{
+				if (strict && d->required)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("attribute \"%s\" is required", d->name),
+							 errdetail("Roster %lld does not give it.", (long long) x->id)));
+				x->attr[a].present = false;
+				continue;
+			}
+			if (!read_value(d, v, &x->attr[a], rd) && strict)
+				mm_rules_check_value(d, v, psprintf("roster %lld", (long long) x->id));
+		}
+	}
+	if (cfg->latency_rule >= 0 && lat != NULL)
+	{
+		JsonbIterator *it;
+		JsonbValue	e;
+		JsonbIteratorToken tok;
+		int			region = -1;
+		int			cap = 8;
+
+		if (strict)
+			check_latencies(lat);
+		else if (!JB_ROOT_IS_OBJECT(lat))
+			return;
+		x->lat_region = palloc(sizeof(int) * cap);
+		x->lat = palloc(sizeof(double) * cap);
+		it = JsonbIteratorInit(&lat->root);
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				region = mm_intern(rd->regions, e.val.string.val, e.val.string.len, &rd->nregions,
+								   &rd->region_names);
+			else if (tok == WJB_VALUE && e.type == jbvNumeric)
+			{
+				double		ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+																	NumericGetDatum(e.val.numeric)));
+
+				if (isnan(ms) || ms < 0)
+					continue;
+				if (x->nlat == cap)
+				{
+					cap *= 2;
+					x->lat_region = repalloc(x->lat_region, sizeof(int) * cap);
+					x->lat = repalloc(x->lat, sizeof(double) * cap);
+				}
+				x->lat_region[x->nlat] = region;
+				x->lat[x->nlat++] = ms;
+			}
+		}
+	}
+}
+
+static char **sort_names;
+
+static int
+cmp_region_name(const void *a, const void *b)
+{
+	return strcmp(sort_names[*(const int *) a], sort_names[*(const int *) b]);
+}
+
+void
+mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
+{
+	int		   *order = palloc(sizeof(int) * Max(rd->nregions, 1));
+	int		   *id = palloc(sizeof(int) * Max(rd->nregions, 1));
+	char	  **names = palloc(sizeof(char *) * Max(rd->nregions, 1));
+
+	/* region ids in name order (a tie between regions goes to the first name) */
+	for (int k = 0; k < rd->nregions; k++)
+		order[k] = k;
+	sort_names = rd->region_names;
+	qsort(order, rd->nregions, sizeof(int), cmp_region_name);
+	for (int k = 0; k < rd->nregions; k++)
+	{
+		id[order[k]] = k;
+		names[k] = rd->region_names[order[k]];
+	}
+	rd->region_names = names;
+	/* latencies as one dense row per roster: Inf where not given */
+	for (int i = 0; i < n; i++)
+	{
+		double	   *dense;
+
+		if (r[i].lat == NULL)
+			continue;
+		dense = palloc(sizeof(double) * Max(rd->nregions, 1));
+		for (int k = 0; k < rd->nregions; k++)
+			dense[k] = INFINITY;
+		for (int k = 0; k < r[i].nlat; k++)
+			dense[id[r[i].lat_region[k]]] = r[i].lat[k];
+		pfree(r[i].lat);
+		pfree(r[i].lat_region);
+		r[i].lat = dense;
+		r[i].lat_region = NULL;
+	}
+}
+
+void
+mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const char *name, bool strict)
+{
+	int			role = mm_role_find(cfg, name);
+
+	if (role < 0)
+	{
+		if (strict)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown role \"%s\"", name),
+					 errdetail("Roster %lld has it.", (long long) x->id),
+					 errhint("The queue declares: %s.", mm_role_list(cfg))));
+		return;
+	}
+	if (x->role_count == NULL)
+		x->role_count = palloc0(sizeof(int) * cfg->nroles);
+	x->role_count[role]++;
+}
+
+void
+mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	x->role_count = NULL;
+	if (cfg->nroles == 0 || roles == NULL)
+		return;
+	deconstruct_array(roles, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			mm_rules_add_role(cfg, x, TextDatumGetCString(elems[i]), strict);
+}
