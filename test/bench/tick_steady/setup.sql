@@ -65,7 +65,11 @@ FROM mm.tick_log l JOIN mm.queue q USING (queue_id)
 GROUP BY q.name;
 
 SELECT setseed(0.42);
-SELECT mm.create_queue(k || '_' || n, '{}'), bench_fill(k || '_' || n, s, k)
+-- the rosters' ratings and deviations are on the Glicko scale (1500, 250),
+-- so the queues rate on it too: the filter's defaults (padding, range
+-- width) are then the scale's, as a queue's are when its rosters carry
+-- ratings of its own model
+SELECT mm.create_queue(k || '_' || n, '{"rating": {"model": "glicko2"}}'), bench_fill(k || '_' || n, s, k)
 FROM (VALUES ('2k', 2000), ('20k', 20000), ('100k', 100000)) AS sizes(n, s),
      (VALUES ('dense'), ('sparse')) AS kinds(k);
 VACUUM ANALYZE mm.roster;
