@@ -145,6 +145,16 @@ mm_int4_array_datum(int n, const int32 *v, const bool *isnull)
 }
 
 Datum
+mm_int8_array_datum(int n, const int64 *v)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(v[i]);
+	return array_datum(d, NULL, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
+Datum
 mm_bool_array_datum(int n, const bool *v)
 {
 	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
@@ -174,9 +184,5 @@ mm_text_datums_array(int n, Datum *texts)
 Datum
 mm_id_array(const int64 *ids, int n)
 {
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(ids[i]);
-	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	return mm_int8_array_datum(n, ids);
 }

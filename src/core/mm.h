@@ -169,6 +169,7 @@ extern void mm_statement_run(const MmStatement *st, struct _SPI_plan **plan,
  */
 extern Datum mm_float8_array_datum(int n, const double *v, const bool *isnull);
 extern Datum mm_int4_array_datum(int n, const int32 *v, const bool *isnull);
+extern Datum mm_int8_array_datum(int n, const int64 *v);
 extern Datum mm_bool_array_datum(int n, const bool *v);
 /* A text[] of n C strings, and of n text Datums. */
 extern Datum mm_text_array_datum(int n, char *const *v);
