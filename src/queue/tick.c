@@ -455,13 +455,14 @@ datum_array(Datum *d, int n, Oid type)
 	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
 }
 
-/* Put the rows of one match: red then blue, each by roster id. */
+/* Put the rows of one match: its teams in team order, each by roster id. */
 static void
-put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt, int64 match_id)
+put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherConfig *cfg,
+			   const MmMatch *mt, int64 match_id)
 {
 	int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
 
-	for (int side = 0; side < 2; side++)
+	for (int side = 0; side < cfg->nteams; side++)
 	{
 		int			n = 0;
 
@@ -476,7 +477,7 @@ put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt,
 
 			values[0] = Int64GetDatum(match_id);
 			values[1] = Int64GetDatum(ids[k]);
-			values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
+			values[2] = CStringGetTextDatum(cfg->team_names[side]);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}
@@ -533,7 +534,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		const MmMatch *mt = &res->matches[m];
 		bool		all_whole = true;
 		double		prediction;
-		double		red;
+		double	   *odds = palloc(sizeof(double) * cfg->nteams);
 
 		match_ids[m] = 0;
 		for (int k = 0; k < mt->nmembers && all_whole; k++)
@@ -547,9 +548,9 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		good[ngood] = m;
 		m_no[ngood] = Int32GetDatum(ngood + 1);
 		m_pred[ngood] = Float8GetDatum(prediction);
-		red = mm_matcher_odds(mt, set->r, cfg);
-		m_red[ngood] = Float8GetDatum(red);
-		m_blue[ngood] = Float8GetDatum(1.0 - red);
+		mm_matcher_odds(mt, set->r, cfg, odds);
+		m_red[ngood] = Float8GetDatum(odds[0]);
+		m_blue[ngood] = Float8GetDatum(odds[1]);
 		m_region_null[ngood] = mt->region < 0;
 		m_region[ngood] = mt->region < 0 ? (Datum) 0 : CStringGetTextDatum(set->region_names[mt->region]);
 		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
@@ -559,7 +560,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 
 			r_id[nrows] = Int64GetDatum(x->id);
 			r_no[nrows] = Int32GetDatum(ngood);
-			r_team[nrows++] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
+			r_team[nrows++] = CStringGetTextDatum(cfg->team_names[x->team]);
 		}
 	}
 	if (ngood == 0)
@@ -601,7 +602,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	}
 	for (int m = 0; m < res->nmatches; m++)
 		if (match_ids[m] > 0)
-			put_match_rows(rsinfo, set, &res->matches[m], match_ids[m]);
+			put_match_rows(rsinfo, set, cfg, &res->matches[m], match_ids[m]);
 }
 
 /* Expire the rosters that have waited ticket_ttl; returns how many. */
@@ -797,7 +798,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	queue_id = queue_lookup(name, &cfg);
 	tick_match(queue_id, at, &cfg, &set, &res, false, NULL, 0);
 	for (int m = 0; m < res.nmatches; m++)
-		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
+		put_match_rows(rsinfo, &set, &cfg, &res.matches[m], m + 1);
 	SPI_finish();
 	return (Datum) 0;
 }
