@@ -49,6 +49,7 @@ OBJS        = \
 	src/rating/openskill_model.o \
 	src/rating/openskill_sql.o \
 	src/rating/rating_config.o \
+	src/rating/rating_families.o \
 	src/rating/rating_model.o
 
 # src/ by layer (docs/architecture.md): each folder's headers are on the

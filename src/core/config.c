@@ -524,18 +524,16 @@ static const MmConfigKind *const config_kinds[] = {
 	&mm_prediction_config_kind,
 	&mm_rate_config_kind,
 	&mm_place_config_kind,
+	&mm_openskill_options_kind,
+	&mm_glicko2_options_kind,
+	&mm_elo_options_kind,
 };
 
-/*
- * The i-th kind (0-based): the list above, then each rating family's
- * options (rating_config.c); NULL past the end.
- */
+/* The i-th kind (0-based) of the list above; NULL past the end. */
 static const MmConfigKind *
 config_kind_at(int i)
 {
-	if (i < (int) lengthof(config_kinds))
-		return config_kinds[i];
-	return mm_rating_options_kind(i - (int) lengthof(config_kinds));
+	return i < (int) lengthof(config_kinds) ? config_kinds[i] : NULL;
 }
 
 /* Every config kind's name, for a hint. */

@@ -115,13 +115,10 @@ extern const MmConfigKind mm_prediction_config_kind;
 extern const MmConfigKind mm_rate_config_kind;
 extern const MmConfigKind mm_place_config_kind;
 
-/*
- * The options of the i-th rating family (0-based; "rating.options" of a
- * queue whose rating.model names it) as a kind "<family>_options"; NULL
- * past the last family, and for a family without options (it is skipped).
- * rating_config.c defines it.
- */
-extern const MmConfigKind *mm_rating_options_kind(int i);
+/* Each rating family's "rating.options", a kind "<family>_options". */
+extern const MmConfigKind mm_openskill_options_kind;
+extern const MmConfigKind mm_glicko2_options_kind;
+extern const MmConfigKind mm_elo_options_kind;
 
 /*
  * Read a config of a kind into the struct at base (kind->size bytes):

@@ -290,6 +290,11 @@ typedef struct MmRuleReader
 extern HTAB *mm_intern_create(const char *name);
 extern int	mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names);
 extern void mm_rules_check(MmMatcherConfig *cfg);
+/*
+ * A roster's attributes checked against those cfg declares, defaults
+ * filled in, and its latencies checked (22023 naming what is wrong).
+ */
+extern Jsonb *mm_rules_check_attributes(const MmMatcherConfig *cfg, Jsonb *attrs, Jsonb *lat);
 /* Config key "roles"; a role's id (-1: not declared); the roles for messages. */
 extern void mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path);
 extern void mm_roles_render(StringInfo buf, const void *base);

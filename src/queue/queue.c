@@ -43,6 +43,28 @@ mm_queue_config(Jsonb *config, MmMatcherConfig *cfg)
 	mm_config_read(&mm_queue_config_kind, config, cfg);
 }
 
+PG_FUNCTION_INFO_V1(mm_check_attributes);
+
+/*
+ * mm._check_attributes(config jsonb, attributes jsonb, latencies jsonb) ->
+ * jsonb: the attributes checked against those the config declares, with
+ * the defaults filled in (mm.enqueue stores them so).
+ */
+Datum
+mm_check_attributes(PG_FUNCTION_ARGS)
+{
+	MmMatcherConfig cfg;
+
+	if (PG_ARGISNULL(0))
+		mm_null_arg("config");
+	if (PG_ARGISNULL(1))
+		mm_null_arg("attributes");
+	if (PG_ARGISNULL(2))
+		mm_null_arg("latencies");
+	mm_queue_config(PG_GETARG_JSONB_P(0), &cfg);
+	PG_RETURN_JSONB_P(mm_rules_check_attributes(&cfg, PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(2)));
+}
+
 /* Column numbers of the rosters query; 0 when absent. */
 typedef struct Columns
 {

@@ -1086,34 +1086,20 @@ check_latencies(Jsonb *lat)
 	}
 }
 
-PG_FUNCTION_INFO_V1(mm_check_attributes);
-
 /*
- * mm._check_attributes(config jsonb, attributes jsonb, latencies jsonb) ->
- * jsonb: the attributes checked against those the config declares, with
- * the defaults filled in (mm.enqueue stores them so).
+ * The attributes of a roster checked against those cfg declares, with the
+ * defaults filled in, and its latencies checked (mm._check_attributes).
  */
-Datum
-mm_check_attributes(PG_FUNCTION_ARGS)
+Jsonb *
+mm_rules_check_attributes(const MmMatcherConfig *cfgp, Jsonb *attrs, Jsonb *lat)
 {
-	MmMatcherConfig cfg;
-	Jsonb	   *attrs;
-	Jsonb	   *lat;
+	const MmMatcherConfig cfg = *cfgp;
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
 	JsonbIterator *it;
 	JsonbValue	e;
 	JsonbIteratorToken tok;
 
-	if (PG_ARGISNULL(0))
-		mm_null_arg("config");
-	if (PG_ARGISNULL(1))
-		mm_null_arg("attributes");
-	if (PG_ARGISNULL(2))
-		mm_null_arg("latencies");
-	mm_queue_config(PG_GETARG_JSONB_P(0), &cfg);
-	attrs = PG_GETARG_JSONB_P(1);
-	lat = PG_GETARG_JSONB_P(2);
 	if (!JB_ROOT_IS_OBJECT(attrs))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1181,7 +1167,7 @@ mm_check_attributes(PG_FUNCTION_ARGS)
 		(void) pushJsonbValue(&state, WJB_VALUE, v);
 	}
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+	return JsonbValueToJsonb(res);
 }
 
 /* Reading the attributes and latencies of rosters (queue.c) */

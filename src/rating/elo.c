@@ -59,6 +59,11 @@ static const MmConfigKey elo_options[] = {
 	{.name = NULL}
 };
 
+const MmConfigKind mm_elo_options_kind = {
+	.kind = "elo_options", .what = "Elo options", .keys = elo_options,
+	.size = sizeof(EloOptions)
+};
+
 static const MmRatingColumn elo_columns[] = {
 	{"rating", false},
 	{"games", false},

@@ -218,6 +218,11 @@ static const MmConfigKey g2_options[] = {
 
 #undef GO
 
+const MmConfigKind mm_glicko2_options_kind = {
+	.kind = "glicko2_options", .what = "Glicko-2 options", .keys = g2_options,
+	.size = sizeof(G2QueueOptions)
+};
+
 /* A queue rates with plain Glicko-2 (no policy) and its options' tau. */
 static const void *
 g2_model_queue_params(const void *options)

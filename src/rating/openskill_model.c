@@ -68,6 +68,11 @@ static const MmConfigKey os_options[] = {
 
 #undef OO
 
+const MmConfigKind mm_openskill_options_kind = {
+	.kind = "openskill_options", .what = "OpenSkill options", .keys = os_options,
+	.size = sizeof(OsQueueOptions)
+};
+
 /* The options' Weng-Lin model, beta, kappa and tau (checked). */
 static const void *
 os_model_queue_params(const void *options)

@@ -16,7 +16,6 @@
 #include "config.h"
 
 #include "utils/builtins.h"
-#include "utils/memutils.h"
 #include "utils/jsonb.h"
 
 #define BIG 1e15
@@ -203,43 +202,4 @@ mm_rating_config_read(Jsonb *queue_config, MmRatingConfig *rc)
 		mm_config_parse_value(v, "queue config", "rating", mm_rating_config_keys, rc);
 	}
 	mm_rating_config_check(rc, "queue config");
-}
-
-const MmRatingModel *
-mm_rating_model_of(const MmRatingConfig *rc)
-{
-	const MmRatingModel *model = mm_rating_model_find(rc->model);
-
-	if (model == NULL)
-		elog(ERROR, "rating model \"%s\" is unknown", rc->model);
-	return model;
-}
-
-const MmConfigKind *
-mm_rating_options_kind(int i)
-{
-	static MmConfigKind kinds[16];
-	static int	nkinds = -1;
-
-	if (nkinds < 0)
-	{
-		const MmRatingModel *m;
-		int			n = 0;
-
-		for (int j = 0; (m = mm_rating_model_at(j)) != NULL; j++)
-		{
-			if (m->options == NULL)
-				continue;
-			if (n >= (int) lengthof(kinds))
-				elog(ERROR, "too many rating families with options");
-			kinds[n].kind = MemoryContextStrdup(TopMemoryContext, psprintf("%s_options", m->name));
-			kinds[n].what = kinds[n].kind;
-			kinds[n].keys = m->options;
-			kinds[n].size = m->options_size;
-			kinds[n].check = NULL;
-			n++;
-		}
-		nkinds = n;
-	}
-	return i >= 0 && i < nkinds ? &kinds[i] : NULL;
 }

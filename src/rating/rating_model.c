@@ -22,41 +22,6 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 
-/* Every family; a new one is one line here. */
-static const MmRatingModel *const rating_models[] = {
-	&mm_openskill_model,
-	&mm_glicko2_model,
-	&mm_elo_model,
-};
-
-const MmRatingModel *
-mm_rating_model_find(const char *name)
-{
-	for (size_t i = 0; i < lengthof(rating_models); i++)
-		if (strcmp(rating_models[i]->name, name) == 0)
-			return rating_models[i];
-	return NULL;
-}
-
-const MmRatingModel *
-mm_rating_model_at(int i)
-{
-	return i >= 0 && i < (int) lengthof(rating_models) ? rating_models[i] : NULL;
-}
-
-const char *
-mm_rating_model_names(void)
-{
-	StringInfoData b;
-
-	initStringInfo(&b);
-	for (size_t i = 0; i < lengthof(rating_models); i++)
-		appendStringInfo(&b, "%s\"%s\"",
-						 i == 0 ? "" : (i + 1 < lengthof(rating_models) ? ", " : " or "),
-						 rating_models[i]->name);
-	return b.data;
-}
-
 /* The checks of mm.h, called only when a value fails them (the common case costs a compare). */
 #define RATING_CHECK_FINITE(x, what) \
 	do { if (unlikely(!isfinite(x))) mm_check_finite((x), (what)); } while (0)
