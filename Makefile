@@ -36,6 +36,7 @@ OBJS        = \
 	src/queue/rule_party.o \
 	src/queue/rule_roles.o \
 	src/queue/rules.o \
+	src/queue/rules_config.o \
 	src/queue/tick.o \
 	src/rating/elo.o \
 	src/rating/glicko2_math.o \

@@ -295,6 +295,8 @@ extern void mm_rules_check(MmMatcherConfig *cfg);
  * filled in, and its latencies checked (22023 naming what is wrong).
  */
 extern Jsonb *mm_rules_check_attributes(const MmMatcherConfig *cfg, Jsonb *attrs, Jsonb *lat);
+/* Refuse a value that does not fit an attribute's declaration; "whose" names it. */
+extern void mm_rules_check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose);
 /* Config key "roles"; a role's id (-1: not declared); the roles for messages. */
 extern void mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path);
 extern void mm_roles_render(StringInfo buf, const void *base);
