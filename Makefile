@@ -27,6 +27,7 @@ OBJS        = \
 	src/queue/backfill.o \
 	src/queue/matcher.o \
 	src/queue/queue.o \
+	src/queue/queue_config.o \
 	src/queue/ready.o \
 	src/queue/results.o \
 	src/queue/rule_distance.o \

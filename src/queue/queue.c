@@ -35,13 +35,6 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-/* Parse and check a queue configuration (NULL: defaults). */
-void
-mm_queue_config(Jsonb *config, MmMatcherConfig *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	mm_config_read(&mm_queue_config_kind, config, cfg);
-}
 
 PG_FUNCTION_INFO_V1(mm_check_attributes);
 
