@@ -48,23 +48,43 @@ CREATE TABLE mm.roster (
     CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
     CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
     CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp()),
-    CONSTRAINT roster_attributes_check CHECK (jsonb_typeof(attributes) = 'object' AND jsonb_typeof(latencies) = 'object')
+    CONSTRAINT roster_attributes_check CHECK (jsonb_typeof(attributes) = 'object' AND jsonb_typeof(latencies) = 'object'),
+    -- a matched roster stays here, its match recorded (below)
+    match_id      bigint,
+    team          text,
+    waited        interval,
+    backfill_id   bigint,
+    CONSTRAINT roster_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
+                                         AND (backfill_id IS NULL OR match_id IS NOT NULL))
 );
-CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position);
-CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at);
-COMMENT ON TABLE mm.roster IS 'rosters (tickets) waiting in a queue, their players in mm.queued_player; a matched roster moves to mm.match_roster';
-COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue in queue order';
+CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position) WHERE match_id IS NULL;
+CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at) WHERE match_id IS NULL;
+CREATE INDEX roster_match_idx ON mm.roster (match_id) WHERE match_id IS NOT NULL;
+COMMENT ON TABLE mm.roster IS 'rosters (tickets) of a queue, their players in mm.queued_player: waiting (match_id NULL), or in the match a tick made of them, which they stay in, with their team, until it is reported or abandoned (then they move to mm.ended_roster) or its ready check dissolves (then they wait again, or are removed)';
+COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue''s waiting rosters in queue order';
+COMMENT ON INDEX mm.roster_match_idx IS 'the rosters of a match being played (or in its ready check)';
+COMMENT ON COLUMN mm.roster.match_id IS 'the match the roster is in (a foreign key to mm.match), NULL while it waits';
+COMMENT ON COLUMN mm.roster.team IS 'the roster''s team in its match (red or blue), NULL while it waits';
+COMMENT ON COLUMN mm.roster.waited IS 'how long the roster waited before its match (the tick''s time less joined_at), NULL while it waits';
+COMMENT ON COLUMN mm.roster.backfill_id IS 'the backfill request that put the roster into its running match; NULL for the rosters the match was made with, and while it waits';
+COMMENT ON CONSTRAINT roster_match_check ON mm.roster IS 'a roster in a match has its team and wait, a waiting roster none; only a matched roster names a backfill request';
 COMMENT ON COLUMN mm.roster.attributes IS 'the roster''s values of the attributes its queue declares (config key "attributes"), defaults filled in by mm.enqueue; the queue''s rules read them';
 COMMENT ON COLUMN mm.roster.latencies IS 'the roster''s latency to each region, in milliseconds (region -> ms, finite, at least 0); a queue''s latency rule reads it';
 COMMENT ON CONSTRAINT roster_attributes_check ON mm.roster IS 'attributes and latencies are JSON objects';
-COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue by time joined (ticket expiry)';
+COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue''s waiting rosters by time joined (ticket expiry)';
 COMMENT ON CONSTRAINT roster_rating_finite ON mm.roster IS 'a waiting roster''s rating lies in [-1e9, 1e9] (finite, and so are the figures derived from it)';
 COMMENT ON CONSTRAINT roster_deviation_finite ON mm.roster IS 'a waiting roster''s deviation lies in [0, 1e9]';
 COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
 
--- A player is a row: its primary key keeps it in at most one waiting
--- roster across all queues, and deleting a roster (or TRUNCATE ... CASCADE)
--- takes its players with it.
+-- A player is a row, from its enqueue until its roster leaves: waiting,
+-- then in the match a tick made (a tick does not touch the players of the
+-- rosters it matches). The unique index on player_id keeps a player in at
+-- most one roster across all queues, waiting or in a match, and deleting a
+-- roster (or TRUNCATE ... CASCADE) takes its players with it. The one
+-- exception is a queue's requeue_while_in_match: a player who queues again
+-- while its match is played keeps its row in that match, marked requeued,
+-- which the unique index no longer counts.
 CREATE TABLE mm.queued_player (
     player_id  bigint NOT NULL,
     roster_id  bigint NOT NULL,
@@ -72,7 +92,7 @@ CREATE TABLE mm.queued_player (
     seat       int NOT NULL,
     profession text,
     role       text,
-    CONSTRAINT queued_player_pkey PRIMARY KEY (player_id),
+    requeued   boolean NOT NULL DEFAULT false,
     CONSTRAINT queued_player_seat_key UNIQUE (queue_id, roster_id, seat),
     CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE,
@@ -80,7 +100,10 @@ CREATE TABLE mm.queued_player (
     CONSTRAINT queued_player_profession_check CHECK (profession <> ''),
     CONSTRAINT queued_player_role_check CHECK (role <> '')
 );
-COMMENT ON TABLE mm.queued_player IS 'the players of waiting rosters, one row each: a player is in at most one waiting roster across all queues (its primary key); seat is its place in the party, profession its profession if the roster has them, role its role (one of the queue''s declared roles) if the roster gave them';
+CREATE UNIQUE INDEX queued_player_player_key ON mm.queued_player (player_id) WHERE NOT requeued;
+COMMENT ON TABLE mm.queued_player IS 'the players of rosters, waiting or in a match being played, one row each: a player is in at most one roster across all queues (queued_player_player_key); seat is its place in the party, profession its profession if the roster has them, role its role (one of the queue''s declared roles) if the roster gave them';
+COMMENT ON INDEX mm.queued_player_player_key IS 'a player is in at most one roster, waiting or in an open match, across all queues; a row marked requeued is not counted';
+COMMENT ON COLUMN mm.queued_player.requeued IS 'the player queued again while the roster''s match was being played (requeue_while_in_match) or after its ready check ended: the row only records it in that match (a dissolve removes the roster)';
 COMMENT ON INDEX mm.queued_player_seat_key IS 'players of a roster in party order';
 
 CREATE SEQUENCE mm.match_id_seq;
@@ -107,18 +130,30 @@ CREATE TABLE mm.match (
     CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until))
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
-CREATE INDEX match_queue_idx ON mm.match (queue_id, created_at);
+-- Matches by time (the last hour's of a queue, those old enough to purge):
+-- on created_at alone, no index of mm.match but its keys leads with
+-- queue_id. A lookup by (queue_id, match_id), the check of each foreign key
+-- to a match (a matched roster's row in mm.roster above all), then has no
+-- other index than a key to choose: over an index leading with queue_id it
+-- read every match of the queue with match_id as a filter, which the
+-- planner chose when the statistics said mm.match was empty (rolled-back
+-- ticks, then ANALYZE): a tick that matched 4,000 rosters of 20,000 took
+-- 3.9 s instead of 0.7 s, one of 100,000 several minutes.
+CREATE INDEX match_created_idx ON mm.match (created_at);
 CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL AND status IN ('matched', 'finished');
 CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
 COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
 COMMENT ON COLUMN mm.match.accept_until IS 'end of the ready check of a proposed match (the queue''s accept_timeout after the tick); NULL once it is matched or dissolved, and for queues without a ready check';
 COMMENT ON COLUMN mm.match.region IS 'the region the match is played in, chosen by the queue''s latency rule (the region with the lowest worst latency among those where every roster is within the rule''s limit); NULL without a latency rule';
 COMMENT ON CONSTRAINT match_accept_until_check ON mm.match IS 'a proposed match, and only a proposed one, has a finite end of its ready check';
-COMMENT ON INDEX mm.match_queue_idx IS 'matches of a queue by time';
+COMMENT ON INDEX mm.match_created_idx IS 'matches by time (a queue''s last hour, purge); not led by queue_id, so that a lookup by (queue_id, match_id), such as a foreign key''s check, only has the keys to choose from';
 COMMENT ON INDEX mm.match_undelivered_idx IS 'matches of a queue not yet claimed (mm.claim_matches): matched or finished, never proposed or dissolved';
 COMMENT ON INDEX mm.match_proposed_idx IS 'proposed matches of a queue by the end of their ready check (ticks dissolve those past it)';
 
-CREATE TABLE mm.match_roster (
+-- A matched roster stays in mm.roster (its match id there is a foreign
+-- key to the match) until its match ends; then it moves here, with its
+-- players, as the match's history.
+CREATE TABLE mm.ended_roster (
     match_id      bigint NOT NULL,
     roster_id     bigint NOT NULL,
     team          text NOT NULL,
@@ -133,14 +168,44 @@ CREATE TABLE mm.match_roster (
     waited        interval NOT NULL,
     queue_id      int NOT NULL,
     position      bigint,
-    CONSTRAINT match_roster_pkey PRIMARY KEY (match_id, roster_id),
-    CONSTRAINT match_roster_roster_id_key UNIQUE (roster_id),
-    CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+    backfill_id   bigint,
+    attributes    jsonb NOT NULL DEFAULT '{}',
+    latencies     jsonb NOT NULL DEFAULT '{}',
+    CONSTRAINT ended_roster_pkey PRIMARY KEY (match_id, roster_id),
+    CONSTRAINT ended_roster_roster_id_key UNIQUE (roster_id),
+    CONSTRAINT ended_roster_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT match_roster_team_check CHECK (team IN ('red', 'blue'))
+    CONSTRAINT ended_roster_team_check CHECK (team IN ('red', 'blue'))
 );
-COMMENT ON TABLE mm.match_roster IS 'the rosters of each match, their team and their data when matched; a roster is in at most one match (a dissolved match gives its rosters up)';
-COMMENT ON COLUMN mm.match_roster.position IS 'the roster''s place in queue order when matched: a roster that goes back to the queue after a dissolved ready check takes it again (NULL for matches made by 0.1.0)';
+COMMENT ON TABLE mm.ended_roster IS 'the rosters of ended matches (reported or abandoned), their team, players and data when matched, moved from mm.roster when the match ended; mm.match_roster shows them beside the rosters of open matches';
+COMMENT ON COLUMN mm.ended_roster.position IS 'the roster''s place in queue order when matched (NULL for matches made by 0.1.0)';
+COMMENT ON COLUMN mm.ended_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
+COMMENT ON COLUMN mm.ended_roster.attributes IS 'the roster''s attributes when matched (mm.roster.attributes)';
+COMMENT ON COLUMN mm.ended_roster.latencies IS 'the roster''s latencies by region when matched (mm.roster.latencies)';
+
+-- A roster of a match refers to it, by a foreign key on (queue_id, match_id).
+ALTER TABLE mm.roster
+    ADD CONSTRAINT roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+
+-- Every roster of every match, open or ended, as one relation: the rosters
+-- of open matches (proposed or being played) from mm.roster with their
+-- players in party order, those of ended matches from mm.ended_roster.
+CREATE VIEW mm.match_roster AS
+SELECT r.match_id, r.roster_id, r.team,
+       ARRAY(SELECT qp.player_id FROM mm.queued_player qp
+             WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id ORDER BY qp.seat) AS players,
+       r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
+       ARRAY(SELECT qp.profession FROM mm.queued_player qp
+             WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.profession IS NOT NULL
+             ORDER BY qp.seat) AS professions,
+       r.joined_at, r.waited, r.queue_id, r.position, r.backfill_id, r.attributes, r.latencies
+FROM mm.roster r WHERE r.match_id IS NOT NULL
+UNION ALL
+SELECT e.match_id, e.roster_id, e.team, e.players, e.rating, e.deviation, e.rank, e.ladder_points, e.dishonor,
+       e.professions, e.joined_at, e.waited, e.queue_id, e.position, e.backfill_id, e.attributes, e.latencies
+FROM mm.ended_roster e;
+COMMENT ON VIEW mm.match_roster IS 'the rosters of each match, open (from mm.roster, players in party order from mm.queued_player) or ended (mm.ended_roster), their team and their data when matched; a roster is in at most one match (a dissolved match gives its rosters up)';
 
 -- The life of each ticket, one row per player and event: waiting when
 -- queued, then expired, left or removed; with a ready check proposed,
@@ -222,7 +287,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.roster_position_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.queued_player', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_id_seq', '');
-SELECT pg_catalog.pg_extension_config_dump('mm.match_roster', '');
+SELECT pg_catalog.pg_extension_config_dump('mm.ended_roster', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_log', '');
@@ -357,7 +422,8 @@ BEGIN
     -- rosters larger than a team now could never match: take them out
     SELECT count(*) INTO removed
     FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
-                               WHERE qp.queue_id = q.queue_id
+                               JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
+                               WHERE qp.queue_id = q.queue_id AND r.match_id IS NULL
                                GROUP BY qp.roster_id HAVING count(*) > size),
                          'removed', 'team_size', false);
     IF removed > 0 THEN
@@ -395,7 +461,7 @@ BEGIN
                            ORDER BY m.match_id FOR UPDATE);
         PERFORM mm._dissolve_match(x, '{}', 'drop_queue', now()) FROM unnest(dissolved) x;
         PERFORM mm._notify_dissolved(id, dissolved, 'drop_queue');
-        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id),
+        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id AND r.match_id IS NULL),
                                 'removed', 'drop_queue', false);
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
@@ -510,6 +576,7 @@ DECLARE
     stacks int;
     id bigint;
     distributed boolean;
+    held boolean;
     s_role text;
 BEGIN
     IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
@@ -603,8 +670,17 @@ BEGIN
     -- (on Citus mm._hold_players checks this below, on the players' own
     -- rows, without asking every shard of every queue)
     distributed := mm._queues_distributed();
+    -- the players' rows, locked in player order first: a dissolve or a
+    -- tick's backfill changing the roster of one is waited for, and what
+    -- follows reads it as it is then
+    PERFORM FROM mm.queued_player qp
+    WHERE NOT distributed AND qp.player_id = ANY (players) AND NOT qp.requeued
+    ORDER BY qp.player_id FOR UPDATE;
+    held := FOUND;
     SELECT qp.player_id, qp.roster_id INTO p, other
-    FROM mm.queued_player qp WHERE NOT distributed AND qp.player_id = ANY (players) ORDER BY qp.player_id LIMIT 1;
+    FROM mm.queued_player qp JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
+    WHERE NOT distributed AND qp.player_id = ANY (players) AND NOT qp.requeued AND r.match_id IS NULL
+    ORDER BY qp.player_id LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'player % is already queued', p
             USING ERRCODE = 'unique_violation',
@@ -635,10 +711,19 @@ BEGIN
     IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
         SELECT e.player_id, e.match_id INTO p, other
         -- its last roster that went into a match (with the player in it)
-        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, mr.queue_id, mr.match_id
+        -- (each event's roster looked up by its key, in the match it is in
+        -- or ended in: never a read of every match's rosters)
+        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, x.queue_id, x.match_id
               FROM mm.ticket_event e
-              JOIN mm.match_roster mr ON mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
-              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting' AND e.player_id = ANY (mr.players)
+              CROSS JOIN LATERAL (
+                  SELECT r.queue_id, r.match_id FROM mm.roster r
+                  WHERE r.queue_id = e.queue_id AND r.roster_id = e.roster_id AND r.match_id IS NOT NULL
+                    AND EXISTS (SELECT FROM mm.queued_player qp
+                                WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
+                  UNION ALL
+                  SELECT x.queue_id, x.match_id FROM mm.ended_roster x
+                  WHERE x.queue_id = e.queue_id AND x.roster_id = e.roster_id AND e.player_id = ANY (x.players)) x
+              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting'
               ORDER BY e.player_id, e.event_id DESC) e
         JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
         WHERE m.status <> 'finished'
@@ -649,6 +734,21 @@ BEGIN
                       DETAIL = format('Queue "%s" does not let players queue again while in a match.', queue),
                       HINT = 'Queue the player again once the match is finished, or set the queue''s requeue_while_in_match to true.';
         END IF;
+    END IF;
+
+    -- a player still held by a roster in a match (requeue_while_in_match,
+    -- or a ready check that ended and is not dissolved yet) keeps its row
+    -- there, marked requeued: the player key counts the new roster only,
+    -- and a dissolve removes the old one
+    -- (on Citus the key holds per queue: this queue's rows only). Only when
+    -- the lock above found a row of these players: a new player costs no
+    -- more than that lookup.
+    IF held OR distributed THEN
+        UPDATE mm.queued_player qp SET requeued = true
+        WHERE qp.player_id = ANY (players) AND NOT qp.requeued
+          AND (NOT distributed OR qp.queue_id = q.queue_id)
+          AND EXISTS (SELECT FROM mm.roster r
+                      WHERE r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id AND r.match_id IS NOT NULL);
     END IF;
 
     -- no rating given: the roster's rating and deviation from the players'
@@ -703,15 +803,21 @@ BEGIN
     IF _end_rosters.queue_id IS NOT NULL THEN
         -- one queue, named by the caller: every statement is kept to that
         -- queue by an equality on queue_id (on Citus, to its shard; the
-        -- queue-id forms of mm.leave run there)
+        -- queue-id forms of mm.leave run there). The waiting rosters are
+        -- locked first: a tick matching one is waited for, and then it is
+        -- in a match, not waiting, and is left alone with its players.
+        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                     WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (roster_ids)
+                       AND r.match_id IS NULL
+                     ORDER BY r.roster_id FOR UPDATE);
         RETURN QUERY
         WITH p AS (
             DELETE FROM mm.queued_player qp
-            WHERE qp.queue_id = _end_rosters.queue_id AND qp.roster_id = ANY (roster_ids)
+            WHERE qp.queue_id = _end_rosters.queue_id AND qp.roster_id = ANY (ids)
             RETURNING qp.roster_id, qp.player_id
         ), r AS (
             DELETE FROM mm.roster r
-            WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (roster_ids)
+            WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (ids)
             RETURNING r.roster_id
         ), e AS (
             INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
@@ -722,11 +828,15 @@ BEGIN
         SELECT r.roster_id FROM r;
         RETURN;
     END IF;
+    -- only waiting rosters, locked first (a roster a tick is matching is
+    -- waited for, or skipped when skip_locked; once matched it is not
+    -- waiting and is left alone with its players)
     IF skip_locked THEN
         ids := ARRAY(SELECT r.roster_id FROM mm.roster r
-                     WHERE r.roster_id = ANY (roster_ids) FOR UPDATE SKIP LOCKED);
+                     WHERE r.roster_id = ANY (roster_ids) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED);
     ELSE
-        ids := roster_ids;
+        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                     WHERE r.roster_id = ANY (roster_ids) AND r.match_id IS NULL ORDER BY r.roster_id FOR UPDATE);
     END IF;
     -- their queues, so that the players are found by their key (queue,
     -- roster), not by a scan of every queue's players
@@ -774,7 +884,7 @@ DECLARE
 BEGIN
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     PERFORM mm._require_primary('mm.leave_player');
-    ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id);
+    ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id AND NOT qp.requeued);
     RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
 END
 $$;
@@ -794,7 +904,8 @@ BEGIN
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     -- lock the roster: a tick that chose it drops that match, or has made
     -- it and we find the roster gone
-    SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = remove_player.roster_id FOR UPDATE;
+    SELECT r.queue_id INTO q FROM mm.roster r
+    WHERE r.roster_id = remove_player.roster_id AND r.match_id IS NULL FOR UPDATE;
     IF NOT FOUND OR NOT EXISTS (SELECT FROM mm.queued_player qp
                                 WHERE qp.roster_id = remove_player.roster_id
                                   AND qp.player_id = remove_player.player_id) THEN
@@ -832,7 +943,8 @@ BEGIN
     END IF;
     -- lock the roster first: its players cannot change meanwhile (they are
     -- found by their key, queue and roster)
-    SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = update_roster.roster_id FOR UPDATE;
+    SELECT r.queue_id INTO q FROM mm.roster r
+    WHERE r.roster_id = update_roster.roster_id AND r.match_id IS NULL FOR UPDATE;
     SELECT count(*) INTO n FROM mm.queued_player qp
     WHERE qp.queue_id = q AND qp.roster_id = update_roster.roster_id;
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
@@ -842,7 +954,7 @@ BEGIN
         rank = coalesce(update_roster.rank, r.rank),
         ladder_points = coalesce(update_roster.ladder_points, r.ladder_points),
         dishonor = coalesce(update_roster.dishonor, r.dishonor)
-    WHERE r.roster_id = update_roster.roster_id;
+    WHERE r.roster_id = update_roster.roster_id AND r.match_id IS NULL;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
@@ -878,7 +990,7 @@ AS $$
     FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
                  r.joined_at, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession,
                  r.attributes, r.latencies, NULL::text AS role
-          FROM mm.roster r WHERE r.queue_id = _rosters.queue_id
+          FROM mm.roster r WHERE r.queue_id = _rosters.queue_id AND r.match_id IS NULL
           UNION ALL
           SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession,
                  NULL, NULL, qp.role
@@ -921,7 +1033,7 @@ SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
         SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
                NULL::bigint AS match_id, NULL::text AS reason, 0 AS pri
         FROM mm.queued_player qp JOIN mm.roster r ON r.roster_id = qp.roster_id
-        WHERE qp.player_id = ticket_status.player_id
+        WHERE qp.player_id = ticket_status.player_id AND NOT qp.requeued AND r.match_id IS NULL
         UNION ALL
         -- its last event: how its ticket ended; or, when that is the
         -- waiting of a roster now gone without an event, the match the
@@ -932,8 +1044,18 @@ SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
                      CASE WHEN e.status <> 'waiting' THEN e.at END AS since, e.match_id, e.reason
               FROM mm.ticket_event e WHERE e.player_id = ticket_status.player_id
               ORDER BY e.event_id DESC LIMIT 1) e
-        LEFT JOIN mm.match_roster mr ON e.end_status IS NULL AND mr.queue_id = e.queue_id AND mr.roster_id = e.roster_id
-                                        AND e.player_id = ANY (mr.players)
+        -- (the roster looked up by its key where it is, in an open match or
+        -- an ended one: never a read of every match's rosters)
+        LEFT JOIN LATERAL (
+            SELECT r.roster_id, r.match_id FROM mm.roster r
+            WHERE e.end_status IS NULL AND r.queue_id = e.queue_id AND r.roster_id = e.roster_id
+              AND r.match_id IS NOT NULL
+              AND EXISTS (SELECT FROM mm.queued_player qp
+                          WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
+            UNION ALL
+            SELECT x.roster_id, x.match_id FROM mm.ended_roster x
+            WHERE e.end_status IS NULL AND x.queue_id = e.queue_id AND x.roster_id = e.roster_id
+              AND e.player_id = ANY (x.players)) mr ON true
         WHERE e.end_status IS NOT NULL OR mr.roster_id IS NOT NULL
     ) x
     JOIN mm.queue q ON q.queue_id = x.queue_id
@@ -1056,12 +1178,16 @@ BEGIN
     SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id
     FROM (SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players, 'match'::text AS kind,
                  NULL::bigint AS backfill_id, 0 AS part
-          FROM d JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = d.match_id
+          -- each match's rosters looked up by its id (OFFSET 0 keeps the
+          -- lookup per match: never a read of every match's rosters)
+          FROM d CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                                     WHERE mr.queue_id = q.queue_id AND mr.match_id = d.match_id OFFSET 0) mr
           WHERE mr.backfill_id IS NULL
           UNION ALL
           SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1
-          FROM db JOIN mm.match_roster mr ON mr.queue_id = q.queue_id AND mr.match_id = db.match_id
-                                          AND mr.backfill_id = db.backfill_id) x
+          FROM db CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                                      WHERE mr.queue_id = q.queue_id AND mr.match_id = db.match_id OFFSET 0) mr
+          WHERE mr.backfill_id = db.backfill_id) x
     ORDER BY x.part, x.match_id, x.backfill_id, x.team DESC, x.roster_id;
 END
 $$;
@@ -1100,7 +1226,8 @@ BEGIN
         SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
                NULL::boolean AS requeued
         FROM mm.match m
-        JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+        CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                            WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
         WHERE m.match_id = ANY (match_ids) AND m.status <> 'dissolved'
         UNION ALL
         -- a dissolved match gave its rosters up: what became of each, from
@@ -1132,7 +1259,8 @@ BEGIN
     RETURN QUERY
     SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
     FROM mm.match m
-    JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                        WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
     LEFT JOIN mm.backfill b ON b.backfill_id = mr.backfill_id
     WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
       -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
@@ -1172,11 +1300,13 @@ SELECT q.name AS queue,
 FROM mm.queue q
 LEFT JOIN LATERAL (
     SELECT count(*) AS rosters,
-           (SELECT count(*) FROM mm.queued_player qp WHERE qp.queue_id = q.queue_id) AS players,
+           (SELECT count(*) FROM mm.queued_player qp
+            JOIN mm.roster x ON x.queue_id = qp.queue_id AND x.roster_id = qp.roster_id
+            WHERE qp.queue_id = q.queue_id AND x.match_id IS NULL) AS players,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p99
-    FROM mm.roster r WHERE r.queue_id = q.queue_id
+    FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.match_id IS NULL
 ) w ON true
 LEFT JOIN LATERAL (
     SELECT coalesce(sum(l.ticks), 0) AS ticks, coalesce(sum(l.matches_made), 0) AS matches,
@@ -1194,7 +1324,9 @@ LEFT JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
-    FROM mm.match mt JOIN mm.match_roster mr ON mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id
+    FROM mm.match mt
+    CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                        WHERE mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id OFFSET 0) mr
     WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
 ) m ON true
 WHERE q.dropped_at IS NULL;
@@ -1217,7 +1349,8 @@ BEGIN
                                       interval '0') END
     FROM (SELECT mr.waited
           FROM mm.match m
-          JOIN mm.match_roster mr ON mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+          CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                              WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
           WHERE m.queue_id = _estimate_wait.queue_id AND m.created_at > _estimate_wait.at - interval '1 hour'
             AND m.created_at <= _estimate_wait.at AND mr.backfill_id IS NULL
             AND mr.waited >= _estimate_wait.waited
@@ -1269,7 +1402,7 @@ DECLARE
 BEGIN
     IF estimate_roster_wait.roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     IF estimate_roster_wait.at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
-    SELECT * INTO r FROM mm.roster x WHERE x.roster_id = estimate_roster_wait.roster_id;
+    SELECT * INTO r FROM mm.roster x WHERE x.roster_id = estimate_roster_wait.roster_id AND x.match_id IS NULL;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'roster % is not waiting', estimate_roster_wait.roster_id
             USING ERRCODE = 'object_not_in_prerequisite_state',

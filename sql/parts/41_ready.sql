@@ -85,43 +85,21 @@ BEGIN
     IF dodge IS NOT NULL AND NOT mm._dishonor_reason_known(dodge) THEN
         dodge := NULL;
     END IF;
+    -- the players' rows of the match, locked in player order: an enqueue
+    -- marking one requeued (it queued again once the ready check ended) is
+    -- waited for, and then its roster is removed
+    PERFORM FROM mm.queued_player qp
+    WHERE qp.queue_id = m.queue_id
+      AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id)
+    ORDER BY qp.player_id FOR UPDATE;
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                     AND NOT mr.players && dodged
-                    AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = ANY (mr.players))
+                    AND cardinality(mr.players) > 0
+                    AND NOT EXISTS (SELECT FROM mm.queued_player qp
+                                    WHERE qp.queue_id = mr.queue_id AND qp.roster_id = mr.roster_id AND qp.requeued)
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
                   ORDER BY mr.roster_id);
-
-    -- back to the queue: the same roster id, place and joined_at (no later
-    -- than now(), which roster_joined_at_check holds it to: a transaction
-    -- older than the roster's enqueue may be the one that dissolves)
-    INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at,
-                           attributes, latencies)
-    SELECT mr.roster_id, mr.queue_id, coalesce(mr.position, nextval('mm.roster_position_seq')), mr.rating,
-           mr.deviation, mr.rank, mr.ladder_points, mr.dishonor, least(mr.joined_at, now()), mr.attributes,
-           mr.latencies
-    FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back);
-    -- a player another transaction is queueing now is not seen by the
-    -- NOT EXISTS above: the key waits for it, and if it commits the
-    -- player is taken and the whole roster is removed instead
-    WITH ins AS (
-        INSERT INTO mm.queued_player AS qp (player_id, roster_id, queue_id, seat, profession)
-        SELECT u.p, mr.roster_id, mr.queue_id, u.o,
-               CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END
-        FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
-        WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back)
-        ORDER BY u.p
-        ON CONFLICT ON CONSTRAINT queued_player_pkey DO NOTHING
-        RETURNING qp.roster_id
-    )
-    SELECT array_agg(mr.roster_id ORDER BY mr.roster_id) INTO taken
-    FROM mm.match_roster mr
-    WHERE mr.match_id = m.match_id AND mr.roster_id = ANY (back)
-      AND cardinality(mr.players) > (SELECT count(*) FROM ins WHERE ins.roster_id = mr.roster_id);
-    IF taken IS NOT NULL THEN
-        DELETE FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.roster_id = ANY (taken);
-        back := ARRAY(SELECT b FROM unnest(back) AS b WHERE b <> ALL (taken) ORDER BY b);
-    END IF;
 
     -- each player's ticket: waiting again, or removed
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
@@ -131,8 +109,16 @@ BEGIN
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
     ORDER BY mr.roster_id, u.p;
 
-    -- the match gives its rosters up (a roster is in at most one match)
-    DELETE FROM mm.match_roster mr WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
+    -- the match gives its rosters up (a roster is in at most one match):
+    -- back to the queue in the same row, with the same id, place and
+    -- joined_at (no later than now(), which roster_joined_at_check holds
+    -- it to: a transaction older than the roster's enqueue may be the one
+    -- that dissolves) and players; the others are removed, their players
+    -- with them
+    UPDATE mm.roster r
+    SET match_id = NULL, team = NULL, waited = NULL, backfill_id = NULL, joined_at = least(r.joined_at, now())
+    WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.roster_id = ANY (back);
+    DELETE FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id;
     UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
 
     IF dodge IS NOT NULL THEN

@@ -41,23 +41,16 @@ CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
 COMMENT ON TABLE mm.backfill IS 'backfill requests (mm.request_backfill): open seats of a team of a running match; open until a tick fills them (filled, with the tick), mm.cancel_backfill cancels them, or the match is reported or abandoned (expired); delivered_at is set when mm.claim_matches hands the filled rosters out';
 COMMENT ON INDEX mm.backfill_open_idx IS 'open requests of a queue, oldest first (ticks)';
 COMMENT ON INDEX mm.backfill_undelivered_idx IS 'filled requests of a queue not yet claimed (mm.claim_matches)';
-COMMENT ON CONSTRAINT backfill_match_team_key ON mm.backfill IS 'the key mm.match_roster rows of a backfill refer to: a backfilled roster joins the request''s match and team';
+COMMENT ON CONSTRAINT backfill_match_team_key ON mm.backfill IS 'the key the rosters of a backfill refer to (mm.roster, mm.ended_roster): a backfilled roster joins the request''s match and team';
 
 -- A backfilled roster names its request; the foreign key holds it to the
--- request's match and team.
-ALTER TABLE mm.match_roster
-    ADD COLUMN backfill_id bigint,
-    ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
+-- request's match and team (in its match, and once the match has ended).
+ALTER TABLE mm.roster
+    ADD CONSTRAINT roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
         REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
-COMMENT ON COLUMN mm.match_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
-
--- A matched roster keeps its attributes and latencies (the queue's rules
--- read them; a dissolved ready check gives them back to the queue).
-ALTER TABLE mm.match_roster
-    ADD COLUMN attributes jsonb NOT NULL DEFAULT '{}',
-    ADD COLUMN latencies jsonb NOT NULL DEFAULT '{}';
-COMMENT ON COLUMN mm.match_roster.attributes IS 'the roster''s attributes when matched (mm.roster.attributes)';
-COMMENT ON COLUMN mm.match_roster.latencies IS 'the roster''s latencies by region when matched (mm.roster.latencies)';
+ALTER TABLE mm.ended_roster
+    ADD CONSTRAINT ended_roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
+        REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
 
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');

@@ -340,6 +340,43 @@ LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
     'rate a match exactly once with its queue''s "rating" config and rating family (mm.ratings rows of the key and family) (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated report of the same outcome (the same result, team ranks compared by their order: ranks 0 and 1 repeat ranks 1 and 2) returns the first outcome, a different one is an error (23505)';
 
+-- A match that ends (reported or abandoned) takes its rosters out of
+-- mm.roster, their players with them by the foreign key's cascade (they
+-- may queue again), and keeps them in mm.ended_roster with their players in
+-- party order: the write a tick used to make per matched roster, made once
+-- per match here.
+CREATE FUNCTION mm._end_match_rosters(queue_id int, match_id bigint)
+RETURNS int
+LANGUAGE sql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+    WITH p AS MATERIALIZED (
+        SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
+               coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions
+        FROM mm.queued_player qp
+        WHERE qp.queue_id = _end_match_rosters.queue_id
+          AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r
+                               WHERE r.queue_id = _end_match_rosters.queue_id AND r.match_id = _end_match_rosters.match_id)
+        GROUP BY qp.roster_id
+    ), d AS (
+        DELETE FROM mm.roster r
+        WHERE r.queue_id = _end_match_rosters.queue_id AND r.match_id = _end_match_rosters.match_id
+        RETURNING r.*
+    ), i AS (
+        INSERT INTO mm.ended_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points, dishonor,
+                                     professions, joined_at, waited, queue_id, position, backfill_id, attributes, latencies)
+        SELECT d.match_id, d.roster_id, d.team, coalesce(p.players, '{}'), d.rating, d.deviation, d.rank, d.ladder_points,
+               d.dishonor, coalesce(p.professions, '{}'), d.joined_at, d.waited, d.queue_id, d.position, d.backfill_id,
+               d.attributes, d.latencies
+        FROM d LEFT JOIN p ON p.roster_id = d.roster_id
+        ORDER BY d.roster_id
+        RETURNING 1
+    )
+    SELECT count(*)::int FROM i
+$$;
+COMMENT ON FUNCTION mm._end_match_rosters(int, bigint) IS
+    'internal (mm.report_result, mm.abandon_match): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players in party order; returns how many';
+
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -368,6 +405,7 @@ BEGIN
     INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
     VALUES (m.match_id, m.queue_id, 'abandoned', NULL, now());
     UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    PERFORM mm._end_match_rosters(m.queue_id, m.match_id);
     -- open backfill requests end with the match
     UPDATE mm.backfill b SET status = 'expired', ended_at = now()
     WHERE b.match_id = m.match_id AND b.status = 'open';

@@ -87,8 +87,9 @@ BEGIN
         ON CONFLICT (player_id) DO NOTHING;
         CONTINUE WHEN FOUND;
         SELECT * INTO w FROM mm.waiting_player wp WHERE wp.player_id = p FOR UPDATE;
-        IF EXISTS (SELECT FROM mm.queued_player qp
-                   WHERE qp.queue_id = w.queue_id AND qp.roster_id = w.roster_id AND qp.player_id = p)
+        IF EXISTS (SELECT FROM mm.queued_player qp JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
+                   WHERE qp.queue_id = w.queue_id AND qp.roster_id = w.roster_id AND qp.player_id = p
+                     AND NOT qp.requeued AND r.match_id IS NULL)
            OR (NOT EXISTS (SELECT FROM mm.ticket_event e
                            WHERE e.queue_id = w.queue_id AND e.roster_id = w.roster_id AND e.player_id = p
                              AND e.status <> 'waiting')
@@ -189,16 +190,18 @@ DECLARE
     -- keys that name a row without its queue: Citus needs the distribution
     -- column in every unique key and foreign key
     keys text := $k$
-        ALTER TABLE mm.roster DROP CONSTRAINT roster_queue_id_fkey, DROP CONSTRAINT roster_pkey;
+        ALTER TABLE mm.roster DROP CONSTRAINT roster_queue_id_fkey, DROP CONSTRAINT roster_pkey,
+            DROP CONSTRAINT roster_match_fkey, DROP CONSTRAINT roster_backfill_fkey;
         ALTER TABLE mm.match DROP CONSTRAINT match_queue_id_fkey, DROP CONSTRAINT match_pkey;
         ALTER TABLE mm.tick_log DROP CONSTRAINT tick_log_queue_id_fkey, DROP CONSTRAINT tick_log_pkey,
             ADD CONSTRAINT tick_log_pkey PRIMARY KEY (queue_id, tick_id);
-        ALTER TABLE mm.queued_player DROP CONSTRAINT queued_player_roster_fkey, DROP CONSTRAINT queued_player_pkey,
-            ADD CONSTRAINT queued_player_pkey PRIMARY KEY (queue_id, player_id);
-        ALTER TABLE mm.match_roster DROP CONSTRAINT match_roster_match_fkey, DROP CONSTRAINT match_roster_pkey,
-            DROP CONSTRAINT match_roster_roster_id_key, DROP CONSTRAINT match_roster_backfill_fkey,
-            ADD CONSTRAINT match_roster_pkey PRIMARY KEY (queue_id, match_id, roster_id),
-            ADD CONSTRAINT match_roster_roster_id_key UNIQUE (queue_id, roster_id);
+        ALTER TABLE mm.queued_player DROP CONSTRAINT queued_player_roster_fkey;
+        DROP INDEX mm.queued_player_player_key;
+        CREATE UNIQUE INDEX queued_player_player_key ON mm.queued_player (queue_id, player_id) WHERE NOT requeued;
+        ALTER TABLE mm.ended_roster DROP CONSTRAINT ended_roster_match_fkey, DROP CONSTRAINT ended_roster_pkey,
+            DROP CONSTRAINT ended_roster_roster_id_key, DROP CONSTRAINT ended_roster_backfill_fkey,
+            ADD CONSTRAINT ended_roster_pkey PRIMARY KEY (queue_id, match_id, roster_id),
+            ADD CONSTRAINT ended_roster_roster_id_key UNIQUE (queue_id, roster_id);
         ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey,
             ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, event_id);
         ALTER TABLE mm.match_accept DROP CONSTRAINT match_accept_match_fkey, DROP CONSTRAINT match_accept_pkey,
@@ -256,7 +259,7 @@ BEGIN
 
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
-    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.match_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
+    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.ended_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -264,7 +267,7 @@ BEGIN
                    'mm.waiting_player', 'player_id', shard_count);
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                    'mm.ratings', 'player_id', 'mm.waiting_player');
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.match_roster, mm.ticket_event, mm.tick_log';
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log';
     RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
@@ -272,13 +275,17 @@ BEGIN
     ALTER TABLE mm.tick_log ADD CONSTRAINT tick_log_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
     ALTER TABLE mm.queued_player ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE;
-    ALTER TABLE mm.match_roster ADD CONSTRAINT match_roster_match_fkey FOREIGN KEY (queue_id, match_id)
+    ALTER TABLE mm.roster ADD CONSTRAINT roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+    ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
     ALTER TABLE mm.match_accept ADD CONSTRAINT match_accept_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
     ALTER TABLE mm.backfill ADD CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
-    ALTER TABLE mm.match_roster ADD CONSTRAINT match_roster_backfill_fkey FOREIGN KEY (queue_id, match_id, team, backfill_id)
+    ALTER TABLE mm.roster ADD CONSTRAINT roster_backfill_fkey FOREIGN KEY (queue_id, match_id, team, backfill_id)
+        REFERENCES mm.backfill (queue_id, match_id, team, backfill_id) ON DELETE CASCADE;
+    ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_backfill_fkey FOREIGN KEY (queue_id, match_id, team, backfill_id)
         REFERENCES mm.backfill (queue_id, match_id, team, backfill_id) ON DELETE CASCADE;
     RETURN NEXT 'foreign keys restored with queue_id';
 

@@ -429,3 +429,74 @@ ALTER TABLE mm.match_roster
 -- mm.enqueue takes attributes and latencies; mm.match_rosters returns the region
 DROP FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz);
 DROP FUNCTION mm.match_rosters(text, jsonb, timestamptz);
+
+-- ==== a matched roster stays in mm.roster until its match ends ====
+-- Table changes: a roster in a match keeps its row in mm.roster with its
+-- match id (a foreign key to the match), team, wait and backfill request,
+-- and its players keep their rows in mm.queued_player until the match is
+-- reported or abandoned; the waiting rosters are those without a match
+-- (partial indexes). The player key becomes a unique index over the rows
+-- not marked requeued (a player who queued again while its match is
+-- played). mm.match_roster, the rosters of every match, becomes a view;
+-- the table of the rosters of ended matches is mm.ended_roster.
+ALTER TABLE mm.roster
+    ADD COLUMN match_id bigint,
+    ADD COLUMN team text,
+    ADD COLUMN waited interval,
+    ADD COLUMN backfill_id bigint,
+    ADD CONSTRAINT roster_team_check CHECK (team IN ('red', 'blue')),
+    ADD CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
+                                             AND (backfill_id IS NULL OR match_id IS NOT NULL));
+DROP INDEX mm.roster_queue_position_idx;
+CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position) WHERE match_id IS NULL;
+DROP INDEX mm.roster_queue_joined_idx;
+CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at) WHERE match_id IS NULL;
+CREATE INDEX roster_match_idx ON mm.roster (match_id) WHERE match_id IS NOT NULL;
+ALTER TABLE mm.queued_player ADD COLUMN requeued boolean NOT NULL DEFAULT false;
+ALTER TABLE mm.queued_player DROP CONSTRAINT queued_player_pkey;
+CREATE UNIQUE INDEX queued_player_player_key ON mm.queued_player (player_id) WHERE NOT requeued;
+ALTER TABLE mm.match_roster RENAME TO ended_roster;
+ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_pkey TO ended_roster_pkey;
+ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_roster_id_key TO ended_roster_roster_id_key;
+ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_match_fkey TO ended_roster_match_fkey;
+ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_team_check TO ended_roster_team_check;
+ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_backfill_fkey TO ended_roster_backfill_fkey;
+-- the rosters of 0.1.0's matches that are not finished go back to
+-- mm.roster, in their match (0.1.0 made no proposed or dissolved match)
+INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at,
+                       attributes, latencies, match_id, team, waited, backfill_id)
+SELECT e.roster_id, e.queue_id, coalesce(e.position, nextval('mm.roster_position_seq')),
+       greatest(-1e9, least(1e9, CASE WHEN e.rating = 'NaN' THEN 0 ELSE e.rating END)),
+       greatest(0, least(1e9, CASE WHEN e.deviation = 'NaN' THEN 0 ELSE e.deviation END)),
+       CASE WHEN e.rank > '-Infinity' AND e.rank < 'Infinity' THEN e.rank ELSE 0 END,
+       CASE WHEN e.ladder_points > '-Infinity' AND e.ladder_points < 'Infinity' THEN e.ladder_points ELSE 0 END,
+       greatest(0, e.dishonor), least(e.joined_at, now()), e.attributes, e.latencies, e.match_id,
+       e.team, e.waited, e.backfill_id
+FROM mm.ended_roster e JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
+WHERE m.status <> 'finished' AND isfinite(e.joined_at)
+ORDER BY e.roster_id;
+-- their players, in party order: 0.1.0 let them queue again at once, so a
+-- player waiting now, or in a later open match, is held there and its row
+-- here is marked requeued; the others are held by their last open match
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession, requeued)
+SELECT u.p, e.roster_id, e.queue_id, u.o,
+       CASE WHEN cardinality(e.professions) = cardinality(e.players) THEN nullif(e.professions[u.o], '') END,
+       row_number() OVER (PARTITION BY u.p ORDER BY e.match_id DESC, e.roster_id DESC) > 1
+       OR EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = u.p)
+FROM mm.ended_roster e JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id,
+     unnest(e.players) WITH ORDINALITY AS u(p, o)
+WHERE m.status <> 'finished' AND u.o <= 1000
+  AND EXISTS (SELECT FROM mm.roster r WHERE r.queue_id = e.queue_id AND r.roster_id = e.roster_id)
+ORDER BY u.p;
+DELETE FROM mm.ended_roster e USING mm.match m
+WHERE m.queue_id = e.queue_id AND m.match_id = e.match_id AND m.status <> 'finished';
+ALTER TABLE mm.roster
+    ADD CONSTRAINT roster_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    ADD CONSTRAINT roster_backfill_fkey FOREIGN KEY (match_id, team, backfill_id)
+        REFERENCES mm.backfill (match_id, team, backfill_id) ON DELETE CASCADE;
+-- mm.match by time alone: no index but its keys leads with queue_id, so
+-- that a foreign key's check by (queue_id, match_id) only has the keys to
+-- choose from
+DROP INDEX mm.match_queue_idx;
+CREATE INDEX match_created_idx ON mm.match (created_at);

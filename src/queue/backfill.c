@@ -22,8 +22,9 @@
  *	3. locks the picked rosters (FOR UPDATE SKIP LOCKED) and checks that
  *	   they are all still there with all their players; a request whose
  *	   rosters are not is left open, whole, for the next tick; the others
- *	   are recorded in one statement: the rosters move to mm.match_roster
- *	   with the request's match, team and backfill id, their players' tickets
+ *	   are recorded in one statement: the rosters join the match in place
+ *	   (their rows get the request's match, team and backfill id, their
+ *	   players' rows stay), their players' tickets
  *	   become matched to that match, the requests become filled;
  *	4. notifies the queue's channel with the matches backfilled;
  *	5. takes every picked roster out of the tick's roster set: a roster
@@ -76,7 +77,7 @@ static const MmStatement statements[B_COUNT] = {
 		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team <> b.team),"
 		" x.max_size, x.max_ladder,"
 		" ARRAY(SELECT qp.roster_id FROM mm.queued_player qp"
-		"       WHERE qp.queue_id = $1 AND qp.player_id = ANY (ARRAY("
+		"       WHERE qp.queue_id = $1 AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
 		"         SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
 		"         WHERE r.queue_id = $1 AND r.match_id = b.match_id)))"
 		" FROM b"
@@ -97,27 +98,14 @@ static const MmStatement statements[B_COUNT] = {
 		" SELECT u.roster_id, b.backfill_id, b.match_id, b.team"
 		" FROM unnest($2::bigint[], $3::bigint[]) AS u(roster_id, backfill_id)"
 		" JOIN mm.backfill b ON b.queue_id = $1 AND b.backfill_id = u.backfill_id"
-		"), p AS ("
-		" DELETE FROM mm.queued_player qp USING t WHERE qp.queue_id = $1 AND qp.roster_id = t.roster_id"
-		" RETURNING qp.roster_id, qp.player_id, qp.seat, qp.profession"
 		"), r AS ("
-		" DELETE FROM mm.roster r USING t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id"
-		" RETURNING r.*"
-		"), pa AS ("
-		" SELECT p.roster_id, array_agg(p.player_id ORDER BY p.seat) AS players,"
-		" coalesce(array_agg(p.profession ORDER BY p.seat) FILTER (WHERE p.profession IS NOT NULL), '{}') AS professions"
-		" FROM p GROUP BY p.roster_id"
-		"), mr AS ("
-		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
-		" ladder_points, dishonor, professions, joined_at, waited, queue_id, backfill_id, attributes, latencies)"
-		" SELECT t.match_id, r.roster_id, t.team, pa.players, r.rating, r.deviation, r.rank,"
-		" r.ladder_points, r.dishonor, pa.professions, r.joined_at, $4 - r.joined_at, $1, t.backfill_id,"
-		" r.attributes, r.latencies"
-		" FROM r JOIN t ON t.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id"
+		" UPDATE mm.roster r SET match_id = t.match_id, team = t.team, backfill_id = t.backfill_id,"
+		" waited = $4 - r.joined_at"
+		" FROM t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT p.roster_id, p.player_id, 'matched', $4, $1, t.match_id"
-		" FROM p JOIN t ON t.roster_id = p.roster_id"
+		" SELECT qp.roster_id, qp.player_id, 'matched', $4, $1, t.match_id"
+		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $1"
 		"), f AS ("
 		" UPDATE mm.backfill b SET status = 'filled', ended_at = $4, tick_id = $5"
 		" WHERE b.queue_id = $1 AND b.backfill_id IN (SELECT t.backfill_id FROM t)"

@@ -935,7 +935,7 @@ static const MmStatement lock_statements[L_COUNT] = {
 	/* the rosters still waiting; those another session holds are skipped */
 	[L_LOCK] = {
 		"SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED",
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED",
 		2, {INT4OID, INT8ARRAYOID}
 	},
 	/* a new snapshot, after the locks: players removed meanwhile show */

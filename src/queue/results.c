@@ -71,6 +71,7 @@ typedef enum ResultStatement
 	RS_INSERT_RESULT,
 	RS_INSERT_PLAYERS,
 	RS_FINISH,
+	RS_END_ROSTERS,
 	RS_EXPIRE_BACKFILL,
 	RS_COUNT
 } ResultStatement;
@@ -164,6 +165,10 @@ static const MmStatement statements[RS_COUNT] = {
 	INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID}},
 	[RS_FINISH] = {
 		"UPDATE mm.match x SET status = 'finished' WHERE x.match_id = $1",
+	1, {INT8OID}},
+	/* its rosters leave mm.roster (their players may queue again) */
+	[RS_END_ROSTERS] = {
+		"SELECT mm._end_match_rosters(m.queue_id, m.match_id) FROM mm.match m WHERE m.match_id = $1",
 	1, {INT8OID}},
 	/* open backfill requests end with the match */
 	[RS_EXPIRE_BACKFILL] = {
@@ -1240,6 +1245,7 @@ mm_report_result(PG_FUNCTION_ARGS)
 			Datum		args[2] = {Int64GetDatum(m.match_id), TimestampTzGetDatum(at)};
 
 			run(RS_FINISH, args, NULL, 0);
+			run(RS_END_ROSTERS, args, NULL, 0);
 			run(RS_EXPIRE_BACKFILL, args, NULL, 0);
 		}
 	}

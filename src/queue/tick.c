@@ -16,11 +16,11 @@
  *	   that all of them, with all their players, are still there; if one
  *	   left, is being changed, or lost a player meanwhile, the match is
  *	   dropped whole and its rosters stay waiting; otherwise one statement
- *	   records the match, moves the rosters to mm.match_roster (one row
- *	   per roster, which is also its players' ticket history: a match
- *	   without a ready check writes no ticket event per player) and
- *	   deletes the rosters, their players going with them by the foreign
- *	   key's cascade;
+ *	   records the match and writes its match id and team into each of its
+ *	   rosters' rows, where they stay until the match is reported or
+ *	   abandoned (their players' rows are not touched; a roster's row in
+ *	   its match is also its players' ticket history: a match without a
+ *	   ready check writes no ticket event per player);
  *	5. moves the failed targets to the back of the queue (those not
  *	   locked by someone else) and logs the tick.
  * So the rows a tick writes and the locks it holds are those of the
@@ -107,7 +107,7 @@ static const MmStatement statements[Q_COUNT] = {
 		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
 		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies "
-		"FROM mm.roster r WHERE r.queue_id = $1 "
+		"FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL "
 		"UNION ALL "
 		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $1) u "
@@ -135,7 +135,7 @@ static const MmStatement statements[Q_COUNT] = {
 		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
 		"r.dishonor, r.joined_at, r.attributes, r.latencies "
-		"FROM mm.roster r WHERE r.queue_id = $1 ORDER BY r.position LIMIT $2) r "
+		"FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL ORDER BY r.position LIMIT $2) r "
 		"CROSS JOIN LATERAL (SELECT count(*) AS players, "
 		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = r.roster_id) p "
@@ -144,29 +144,28 @@ static const MmStatement statements[Q_COUNT] = {
 	},
 	/* when the oldest waiting roster joined (the joined_at index) */
 	[Q_OLDEST] = {
-		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $1",
+		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL",
 		1, {INT4OID}
 	},
 	[Q_TICK_ID] = {
 		"SELECT nextval('mm.tick_id_seq')", 0, {InvalidOid}
 	},
 	/*
-	 * Record the matches and move their rosters, all in one statement. The
-	 * matches come as arrays of their figures ($3..$7, one element per match
-	 * made, numbered 1, 2, ... in $3), the rosters as arrays of (roster,
-	 * match number, team) ($8..$10): bulk parameters, one statement however
-	 * many matches. Each roster's row, its players in party order and its
-	 * parameters are one append of three scans grouped by roster (g), read
-	 * in this statement's snapshot (taken after the rosters were locked, so
-	 * it is theirs); a match's id is an element of one array (ids), indexed
-	 * by its number. No join: a plan cannot run one side once per row of
-	 * the other when the statistics say the queue is empty (a new queue, a
-	 * burst of enqueues; a tick moving 4000 rosters took 6.5 s so). The
-	 * players go with their roster by the foreign key's cascade. A matched
-	 * roster is one row of mm.match_roster, which is its players' ticket
-	 * history too; only a ready check ($12 'proposed', $13 its end) writes
-	 * a ticket event per player, as mm.accept and mm.decline go on from
-	 * there ($12 'matched', $13 NULL without one).
+	 * Record the matches and put their rosters in them, all in one
+	 * statement. The matches come as arrays of their figures ($3..$7, one
+	 * element per match made, numbered 1, 2, ... in $3), the rosters as
+	 * arrays of (roster, match number, team) ($8..$10): bulk parameters, one
+	 * statement however many matches. A matched roster stays where it is:
+	 * its row gets its match id, team and wait (the match id a foreign key
+	 * to the match), and its players' rows are not touched (they hold the
+	 * players until the match ends). Each roster's match number and team
+	 * are one jsonb object of roster id -> 2 * number + (blue), looked up
+	 * per roster by key, and a match's id is an element of one array (ids),
+	 * indexed by its number: no join, so no plan can run one side once per
+	 * row of the other when the statistics say the queue is empty (a new
+	 * queue, a burst of enqueues). Only a ready check ($12 'proposed', $13
+	 * its end) writes a ticket event per player, as mm.accept and
+	 * mm.decline go on from there ($12 'matched', $13 NULL without one).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -181,44 +180,22 @@ static const MmStatement statements[Q_COUNT] = {
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
-		"), g AS MATERIALIZED ("
-		" SELECT x.roster_id, max(x.no) AS no, max(x.team) AS team, max(x.rating) AS rating,"
-		" max(x.deviation) AS deviation, max(x.rank) AS rank, max(x.ladder_points) AS ladder_points,"
-		" max(x.dishonor) AS dishonor, max(x.joined_at) AS joined_at, max(x.position) AS position,"
-		" array_agg(x.player_id ORDER BY x.seat) FILTER (WHERE x.seat IS NOT NULL) AS players,"
-		" coalesce(array_agg(x.profession ORDER BY x.seat) FILTER (WHERE x.profession IS NOT NULL), '{}') AS professions,"
-		" count(x.position) AS rosters,"
-		" (array_agg(x.attributes) FILTER (WHERE x.attributes IS NOT NULL))[1] AS attributes,"
-		" (array_agg(x.latencies) FILTER (WHERE x.latencies IS NOT NULL))[1] AS latencies"
-		" FROM (SELECT u.roster_id, u.no, u.team, NULL::float8 AS rating, NULL::float8 AS deviation,"
-		"  NULL::float8 AS rank, NULL::float8 AS ladder_points, NULL::int AS dishonor, NULL::timestamptz AS joined_at,"
-		"  NULL::bigint AS position, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession,"
-		"  NULL::jsonb AS attributes, NULL::jsonb AS latencies"
-		"  FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
-		"  UNION ALL"
-		"  SELECT r.roster_id, NULL, NULL, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor, r.joined_at,"
-		"  r.position, NULL, NULL, NULL, r.attributes, r.latencies FROM mm.roster r"
-		"  WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
-		"  UNION ALL"
-		"  SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession,"
-		"  NULL, NULL"
-		"  FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($8)) x"
-		" GROUP BY x.roster_id"
-		" HAVING count(x.no) > 0 AND count(x.position) > 0 AND count(x.seat) > 0"
-		"), d AS ("
-		" DELETE FROM mm.roster r WHERE r.queue_id = $1 AND r.roster_id = ANY ($8)"
-		"), mr AS ("
-		" INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank,"
-		" ladder_points, dishonor, professions, joined_at, waited, queue_id, position, attributes, latencies)"
-		" SELECT (SELECT ids.a FROM ids)[g.no], g.roster_id, g.team, g.players, g.rating, g.deviation, g.rank,"
-		" g.ladder_points, g.dishonor, g.professions, g.joined_at, $11 - g.joined_at, $1, g.position,"
-		" g.attributes, g.latencies"
-		" FROM g"
+		"), sl AS MATERIALIZED ("
+		" SELECT jsonb_object_agg(u.roster_id::text, u.no * 2 + CASE WHEN u.team = 'blue' THEN 1 ELSE 0 END) AS s"
+		" FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
+		"), r AS ("
+		" UPDATE mm.roster r"
+		" SET match_id = (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int / 2],"
+		" team = CASE WHEN ((SELECT sl.s FROM sl) ->> r.roster_id::text)::int % 2 = 0 THEN 'red' ELSE 'blue' END,"
+		" waited = $11 - r.joined_at"
+		" WHERE r.queue_id = $1 AND r.roster_id = ANY ($8) AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT g.roster_id, u.p, $12, $11, $1, (SELECT ids.a FROM ids)[g.no]"
-		" FROM g, unnest(g.players) AS u(p)"
-		" WHERE $12 = 'proposed'"
+		" SELECT qp.roster_id, qp.player_id, $12, $11, $1,"
+		" (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> qp.roster_id::text)::int / 2]"
+		" FROM mm.queued_player qp"
+		" WHERE $12 = 'proposed' AND qp.queue_id = $1 AND qp.roster_id = ANY ($8)"
+		" ORDER BY qp.roster_id, qp.seat"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
 		14, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID,
@@ -235,7 +212,7 @@ static const MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_REQUEUE] = {
 		"WITH l AS MATERIALIZED (SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) FOR UPDATE SKIP LOCKED), "
+		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED), "
 		"held AS MATERIALIZED (SELECT jsonb_object_agg(l.roster_id::text, true) AS ids FROM l), "
 		"f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
 		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o), "
@@ -275,7 +252,7 @@ static const MmStatement statements[Q_COUNT] = {
 	/* rosters past ticket_ttl; those locked (being left, matched) wait */
 	[Q_EXPIRE] = {
 		"SELECT count(*) FROM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.joined_at <= $2 - make_interval(secs => $3) "
+		"WHERE r.queue_id = $1 AND r.match_id IS NULL AND r.joined_at <= $2 - make_interval(secs => $3) "
 		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $2)",
 		3, {INT4OID, TIMESTAMPTZOID, FLOAT8OID}
 	},
@@ -815,7 +792,7 @@ roster_queue(int64 roster_id, char **name, MmMatcherConfig *cfg)
 	int32		id;
 
 	if (SPI_execute_with_args("SELECT q.queue_id, q.name, q.config FROM mm.roster r "
-							  "JOIN mm.queue q ON q.queue_id = r.queue_id WHERE r.roster_id = $1",
+							  "JOIN mm.queue q ON q.queue_id = r.queue_id WHERE r.roster_id = $1 AND r.match_id IS NULL",
 							  1, argtypes, &arg, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute failed");
 	if (SPI_processed == 0)

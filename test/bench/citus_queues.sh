@@ -68,7 +68,7 @@ queues=$(q -d postgres -c "SELECT string_agg(queue_id::text, ' ' ORDER BY queue_
 refill() {
 	q -d postgres >/dev/null <<'SQL'
 SET client_min_messages = warning;
-TRUNCATE mm.roster, mm.queued_player, mm.match, mm.match_roster, mm.ticket_event, mm.tick_log, mm.waiting_player;
+TRUNCATE mm.roster, mm.queued_player, mm.match, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.waiting_player;
 INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, joined_at)
 SELECT b.queue_id * 100000 + r.i, b.queue_id, r.pos, r.rating, r.deviation, r.rank,
        '2024-01-01 00:05:00+00'::timestamptz - r.waited * interval '1 second'
@@ -114,7 +114,7 @@ qdist=$(echo "$queues" | cut -d' ' -f1)
 tick_single() {
 	local t0
 	q -d single >/dev/null <<SQL
-TRUNCATE mm.roster, mm.queued_player, mm.match, mm.match_roster, mm.ticket_event, mm.tick_log, mm.match_result, mm.match_result_player;
+TRUNCATE mm.roster, mm.queued_player, mm.match, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.match_result, mm.match_result_player;
 INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, joined_at)
 SELECT 100000000 + r.i, $qlocal, r.pos, r.rating, r.deviation, r.rank, '$at'::timestamptz - r.waited * interval '1 second' FROM fill_roster r;
 INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)

@@ -6,10 +6,10 @@
 #      (mm.match_rosters) over the same rows with the same config; matches
 #      made and mean rating spread beside the time; wall time and the
 #      backend's CPU time (less moved by other jobs on a shared machine);
-#      and the floor under any tick that keeps rosters and players as rows:
-#      the same matches' row changes alone (the rosters deleted, their
-#      players by the foreign key's cascade, the matches and match rosters
-#      inserted) by one plain statement, with no reading or matching;
+#      and the floor under the tick's data model: the same matches' row
+#      changes alone (the matches inserted, each matched roster's row
+#      updated in place with its match id, team and wait; players untouched)
+#      by one plain statement, with no reading or matching;
 #   2. WAL written by one tick with 50 targets, after a checkpoint, on a 2k
 #      and a 20k queue, per matched roster;
 #   3. enqueue + leave with pgbench (4 clients) while mm.run_ticks ticks the
@@ -75,7 +75,7 @@ median_ms() {
 # unique index entries the next tick's inserts of the same rosters would
 # check one by one, so every run starts from a vacuumed queue.
 clean() {
-	psql -X -q -c "VACUUM mm.roster, mm.queued_player, mm.match, mm.match_roster, mm.ticket_event"
+	psql -X -q -c "VACUUM mm.roster, mm.queued_player, mm.match, mm.ended_roster, mm.ticket_event"
 }
 time_sql() {
 	local sql=$1 n=$2
@@ -108,7 +108,10 @@ quality() {
 }
 
 # The row changes of the matches mm.preview finds, by one plain statement
-# (what any tick must write at least): the floor beside the matcher.
+# (what any tick must write at least): the floor beside the matcher. A
+# matched roster stays in mm.roster: the matches are inserted and each
+# matched roster's row gets its match id (a foreign key), team and wait;
+# the players' rows are not touched.
 floor_sql() {
 	local q=$1
 	cat <<SQL
@@ -117,18 +120,10 @@ WITH mi AS MATERIALIZED (SELECT d.no, nextval('mm.match_id_seq') AS match_id
                          FROM (SELECT DISTINCT match_id AS no FROM floor_$q) d),
 m AS (INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, status)
       SELECT mi.match_id, q.queue_id, 0, '2024-01-01 00:05:00+00', 0.5, 0.5, 0.5, 0, 'matched'
-      FROM mi, mm.queue q WHERE q.name = '$q'),
-pa AS MATERIALIZED (SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
-                           coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions
-                    FROM mm.queued_player qp JOIN floor_$q f ON f.roster_id = qp.roster_id
-                    WHERE qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = '$q') GROUP BY qp.roster_id),
-r AS (DELETE FROM mm.roster r USING floor_$q f
-      WHERE r.queue_id = (SELECT queue_id FROM mm.queue WHERE name = '$q') AND r.roster_id = f.roster_id RETURNING r.*)
-INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points, dishonor,
-                             professions, joined_at, waited, queue_id, position)
-SELECT mi.match_id, r.roster_id, f.team, pa.players, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
-       pa.professions, r.joined_at, '2024-01-01 00:05:00+00' - r.joined_at, r.queue_id, r.position
-FROM r JOIN floor_$q f ON f.roster_id = r.roster_id JOIN pa ON pa.roster_id = r.roster_id JOIN mi ON mi.no = f.match_id;
+      FROM mi, mm.queue q WHERE q.name = '$q')
+UPDATE mm.roster r SET match_id = mi.match_id, team = f.team, waited = '2024-01-01 00:05:00+00' - r.joined_at
+FROM floor_$q f JOIN mi ON mi.no = f.match_id
+WHERE r.queue_id = (SELECT queue_id FROM mm.queue WHERE name = '$q') AND r.roster_id = f.roster_id;
 ROLLBACK;
 SQL
 }

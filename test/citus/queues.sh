@@ -42,7 +42,7 @@ else
 	exit 1
 fi
 check "queue tables distributed by queue_id in one colocation group, waiting_player and ratings by player_id, queue and dishonor reference tables" \
-	"SELECT count(*) FILTER (WHERE logicalrelid::text IN ('mm.roster', 'mm.queued_player', 'mm.match', 'mm.match_roster',
+	"SELECT count(*) FILTER (WHERE logicalrelid::text IN ('mm.roster', 'mm.queued_player', 'mm.match', 'mm.ended_roster',
 	        'mm.ticket_event', 'mm.tick_log') AND partmethod = 'h' AND column_to_column_name(logicalrelid, partkey) = 'queue_id') = 6
 	    AND count(DISTINCT colocationid) FILTER (WHERE column_to_column_name(logicalrelid, partkey) = 'queue_id') = 1
 	    AND count(*) FILTER (WHERE logicalrelid::text IN ('mm.waiting_player', 'mm.ratings')

@@ -246,12 +246,15 @@ while IFS='|' read -r count what; do
 done <"$work/invariants"
 
 # The invariant checks see a violation: in a transaction that is rolled
-# back, a player of one open match put into a second one.
+# back, a player of one open match put into a second one (a row of its
+# players marked requeued, which the player key does not count).
 out=$(q -d "$db" -c "BEGIN" \
-	-c "UPDATE mm.match_roster SET players = players || (SELECT mr.players[1] FROM mm.match_roster mr JOIN mm.match m USING (queue_id, match_id)
-	                                                     WHERE m.status = 'matched' ORDER BY mr.match_id DESC LIMIT 1)
-	    WHERE roster_id = (SELECT mr.roster_id FROM mm.match_roster mr JOIN mm.match m USING (queue_id, match_id)
-	                       WHERE m.status = 'matched' ORDER BY mr.match_id LIMIT 1)" \
+	-c "INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, requeued)
+	    SELECT (SELECT mr.players[1] FROM mm.match_roster mr JOIN mm.match m USING (queue_id, match_id)
+	            WHERE m.status = 'matched' ORDER BY mr.match_id DESC LIMIT 1),
+	           r.roster_id, r.queue_id, 1000, true
+	    FROM mm.roster r JOIN mm.match m USING (queue_id, match_id)
+	    WHERE m.status = 'matched' ORDER BY r.match_id, r.roster_id LIMIT 1" \
 	-f "$here/invariants.sql" -c "ROLLBACK" 2>&1)
 seen=$(echo "$out" | grep -vE '^0\|' | tr '\n' ';')
 if [ "$seen" = "1|players in two open (proposed or matched) matches;1|teams whose players are not team_size plus the seats their filled backfills added;" ]; then

@@ -266,7 +266,7 @@ INSERT INTO mm.backfill (queue_id, match_id, team, players, status) VALUES (:qid
 UPDATE mm.backfill SET delivered_at = now() WHERE backfill_id = :b9;
 \echo :LAST_ERROR_SQLSTATE
 -- a backfilled roster belongs to its request's match and team
-UPDATE mm.match_roster SET team = 'blue' WHERE backfill_id = :b1;
+UPDATE mm.roster SET team = 'blue' WHERE backfill_id = :b1;
 \echo :LAST_ERROR_SQLSTATE
 -- the requests go with their match
 SELECT count(*) AS requests_of_bf FROM mm.backfill WHERE queue_id = :qid;

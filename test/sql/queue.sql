@@ -38,7 +38,7 @@ SELECT mm.enqueue('duel', ARRAY[4], 2500, 10, rank => 3, ladder_points => 7, pro
                   joined_at => '2024-01-01 12:00:03+00') AS d \gset
 SELECT place, players, rating, deviation, rank, ladder_points, dishonor, professions, waited
 FROM mm.list_queue('duel', '2024-01-01 12:00:10+00');
-SELECT player_id FROM mm.queued_player ORDER BY 1;
+SELECT qp.player_id FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id) WHERE r.match_id IS NULL ORDER BY 1;
 
 -- Enqueue refuses
 SELECT mm.enqueue('nope', ARRAY[10], 1500);
@@ -134,7 +134,7 @@ SELECT count(*) AS matches FROM mm.match;
 CREATE TEMP TABLE t AS SELECT * FROM mm.tick('duel', '2024-01-01 12:00:10+00');
 SELECT mr.players, t.team FROM t JOIN mm.match_roster mr USING (match_id, roster_id) ORDER BY t.team DESC;
 SELECT place, players FROM mm.list_queue('duel') ORDER BY place;
-SELECT player_id FROM mm.queued_player ORDER BY 1;
+SELECT qp.player_id FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id) WHERE r.match_id IS NULL ORDER BY 1;
 SELECT m.prediction, m.red_odds, m.blue_odds, m.rating_spread, m.created_at
 FROM mm.match m JOIN t USING (match_id) LIMIT 1;
 SELECT mr.players, mr.team, mr.rating, mr.deviation, mr.waited FROM mm.match_roster mr ORDER BY mr.team DESC;

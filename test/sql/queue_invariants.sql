@@ -66,12 +66,35 @@ SELECT count(*) AS rows, count(DISTINCT match_id) AS matches FROM mm.tick('inv',
 -- its queue
 UPDATE mm.match SET status = 'lost';
 \echo :LAST_ERROR_SQLSTATE
-UPDATE mm.match_roster SET team = 'green';
+-- (a matched roster stays in mm.roster with its match until the match
+-- ends, then moves to mm.ended_roster: mm.match_roster shows both)
+UPDATE mm.roster SET team = 'green' WHERE match_id IS NOT NULL;
 \echo :LAST_ERROR_SQLSTATE
-INSERT INTO mm.match_roster SELECT match_id, roster_id, team, players, rating, deviation, rank, ladder_points,
-    dishonor, professions, joined_at, waited, queue_id FROM mm.match_roster LIMIT 1;
+INSERT INTO mm.roster (roster_id, queue_id, rating, match_id, team, waited)
+SELECT roster_id, queue_id, rating, match_id, team, waited FROM mm.roster WHERE match_id IS NOT NULL LIMIT 1;
 \echo :LAST_ERROR_SQLSTATE
-UPDATE mm.match_roster SET match_id = match_id + 1000;
+UPDATE mm.roster SET match_id = match_id + 1000 WHERE match_id IS NOT NULL;
+\echo :LAST_ERROR_SQLSTATE
+-- a roster in a match has its team and wait, a waiting one has neither
+UPDATE mm.roster SET team = NULL WHERE match_id IS NOT NULL;
+\echo :LAST_ERROR_SQLSTATE
+UPDATE mm.roster SET team = 'red' WHERE match_id IS NULL;
+\echo :LAST_ERROR_SQLSTATE
+-- a player in a match is held by its row there: it cannot be put in a
+-- waiting roster too, unless that row is marked requeued
+INSERT INTO mm.roster (roster_id, queue_id, rating) SELECT 2000, queue_id, 1500 FROM mm.queue WHERE name = 'inv';
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat)
+SELECT qp.player_id, 2000, qp.queue_id, 1 FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id)
+WHERE r.match_id IS NOT NULL LIMIT 1;
+\echo :LAST_ERROR_SQLSTATE
+DELETE FROM mm.roster WHERE roster_id = 2000;
+-- the rosters of an ended match: the same checks
+SELECT mm.abandon_match(min(match_id)) FROM mm.roster WHERE match_id IS NOT NULL;
+UPDATE mm.ended_roster SET team = 'green';
+\echo :LAST_ERROR_SQLSTATE
+INSERT INTO mm.ended_roster SELECT * FROM mm.ended_roster LIMIT 1;
+\echo :LAST_ERROR_SQLSTATE
+UPDATE mm.ended_roster SET match_id = match_id + 1000;
 \echo :LAST_ERROR_SQLSTATE
 UPDATE mm.tick_log SET failed_reasons = '[]';
 \echo :LAST_ERROR_SQLSTATE

@@ -40,7 +40,10 @@ FROM mm.queue_stats WHERE queue = 'ops';
 -- matches, ticket history and tick log stay, the name is free again
 SELECT mm.enqueue('ops', ARRAY[10], 1500) AS late \gset
 SELECT mm.drop_queue('ops');
-SELECT (SELECT count(*) FROM mm.roster) AS rosters, (SELECT count(*) FROM mm.queued_player) AS players,
+-- (the rosters of its matches stay with them, in mm.roster, until each
+-- match is reported or abandoned)
+SELECT (SELECT count(*) FROM mm.roster WHERE match_id IS NULL) AS rosters,
+       (SELECT count(*) FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id) WHERE r.match_id IS NULL) AS players,
        (SELECT count(*) FROM mm.match) AS matches, (SELECT count(*) FROM mm.tick_log) > 0 AS ticks,
        (SELECT status FROM mm.ticket_status(10)) AS late_status;
 SELECT count(*) AS listed FROM mm.queue_stats WHERE queue = 'ops';

@@ -52,10 +52,13 @@ UPDATE mm.dishonor_settings SET config = jsonb_set(config, '{penalties}', '{"ban
 -- 9501 accepts and declines nobody; 9503 declines its match
 SELECT mm.accept(mr.match_id, 9501) FROM mm.match_roster mr WHERE 9501 = ANY (mr.players);
 SELECT mm.decline(mr.match_id, 9503) FROM mm.match_roster mr WHERE 9503 = ANY (mr.players);
--- the third match: one of its rosters cannot go back to the queue (its
--- stored rating is out of the queue's range): that match fails, gets a
--- WARNING and stays proposed; the tick dissolves the others and goes on
-UPDATE mm.match_roster SET rating = 1e300 WHERE 9505 = ANY (players);
+-- the third match: one of its rosters cannot go back to the queue (a
+-- constraint added here refuses its row as a waiting roster; a matched
+-- roster stays in mm.roster, whose own CHECKs it always meets): that
+-- match fails, gets a WARNING and stays proposed; the tick dissolves the
+-- others and goes on
+SELECT qp.roster_id AS stuck FROM mm.queued_player qp WHERE qp.player_id = 9505 \gset
+ALTER TABLE mm.roster ADD CONSTRAINT roster_stuck CHECK (match_id IS NOT NULL OR roster_id <> :stuck) NOT VALID;
 SELECT mm.accept(mr.match_id, 9505) FROM mm.match_roster mr WHERE 9505 = ANY (mr.players);
 \set VERBOSITY default
 SELECT count(*) AS tick_rows FROM mm.tick('rb2', now() + interval '1 hour');
@@ -66,7 +69,7 @@ SELECT p AS player, t.status, t.reason, (mm.dishonor_status(p)).stacks
 FROM generate_series(9501, 9506) p, mm.ticket_status(p) t ORDER BY p;
 -- the next tick tries it again, and dissolves it once it can
 SELECT count(*) AS tick_rows FROM mm.tick('rb2', now() + interval '1 hour');
-UPDATE mm.match_roster SET rating = 1500 WHERE 9505 = ANY (players);
+ALTER TABLE mm.roster DROP CONSTRAINT roster_stuck;
 SELECT count(*) AS tick_rows FROM mm.tick('rb2', now() + interval '1 hour');
 SELECT l.matches_made, l.dissolves_failed FROM mm.tick_log l JOIN mm.queue q USING (queue_id)
 WHERE q.name = 'rb2' ORDER BY l.tick_id;

@@ -318,5 +318,5 @@ FROM mm.queue q WHERE q.name LIKE 'reason_%' ORDER BY q.name;
 RESET mm.tick_read_batch;
 -- rosters_seen: what the tick read (2 when decided there; 20, the whole queue)
 SELECT q.name, l.rosters_seen, l.matches_made, l.failed_reasons, l.oldest_wait,
-       (SELECT count(*) FROM mm.roster r WHERE r.queue_id = q.queue_id) AS left_waiting
+       (SELECT count(*) FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.match_id IS NULL) AS left_waiting
 FROM mm.queue q JOIN mm.tick_log l USING (queue_id) WHERE q.name LIKE 'reason_%' ORDER BY q.name;

@@ -204,7 +204,7 @@ SELECT 'queued players whose roster is not waiting in their queue: ' ||
         WHERE NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = qp.roster_id AND r.queue_id = qp.queue_id));
 SELECT 'players seated twice in one roster: ' ||
        (SELECT count(*) FROM (SELECT roster_id, seat FROM mm.queued_player GROUP BY 1, 2 HAVING count(*) > 1) d);
-SELECT 'rosters both waiting and matched: ' || (SELECT count(*) FROM mm.roster r JOIN mm.match_roster m USING (roster_id));
+SELECT 'rosters both waiting and matched: ' || (SELECT count(*) FROM mm.roster r JOIN mm.match_roster m USING (roster_id) WHERE r.match_id IS NULL);
 SELECT 'matches without one red and one blue roster: ' ||
        (SELECT count(*) FROM mm.match m
         WHERE (SELECT count(*) FILTER (WHERE team = 'red') || '/' || count(*) FILTER (WHERE team = 'blue')

@@ -57,7 +57,7 @@ fi
 
 matches=$(psql_q -c "SELECT count(*) FROM mm.match")
 ticks=$(psql_q -c "SELECT count(*) FROM mm.tick_log WHERE matches_made > 0")
-waiting=$(psql_q -c "SELECT count(*) FROM mm.roster")
+waiting=$(psql_q -c "SELECT count(*) FROM mm.roster WHERE match_id IS NULL")
 if [ "$matches" = 10 ] && [ "$waiting" = 0 ]; then
 	ok "matches appeared: all 20 rosters in 10 matches"
 else

@@ -158,7 +158,7 @@ check "ticks made matches" "SELECT count(*) > 0 FROM mm.match" t
 check "every roster is in exactly one place (waiting, matched once, or left)" "
     SELECT count(*) FROM load_log e
     WHERE e.action = 'enqueued'
-      AND (SELECT count(*) FROM mm.roster r WHERE r.roster_id = e.roster_id)
+      AND (SELECT count(*) FROM mm.roster r WHERE r.roster_id = e.roster_id AND r.match_id IS NULL)
         + (SELECT count(*) FROM mm.match_roster m WHERE m.roster_id = e.roster_id)
         + (SELECT count(*) FROM load_log l WHERE l.roster_id = e.roster_id AND l.action = 'left') <> 1" 0
 check "no roster appears that was never queued" "
@@ -181,7 +181,8 @@ check "every match was claimed exactly once" "
 check "every waiting roster has its players, every queued player a waiting roster, no matched roster still waiting" "
     SELECT (SELECT count(*) FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id))
          + (SELECT count(*) FROM mm.queued_player qp WHERE NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = qp.roster_id))
-         + (SELECT count(*) FROM mm.queued_player qp JOIN mm.match_roster mr ON mr.roster_id = qp.roster_id)" 0
+         + (SELECT count(*) FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id)
+            JOIN mm.match_roster mr ON mr.roster_id = qp.roster_id WHERE r.match_id IS NULL)" 0
 check "the ticket history agrees: every matched player waited in its roster with no end event for it, every matched roster's status ends matched to its match, no matched event for a waiting roster" "
     SELECT (SELECT count(*) FROM mm.match_roster mr, unnest(mr.players) p
             WHERE NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.roster_id = mr.roster_id AND e.player_id = p AND e.status = 'waiting')
@@ -189,6 +190,6 @@ check "the ticket history agrees: every matched player waited in its roster with
          + (SELECT count(*) FROM mm.match_roster mr
             WHERE (SELECT s.status || ' ' || s.match_id FROM mm.roster_status(mr.roster_id) WITH ORDINALITY s
                    ORDER BY s.ordinality DESC LIMIT 1) IS DISTINCT FROM 'matched ' || mr.match_id)
-         + (SELECT count(*) FROM mm.ticket_event e JOIN mm.roster r USING (roster_id) WHERE e.status = 'matched')" 0
+         + (SELECT count(*) FROM mm.ticket_event e JOIN mm.roster r USING (roster_id) WHERE e.status = 'matched' AND r.match_id IS NULL)" 0
 psql -X -q -d postgres -c "DROP DATABASE $db"
 exit $fail

@@ -91,9 +91,9 @@ check "every player with dishonor dodged a ready check" \
 	       (SELECT FROM mm.ticket_event e WHERE e.player_id = d.player_id AND e.status = 'removed'
 	        AND e.reason IN ('declined', 'accept_timeout'))")" "0"
 check "every waiting player's last ticket event is waiting, in its roster" \
-	"$(q "SELECT count(*) FROM mm.queued_player qp CROSS JOIN LATERAL
+	"$(q "SELECT count(*) FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id) CROSS JOIN LATERAL
 	       (SELECT e.status, e.roster_id FROM mm.ticket_event e WHERE e.player_id = qp.player_id ORDER BY e.event_id DESC LIMIT 1) e
-	       WHERE e.status <> 'waiting' OR e.roster_id <> qp.roster_id")" "0"
+	       WHERE r.match_id IS NULL AND (e.status <> 'waiting' OR e.roster_id <> qp.roster_id)")" "0"
 check "a ready check gave rosters back to the queue" \
 	"$(q "SELECT count(*) > 0 FROM mm.ticket_event WHERE status = 'waiting' AND match_id IS NOT NULL")" "t"
 exit $fail

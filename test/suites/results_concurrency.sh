@@ -30,12 +30,18 @@ WHERE o <= 10 GROUP BY m;
 INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)
 SELECT m + off, q.queue_id, 1, now(), 0.2, 0.4, 0.6, 0
 FROM plan, (VALUES ('live', 0), ('replay', 100000)) v(name, off) JOIN mm.queue q ON q.name = v.name;
-INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points,
-                             dishonor, professions, joined_at, waited, queue_id)
-SELECT m + off, (m + off) * 2 + t, CASE t WHEN 0 THEN 'red' ELSE 'blue' END,
-       players[t * 5 + 1 : t * 5 + 5]::bigint[], 1500, 0, 0, 0, 0, '{}', now(), '0', q.queue_id
+-- a match's rosters are rows of mm.roster in their match, their players
+-- rows of mm.queued_player (a player in several open matches holds only
+-- its first: the others' rows are marked requeued)
+INSERT INTO mm.roster (roster_id, queue_id, rating, joined_at, match_id, team, waited)
+SELECT (m + off) * 2 + t, q.queue_id, 1500, now(), m + off, CASE t WHEN 0 THEN 'red' ELSE 'blue' END, '0'
 FROM plan, generate_series(0, 1) t, (VALUES ('live', 0), ('replay', 100000)) v(name, off)
 JOIN mm.queue q ON q.name = v.name;
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, requeued)
+SELECT u.p, (m + off) * 2 + t, q.queue_id, u.o, row_number() OVER (PARTITION BY u.p ORDER BY m, off) > 1
+FROM plan, generate_series(0, 1) t, (VALUES ('live', 0), ('replay', 100000)) v(name, off)
+JOIN mm.queue q ON q.name = v.name,
+     unnest(players[t * 5 + 1 : t * 5 + 5]::bigint[]) WITH ORDINALITY AS u(p, o);
 -- the result of match m: a winner, scores, sometimes a deserter, a partial player
 CREATE FUNCTION result_of(m bigint) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
     SELECT jsonb_build_object(

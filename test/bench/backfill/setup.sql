@@ -42,4 +42,4 @@ SELECT fill_queue('bf', 10000, 100000000);
 VACUUM ANALYZE mm.roster;
 VACUUM ANALYZE mm.queued_player;
 VACUUM ANALYZE mm.backfill;
-VACUUM ANALYZE mm.match_roster;
+VACUUM ANALYZE mm.ended_roster;

@@ -67,13 +67,3 @@ FROM (SELECT player_id, random() AS u FROM mm.queued_player) x
 WHERE x.player_id = qp.player_id AND qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = 'roles');
 VACUUM ANALYZE mm.roster;
 VACUUM ANALYZE mm.queued_player;
--- The rolled-back ticks leave dead matches behind; once autovacuum has
--- processed mm.match, the foreign key check of each mm.match_roster row
--- (queue_id, match_id) is planned over match_queue_idx (queue_id,
--- created_at) with match_id as a filter, reading every match of the
--- queue made so far in the tick: an all-targets tick of 100k rosters then
--- takes minutes instead of seconds, whichever queue it ticks. Kept off in
--- this database so that the cases are measured as in the matcher
--- benchmark (mm.match never vacuumed).
-ALTER TABLE mm.match SET (autovacuum_enabled = false);
-ALTER TABLE mm.match_roster SET (autovacuum_enabled = false);

@@ -8,11 +8,16 @@ FROM generate_series(1, 30000) m;
 ALTER TABLE plan ADD PRIMARY KEY (m);
 INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)
 SELECT m, q.queue_id, 1, now(), 0, 0.5, 0.5, 0 FROM plan, mm.queue q WHERE q.name = 'bench';
-INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points,
-                             dishonor, professions, joined_at, waited, queue_id)
-SELECT m, m * 2 + t, CASE t WHEN 0 THEN 'red' ELSE 'blue' END, players[t * 5 + 1 : t * 5 + 5],
-       1500, 0, 0, 0, 0, '{}', now(), '0', q.queue_id
+-- a match's rosters are rows of mm.roster in their match, their players
+-- rows of mm.queued_player (a player in several open matches holds only
+-- its first: the others' rows are marked requeued)
+INSERT INTO mm.roster (roster_id, queue_id, rating, joined_at, match_id, team, waited)
+SELECT m * 2 + t, q.queue_id, 1500, now(), m, CASE t WHEN 0 THEN 'red' ELSE 'blue' END, '0'
 FROM plan, generate_series(0, 1) t, mm.queue q WHERE q.name = 'bench';
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, requeued)
+SELECT u.p, m * 2 + t, q.queue_id, u.o, row_number() OVER (PARTITION BY u.p ORDER BY m) > 1
+FROM plan, generate_series(0, 1) t, mm.queue q, unnest(players[t * 5 + 1 : t * 5 + 5]) WITH ORDINALITY AS u(p, o)
+WHERE q.name = 'bench';
 SELECT setval('mm.match_id_seq', 30000);
 -- every player has a rating row, as after their first game
 INSERT INTO mm.ratings (player_id, key, model, state, games)

@@ -43,7 +43,8 @@ BEGIN
     FOR k IN 1 .. ticks LOOP
         PERFORM count(*) FROM mm.tick(qname, clock_timestamp());
         COMMIT;
-        SELECT count(*) INTO waiting FROM mm.roster r JOIN mm.queue q USING (queue_id) WHERE q.name = qname;
+        SELECT count(*) INTO waiting FROM mm.roster r JOIN mm.queue q USING (queue_id)
+        WHERE q.name = qname AND r.match_id IS NULL;
         IF waiting < n THEN
             PERFORM bench_fill(qname, n - waiting, kind);
         END IF;

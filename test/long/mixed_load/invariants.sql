@@ -2,21 +2,26 @@
 -- and what is checked (psql -At prints "count|what"). Every count must be 0.
 -- The first ones are test/suites/crash.sh's and matcher_load.sh's, over
 -- queues with parties, ready checks and backfills.
+-- (a roster in a match stays in mm.roster, match_id set, with its players'
+-- rows: the waiting rosters are those without a match)
 SELECT count(*), 'players in two waiting rosters'
-FROM (SELECT player_id FROM mm.queued_player GROUP BY 1 HAVING count(*) > 1) x;
+FROM (SELECT qp.player_id FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id)
+      WHERE r.match_id IS NULL GROUP BY 1 HAVING count(*) > 1) x;
 SELECT count(*), 'queued players whose roster is not waiting in their queue'
 FROM mm.queued_player qp
 WHERE NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = qp.roster_id AND r.queue_id = qp.queue_id);
 SELECT count(*), 'waiting rosters without a player'
-FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id);
+FROM mm.roster r WHERE r.match_id IS NULL AND NOT EXISTS (SELECT FROM mm.queued_player qp WHERE qp.roster_id = r.roster_id);
 SELECT count(*), 'rosters both waiting and in a match'
-FROM mm.roster r JOIN mm.match_roster m USING (roster_id);
+FROM mm.roster r JOIN mm.match_roster m USING (roster_id) WHERE r.match_id IS NULL;
 SELECT count(*), 'players in two open (proposed or matched) matches'
 FROM (SELECT p FROM mm.match m JOIN mm.match_roster mr USING (queue_id, match_id), unnest(mr.players) p
       WHERE m.status IN ('proposed', 'matched') GROUP BY p HAVING count(DISTINCT m.match_id) > 1) x;
 SELECT count(*), 'players waiting while in an open match (the queues refuse them)'
 FROM mm.match m JOIN mm.match_roster mr USING (queue_id, match_id), unnest(mr.players) p
-WHERE m.status IN ('proposed', 'matched') AND EXISTS (SELECT FROM mm.queued_player qp WHERE qp.player_id = p);
+WHERE m.status IN ('proposed', 'matched')
+  AND EXISTS (SELECT FROM mm.queued_player qp JOIN mm.roster r USING (queue_id, roster_id)
+              WHERE qp.player_id = p AND r.match_id IS NULL);
 SELECT count(*), 'players twice in one match'
 FROM (SELECT mr.match_id, p FROM mm.match_roster mr, unnest(mr.players) p GROUP BY 1, 2 HAVING count(*) > 1) x;
 SELECT count(*), 'live matches without exactly a red and a blue team'
@@ -53,7 +58,7 @@ WHERE m.status <> 'dissolved'
   AND NOT EXISTS (SELECT FROM mm.match_roster mr WHERE mr.match_id = a.match_id AND a.player_id = ANY (mr.players));
 SELECT count(*), 'rosters the load enqueued that are not waiting, in one match, or ended by their last ticket event'
 FROM load.rosters l
-WHERE (SELECT count(*) FROM mm.roster r WHERE r.roster_id = l.roster_id)
+WHERE (SELECT count(*) FROM mm.roster r WHERE r.roster_id = l.roster_id AND r.match_id IS NULL)
     + (SELECT count(*) FROM mm.match_roster m WHERE m.roster_id = l.roster_id)
     + (SELECT count(*) FROM (SELECT e.status FROM mm.ticket_event e WHERE e.roster_id = l.roster_id
                              ORDER BY e.event_id DESC LIMIT 1) e
@@ -63,7 +68,7 @@ FROM (SELECT roster_id, queue_id FROM mm.roster UNION ALL SELECT roster_id, queu
 JOIN mm.queue q USING (queue_id)
 WHERE q.name IN ('duo', 'squad') AND NOT EXISTS (SELECT FROM load.rosters l WHERE l.roster_id = x.roster_id);
 SELECT count(*), 'waiting players whose last ticket event is not waiting in their roster'
-FROM mm.queued_player qp
+FROM mm.queued_player qp JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id AND r.match_id IS NULL
 CROSS JOIN LATERAL (SELECT e.status, e.roster_id FROM mm.ticket_event e WHERE e.player_id = qp.player_id
                     ORDER BY e.event_id DESC LIMIT 1) e
 WHERE e.status <> 'waiting' OR e.roster_id <> qp.roster_id;

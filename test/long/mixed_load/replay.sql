@@ -16,11 +16,18 @@ SELECT m.match_id + :offset, rq.queue_id, m.tick_id, m.created_at, m.prediction,
        m.rating_spread, 'matched'
 FROM load.report_order o JOIN mm.match m USING (match_id) JOIN mm.queue q USING (queue_id)
 JOIN mm.queue rq ON rq.name = q.name || '_replay';
-INSERT INTO mm.match_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points,
-                             dishonor, professions, joined_at, waited, queue_id, position)
-SELECT mr.match_id + :offset, mr.roster_id + :offset, mr.team, mr.players, mr.rating, mr.deviation, mr.rank,
-       mr.ladder_points, mr.dishonor, mr.professions, mr.joined_at, mr.waited, rm.queue_id, mr.position
+-- the copies' rosters in their matches (rows of mm.roster), their players
+-- rows of mm.queued_player marked requeued (the key holds the live ones)
+INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at,
+                       match_id, team, waited)
+SELECT mr.roster_id + :offset, rm.queue_id, mr.position, mr.rating, mr.deviation, mr.rank, mr.ladder_points,
+       mr.dishonor, mr.joined_at, mr.match_id + :offset, mr.team, mr.waited
 FROM load.report_order o JOIN mm.match_roster mr USING (match_id) JOIN mm.match rm ON rm.match_id = mr.match_id + :offset;
+INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession, requeued)
+SELECT u.p, mr.roster_id + :offset, rm.queue_id, u.o,
+       CASE WHEN cardinality(mr.professions) = cardinality(mr.players) THEN mr.professions[u.o] END, true
+FROM load.report_order o JOIN mm.match_roster mr USING (match_id) JOIN mm.match rm ON rm.match_id = mr.match_id + :offset,
+     unnest(mr.players) WITH ORDINALITY AS u(p, o);
 DO $$
 DECLARE
     r record;
