@@ -108,3 +108,76 @@ SELECT * FROM shape('{"teams": 3, "team_size": 3}');
 SELECT roster_id, outcome, reason FROM mm._match_rosters('SELECT * FROM r ORDER BY pos',
     '{"teams": 3, "team_size": 3, "rating": {"model": "elo"}, "filter": {"potentials_min": 1, "padding_start": 60, "padding_end": 60}}',
     '2024-01-01 00:01:00+00', false) ORDER BY roster_id;
+
+-- A queue of three teams: matches, their teams and odds as stored, a result
+-- by team name rated by the queue's model (OpenSkill), a backfill of the
+-- third team.
+CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
+DO $$
+DECLARE
+    c regclass;
+BEGIN
+    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
+        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
+    END LOOP;
+END
+$$;
+SELECT mm.create_queue('tri3', '{"teams": 3, "team_size": 1, "filter": {"potentials_min": 1}}');
+-- 9101 is the target (red); blue and team_3 are empty and take the best
+-- scores in turn: 9102 (waited longest), then 9103
+SELECT count(mm.enqueue('tri3', ARRAY[p], 25, 4, joined_at => '2024-01-01 12:00:00+00'::timestamptz + (p - 9100) * interval '1 second'))
+FROM unnest(ARRAY[9101, 9102, 9103]::bigint[]) p;
+SELECT DISTINCT match_id AS t3 FROM mm.tick('tri3', '2024-01-01 12:00:10+00') \gset
+SELECT teams, cardinality(odds) AS nodds, round(odds[1]::numeric, 6) = round(red_odds::numeric, 6) AS red_is_first,
+       round((SELECT sum(o) FROM unnest(odds) o)::numeric, 12) AS odds_sum
+FROM mm.match WHERE match_id = :t3;
+-- equal ratings: every team's odds are a third
+SELECT round(o::numeric, 6) AS odds FROM mm.match m, unnest(m.odds) o WHERE m.match_id = :t3;
+SELECT r.team, array_agg(p ORDER BY p) AS players
+FROM mm.match_roster r, unnest(r.players) p, mm.match m
+WHERE r.match_id = :t3 AND m.match_id = r.match_id
+GROUP BY r.team, m.teams ORDER BY array_position(m.teams, r.team);
+-- a delivered match names its teams in team order
+SELECT team, players FROM mm.claim_matches('tri3');
+-- results name every team: one missing, or one the match does not have, is refused
+\set VERBOSITY default
+SELECT mm.report_result(:t3, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+SELECT mm.report_result(:t3, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}, "team_3": {"rank": 3}, "team_4": {"rank": 4}}}');
+-- a backfill of a team the match does not have
+SELECT mm.request_backfill(:t3, 'team_4', 1);
+\set VERBOSITY sqlstate
+-- blue wins, team_3 second, red last: rated as OpenSkill rates the game of
+-- three teams in team order (labels 1, 2, 3) by mm.openskill_rate
+CREATE TEMP TABLE out3 AS
+SELECT * FROM mm.report_result(:t3, '{"teams": {"red": {"rank": 3}, "blue": {"rank": 1}, "team_3": {"rank": 2}}}');
+SELECT player_id, team, rank, round(state_after[1]::numeric, 6) AS mu_after, round(state_after[2]::numeric, 6) AS sigma_after
+FROM out3 ORDER BY player_id;
+SELECT count(*) AS equal_to_openskill_rate
+FROM out3 o
+JOIN mm.openskill_rate(ARRAY[1, 2, 3], ARRAY[3, 1, 2]::float8[], ARRAY[25, 25, 25]::float8[],
+                       ARRAY[25.0 / 3, 25.0 / 3, 25.0 / 3]) r
+  ON r.idx = o.player_id - 9100
+WHERE o.state_after = ARRAY[r.mu, r.sigma];
+
+-- A running match of three teams of two: team_3 loses a player and the
+-- next tick fills its seat.
+SELECT mm.create_queue('tri6', '{"teams": 3, "team_size": 2, "filter": {"potentials_min": 1}}');
+SELECT count(mm.enqueue('tri6', ARRAY[p], 25, 4, joined_at => '2024-01-01 12:00:00+00'::timestamptz + (p - 9200) * interval '1 second'))
+FROM unnest(ARRAY[9201, 9202, 9203, 9204, 9205, 9206]::bigint[]) p;
+SELECT DISTINCT match_id AS t6 FROM mm.tick('tri6', '2024-01-01 12:00:10+00') \gset
+SELECT count(*) AS claimed FROM mm.claim_matches('tri6');
+SELECT r.team, sum(cardinality(r.players)) AS players FROM mm.match_roster r, mm.match m
+WHERE r.match_id = :t6 AND m.match_id = r.match_id GROUP BY r.team, m.teams ORDER BY array_position(m.teams, r.team);
+SELECT mm.request_backfill(:t6, 'team_3', 1) > 0 AS requested;
+SELECT count(mm.enqueue('tri6', ARRAY[9207::bigint], 25, 4, joined_at => '2024-01-01 12:00:20+00'));
+SELECT count(*) AS ticked FROM mm.tick('tri6', '2024-01-01 12:00:30+00');
+SELECT team, players, kind FROM mm.claim_matches('tri6');
+SELECT b.team, b.status FROM mm.backfill b WHERE b.match_id = :t6;
+
+SELECT mm.drop_queue('tri3', keep_history => false);
+SELECT mm.drop_queue('tri6', keep_history => false);
+DELETE FROM mm.ratings WHERE player_id > 9100 AND player_id < 9300;
+DROP TABLE out3;
+SELECT count(*) > 0 AS sequences_restored
+FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
+DROP TABLE saved_sequences;
