@@ -122,6 +122,8 @@ BEGIN
     END LOOP;
 END
 $$;
+-- match ids from 1001 here (the messages below name them)
+SELECT setval('mm.match_id_seq', 1000) AS match_ids_from;
 SELECT mm.create_queue('tri3', '{"teams": 3, "team_size": 1, "filter": {"potentials_min": 1}}');
 -- 9101 is the target (red); blue and team_3 are empty and take the best
 -- scores in turn: 9102 (waited longest), then 9103
