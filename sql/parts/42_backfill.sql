@@ -105,7 +105,9 @@ BEGIN
         RAISE EXCEPTION 'match % has no team "%"', m.match_id, request_backfill.team
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = format('The teams of match %s are %s.', m.match_id,
-                                (SELECT string_agg(format('"%s"', t), ', ' ORDER BY o) FROM unnest(m.teams) WITH ORDINALITY AS u(t, o)));
+                                (SELECT string_agg(format('"%s"', t), CASE WHEN o = cardinality(m.teams) THEN ' and ' ELSE ', ' END
+                                                   ORDER BY o)
+                                 FROM unnest(m.teams) WITH ORDINALITY AS u(t, o)));
     END IF;
     SELECT * INTO q FROM mm.queue x WHERE x.queue_id = m.queue_id;
     IF q.dropped_at IS NOT NULL THEN

@@ -48,8 +48,8 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-/* A match has at most two teams of 1000 players. */
-#define RESULT_MAX_PLAYERS 2000
+/* A match has at most MM_TEAMS teams of 1000 players. */
+#define RESULT_MAX_PLAYERS (MM_TEAMS * 1000)
 
 /* The prepared statements, kept for the backend's life. */
 typedef enum ResultStatement
