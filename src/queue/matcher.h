@@ -255,7 +255,7 @@ typedef struct MmBackfillTeam
 	double		max_ladder;		/* highest ladder points of the match's rosters */
 	int			max_roster_size;	/* largest roster of the match */
 	double		age;			/* seconds since the request: widens its range */
-	int		   *prof_count[2];	/* per profession id: this team's players, the other team's */
+	int		   *prof_count[2];	/* per profession id: this team's players, the other teams' */
 	/* results */
 	int			npicked;
 	int		   *picked;			/* roster indexes, in the order picked */
