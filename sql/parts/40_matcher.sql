@@ -54,7 +54,7 @@ CREATE TABLE mm.roster (
     team          text,
     waited        interval,
     backfill_id   bigint,
-    CONSTRAINT roster_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
     CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
                                          AND (backfill_id IS NULL OR match_id IS NOT NULL))
 );
@@ -65,7 +65,8 @@ COMMENT ON TABLE mm.roster IS 'rosters (tickets) of a queue, their players in mm
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue''s waiting rosters in queue order';
 COMMENT ON INDEX mm.roster_match_idx IS 'the rosters of a match being played (or in its ready check)';
 COMMENT ON COLUMN mm.roster.match_id IS 'the match the roster is in (a foreign key to mm.match), NULL while it waits';
-COMMENT ON COLUMN mm.roster.team IS 'the roster''s team in its match (red or blue), NULL while it waits';
+COMMENT ON COLUMN mm.roster.team IS 'the roster''s team in its match, one of the match''s teams (mm.match.teams: red, blue, ... or the queue''s team_names), NULL while it waits';
+COMMENT ON CONSTRAINT roster_team_check ON mm.roster IS 'a team is named by 1 to 63 bytes, as a queue''s team_names';
 COMMENT ON COLUMN mm.roster.waited IS 'how long the roster waited before its match (the tick''s time less joined_at), NULL while it waits';
 COMMENT ON COLUMN mm.roster.backfill_id IS 'the backfill request that put the roster into its running match; NULL for the rosters the match was made with, and while it waits';
 COMMENT ON CONSTRAINT roster_match_check ON mm.roster IS 'a roster in a match has its team and wait, a waiting roster none; only a matched roster names a backfill request';
@@ -123,11 +124,19 @@ CREATE TABLE mm.match (
     delivered_at  timestamptz,
     accept_until  timestamptz,
     region        text,
+    teams         text[] NOT NULL,
+    odds          float8[] NOT NULL,
     CONSTRAINT match_pkey PRIMARY KEY (match_id),
     CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
     CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
     CONSTRAINT match_status_check CHECK (status IN ('proposed', 'matched', 'dissolved', 'finished')),
-    CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until))
+    CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until)),
+    CONSTRAINT match_teams_check CHECK (array_ndims(teams) = 1 AND array_lower(teams, 1) = 1
+                                        AND cardinality(teams) BETWEEN 2 AND 64 AND array_position(teams, NULL) IS NULL
+                                        AND '' <> ALL (teams)),
+    CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
+                                       AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
+                                       AND red_odds = odds[1] AND blue_odds = odds[2])
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
 -- Matches by time (the last hour's of a queue, those old enough to purge):
@@ -142,7 +151,13 @@ ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
 CREATE INDEX match_created_idx ON mm.match (created_at);
 CREATE INDEX match_undelivered_idx ON mm.match (queue_id, match_id) WHERE delivered_at IS NULL AND status IN ('matched', 'finished');
 CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accept_until IS NOT NULL;
-COMMENT ON TABLE mm.match IS 'matches made by ticks: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
+COMMENT ON TABLE mm.match IS 'matches made by ticks: their teams in team order, prediction in [-1, 1] (-1 red, or with more teams the earlier team of the most lopsided pairing, dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
+COMMENT ON COLUMN mm.match.teams IS 'the match''s teams in team order, as its queue named them when it was made (red, blue, team_3, ... or the queue''s team_names); its rosters'' teams are among them';
+COMMENT ON COLUMN mm.match.odds IS 'each team''s odds of victory, in the order of teams (they add up to one)';
+COMMENT ON COLUMN mm.match.red_odds IS 'the first team''s odds (odds[1]), kept for readers of two-team matches';
+COMMENT ON COLUMN mm.match.blue_odds IS 'the second team''s odds (odds[2]), kept for readers of two-team matches';
+COMMENT ON CONSTRAINT match_teams_check ON mm.match IS 'a match has 2 to 64 teams, named, in a one-dimensional array from 1';
+COMMENT ON CONSTRAINT match_odds_check ON mm.match IS 'one odds per team, in team order; red_odds and blue_odds are the first two';
 COMMENT ON COLUMN mm.match.accept_until IS 'end of the ready check of a proposed match (the queue''s accept_timeout after the tick); NULL once it is matched or dissolved, and for queues without a ready check';
 COMMENT ON COLUMN mm.match.region IS 'the region the match is played in, chosen by the queue''s latency rule (the region with the lowest worst latency among those where every roster is within the rule''s limit); NULL without a latency rule';
 COMMENT ON CONSTRAINT match_accept_until_check ON mm.match IS 'a proposed match, and only a proposed one, has a finite end of its ready check';
@@ -175,7 +190,7 @@ CREATE TABLE mm.ended_roster (
     CONSTRAINT ended_roster_roster_id_key UNIQUE (roster_id),
     CONSTRAINT ended_roster_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT ended_roster_team_check CHECK (team IN ('red', 'blue'))
+    CONSTRAINT ended_roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63)
 );
 COMMENT ON TABLE mm.ended_roster IS 'the rosters of ended matches (reported or abandoned), their team, players and data when matched, moved from mm.roster when the match ended; mm.match_roster shows them beside the rosters of open matches';
 COMMENT ON COLUMN mm.ended_roster.position IS 'the roster''s place in queue order when matched (NULL for matches made by 0.1.0)';
@@ -1164,7 +1179,7 @@ BEGIN
     ), d AS (
         UPDATE mm.match m SET delivered_at = claimed_at
         FROM c WHERE m.queue_id = q.queue_id AND m.match_id = c.match_id
-        RETURNING m.match_id, m.created_at
+        RETURNING m.match_id, m.created_at, m.teams
     ), cb AS (
         SELECT b.backfill_id FROM mm.backfill b
         WHERE b.queue_id = q.queue_id AND b.status = 'filled' AND b.delivered_at IS NULL
@@ -1177,18 +1192,18 @@ BEGIN
     )
     SELECT x.match_id, x.created_at, x.roster_id, x.team, x.players, x.kind, x.backfill_id
     FROM (SELECT d.match_id, d.created_at, mr.roster_id, mr.team, mr.players, 'match'::text AS kind,
-                 NULL::bigint AS backfill_id, 0 AS part
+                 NULL::bigint AS backfill_id, 0 AS part, array_position(d.teams, mr.team) AS team_no
           -- each match's rosters looked up by its id (OFFSET 0 keeps the
           -- lookup per match: never a read of every match's rosters)
           FROM d CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
                                      WHERE mr.queue_id = q.queue_id AND mr.match_id = d.match_id OFFSET 0) mr
           WHERE mr.backfill_id IS NULL
           UNION ALL
-          SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1
+          SELECT db.match_id, db.ended_at, mr.roster_id, mr.team, mr.players, 'backfill', db.backfill_id, 1, 0
           FROM db CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
                                       WHERE mr.queue_id = q.queue_id AND mr.match_id = db.match_id OFFSET 0) mr
           WHERE mr.backfill_id = db.backfill_id) x
-    ORDER BY x.part, x.match_id, x.backfill_id, x.team DESC, x.roster_id;
+    ORDER BY x.part, x.match_id, x.backfill_id, x.team_no, x.roster_id;
 END
 $$;
 COMMENT ON FUNCTION mm.claim_matches(text, int) IS
@@ -1224,7 +1239,7 @@ BEGIN
     FROM (
         -- a match with its rosters: proposed, matched or finished
         SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
-               NULL::boolean AS requeued
+               NULL::boolean AS requeued, array_position(m.teams, mr.team) AS team_no
         FROM mm.match m
         CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
                             WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
@@ -1233,13 +1248,13 @@ BEGIN
         -- a dissolved match gave its rosters up: what became of each, from
         -- the ticket history (waiting again, or removed)
         SELECT m.match_id, m.status, m.accept_until, e.roster_id, NULL::text,
-               array_agg(e.player_id ORDER BY e.player_id), NULL::bigint, bool_and(e.status = 'waiting')
+               array_agg(e.player_id ORDER BY e.player_id), NULL::bigint, bool_and(e.status = 'waiting'), NULL::int
         FROM mm.match m
         JOIN mm.ticket_event e ON e.match_id = m.match_id AND e.status IN ('waiting', 'removed')
         WHERE m.match_id = ANY (match_ids) AND m.status = 'dissolved'
         GROUP BY m.match_id, m.status, m.accept_until, e.roster_id
     ) x
-    ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team DESC, x.roster_id;
+    ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team_no, x.roster_id;
 END
 $$;
 COMMENT ON FUNCTION mm.match_players(bigint[]) IS
@@ -1265,7 +1280,7 @@ BEGIN
     WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
       -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
       AND (mr.backfill_id IS NULL OR b.delivered_at IS NOT NULL)
-    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, mr.team DESC, mr.roster_id;
+    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, array_position(m.teams, mr.team), mr.roster_id;
 END
 $$;
 COMMENT ON FUNCTION mm.open_matches(text) IS

@@ -26,7 +26,7 @@ CREATE TABLE mm.backfill (
     CONSTRAINT backfill_match_team_key UNIQUE (match_id, team, backfill_id),
     CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT backfill_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT backfill_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
     CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
     CONSTRAINT backfill_status_check CHECK (status IN ('open', 'filled', 'cancelled', 'expired')),
     CONSTRAINT backfill_ended_check CHECK ((status = 'open') = (ended_at IS NULL)),
@@ -101,10 +101,13 @@ BEGIN
                       WHEN 'proposed' THEN 'Backfill a match once every player accepted it (mm.accept returns matched).'
                       ELSE 'Only a match being played can be backfilled.' END;
     END IF;
-    IF NOT EXISTS (SELECT FROM mm.match_roster r
-                   WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.team = request_backfill.team) THEN
+    IF request_backfill.team <> ALL (m.teams) THEN
         RAISE EXCEPTION 'match % has no team "%"', m.match_id, request_backfill.team
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'The teams of a match are "red" and "blue".';
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = format('The teams of match %s are %s.', m.match_id,
+                                (SELECT string_agg(format('"%s"', t), CASE WHEN o = cardinality(m.teams) THEN ' and ' ELSE ', ' END
+                                                   ORDER BY o)
+                                 FROM unnest(m.teams) WITH ORDINALITY AS u(t, o)));
     END IF;
     SELECT * INTO q FROM mm.queue x WHERE x.queue_id = m.queue_id;
     IF q.dropped_at IS NOT NULL THEN

@@ -111,7 +111,7 @@ CREATE TABLE mm.match_result_player (
     CONSTRAINT match_result_player_pkey PRIMARY KEY (match_id, player_id),
     CONSTRAINT match_result_player_match_fkey FOREIGN KEY (match_id)
         REFERENCES mm.match_result ON DELETE CASCADE,
-    CONSTRAINT match_result_player_team_check CHECK (team IN ('red', 'blue')),
+    CONSTRAINT match_result_player_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
     CONSTRAINT match_result_player_weight_check CHECK (weight >= 0 AND weight <= 1),
     CONSTRAINT match_result_player_state_check CHECK (mm._rating_state_valid(model, state_before)
         AND (state_after IS NULL OR mm._rating_state_valid(model, state_after)))

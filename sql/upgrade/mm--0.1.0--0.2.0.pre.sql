@@ -444,7 +444,7 @@ ALTER TABLE mm.roster
     ADD COLUMN team text,
     ADD COLUMN waited interval,
     ADD COLUMN backfill_id bigint,
-    ADD CONSTRAINT roster_team_check CHECK (team IN ('red', 'blue')),
+    ADD CONSTRAINT roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
     ADD CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
                                              AND (backfill_id IS NULL OR match_id IS NOT NULL));
 DROP INDEX mm.roster_queue_position_idx;
@@ -459,7 +459,8 @@ ALTER TABLE mm.match_roster RENAME TO ended_roster;
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_pkey TO ended_roster_pkey;
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_roster_id_key TO ended_roster_roster_id_key;
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_match_fkey TO ended_roster_match_fkey;
-ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_team_check TO ended_roster_team_check;
+ALTER TABLE mm.ended_roster DROP CONSTRAINT match_roster_team_check;
+ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63);
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_backfill_fkey TO ended_roster_backfill_fkey;
 -- the rosters of 0.1.0's matches that are not finished go back to
 -- mm.roster, in their match (0.1.0 made no proposed or dissolved match)
@@ -500,3 +501,19 @@ ALTER TABLE mm.roster
 -- choose from
 DROP INDEX mm.match_queue_idx;
 CREATE INDEX match_created_idx ON mm.match (created_at);
+
+-- ==== team shapes: any number of teams ====
+-- A match names its teams in team order and keeps one odds per team; the
+-- rosters' teams are any names (1 to 63 bytes) instead of red and blue.
+-- 0.1.0's matches are red against blue, with the odds they had.
+ALTER TABLE mm.match ADD COLUMN teams text[], ADD COLUMN odds float8[];
+UPDATE mm.match SET teams = '{red,blue}', odds = ARRAY[red_odds, blue_odds];
+ALTER TABLE mm.match
+    ALTER COLUMN teams SET NOT NULL,
+    ALTER COLUMN odds SET NOT NULL,
+    ADD CONSTRAINT match_teams_check CHECK (array_ndims(teams) = 1 AND array_lower(teams, 1) = 1
+                                            AND cardinality(teams) BETWEEN 2 AND 64 AND array_position(teams, NULL) IS NULL
+                                            AND '' <> ALL (teams)),
+    ADD CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
+                                           AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
+                                           AND red_odds = odds[1] AND blue_odds = odds[2]);

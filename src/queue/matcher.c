@@ -25,7 +25,11 @@
  *	- team averages (effective rating, rank) are over the team's players;
  *	  an empty team uses the averages of all selected rosters; team
  *	  dishonor is the team's total stacks; when blue is empty it is
- *	  populated first (red holds the target).
+ *	  populated first (red holds the target);
+ *	- any number of teams ("teams"): shouldPopulateRed becomes the team to
+ *	  populate next, the first empty team in team order, else the team of
+ *	  lowest average effective rating, a tie to the later team (at two
+ *	  teams exactly GW2's rule; team_to_populate).
  *
  * The GW2 wiki page scans the whole queue for every target. Here the live queue
  * (rosters not yet matched or tried) is a linked list in queue order, so
@@ -99,9 +103,10 @@ typedef struct MmMatcherRun
 	int		   *potentials;		/* of the current target, in queue order */
 	int			npotentials;
 	bool	   *chosen;			/* picked for the current match */
-	int		   *prof_count[2];	/* professions on each team */
+	int			nteams;			/* teams of a match */
+	int		   *prof_count[MM_TEAMS];	/* professions on each team */
 	int			nprofessions;
-	Team		team[2];
+	Team		team[MM_TEAMS];
 	/* the rules (rules.h) */
 	int			nrules;
 	const MmRule *rules;
@@ -356,45 +361,71 @@ rules_score(const Run *run, int i)
 
 /*
  * A team's average effective rating (or rank) over its players; an empty
- * team uses the average over all selected rosters.
+ * team uses the average over all selected rosters (every team's).
  */
 static double
 team_average(const Run *run, int side, bool rank)
 {
 	const Team *t = &run->team[side];
-	const Team *red = &run->team[0];
-	const Team *blue = &run->team[1];
+	double		sum = 0;
+	int			players = 0;
 
 	if (t->players > 0)
 		return (rank ? t->sum_rank : t->sum_rating_low) / t->players;
-	return ((rank ? red->sum_rank : red->sum_rating_low) +
-			(rank ? blue->sum_rank : blue->sum_rating_low)) /
-		(red->players + blue->players);
+	for (int s = 0; s < run->nteams; s++)
+	{
+		sum += rank ? run->team[s].sum_rank : run->team[s].sum_rating_low;
+		players += run->team[s].players;
+	}
+	return sum / players;
 }
 
 static double
 team_dishonor(const Run *run, int side)
 {
 	const Team *t = &run->team[side];
+	double		sum = 0;
 
 	if (t->players > 0)
 		return t->dishonor;
-	return run->team[0].dishonor + run->team[1].dishonor;
+	for (int s = 0; s < run->nteams; s++)
+		sum += run->team[s].dishonor;
+	return sum;
 }
 
-/* shouldPopulateRed; an empty blue team is populated first. */
-static bool
-should_populate_red(const Run *run)
+/*
+ * shouldPopulateRed over any number of teams: the team to populate next.
+ * Of the teams not full, the first empty one in team order (the target is
+ * on team 0, so teams 1, 2, ... get their first roster in turn); when none
+ * is empty, the one with the lowest average effective rating, a tie going
+ * to the later team. At two teams this is GW2's rule: red full, blue; blue
+ * full, red; blue empty, blue; else red only when its average is below
+ * blue's (a tie goes to blue).
+ */
+static int
+team_to_populate(const Run *run)
 {
 	int			size = run->cfg->team_size;
+	int			best = -1;
+	double		best_avg = 0;
 
-	if (run->team[0].players >= size)
-		return false;
-	if (run->team[1].players >= size)
-		return true;
-	if (run->team[1].players == 0)
-		return false;
-	return team_average(run, 0, false) < team_average(run, 1, false);
+	for (int s = 0; s < run->nteams; s++)
+	{
+		const Team *t = &run->team[s];
+		double		avg;
+
+		if (t->players >= size)
+			continue;
+		if (t->players == 0)
+			return s;
+		avg = t->sum_rating_low / t->players;
+		if (best < 0 || avg <= best_avg)
+		{
+			best = s;
+			best_avg = avg;
+		}
+	}
+	return best;
 }
 
 /* The team's figures scoreRoster compares a roster with. */
@@ -429,7 +460,9 @@ score_roster(const Run *run, int i, int side, const TeamFigures *team,
 		int			count = r->prof_count[k] + run->prof_count[side][r->prof[k]];
 
 		if (c->scoring.per_match)
-			count += run->prof_count[1 - side][r->prof[k]];
+			for (int s = 0; s < run->nteams; s++)
+				if (s != side)
+					count += run->prof_count[s][r->prof[k]];
 		if (count >= pmax)
 			score += (count - (pmax - 1)) * c->scoring.profession_common;
 		else
@@ -469,33 +502,33 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 	return best;
 }
 
-/* populateMatch: fill red (holding the target) and blue. */
+/* populateMatch: fill team 0 (red, holding the target) and the others. */
 static bool
 populate_match(Run *run, int target)
 {
-	int			size = run->cfg->team_size;
 	int			max_roster_size = run->r[target].players;
 	double		max_ladder = run->r[target].ladder;
+	int			side;
 
-	team_reset(&run->team[0]);
-	team_reset(&run->team[1]);
-	memset(run->prof_count[0], 0, sizeof(int) * Max(run->nprofessions, 1));
-	memset(run->prof_count[1], 0, sizeof(int) * Max(run->nprofessions, 1));
+	for (int s = 0; s < run->nteams; s++)
+	{
+		team_reset(&run->team[s]);
+		memset(run->prof_count[s], 0, sizeof(int) * Max(run->nprofessions, 1));
+	}
 	for (int k = 0; k < run->nrules; k++)
 		run->rules[k].ops->start(&run->rstate[k], &run->rules[k], &run->r[target], run->cfg->nregions);
 	team_add(run, 0, target);
-	while (run->team[0].players < size || run->team[1].players < size)
+	while ((side = team_to_populate(run)) >= 0)
 	{
-		int			side = should_populate_red(run) ? 0 : 1;
 		int			chosen = pick_roster(run, side, max_ladder, max_roster_size);
 
 		if (chosen < 0)
-			break;
+			return false;
 		team_add(run, side, chosen);
 		max_ladder = Max(max_ladder, run->r[chosen].ladder);
 		max_roster_size = Max(max_roster_size, run->r[chosen].players);
 	}
-	return run->team[0].players == size && run->team[1].players == size;
+	return true;
 }
 
 /* GW2's scoreRoster, and the soft rules' terms (none without soft rules). */
@@ -535,10 +568,15 @@ record_match(Run *run, MmMatcherResult *res)
 	double		lo = 0,
 				hi = 0;
 
-	m->nmembers = run->team[0].nrosters + run->team[1].nrosters;
-	m->members = palloc(sizeof(int) * m->nmembers);
 	m->nmembers = 0;
-	for (int side = 0; side < 2; side++)
+	for (int side = 0; side < run->nteams; side++)
+		m->nmembers += run->team[side].nrosters;
+	m->members = palloc(sizeof(int) * m->nmembers);
+	m->avg_rank = palloc(sizeof(double) * run->nteams);
+	m->avg_rating_low = palloc(sizeof(double) * run->nteams);
+	m->max_roster_size = palloc(sizeof(int) * run->nteams);
+	m->nmembers = 0;
+	for (int side = 0; side < run->nteams; side++)
 	{
 		Team	   *t = &run->team[side];
 
@@ -699,10 +737,12 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	run.chosen = palloc0(sizeof(bool) * n);
 	run.by_lo = palloc(sizeof(int) * n);
 	run.potentials = palloc(sizeof(int) * n);
-	run.prof_count[0] = palloc0(sizeof(int) * Max(nprofessions, 1));
-	run.prof_count[1] = palloc0(sizeof(int) * Max(nprofessions, 1));
-	run.team[0].rosters = palloc(sizeof(int) * (size + 1));
-	run.team[1].rosters = palloc(sizeof(int) * (size + 1));
+	run.nteams = cfg->nteams;
+	for (int s = 0; s < run.nteams; s++)
+	{
+		run.prof_count[s] = palloc0(sizeof(int) * Max(nprofessions, 1));
+		run.team[s].rosters = palloc(sizeof(int) * (size + 1));
+	}
 	res->matches = palloc(sizeof(MmMatch) * (n / 2 + 1));
 
 	for (int i = 0; i < n; i++)
@@ -847,10 +887,12 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			if (reason == MM_FAIL_RULE)
 				res->failed_by_rule[rosters[target].fail_rule]++;
 		}
-		for (int side = 0; side < 2; side++)
+		for (int side = 0; side < run.nteams; side++)
+		{
 			for (int k = 0; k < run.team[side].nrosters; k++)
 				run.chosen[run.team[side].rosters[k]] = false;
-		run.team[0].nrosters = run.team[1].nrosters = 0;
+			run.team[side].nrosters = 0;
+		}
 	}
 }
 
@@ -974,6 +1016,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	run.n = n;
 	run.cfg = cfg;
 	run.nprofessions = nprofessions;
+	/* the team, and the others' professions as one (scoring.type match) */
+	run.nteams = 2;
 	run.prof_count[0] = team->prof_count[0];
 	run.prof_count[1] = team->prof_count[1];
 	team->npicked = 0;

@@ -25,7 +25,7 @@ typedef struct MmFilterConfig
 	int			rosters;		/* Iteration/@rosters: targets per tick */
 	double		limit_ms;		/* Iteration/@limit, milliseconds */
 	int			potentials_min; /* Potentials/@min */
-	bool		potentials_min_null;	/* not given: 4 team_size */
+	bool		potentials_min_null;	/* not given: 2 teams team_size */
 	int			potentials_max; /* Potentials/@max */
 	double		padding;		/* Rating/@padding, rating per second */
 	bool		padding_null;	/* not given: the rating model's scale */
@@ -83,6 +83,10 @@ typedef struct MmQueueLifecycle
 typedef struct MmMatcherConfig
 {
 	int			team_size;		/* players per team */
+	int			nteams;			/* "teams": teams per match (2: red and blue) */
+	bool		nteams_given;
+	int			nteam_names;	/* "team_names" as given (0: null) */
+	char	  **team_names;		/* every team's name, in team order (given or default) */
 	MmFilterConfig filter;
 	MmScoringConfig scoring;
 	MmPredictionConfig prediction;	/* gw2.h: the <Prediction> block */
@@ -169,21 +173,21 @@ typedef struct MmRoster
 	/* results */
 	int			state;
 	int			match;			/* 0-based match number */
-	int			team;			/* 0 red, 1 blue */
+	int			team;			/* its team's index in team order (0 red, 1 blue, ...) */
 	int			fail_order;		/* 0-based order among failed targets */
 	MmFailReason fail_reason;
 	int			fail_rule;		/* MM_FAIL_RULE: the rule's index */
 	int			npotentials;	/* as a target: potentials found; -1 if not tried */
 } MmRoster;
 
-/* One match made: its rosters and the teams' summaries. */
+/* One match made: its rosters and the teams' summaries (per team, in team order). */
 typedef struct MmMatch
 {
 	int			nmembers;
 	int		   *members;		/* roster indexes */
-	double		avg_rank[2];	/* per team: players' average rank */
-	double		avg_rating_low[2];	/* players' average effective rating */
-	int			max_roster_size[2];
+	double	   *avg_rank;		/* per team: players' average rank */
+	double	   *avg_rating_low; /* players' average effective rating */
+	int		   *max_roster_size;
 	double		rating_spread;	/* max - min effective rating of rosters */
 	int			region;			/* the latency rule's region; -1: none */
 	double		worst_latency;	/* the largest latency to it */
@@ -219,7 +223,7 @@ typedef struct MmMatcherModel
 	const char *name;
 	/* the target's potentials, in queue order, into the run */
 	void		(*filter) (MmMatcherRun *run, const MmRoster *target);
-	/* fill both teams around the target; false: they could not be filled */
+	/* fill every team around the target; false: they could not be filled */
 	bool		(*populate) (MmMatcherRun *run, int target);
 	/* how well roster i fits team "side" (higher is better) */
 	double		(*score) (const MmMatcherRun *run, int i, int side, const struct MmTeamFigures *team,
@@ -251,7 +255,7 @@ typedef struct MmBackfillTeam
 	double		max_ladder;		/* highest ladder points of the match's rosters */
 	int			max_roster_size;	/* largest roster of the match */
 	double		age;			/* seconds since the request: widens its range */
-	int		   *prof_count[2];	/* per profession id: this team's players, the other team's */
+	int		   *prof_count[2];	/* per profession id: this team's players, the other teams' */
 	/* results */
 	int			npicked;
 	int		   *picked;			/* roster indexes, in the order picked */
@@ -357,11 +361,16 @@ extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSe
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*
- * The red team's odds of a match (its probability of winning) under the
- * queue's rating model, from the figures of its rosters (queue.c).
+ * Each team's odds of a match (its probability of winning), in team order,
+ * into odds[cfg->nteams], under the queue's rating model from the figures
+ * of its rosters (queue.c): at two teams the family's two-team odds; with
+ * more, the mean over a team's pairings, as the families' predict does.
  */
-extern double mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,
-							  const MmMatcherConfig *cfg);
+extern void mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,
+							const MmMatcherConfig *cfg, double *odds);
+/* Config key "team_names" (rules.c). */
+extern void mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path);
+extern void mm_team_names_render(StringInfo buf, const void *base);
 /*
  * NOTIFY a queue's channel (mm_queue_<queue id>) with match ids under
  * "key" (ids <= 0 skipped), split so that no payload exceeds NOTIFY's

@@ -553,55 +553,120 @@ put_row(ReturnSetInfo *rsinfo, int match_no, int64 roster_id, const char *team,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* The prediction of a match made by the matcher. */
-double
-mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
+/* GW2's prediction of team i (as red) against team j (as blue). */
+static double
+pair_prediction(const MmMatch *mt, const MmMatcherConfig *cfg, int i, int j)
 {
 	MmTeamSummary red,
 				blue;
 
-	red.avg_rank = mt->avg_rank[0];
-	red.avg_rating_low = mt->avg_rating_low[0];
-	red.max_roster_size = mt->max_roster_size[0];
-	blue.avg_rank = mt->avg_rank[1];
-	blue.avg_rating_low = mt->avg_rating_low[1];
-	blue.max_roster_size = mt->max_roster_size[1];
+	red.avg_rank = mt->avg_rank[i];
+	red.avg_rating_low = mt->avg_rating_low[i];
+	red.max_roster_size = mt->max_roster_size[i];
+	blue.avg_rank = mt->avg_rank[j];
+	blue.avg_rating_low = mt->avg_rating_low[j];
+	blue.max_roster_size = mt->max_roster_size[j];
 	return mm_predict(&red, &blue, &cfg->prediction);
 }
 
 /*
- * The odds of a match made by the matcher: the red team's probability of
- * winning under the queue's rating model, from its rosters' figures
- * (rating_model.h's MmRatingScale.odds); blue's is one minus it.
+ * The prediction of a match made by the matcher: GW2's, red against blue,
+ * in [-1, 1] (-1: red dominates). With more teams, that of the most
+ * lopsided pairing: over the pairs of teams i < j in team order (i as red),
+ * the prediction of largest magnitude, the first such pair on a tie; so
+ * -1 says that some team dominates a later one, and 0 that every pairing
+ * is even.
  */
 double
-mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfig *cfg)
+mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
+{
+	double		best = 0;
+
+	if (cfg->nteams == 2)
+		return pair_prediction(mt, cfg, 0, 1);
+	for (int i = 0; i < cfg->nteams; i++)
+		for (int j = i + 1; j < cfg->nteams; j++)
+		{
+			double		p = pair_prediction(mt, cfg, i, j);
+
+			if (fabs(p) > fabs(best))
+				best = p;
+		}
+	return best;
+}
+
+/*
+ * The odds of a match made by the matcher, each team's probability of
+ * winning under the queue's rating model from its rosters' figures
+ * (rating_model.h's MmRatingScale.odds, red against blue): at two teams
+ * red's is the family's odds and blue's one minus it. With k teams, team
+ * i's is the mean over its pairings of its odds against the other team,
+ * times 2 / k: odds_i = 2 / (k (k - 1)) sum over j != i of P(i beats j),
+ * the pairwise form the families' predict uses for k teams; the odds add
+ * up to one.
+ */
+void
+mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfig *cfg,
+				double *odds)
 {
 	const MmRatingModel *model = mm_rating_model_find(cfg->rating.model);
 	const void *params;
 	int			n = mt->nmembers;
+	int			k = cfg->nteams;
 	int		   *team = palloc(sizeof(int) * 2 * n);
 	int		   *players = team + n;
 	double	   *rating = palloc(sizeof(double) * 2 * n);
 	double	   *deviation = rating + n;
-	double		red;
 
 	Assert(model != NULL);
 	params = model->queue_params(cfg->rating.options);
-	for (int k = 0; k < n; k++)
+	if (k == 2)
 	{
-		const MmRoster *x = &rosters[mt->members[k]];
+		for (int x = 0; x < n; x++)
+		{
+			const MmRoster *r = &rosters[mt->members[x]];
 
-		team[k] = x->team;
-		players[k] = x->players;
-		rating[k] = x->rating;
-		deviation[k] = x->deviation;
+			team[x] = r->team;
+			players[x] = r->players;
+			rating[x] = r->rating;
+			deviation[x] = r->deviation;
+		}
+		odds[0] = model->scale.odds(params, n, team, players, rating, deviation);
+		odds[1] = 1.0 - odds[0];
 	}
-	red = model->scale.odds(params, n, team, players, rating, deviation);
+	else
+	{
+		for (int t = 0; t < k; t++)
+			odds[t] = 0;
+		for (int i = 0; i < k; i++)
+			for (int j = i + 1; j < k; j++)
+			{
+				int			m = 0;
+				double		e;
+
+				/* the rosters of teams i (as red, 0) and j (as blue, 1) */
+				for (int x = 0; x < n; x++)
+				{
+					const MmRoster *r = &rosters[mt->members[x]];
+
+					if (r->team != i && r->team != j)
+						continue;
+					team[m] = r->team == i ? 0 : 1;
+					players[m] = r->players;
+					rating[m] = r->rating;
+					deviation[m] = r->deviation;
+					m++;
+				}
+				e = model->scale.odds(params, m, team, players, rating, deviation);
+				odds[i] += e;
+				odds[j] += 1.0 - e;
+			}
+		for (int t = 0; t < k; t++)
+			odds[t] /= k * (k - 1) / 2.0;
+	}
 	pfree(team);
 	pfree(rating);
 	pfree((void *) params);
-	return red;
 }
 
 /* Check "at" and the config, start a materialized SRF and SPI. */
@@ -628,15 +693,22 @@ put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult
 	{
 		MmMatch    *mt = &res->matches[m];
 		double		prediction = mm_matcher_prediction(mt, cfg);
-		double		red = gw2_odds ? mm_odds_of_victory(prediction, true)
-			: mm_matcher_odds(mt, set->r, cfg);
+		double	   *odds = palloc(sizeof(double) * cfg->nteams);
 
+		/* 0.1.0's odds (two teams): GW2's odds of victory from the prediction */
+		if (gw2_odds && cfg->nteams == 2)
+		{
+			odds[0] = mm_odds_of_victory(prediction, true);
+			odds[1] = 1.0 - odds[0];
+		}
+		else
+			mm_matcher_odds(mt, set->r, cfg, odds);
 		for (int k = 0; k < mt->nmembers; k++)
 		{
 			MmRoster   *x = &set->r[mt->members[k]];
 
-			put_row(rsinfo, m + 1, x->id, x->team == 0 ? "red" : "blue", prediction,
-					x->team == 0 ? red : 1.0 - red, mt->rating_spread,
+			put_row(rsinfo, m + 1, x->id, cfg->team_names[x->team], prediction,
+					odds[x->team], mt->rating_spread,
 					mt->region >= 0 ? set->region_names[mt->region] : NULL);
 		}
 	}
@@ -700,7 +772,7 @@ match_outcomes(FunctionCallInfo fcinfo)
 		values[0] = Int64GetDatum(x->id);
 		values[1] = CStringGetTextDatum(x->state == MM_ROSTER_MATCHED ? "matched" : "failed");
 		values[2] = Int32GetDatum(x->match + 1);
-		values[3] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
+		values[3] = CStringGetTextDatum(cfg.team_names[x->team]);
 		values[4] = Int32GetDatum(x->fail_order + 1);
 		values[5] = CStringGetTextDatum(x->fail_reason == MM_FAIL_RULE
 										? psprintf("rule:%s", cfg.rules[x->fail_rule].name)

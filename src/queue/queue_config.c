@@ -37,7 +37,7 @@ static const MmConfigKey filter_keys[] = {
 	{.name = "potentials_min", .type = MM_CONFIG_INT, .flags = MM_CONFIG_NULLABLE,
 		.offset = MK(filter.potentials_min), .null_offset = MK(filter.potentials_min_null),
 		.min = 0, .max = 1000000, .def = 20, .def_null = true, .unit = "rosters",
-	.doc = "Potentials/@min: fewest potentials for a match, until the target has waited padding_end (null: twice a match's players, 4 team_size, at most potentials_max; 20 at 5v5, the GW2 wiki's)"},
+	.doc = "Potentials/@min: fewest potentials for a match, until the target has waited padding_end (null: twice a match's players, 2 teams team_size, at most potentials_max; 20 at 5v5, the GW2 wiki's)"},
 	{.name = "potentials_max", .type = MM_CONFIG_INT, .offset = MK(filter.potentials_max),
 		.min = 1, .max = 1000000, .def = 500, .unit = "rosters",
 	.doc = "Potentials/@max: most potentials looked at"},
@@ -91,6 +91,12 @@ static const MmConfigKey matcher_keys[] = {
 	{.name = "team_size", .type = MM_CONFIG_INT, .offset = MK(team_size),
 		.min = 1, .max = 1000, .def = 5, .unit = "players",
 	.doc = "players per team"},
+	{.name = "teams", .type = MM_CONFIG_INT, .flags = MM_CONFIG_GIVEN, .offset = MK(nteams),
+		.given_offset = MK(nteams_given), .min = 2, .max = MM_TEAMS, .def = 2, .unit = "teams",
+	.doc = "teams per match (team_size 1: a free-for-all of that many players)"},
+	{.name = "team_names", .type = MM_CONFIG_CUSTOM, .parse = mm_team_names_parse,
+		.render = mm_team_names_render,
+	.doc = "the teams' names in team order (null: red, blue, then team_3, team_4, ...); alone it sets teams"},
 	{.name = "filter", .type = MM_CONFIG_OBJECT, .keys = filter_keys},
 	{.name = "scoring", .type = MM_CONFIG_OBJECT, .keys = scoring_keys},
 	{.name = "prediction", .type = MM_CONFIG_OBJECT, .offset = MK(prediction),
@@ -180,13 +186,31 @@ mm_matcher_check(MmMatcherConfig *cfg)
 				 errmsg("queue config key \"filter.padding_end\" must not be less than \"filter.padding_start\""),
 				 errdetail("padding_start is %g s and padding_end is %g s.",
 						   cfg->filter.padding_start, cfg->filter.padding_end)));
+	/* the teams: their number, and their names given or red, blue, team_3, ... */
+	if (cfg->nteam_names > 0)
+	{
+		if (cfg->nteams_given && cfg->nteams != cfg->nteam_names)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue config key \"team_names\" must name as many teams as \"teams\""),
+					 errdetail("teams is %d and team_names names %d.", cfg->nteams, cfg->nteam_names),
+					 errhint("Give one name per team, or leave teams out (team_names alone sets it).")));
+		cfg->nteams = cfg->nteam_names;
+	}
+	else
+	{
+		cfg->team_names = palloc(sizeof(char *) * cfg->nteams);
+		for (int t = 0; t < cfg->nteams; t++)
+			cfg->team_names[t] = t == 0 ? "red" : t == 1 ? "blue" : psprintf("team_%d", t + 1);
+	}
 	/*
 	 * potentials_min not given: twice the players of a match, the GW2 wiki's
-	 * 20 for its 5v5 queues, in proportion for other team sizes (a 20 in a
-	 * 3v3 queue asks a third more of the queue than it does at 5v5)
+	 * 20 for its 5v5 queues, in proportion for other team sizes and counts
+	 * (a 20 in a 3v3 queue asks a third more of the queue than it does at
+	 * 5v5)
 	 */
 	if (cfg->filter.potentials_min_null)
-		cfg->filter.potentials_min = Min(4 * cfg->team_size, cfg->filter.potentials_max);
+		cfg->filter.potentials_min = Min(2 * cfg->nteams * cfg->team_size, cfg->filter.potentials_max);
 	if (cfg->filter.potentials_max < cfg->filter.potentials_min)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -48,8 +48,8 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-/* A match has at most two teams of 1000 players. */
-#define RESULT_MAX_PLAYERS 2000
+/* A match has at most MM_TEAMS teams of 1000 players. */
+#define RESULT_MAX_PLAYERS (MM_TEAMS * 1000)
 
 /* The prepared statements, kept for the backend's life. */
 typedef enum ResultStatement
@@ -78,7 +78,7 @@ typedef enum ResultStatement
 
 static const MmStatement statements[RS_COUNT] = {
 	[RS_LOCK_MATCH] = {
-		"SELECT m.queue_id, m.status, m.red_odds, m.blue_odds FROM mm.match m "
+		"SELECT m.queue_id, m.status, m.teams, m.odds FROM mm.match m "
 		"WHERE m.match_id = $1 FOR UPDATE",
 	1, {INT8OID}},
 	[RS_PREVIOUS] = {
@@ -238,7 +238,9 @@ typedef struct ResMatch
 {
 	int64		match_id;
 	int32		queue_id;
-	double		odds[2];		/* red, blue */
+	int			nmteams;		/* the match's teams (mm.match.teams), in team order */
+	char	  **mteams;
+	double	   *odds;			/* each one's odds, in team order */
 	int			nteams;
 	ResTeam    *teams;
 	int			nplayers;
@@ -262,6 +264,32 @@ find_player(ResMatch *m, int64 id)
 
 	key.id = id;
 	return bsearch(&key, m->players, m->nplayers, sizeof(ResPlayer), player_cmp);
+}
+
+/*
+ * The place of team t (of the result, m->teams) in the match's team order
+ * (mm.match.teams); the tick and the backfill write only those teams.
+ */
+static int
+team_order(const ResMatch *m, int t)
+{
+	for (int k = 0; k < m->nmteams; k++)
+		if (strcmp(m->mteams[k], m->teams[t].name) == 0)
+			return k;
+	elog(ERROR, "team \"%s\" of match " INT64_FORMAT " is not one of its teams", m->teams[t].name, m->match_id);
+	return -1;
+}
+
+/* The match's teams for a message: "red", "blue" and "team_3". */
+static char *
+team_list(const ResMatch *m)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	for (int k = 0; k < m->nmteams; k++)
+		appendStringInfo(&b, "%s\"%s\"", k == 0 ? "" : k + 1 == m->nmteams ? " and " : ", ", m->mteams[k]);
+	return b.data;
 }
 
 /* Read the match's rosters: its teams and players, by player id. */
@@ -520,7 +548,7 @@ parse_result(ResMatch *m, Jsonb *result)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("result must be an object with an object \"teams\""),
-				 errhint("Pass {\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}, "
+				 errhint("Pass {\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}} (one key per team of the match), "
 						 "optionally with \"players\": {\"<id>\": {\"weight\": 0.5}}.")));
 	keys = object_keys(&result->root, &nkeys);
 	for (int k = 0; k < nkeys; k++)
@@ -552,7 +580,7 @@ parse_result(ResMatch *m, Jsonb *result)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("match " INT64_FORMAT " has no team \"%s\"", m->match_id, keys[k]),
-					 errhint("The teams of a match are \"red\" and \"blue\".")));
+					 errhint("The teams of match " INT64_FORMAT " are %s.", m->match_id, team_list(m))));
 		check_team(m, t);
 		n_rank += m->teams[t].has_rank;
 		n_score += m->teams[t].has_score;
@@ -784,8 +812,8 @@ rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
 		const ResPlayer *p = &m->players[i];
 		ResState   *st = state_of(&m->players[i], prof);
 
-		/* red is team 1, any other 2, as mm.report_result always labelled them */
-		label[i] = strcmp(m->teams[p->team].name, "red") == 0 ? 1 : 2;
+		/* a team's label is its place in the match's team order, from 1 (red 1, blue 2) */
+		label[i] = team_order(m, p->team) + 1;
 		rank[i] = m->teams[p->team].rank;
 		weight[i] = p->weight;
 		for (int c = 0; c < model->nstate; c++)
@@ -842,7 +870,7 @@ award_ladder(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 		ResPlayer  *p = &m->players[i];
 		ResTeam    *team = &m->teams[p->team];
 		const char *result = "victory";
-		double		odds = strcmp(team->name, "red") == 0 ? m->odds[0] : m->odds[1];
+		double		odds = m->odds[team_order(m, p->team)];
 
 		if (!team->has_score)
 			continue;
@@ -1170,8 +1198,24 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 				 errhint("Report the match_id that mm.claim_matches delivered.")));
 	m->queue_id = DatumGetInt32(col(0, 1, &isnull));
 	status = TextDatumGetCString(col(0, 2, &isnull));
-	m->odds[0] = DatumGetFloat8(col(0, 3, &isnull));
-	m->odds[1] = DatumGetFloat8(col(0, 4, &isnull));
+	{
+		Datum	   *elems;
+		bool	   *enulls;
+		int			n,
+					nodds;
+
+		deconstruct_array(DatumGetArrayTypeP(col(0, 3, &isnull)), TEXTOID, -1, false, TYPALIGN_INT,
+						  &elems, &enulls, &n);
+		m->mteams = palloc(sizeof(char *) * Max(n, 1));
+		for (int t = 0; t < n; t++)
+			m->mteams[t] = TextDatumGetCString(elems[t]);
+		deconstruct_array(DatumGetArrayTypeP(col(0, 4, &isnull)), FLOAT8OID, 8, FLOAT8PASSBYVAL,
+						  TYPALIGN_DOUBLE, &elems, &enulls, &nodds);
+		m->odds = palloc(sizeof(double) * Max(n, 1));
+		for (int t = 0; t < n; t++)
+			m->odds[t] = t < nodds ? DatumGetFloat8(elems[t]) : 0;
+		m->nmteams = n;
+	}
 	*done = previous_result(m->match_id, result);
 	if (*done)
 		return;

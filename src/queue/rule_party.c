@@ -40,7 +40,7 @@ party_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions
 	(void) t;
 	(void) nregions;
 	st->premade = false;
-	for (int side = 0; side < MM_TEAMS; side++)
+	for (int side = 0; side < rule->nteams; side++)
 		st->players[side] = st->party[side] = 0;
 }
 
@@ -49,7 +49,7 @@ party_team_fits(const MmRuleState *st, const MmRule *rule, double limit, const M
 {
 	if (!st->premade && !is_premade(rule, r))
 		return true;
-	for (int s = 0; s < MM_TEAMS; s++)
+	for (int s = 0; s < rule->nteams; s++)
 	{
 		int			players = st->players[s] + (s == side ? r->players : 0);
 		int			party = st->party[s] + (s == side && r->players >= 2 ? r->players : 0);

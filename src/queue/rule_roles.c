@@ -17,7 +17,7 @@
  * alone on a team (a party of three tanks where one is needed and two
  * seats are free is not), the populate step lets a roster join a team only
  * if the team stays completable with it. Counts and state are per team
- * (MM_TEAMS), so the check does not depend on how many teams a match has.
+ * (the queue's teams), so the check does not depend on how many teams a match has.
  *
  *-------------------------------------------------------------------------
  */
@@ -60,7 +60,7 @@ roles_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions
 {
 	(void) t;
 	(void) nregions;
-	for (int side = 0; side < MM_TEAMS; side++)
+	for (int side = 0; side < rule->nteams; side++)
 	{
 		st->players[side] = 0;
 		if (st->have[side] == NULL)

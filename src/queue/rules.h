@@ -87,6 +87,7 @@ typedef struct MmRule
 	bool		soft;			/* scored, not filtered (distance, latency) */
 	double		weight;			/* soft: score points per unit of its measure */
 	int			team_size;		/* the queue's (set by mm_rules_check) */
+	int			nteams;			/* the queue's teams (set by mm_rules_check) */
 	/* roles: players needed per role, by name as given and per role id */
 	int			ncounts;
 	char	  **count_names;
@@ -97,12 +98,11 @@ typedef struct MmRule
 } MmRule;
 
 /*
- * Teams of a match. The matcher makes two; the rules that look at teams
- * (roles, party) keep their state per team, indexed by side, and loop over
- * MM_TEAMS, so that another team count is a change of this number and of
- * the matcher's populate step, not of the rules.
+ * Teams of a match: the queue's "teams", at most MM_TEAMS. The rules that
+ * look at teams (roles, party) keep their state per team, indexed by side,
+ * and loop over the queue's teams (MmRule.nteams).
  */
-#define MM_TEAMS 2
+#define MM_TEAMS 64
 
 /* What a match being populated holds, per rule. */
 typedef struct MmRuleState

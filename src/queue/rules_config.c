@@ -493,6 +493,77 @@ mm_roles_render(StringInfo buf, const void *base)
 	appendStringInfoChar(buf, ']');
 }
 
+/*
+ * Config key "team_names": the teams' names in team order, or null (the
+ * defaults red, blue, team_3, ...). Names are 1 to 63 bytes without
+ * control characters, each once; mm_matcher_check compares their number
+ * with "teams".
+ */
+void
+mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path)
+{
+	MmMatcherConfig *cfg = base;
+	JsonbValue *elems;
+	int			n;
+
+	cfg->nteam_names = 0;
+	cfg->team_names = NULL;
+	if (v == NULL || v->type == jbvNull)
+		return;
+	n = array_elements(v, what, path, &elems);
+	if (n < 2 || n > MM_TEAMS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s key \"%s\" must name 2 to %d teams", what, path, MM_TEAMS),
+				 errdetail("It names %d.", n)));
+	cfg->team_names = palloc(sizeof(char *) * n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name;
+
+		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
+			elems[i].val.string.len > NAMEDATALEN - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s[%d]\" must be a team name of 1 to %d bytes", what, path, i,
+							NAMEDATALEN - 1),
+					 errhint("Name the teams in order, such as [\"north\", \"east\", \"south\", \"west\"].")));
+		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
+		for (const char *c = name; *c; c++)
+			if ((unsigned char) *c < 0x20 || *c == 0x7f)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
+		for (int j = 0; j < i; j++)
+			if (strcmp(cfg->team_names[j], name) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s\" names team \"%s\" twice", what, path, name)));
+		cfg->team_names[i] = name;
+	}
+	cfg->nteam_names = n;
+}
+
+void
+mm_team_names_render(StringInfo buf, const void *base)
+{
+	const MmMatcherConfig *cfg = base;
+
+	if (cfg->nteam_names == 0)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < cfg->nteam_names; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, cfg->team_names[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
 /* The id of a declared role; -1: not declared. */
 int
 mm_role_find(const MmMatcherConfig *cfg, const char *name)
@@ -785,6 +856,7 @@ mm_rules_check(MmMatcherConfig *cfg)
 		MmRule	   *rule = &cfg->rules[i];
 
 		rule->team_size = cfg->team_size;
+		rule->nteams = cfg->nteams;
 		rule->nroles = cfg->nroles;
 		if (strcmp(rule->ops->type, "party") == 0)
 		{

@@ -152,14 +152,17 @@ static const MmStatement statements[Q_COUNT] = {
 	},
 	/*
 	 * Record the matches and put their rosters in them, all in one
-	 * statement. The matches come as arrays of their figures ($3..$7, one
-	 * element per match made, numbered 1, 2, ... in $3), the rosters as
-	 * arrays of (roster, match number, team) ($8..$10): bulk parameters, one
+	 * statement. The matches come as arrays of their figures ($3, $4, $7,
+	 * $14, one element per match made, numbered 1, 2, ... in $3; $5 their
+	 * odds, k per match for the queue's k teams, named by $6 in team
+	 * order), the rosters as arrays of (roster, match number, team index)
+	 * ($8..$10): bulk parameters, one
 	 * statement however many matches. A matched roster stays where it is:
 	 * its row gets its match id, team and wait (the match id a foreign key
 	 * to the match), and its players' rows are not touched (they hold the
 	 * players until the match ends). Each roster's match number and team
-	 * are one jsonb object of roster id -> 2 * number + (blue), looked up
+	 * are one jsonb object of roster id -> 64 number + team index (a queue
+	 * has at most 64 teams, MM_TEAMS), looked up
 	 * per roster by key, and a match's id is an element of one array (ids),
 	 * indexed by its number: no join, so no plan can run one side once per
 	 * row of the other when the statistics say the queue is empty (a new
@@ -169,36 +172,37 @@ static const MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
-		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.red_odds, u.blue_odds, u.spread,"
-		" u.region"
-		" FROM unnest($3::int[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $14::text[])"
-		" WITH ORDINALITY AS u(no, prediction, red_odds, blue_odds, spread, region, o) ORDER BY u.o"
+		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.spread, u.region"
+		" FROM unnest($3::int[], $4::float8[], $7::float8[], $14::text[])"
+		" WITH ORDINALITY AS u(no, prediction, spread, region, o) ORDER BY u.o"
 		"), m AS ("
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
-		" status, accept_until, region)"
-		" SELECT mi.match_id, $1, $2, $11, mi.prediction, mi.red_odds, mi.blue_odds, mi.spread, $12, $13, mi.region"
+		" status, accept_until, region, teams, odds)"
+		" SELECT mi.match_id, $1, $2, $11, mi.prediction, $5[(mi.no - 1) * cardinality($6) + 1],"
+		" $5[(mi.no - 1) * cardinality($6) + 2], mi.spread, $12, $13, mi.region, $6,"
+		" $5[(mi.no - 1) * cardinality($6) + 1 : mi.no * cardinality($6)]"
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
 		"), sl AS MATERIALIZED ("
-		" SELECT jsonb_object_agg(u.roster_id::text, u.no * 2 + CASE WHEN u.team = 'blue' THEN 1 ELSE 0 END) AS s"
-		" FROM unnest($8::bigint[], $9::int[], $10::text[]) AS u(roster_id, no, team)"
+		" SELECT jsonb_object_agg(u.roster_id::text, u.no * 64 + u.team) AS s"
+		" FROM unnest($8::bigint[], $9::int[], $10::int[]) AS u(roster_id, no, team)"
 		"), r AS ("
 		" UPDATE mm.roster r"
-		" SET match_id = (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int / 2],"
-		" team = CASE WHEN ((SELECT sl.s FROM sl) ->> r.roster_id::text)::int % 2 = 0 THEN 'red' ELSE 'blue' END,"
+		" SET match_id = (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int / 64],"
+		" team = $6[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int % 64 + 1],"
 		" waited = $11 - r.joined_at"
 		" WHERE r.queue_id = $1 AND r.roster_id = ANY ($8) AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
 		" SELECT qp.roster_id, qp.player_id, $12, $11, $1,"
-		" (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> qp.roster_id::text)::int / 2]"
+		" (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> qp.roster_id::text)::int / 64]"
 		" FROM mm.queued_player qp"
 		" WHERE $12 = 'proposed' AND qp.queue_id = $1 AND qp.roster_id = ANY ($8)"
 		" ORDER BY qp.roster_id, qp.seat"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
-		14, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID,
+		14, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, TEXTARRAYOID,
+		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID,
 		TEXTARRAYOID}
 	},
 	/*
@@ -432,13 +436,14 @@ datum_array(Datum *d, int n, Oid type)
 	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
 }
 
-/* Put the rows of one match: red then blue, each by roster id. */
+/* Put the rows of one match: its teams in team order, each by roster id. */
 static void
-put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt, int64 match_id)
+put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherConfig *cfg,
+			   const MmMatch *mt, int64 match_id)
 {
 	int64	   *ids = palloc(sizeof(int64) * mt->nmembers);
 
-	for (int side = 0; side < 2; side++)
+	for (int side = 0; side < cfg->nteams; side++)
 	{
 		int			n = 0;
 
@@ -453,7 +458,7 @@ put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatch *mt,
 
 			values[0] = Int64GetDatum(match_id);
 			values[1] = Int64GetDatum(ids[k]);
-			values[2] = CStringGetTextDatum(side == 0 ? "red" : "blue");
+			values[2] = CStringGetTextDatum(cfg->team_names[side]);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}
@@ -476,7 +481,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	bool	   *whole;			/* per set index: locked, players unchanged */
 	Datum		args[14];
 	char		argnulls[14];
-	Datum	   *m_no, *m_pred, *m_red, *m_blue, *m_spread, *m_region;
+	Datum	   *m_no, *m_pred, *m_odds, *m_spread, *m_region;
+	Datum	   *names;			/* the queue's team names, in team order */
 	bool	   *m_region_null;
 	Datum	   *r_id, *r_no, *r_team;
 	int		   *good;			/* per match number - 1: its index in res */
@@ -497,8 +503,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	m_no = palloc(sizeof(Datum) * res->nmatches);
 	good = palloc(sizeof(int) * res->nmatches);
 	m_pred = palloc(sizeof(Datum) * res->nmatches);
-	m_red = palloc(sizeof(Datum) * res->nmatches);
-	m_blue = palloc(sizeof(Datum) * res->nmatches);
+	m_odds = palloc(sizeof(Datum) * res->nmatches * cfg->nteams);
 	m_spread = palloc(sizeof(Datum) * res->nmatches);
 	m_region = palloc(sizeof(Datum) * res->nmatches);
 	m_region_null = palloc(sizeof(bool) * res->nmatches);
@@ -510,7 +515,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		const MmMatch *mt = &res->matches[m];
 		bool		all_whole = true;
 		double		prediction;
-		double		red;
+		double	   *odds = palloc(sizeof(double) * cfg->nteams);
 
 		match_ids[m] = 0;
 		for (int k = 0; k < mt->nmembers && all_whole; k++)
@@ -524,9 +529,9 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		good[ngood] = m;
 		m_no[ngood] = Int32GetDatum(ngood + 1);
 		m_pred[ngood] = Float8GetDatum(prediction);
-		red = mm_matcher_odds(mt, set->r, cfg);
-		m_red[ngood] = Float8GetDatum(red);
-		m_blue[ngood] = Float8GetDatum(1.0 - red);
+		mm_matcher_odds(mt, set->r, cfg, odds);
+		for (int t = 0; t < cfg->nteams; t++)
+			m_odds[ngood * cfg->nteams + t] = Float8GetDatum(odds[t]);
 		m_region_null[ngood] = mt->region < 0;
 		m_region[ngood] = mt->region < 0 ? (Datum) 0 : CStringGetTextDatum(set->region_names[mt->region]);
 		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
@@ -536,7 +541,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 
 			r_id[nrows] = Int64GetDatum(x->id);
 			r_no[nrows] = Int32GetDatum(ngood);
-			r_team[nrows++] = CStringGetTextDatum(x->team == 0 ? "red" : "blue");
+			r_team[nrows++] = Int32GetDatum(x->team);
 		}
 	}
 	if (ngood == 0)
@@ -546,12 +551,15 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	args[1] = Int64GetDatum(tick_id);
 	args[2] = datum_array(m_no, ngood, INT4OID);
 	args[3] = datum_array(m_pred, ngood, FLOAT8OID);
-	args[4] = datum_array(m_red, ngood, FLOAT8OID);
-	args[5] = datum_array(m_blue, ngood, FLOAT8OID);
+	args[4] = datum_array(m_odds, ngood * cfg->nteams, FLOAT8OID);
+	names = palloc(sizeof(Datum) * cfg->nteams);
+	for (int t = 0; t < cfg->nteams; t++)
+		names[t] = CStringGetTextDatum(cfg->team_names[t]);
+	args[5] = datum_array(names, cfg->nteams, TEXTOID);
 	args[6] = datum_array(m_spread, ngood, FLOAT8OID);
 	args[7] = datum_array(r_id, nrows, INT8OID);
 	args[8] = datum_array(r_no, nrows, INT4OID);
-	args[9] = datum_array(r_team, nrows, TEXTOID);
+	args[9] = datum_array(r_team, nrows, INT4OID);
 	args[10] = TimestampTzGetDatum(at);
 	/* a ready check: proposed until at + accept_timeout */
 	memset(argnulls, ' ', sizeof(argnulls));
@@ -578,7 +586,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	}
 	for (int m = 0; m < res->nmatches; m++)
 		if (match_ids[m] > 0)
-			put_match_rows(rsinfo, set, &res->matches[m], match_ids[m]);
+			put_match_rows(rsinfo, set, cfg, &res->matches[m], match_ids[m]);
 }
 
 /* Expire the rosters that have waited ticket_ttl; returns how many. */
@@ -774,7 +782,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	queue_id = queue_lookup(name, &cfg);
 	tick_match(queue_id, at, &cfg, &set, &res, false, NULL, 0);
 	for (int m = 0; m < res.nmatches; m++)
-		put_match_rows(rsinfo, &set, &res.matches[m], m + 1);
+		put_match_rows(rsinfo, &set, &cfg, &res.matches[m], m + 1);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -118,8 +118,9 @@ floor_sql() {
 BEGIN;
 WITH mi AS MATERIALIZED (SELECT d.no, nextval('mm.match_id_seq') AS match_id
                          FROM (SELECT DISTINCT match_id AS no FROM floor_$q) d),
-m AS (INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, status)
-      SELECT mi.match_id, q.queue_id, 0, '2024-01-01 00:05:00+00', 0.5, 0.5, 0.5, 0, 'matched'
+m AS (INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, status,
+                            teams, odds)
+      SELECT mi.match_id, q.queue_id, 0, '2024-01-01 00:05:00+00', 0.5, 0.5, 0.5, 0, 'matched', '{red,blue}', '{0.5,0.5}'
       FROM mi, mm.queue q WHERE q.name = '$q')
 UPDATE mm.roster r SET match_id = mi.match_id, team = f.team, waited = '2024-01-01 00:05:00+00' - r.joined_at
 FROM floor_$q f JOIN mi ON mi.no = f.match_id

@@ -257,7 +257,7 @@ WHERE b.match_id IN (:m1, :m6) ORDER BY b.backfill_id;
 SELECT queue_id AS qid FROM mm.queue WHERE name = 'bf' \gset
 INSERT INTO mm.backfill (queue_id, match_id, team, players) VALUES (:qid, :m1, 'red', 0);
 \echo :LAST_ERROR_SQLSTATE
-INSERT INTO mm.backfill (queue_id, match_id, team, players) VALUES (:qid, :m1, 'green', 1);
+INSERT INTO mm.backfill (queue_id, match_id, team, players) VALUES (:qid, :m1, '', 1);
 \echo :LAST_ERROR_SQLSTATE
 INSERT INTO mm.backfill (queue_id, match_id, team, players) VALUES (:qid, -1, 'red', 1);
 \echo :LAST_ERROR_SQLSTATE

@@ -68,7 +68,7 @@ UPDATE mm.match SET status = 'lost';
 \echo :LAST_ERROR_SQLSTATE
 -- (a matched roster stays in mm.roster with its match until the match
 -- ends, then moves to mm.ended_roster: mm.match_roster shows both)
-UPDATE mm.roster SET team = 'green' WHERE match_id IS NOT NULL;
+UPDATE mm.roster SET team = '' WHERE match_id IS NOT NULL;
 \echo :LAST_ERROR_SQLSTATE
 INSERT INTO mm.roster (roster_id, queue_id, rating, match_id, team, waited)
 SELECT roster_id, queue_id, rating, match_id, team, waited FROM mm.roster WHERE match_id IS NOT NULL LIMIT 1;
@@ -90,7 +90,7 @@ WHERE r.match_id IS NOT NULL LIMIT 1;
 DELETE FROM mm.roster WHERE roster_id = 2000;
 -- the rosters of an ended match: the same checks
 SELECT mm.abandon_match(min(match_id)) FROM mm.roster WHERE match_id IS NOT NULL;
-UPDATE mm.ended_roster SET team = 'green';
+UPDATE mm.ended_roster SET team = '';
 \echo :LAST_ERROR_SQLSTATE
 INSERT INTO mm.ended_roster SELECT * FROM mm.ended_roster LIMIT 1;
 \echo :LAST_ERROR_SQLSTATE

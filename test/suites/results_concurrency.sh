@@ -27,8 +27,8 @@ FROM generate_series(1, 200) m,
      LATERAL (SELECT p, row_number() OVER (ORDER BY md5(m || ':' || p)) AS o
               FROM generate_series(1, 30) p) x
 WHERE o <= 10 GROUP BY m;
-INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)
-SELECT m + off, q.queue_id, 1, now(), 0.2, 0.4, 0.6, 0
+INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, teams, odds)
+SELECT m + off, q.queue_id, 1, now(), 0.2, 0.4, 0.6, 0, '{red,blue}', '{0.4,0.6}'
 FROM plan, (VALUES ('live', 0), ('replay', 100000)) v(name, off) JOIN mm.queue q ON q.name = v.name;
 -- a match's rosters are rows of mm.roster in their match, their players
 -- rows of mm.queued_player (a player in several open matches holds only

@@ -10,6 +10,12 @@ BEGIN
     IF (SELECT count(*) FROM mm.match) <> 3 THEN
         RAISE EXCEPTION 'matches lost: %', (SELECT count(*) FROM mm.match);
     END IF;
+    -- 0.1.0's matches are red against blue, with the odds they had
+    IF (SELECT count(*) FROM mm.match
+        WHERE teams = '{red,blue}' AND odds = ARRAY[red_odds, blue_odds] AND cardinality(odds) = 2) <> 3
+       OR (SELECT count(*) FROM mm.match_roster WHERE team NOT IN ('red', 'blue')) > 0 THEN
+        RAISE EXCEPTION 'match teams not carried over: %', (SELECT array_agg(teams) FROM mm.match);
+    END IF;
     IF (SELECT count(*) FROM mm.async_entries WHERE pool = 'arena') <> 30 THEN
         RAISE EXCEPTION 'pool entries lost: %', (SELECT count(*) FROM mm.async_entries WHERE pool = 'arena');
     END IF;

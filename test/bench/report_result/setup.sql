@@ -6,8 +6,8 @@ CREATE TABLE plan AS
 SELECT m, ARRAY(SELECT (m * 7919 + k * 104729) % 10000 + 1 FROM generate_series(0, 9) k)::bigint[] AS players
 FROM generate_series(1, 30000) m;
 ALTER TABLE plan ADD PRIMARY KEY (m);
-INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread)
-SELECT m, q.queue_id, 1, now(), 0, 0.5, 0.5, 0 FROM plan, mm.queue q WHERE q.name = 'bench';
+INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, teams, odds)
+SELECT m, q.queue_id, 1, now(), 0, 0.5, 0.5, 0, '{red,blue}', '{0.5,0.5}' FROM plan, mm.queue q WHERE q.name = 'bench';
 -- a match's rosters are rows of mm.roster in their match, their players
 -- rows of mm.queued_player (a player in several open matches holds only
 -- its first: the others' rows are marked requeued)

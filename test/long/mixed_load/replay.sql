@@ -11,9 +11,10 @@ SELECT count(mm.create_queue(q.name || '_replay',
                              q.config || jsonb_build_object('rating', (q.config -> 'rating')
                                  || jsonb_build_object('key', (q.config #>> '{rating,key}') || '_replay'))))
 FROM mm.queue q WHERE q.name IN ('duo', 'squad') \gset
-INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, status)
+INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread, status,
+                      teams, odds)
 SELECT m.match_id + :offset, rq.queue_id, m.tick_id, m.created_at, m.prediction, m.red_odds, m.blue_odds,
-       m.rating_spread, 'matched'
+       m.rating_spread, 'matched', m.teams, m.odds
 FROM load.report_order o JOIN mm.match m USING (match_id) JOIN mm.queue q USING (queue_id)
 JOIN mm.queue rq ON rq.name = q.name || '_replay';
 -- the copies' rosters in their matches (rows of mm.roster), their players
