@@ -456,7 +456,6 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool
 {
 	Oid			argtypes[3] = {INT4OID, TEXTARRAYOID, INT8ARRAYOID};
 	Datum		args[3];
-	Datum	   *names;
 	MmRosterIndex *lookup;
 	int			nlookup;
 	int			ret;
@@ -464,11 +463,8 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool
 	if (cfg->nroles == 0 || set->n == 0)
 		return;
 	/* the declared roles: the query gives each player's role as its position there */
-	names = palloc(sizeof(Datum) * cfg->nroles);
-	for (int k = 0; k < cfg->nroles; k++)
-		names[k] = CStringGetTextDatum(cfg->roles[k]);
 	args[0] = Int32GetDatum(queue_id);
-	args[1] = PointerGetDatum(construct_array(names, cfg->nroles, TEXTOID, -1, false, TYPALIGN_INT));
+	args[1] = mm_text_array_datum(cfg->nroles, cfg->roles);
 	/*
 	 * A prefix of the queue: its players by the seat key; the whole queue:
 	 * its players with a role, in one scan (an ANY over 100k ids and a
@@ -477,12 +473,11 @@ mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool
 	 */
 	if (!whole)
 	{
-		Datum	   *ids = palloc(sizeof(Datum) * set->n);
+		int64	   *ids = palloc(sizeof(int64) * Max(set->n, 1));
 
 		for (int i = 0; i < set->n; i++)
-			ids[i] = Int64GetDatum(set->r[i].id);
-		args[2] = PointerGetDatum(construct_array(ids, set->n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
-												  TYPALIGN_DOUBLE));
+			ids[i] = set->r[i].id;
+		args[2] = mm_int8_array_datum(set->n, ids);
 		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
 									"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($3) AND qp.role IS NOT NULL",
 									3, argtypes, args, NULL, true, 0);

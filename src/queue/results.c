@@ -611,71 +611,6 @@ parse_result(ResMatch *m, Jsonb *result)
 	}
 }
 
-/* A float8[] of n values, NULL where isnull[i] (isnull may be NULL). */
-static Datum
-float8_array(int n, const double *v, const bool *isnull)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	for (int i = 0; i < n; i++)
-		d[i] = Float8GetDatum(v[i]);
-	return PointerGetDatum(construct_md_array(d, (bool *) isnull, 1, dims, lbs,
-											  FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
-static Datum
-int4_array(int n, const int32 *v, const bool *isnull)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int32GetDatum(v[i]);
-	return PointerGetDatum(construct_md_array(d, (bool *) isnull, 1, dims, lbs,
-											  INT4OID, 4, true, TYPALIGN_INT));
-}
-
-static Datum
-int8_array(int n, const int64 *v)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(v[i]);
-	return PointerGetDatum(construct_md_array(d, NULL, 1, dims, lbs,
-											  INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
-static Datum
-bool_array(int n, const bool *v)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	for (int i = 0; i < n; i++)
-		d[i] = BoolGetDatum(v[i]);
-	return PointerGetDatum(construct_md_array(d, NULL, 1, dims, lbs,
-											  BOOLOID, 1, true, TYPALIGN_CHAR));
-}
-
-static Datum
-text_array(int n, char *const *v)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	for (int i = 0; i < n; i++)
-		d[i] = CStringGetTextDatum(v[i]);
-	return PointerGetDatum(construct_md_array(d, NULL, 1, dims, lbs,
-											  TEXTOID, -1, false, TYPALIGN_INT));
-}
 
 /* The players' ids, ascending. */
 static Datum
@@ -685,7 +620,7 @@ player_ids(const ResMatch *m)
 
 	for (int i = 0; i < m->nplayers; i++)
 		ids[i] = m->players[i].id;
-	return int8_array(m->nplayers, ids);
+	return mm_int8_array_datum(m->nplayers, ids);
 }
 
 /* The state a lock or rate step works on: core or profession. */
@@ -710,7 +645,7 @@ states_array(const MmRatingModel *model, int n, double *const *st)
 
 	for (int i = 0; i < n; i++)
 		memcpy(v + i * model->nstate, st[i], sizeof(double) * model->nstate);
-	return float8_array(n * model->nstate, v, NULL);
+	return mm_float8_array_datum(n * model->nstate, v, NULL);
 }
 
 /*
@@ -751,8 +686,8 @@ lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
 	if (n == 0)
 		return;
 	model->defaults(cfg->rating.options, defaults);
-	args[0] = prof ? text_array(n, keys) : CStringGetTextDatum(cfg->rating.key);
-	args[1] = int8_array(n, ids);
+	args[0] = prof ? mm_text_array_datum(n, keys) : CStringGetTextDatum(cfg->rating.key);
+	args[1] = mm_int8_array_datum(n, ids);
 	args[2] = CStringGetTextDatum(model->name);
 	args[3] = mm_rating_state_datum(model, defaults);
 	run(prof ? RS_INSERT_MISSING_PROFESSION : RS_INSERT_MISSING, args, NULL, 0);
@@ -962,7 +897,7 @@ write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	else
 		args[3] = states_array(model, n, after);
 	args[4] = Int32GetDatum(model->nstate);
-	args[5] = int4_array(n, ladder, lnull);
+	args[5] = mm_int4_array_datum(n, ladder, lnull);
 	args[6] = CStringGetTextDatum(model->name);
 	run(RS_UPDATE_RATINGS, args, nulls, 0);
 	if ((int) SPI_processed != n)
@@ -993,9 +928,9 @@ write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at
 	}
 	if (n == 0)
 		return;
-	args[0] = text_array(n, keys);
+	args[0] = mm_text_array_datum(n, keys);
 	args[1] = TimestampTzGetDatum(at);
-	args[2] = int8_array(n, ids);
+	args[2] = mm_int8_array_datum(n, ids);
 	args[3] = states_array(model, n, after);
 	args[4] = Int32GetDatum(model->nstate);
 	args[5] = CStringGetTextDatum(model->name);
@@ -1066,9 +1001,9 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	memset(nulls, ' ', sizeof(nulls));
 	args[2] = CStringGetTextDatum(cfg->rating.key);
 	args[3] = player_ids(m);
-	args[4] = text_array(n, team);
+	args[4] = mm_text_array_datum(n, team);
 	for (int c = 0; c < 3; c++)
-		args[5 + c] = float8_array(n, f[c], fnull[c]);
+		args[5 + c] = mm_float8_array_datum(n, f[c], fnull[c]);
 	args[8] = states_array(model, n, before);
 	if (cfg->rating.pending_period)
 	{
@@ -1079,9 +1014,9 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 		args[9] = states_array(model, n, after);
 	args[10] = Int32GetDatum(model->nstate);
 	args[11] = CStringGetTextDatum(model->name);
-	args[12] = bool_array(n, deserted);
+	args[12] = mm_bool_array_datum(n, deserted);
 	for (int c = 0; c < 4; c++)
-		args[13 + c] = int4_array(n, iv[c], inull[c]);
+		args[13 + c] = mm_int4_array_datum(n, iv[c], inull[c]);
 	run(RS_INSERT_PLAYERS, args, nulls, 0);
 	for (uint64 r = 0; r < SPI_processed; r++)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
@@ -1124,9 +1059,9 @@ write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	args[0] = CStringGetTextDatum(cfg->rating.key);
 	args[1] = Int64GetDatum(m->match_id);
 	args[2] = TimestampTzGetDatum(at);
-	args[3] = int8_array(k, pl);
-	args[4] = int8_array(k, op);
-	args[5] = float8_array(k, sc, NULL);
+	args[3] = mm_int8_array_datum(k, pl);
+	args[4] = mm_int8_array_datum(k, op);
+	args[5] = mm_float8_array_datum(k, sc, NULL);
 	run(RS_INSERT_PENDING, args, NULL, 0);
 }
 
