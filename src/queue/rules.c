@@ -63,6 +63,30 @@ mm_rule_next_step(const MmRule *rule, double age, double *value)
 	return -1;
 }
 
+/* The id of a declared role; -1: not declared. */
+int
+mm_role_find(const MmMatcherConfig *cfg, const char *name)
+{
+	for (int k = 0; k < cfg->nroles; k++)
+		if (strcmp(cfg->roles[k], name) == 0)
+			return k;
+	return -1;
+}
+
+/* The declared roles, for messages. */
+char *
+mm_role_list(const MmMatcherConfig *cfg)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	for (int k = 0; k < cfg->nroles; k++)
+		appendStringInfo(&b, "%s%s", k ? ", " : "", cfg->roles[k]);
+	if (cfg->nroles == 0)
+		appendStringInfoString(&b, "no roles");
+	return b.data;
+}
+
 /* Attribute values */
 
 /* A string value of an attribute: 1 to 63 bytes, no control characters. */
