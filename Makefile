@@ -39,6 +39,8 @@ OBJS        = \
 	src/queue/rules.o \
 	src/queue/rules_config.o \
 	src/queue/tick.o \
+	src/queue/explain.o \
+	src/queue/run_ticks.o \
 	src/rating/elo.o \
 	src/rating/glicko2_math.o \
 	src/rating/glicko2_model.o \

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * tick.c
- *		Matchmaking ticks over the queue tables: mm.tick, mm.preview and
- *		the mm.run_ticks procedure that pg_cron calls.
+ *		Matchmaking ticks over the queue tables: mm.tick and mm.preview
+ *		(mm.explain is explain.c, the mm.run_ticks procedure that pg_cron
+ *		calls is run_ticks.c).
  *
  * A tick of a queue
  *	0. dissolves the proposed matches whose ready check has ended (ready.c);
@@ -33,7 +34,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
+#include "tick.h"
 
 #include <math.h>
 
@@ -56,30 +57,6 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
-
-#define MM_TICK_LOCK	0x6d6d0001
-#define MM_RUN_LOCK		0x6d6d0002
-
-
-/* The shortest time between ticks run_ticks accepts, in milliseconds. */
-#define MIN_EVERY_MS	100.0
-
-/* The statements of a tick, prepared once per backend. */
-enum
-{
-	Q_QUEUE,
-	Q_READ,
-	Q_READ_FIRST,
-	Q_OLDEST,
-	Q_TICK_ID,
-	Q_MOVE,
-	Q_REQUEUE,
-	Q_LOG,
-	Q_IDLE,
-	Q_LAST_TICK,
-	Q_EXPIRE,
-	Q_COUNT
-};
 
 static const MmStatement statements[Q_COUNT] = {
 	[Q_QUEUE] = {
@@ -265,8 +242,8 @@ static const MmStatement statements[Q_COUNT] = {
 static SPIPlanPtr plans[Q_COUNT];
 
 /* Run statement q; check that it did what it is for. */
-static void
-run(int q, Datum *values, const char *nulls, bool read_only, int expected)
+void
+tick_run(int q, Datum *values, const char *nulls, bool read_only, int expected)
 {
 	mm_statement_run(&statements[q], &plans[q], values, nulls, read_only, expected);
 }
@@ -292,7 +269,7 @@ queue_lookup(const char *name, MmMatcherConfig *cfg)
 	bool		isnull;
 	int32		id;
 
-	run(Q_QUEUE, &arg, NULL, true, SPI_OK_SELECT);
+	tick_run(Q_QUEUE, &arg, NULL, true, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -305,7 +282,7 @@ queue_lookup(const char *name, MmMatcherConfig *cfg)
 }
 
 /* Try to take an advisory lock (MM_TICK_LOCK or MM_RUN_LOCK) on a queue. */
-static bool
+bool
 queue_try_lock(int32 key, int32 queue_id, bool session)
 {
 	LOCKTAG		tag;
@@ -314,7 +291,7 @@ queue_try_lock(int32 key, int32 queue_id, bool session)
 	return LockAcquire(&tag, ExclusiveLock, session, true) != LOCKACQUIRE_NOT_AVAIL;
 }
 
-static void
+void
 queue_unlock(int32 key, int32 queue_id)
 {
 	LOCKTAG		tag;
@@ -348,7 +325,7 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 		UpdateActiveSnapshotCommandId();
 	}
 	/* limit 0: the whole queue, in one grouped read of all its players */
-	run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
+	tick_run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
 	rows = SPI_processed;
 	mm_read_rosters(at, true, cfg, set);
 	/* a role queue's roles, in the same snapshot */
@@ -574,7 +551,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		args[13] = PointerGetDatum(construct_md_array(m_region, m_region_null, 1, dims, lbs,
 													  TEXTOID, -1, false, TYPALIGN_INT));
 	}
-	run(Q_MOVE, args, argnulls, false, SPI_OK_SELECT);
+	tick_run(Q_MOVE, args, argnulls, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -598,7 +575,7 @@ tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = Float8GetDatum(ttl_s);
-	run(Q_EXPIRE, args, NULL, false, SPI_OK_SELECT);
+	tick_run(Q_EXPIRE, args, NULL, false, SPI_OK_SELECT);
 	return (int) result_int64();
 }
 
@@ -663,7 +640,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 		bool		isnull;
 		Datum		d;
 
-		run(Q_OLDEST, &arg, NULL, false, SPI_OK_SELECT);
+		tick_run(Q_OLDEST, &arg, NULL, false, SPI_OK_SELECT);
 		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 			oldest = Max(oldest, (at - DatumGetTimestampTz(d)) / 1e6);
@@ -672,7 +649,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	{
 		args[0] = Int32GetDatum(queue_id);
 		args[1] = mm_id_array(failed, res->nfailed);
-		run(Q_REQUEUE, args, NULL, false, SPI_OK_UPDATE);
+		tick_run(Q_REQUEUE, args, NULL, false, SPI_OK_UPDATE);
 	}
 
 	if (set->n == 0 && fig->made == 0 && res->nfailed == 0 && fig->dropped == 0 && fig->expired == 0 &&
@@ -680,7 +657,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	{
 		args[0] = Int32GetDatum(queue_id);
 		args[1] = TimestampTzGetDatum(at);
-		run(Q_IDLE, args, NULL, false, SPI_OK_UPDATE);
+		tick_run(Q_IDLE, args, NULL, false, SPI_OK_UPDATE);
 		if (SPI_processed > 0)
 			return;
 	}
@@ -701,7 +678,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	args[12] = Int32GetDatum(fig->dissolves_failed);
 	for (int i = 0; i < 13; i++)
 		argnulls[i] = nulls[i] ? 'n' : ' ';
-	run(Q_LOG, args, argnulls, false, SPI_OK_INSERT);
+	tick_run(Q_LOG, args, argnulls, false, SPI_OK_INSERT);
 }
 
 /* Check the arguments of mm.tick and mm.preview; the queue name. */
@@ -748,7 +725,7 @@ mm_tick(PG_FUNCTION_ARGS)
 		SPI_finish();
 		return (Datum) 0;
 	}
-	run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
+	tick_run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.queue.ticket_ttl_s > 0)
@@ -787,455 +764,3 @@ mm_preview(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* explain */
-
-/* The queue of a waiting roster: its id, name and config; or an error. */
-static int32
-roster_queue(int64 roster_id, char **name, MmMatcherConfig *cfg)
-{
-	Oid			argtypes[1] = {INT8OID};
-	Datum		arg = Int64GetDatum(roster_id);
-	bool		isnull;
-	int32		id;
-
-	if (SPI_execute_with_args("SELECT q.queue_id, q.name, q.config FROM mm.roster r "
-							  "JOIN mm.queue q ON q.queue_id = r.queue_id WHERE r.roster_id = $1 AND r.match_id IS NULL",
-							  1, argtypes, &arg, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
-	if (SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("roster %lld is not waiting", (long long) roster_id),
-				 errhint("mm.roster_status tells what became of it.")));
-	id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	*name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-	mm_queue_config(DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[0],
-												 SPI_tuptable->tupdesc, 3, &isnull)), cfg);
-	return id;
-}
-
-/* What a tick trying roster "x" first would find, in words. */
-static char *
-explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined)
-{
-	switch (x->state == MM_ROSTER_MATCHED ? MM_FAIL_NONE : x->fail_reason)
-	{
-		case MM_FAIL_NONE:
-			return psprintf("a tick trying it first would match it with %d potentials", x->npotentials);
-		case MM_FAIL_TOO_LARGE:
-			return psprintf("the roster has %d players and teams have %d", x->players, cfg->team_size);
-		case MM_FAIL_NO_POTENTIALS:
-			return psprintf("no other waiting roster's rating range overlaps [%g, %g]", x->lo, x->hi);
-		case MM_FAIL_POTENTIALS:
-			return psprintf("%d potentials, fewer than potentials_min %d; that rule stops at padding_end, at %s",
-							x->npotentials, cfg->filter.potentials_min,
-							timestamptz_to_str(joined + (int64) (cfg->filter.padding_end * USECS_PER_SEC)));
-		case MM_FAIL_INCOMPLETE:
-			return psprintf("the %d potentials cannot fill two teams of %d players (their party sizes do not fit)",
-							x->npotentials, cfg->team_size);
-		case MM_FAIL_RULE:
-			{
-				const MmRule *rule = &cfg->rules[x->fail_rule];
-				StringInfoData b;
-				double		next_value;
-				double		next;
-
-				initStringInfo(&b);
-				if (x->npotentials == 0)
-					appendStringInfo(&b, "rule \"%s\" (%s) leaves no potentials", rule->name, rule->type);
-				else
-					appendStringInfo(&b, "rule \"%s\" (%s) keeps the %d potentials from filling two teams",
-									 rule->name, rule->type, x->npotentials);
-				if (rule->ops->param == NULL)
-				{
-					appendStringInfoString(&b, "; it does not expand");
-					return b.data;
-				}
-				appendStringInfo(&b, " at %s %g%s", rule->ops->param, mm_rule_limit(rule, x->age),
-								 rule->ops->unit);
-				next = mm_rule_next_step(rule, x->age, &next_value);
-				if (next < 0)
-					appendStringInfoString(&b, "; it does not expand further");
-				else
-					appendStringInfo(&b, "; its expansion relaxes it to %s %g%s at %s",
-									 rule->ops->param, next_value, rule->ops->unit,
-									 timestamptz_to_str(joined + (int64) (next * USECS_PER_SEC)));
-				return b.data;
-			}
-	}
-	return NULL;
-}
-
-PG_FUNCTION_INFO_V1(mm_explain);
-
-/*
- * mm.explain(roster_id bigint, at timestamptz): why a waiting roster has
- * (not) matched. Runs the matcher over the queue as a tick would at "at",
- * with the roster as the first and only target, and reports its rating
- * range, the potentials it finds, and the outcome.
- */
-Datum
-mm_explain(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int64		roster_id;
-	TimestampTz at;
-	MmMatcherConfig cfg;
-	MmMatcherResult res;
-	MmRosterSet set;
-	char	   *name;
-	int32		queue_id;
-	Datum		arg;
-	int			place = -1;
-	MmRoster	x;
-	TimestampTz joined;
-	double		pad_start;
-	double		pad_end;
-	Datum		values[14];
-	bool		nulls[14] = {0};
-
-	mm_args_not_null(fcinfo, 0);
-	if (TIMESTAMP_NOT_FINITE(PG_GETARG_TIMESTAMPTZ(1)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("at must be finite")));
-	roster_id = PG_GETARG_INT64(0);
-	at = PG_GETARG_TIMESTAMPTZ(1);
-	InitMaterializedSRF(fcinfo, 0);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	queue_id = roster_queue(roster_id, &name, &cfg);
-	arg = Int32GetDatum(queue_id);
-	run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
-	mm_read_rosters(at, true, &cfg, &set);
-	mm_read_roles(queue_id, &cfg, &set, true);
-	for (int i = 0; i < set.n && place < 0; i++)
-		if (set.r[i].id == roster_id)
-			place = i;
-	if (place < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("roster %lld has no players", (long long) roster_id),
-				 errhint("A roster without players is not waiting for anything; mm.leave takes it out.")));
-	/* the roster first, the rest in queue order */
-	x = set.r[place];
-	memmove(&set.r[1], &set.r[0], sizeof(MmRoster) * place);
-	set.r[0] = x;
-	cfg.filter.rosters = 1;
-	cfg.filter.limit_ms = 3600000;
-	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
-	x = set.r[0];
-	joined = at - (int64) (x.age * USECS_PER_SEC);
-	pad_start = cfg.filter.padding_start;
-	pad_end = cfg.filter.padding_end;
-
-	values[0] = Int64GetDatum(roster_id);
-	values[1] = CStringGetTextDatum(name);
-	values[2] = Int32GetDatum(place + 1);
-	values[3] = Float8GetDatum(x.age);
-	values[4] = Float8GetDatum(x.rating_low);
-	values[5] = Float8GetDatum(x.lo);
-	values[6] = Float8GetDatum(x.hi);
-	/* the range widens from padding_start to padding_end of waiting */
-	if (x.age >= pad_end || cfg.filter.padding == 0)
-		nulls[7] = nulls[8] = true;
-	else
-	{
-		values[7] = TimestampTzGetDatum(x.age < pad_start ?
-										joined + (int64) (pad_start * USECS_PER_SEC) : at);
-		values[8] = TimestampTzGetDatum(joined + (int64) (pad_end * USECS_PER_SEC));
-	}
-	values[9] = Int32GetDatum(Max(x.npotentials, 0));
-	values[10] = Int32GetDatum(cfg.filter.potentials_min);
-	values[11] = BoolGetDatum(x.age < pad_end);
-	values[12] = CStringGetTextDatum(x.state == MM_ROSTER_MATCHED ? "match" :
-									 x.fail_reason == MM_FAIL_RULE ?
-									 psprintf("rule:%s", cfg.rules[x.fail_rule].name) :
-									 mm_fail_reason_names[x.fail_reason]);
-	values[13] = CStringGetTextDatum(explain_detail(&x, &cfg, joined));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	SPI_finish();
-	return (Datum) 0;
-}
-
-/* run_ticks */
-
-/* Interval in milliseconds, refusing infinite and month-based ones. */
-static double
-interval_ms(Interval *iv, const char *what)
-{
-	double		ms;
-
-	if (iv->month != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not use months or years", what),
-				 errhint("Give it in seconds, minutes or hours.")));
-	ms = iv->time / 1000.0 + iv->day * 86400000.0;
-	if (ms < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not be negative", what),
-				 errdetail("The value is %g ms.", ms)));
-	return ms;
-}
-
-/* Milliseconds since "start". */
-static double
-elapsed_ms(TimestampTz start)
-{
-	return (GetCurrentTimestamp() - start) / 1000.0;
-}
-
-/* The queues of a run: names and ids, and which ones this run holds. */
-typedef struct RunQueues
-{
-	int			n;
-	char	  **names;
-	int32	   *ids;
-	bool	   *held;			/* MM_RUN_LOCK taken by this run */
-	bool	   *waiting;		/* another run held it: told once, tried again */
-} RunQueues;
-
-/* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
-static void
-run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
-{
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
-	char		nulls[1] = {queue ? ' ' : 'n'};
-	MemoryContext old;
-
-	if (SPI_execute_with_args("SELECT q.name, q.queue_id FROM mm.queue q "
-							  "WHERE ($1 IS NULL OR q.name = $1) AND q.dropped_at IS NULL ORDER BY q.name",
-							  1, argtypes, &arg, nulls, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
-	if (queue != NULL && SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("queue \"%s\" does not exist", queue),
-				 errhint("Create it with mm.create_queue.")));
-	old = MemoryContextSwitchTo(cxt);
-	q->n = (int) SPI_processed;
-	q->names = palloc(sizeof(char *) * Max(q->n, 1));
-	q->ids = palloc(sizeof(int32) * Max(q->n, 1));
-	q->held = palloc0(sizeof(bool) * Max(q->n, 1));
-	q->waiting = palloc0(sizeof(bool) * Max(q->n, 1));
-	for (int i = 0; i < q->n; i++)
-	{
-		bool		isnull;
-
-		q->names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
-		q->ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
-	}
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * Tick one queue in a subtransaction: an error is reported as a WARNING
- * naming the queue and rolled back, and the caller goes on.
- */
-static void
-run_one_tick(const char *name, MemoryContext cxt)
-{
-	ResourceOwner owner = CurrentResourceOwner;
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		arg = CStringGetTextDatum(name);
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		/*
-		 * The tick's time is now on the clock: now() here is when the
-		 * transaction began, at the previous tick's commit, an interval
-		 * ago.
-		 */
-		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1, clock_timestamp())", 1, argtypes, &arg,
-								  NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "SPI_execute failed");
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			ReThrowError(edata);
-		ereport(WARNING,
-				(errcode(edata->sqlerrcode),
-				 errmsg("tick of queue \"%s\" failed: %s", name, edata->message),
-				 edata->detail ? errdetail("%s", edata->detail) : 0,
-				 errhint("The other queues were ticked. Fix the queue, or drop it with mm.drop_queue.")));
-		FreeErrorData(edata);
-	}
-	PG_END_TRY();
-}
-
-/* Sleep until "target" ms after "start", whatever wakes the latch. */
-static void
-sleep_until(TimestampTz start, double target)
-{
-	for (;;)
-	{
-		double		left = target - elapsed_ms(start);
-
-		if (left <= 0)
-			return;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 (long) ceil(left), PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/*
- * Milliseconds since the queue's last logged tick, or a negative number
- * when it has none. Not read-only: a fresh snapshot sees the tick the
- * other run has just committed.
- */
-static double
-since_last_tick_ms(int32 queue_id)
-{
-	Datum		arg = Int32GetDatum(queue_id);
-	bool		isnull;
-	Datum		last;
-
-	run(Q_LAST_TICK, &arg, NULL, false, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		return -1;
-	last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	return (GetCurrentTimestamp() - DatumGetTimestampTz(last)) / 1000.0;
-}
-
-/*
- * One round: tick each queue this run holds, each in its own transaction.
- * A queue not yet held is tried at every round: a queue that another run
- * holds is taken over at the first round after that run lets it go, so
- * runs that overlap hand a queue over within one "every" (the schedule
- * pg_cron 1.4 needs, whose runs start once a minute). After the first
- * round, stop as soon as "span" has passed.
- */
-static void
-run_round(RunQueues *q, TimestampTz start, double every, double span, bool first,
-		  MemoryContext cxt)
-{
-	for (int i = 0; i < q->n; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (!first && elapsed_ms(start) >= span)
-			return;
-		if (!q->held[i])
-		{
-			double		since;
-
-			if (!queue_try_lock(MM_RUN_LOCK, q->ids[i], true))
-			{
-				if (!q->waiting[i])
-					ereport(NOTICE,
-							(errmsg("queue \"%s\" is being ticked by another mm.run_ticks; this run takes over when that one ends",
-									q->names[i])));
-				q->waiting[i] = true;
-				continue;
-			}
-			q->held[i] = true;
-
-			/*
-			 * Taken over from another run: its last tick may have been a
-			 * moment ago. Within half an interval of it, wait for this
-			 * run's next slot, so that ticks stay at least half an
-			 * interval apart and at most one and a half.
-			 */
-			since = q->waiting[i] ? since_last_tick_ms(q->ids[i]) : -1;
-			if (since >= 0 && since < every / 2)
-				continue;
-		}
-		run_one_tick(q->names[i], cxt);
-		SPI_commit();
-		MemoryContextSwitchTo(cxt);
-	}
-}
-
-PG_FUNCTION_INFO_V1(mm_run_ticks);
-
-/*
- * CALL mm.run_ticks(queue text, every interval, span interval): tick the
- * queue (every queue when NULL) every "every" until "span" of wall time
- * has passed. pg_cron fires at most once a minute; this runs the ticks in
- * between. Ticks are at start + k * every; a tick that runs late skips the
- * slots it missed rather than bunching ticks up.
- */
-Datum
-mm_run_ticks(PG_FUNCTION_ARGS)
-{
-	char	   *queue = PG_ARGISNULL(0) ? NULL :
-		MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	double		every,
-				span;
-	bool		nonatomic;
-	TimestampTz start = GetCurrentTimestamp();
-	MemoryContext cxt;
-	RunQueues	q = {0};
-
-	mm_require_primary("mm.run_ticks");
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("every and span must not be null")));
-	every = interval_ms(PG_GETARG_INTERVAL_P(1), "every");
-	span = interval_ms(PG_GETARG_INTERVAL_P(2), "span");
-	if (every < MIN_EVERY_MS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("every must be at least 100 milliseconds"),
-				 errdetail("The value is %g ms.", every),
-				 errhint("Give the time between ticks, such as '5 seconds'.")));
-	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
-		!castNode(CallContext, fcinfo->context)->atomic;
-	if (!nonatomic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
-				 errmsg("mm.run_ticks must be called outside a transaction block"),
-				 errhint("CALL it on its own (as pg_cron does), not inside BEGIN ... COMMIT or a function.")));
-
-	/* lives across the commits of the run */
-	cxt = AllocSetContextCreate(TopMemoryContext, "mm.run_ticks", ALLOCSET_SMALL_SIZES);
-	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	PG_TRY();
-	{
-		run_queues(queue, &q, cxt);
-		MemoryContextSwitchTo(cxt);
-		for (int k = 0;; k++)
-		{
-			double		next;
-
-			run_round(&q, start, every, span, k == 0, cxt);
-			/* the next slot after now; missed slots are skipped */
-			next = (floor(elapsed_ms(start) / every) + 1) * every;
-			if (next >= span)
-				break;
-			sleep_until(start, next);
-		}
-	}
-	PG_FINALLY();
-	{
-		for (int i = 0; i < q.n; i++)
-			if (q.held[i])
-				queue_unlock(MM_RUN_LOCK, q.ids[i]);
-		if (queue)
-			pfree(queue);
-	}
-	PG_END_TRY();
-	SPI_finish();
-	MemoryContextDelete(cxt);
-	PG_RETURN_VOID();
-}

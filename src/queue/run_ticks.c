@@ -1,0 +1,314 @@
+/*-------------------------------------------------------------------------
+ *
+ * run_ticks.c
+ *		mm.run_ticks, the procedure pg_cron calls: ticks one queue or every queue
+ *		for a span of time, each tick its own transaction, runs handing over
+ *		to each other by the run advisory lock (MM_RUN_LOCK).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "tick.h"
+
+#include <math.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/latch.h"
+#include "storage/lock.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+/* run_ticks */
+
+/* Interval in milliseconds, refusing infinite and month-based ones. */
+static double
+interval_ms(Interval *iv, const char *what)
+{
+	double		ms;
+
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not use months or years", what),
+				 errhint("Give it in seconds, minutes or hours.")));
+	ms = iv->time / 1000.0 + iv->day * 86400000.0;
+	if (ms < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative", what),
+				 errdetail("The value is %g ms.", ms)));
+	return ms;
+}
+
+/* Milliseconds since "start". */
+static double
+elapsed_ms(TimestampTz start)
+{
+	return (GetCurrentTimestamp() - start) / 1000.0;
+}
+
+/* The queues of a run: names and ids, and which ones this run holds. */
+typedef struct RunQueues
+{
+	int			n;
+	char	  **names;
+	int32	   *ids;
+	bool	   *held;			/* MM_RUN_LOCK taken by this run */
+	bool	   *waiting;		/* another run held it: told once, tried again */
+} RunQueues;
+
+/* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
+static void
+run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
+	char		nulls[1] = {queue ? ' ' : 'n'};
+	MemoryContext old;
+
+	if (SPI_execute_with_args("SELECT q.name, q.queue_id FROM mm.queue q "
+							  "WHERE ($1 IS NULL OR q.name = $1) AND q.dropped_at IS NULL ORDER BY q.name",
+							  1, argtypes, &arg, nulls, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (queue != NULL && SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("queue \"%s\" does not exist", queue),
+				 errhint("Create it with mm.create_queue.")));
+	old = MemoryContextSwitchTo(cxt);
+	q->n = (int) SPI_processed;
+	q->names = palloc(sizeof(char *) * Max(q->n, 1));
+	q->ids = palloc(sizeof(int32) * Max(q->n, 1));
+	q->held = palloc0(sizeof(bool) * Max(q->n, 1));
+	q->waiting = palloc0(sizeof(bool) * Max(q->n, 1));
+	for (int i = 0; i < q->n; i++)
+	{
+		bool		isnull;
+
+		q->names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		q->ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Tick one queue in a subtransaction: an error is reported as a WARNING
+ * naming the queue and rolled back, and the caller goes on.
+ */
+static void
+run_one_tick(const char *name, MemoryContext cxt)
+{
+	ResourceOwner owner = CurrentResourceOwner;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = CStringGetTextDatum(name);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		/*
+		 * The tick's time is now on the clock: now() here is when the
+		 * transaction began, at the previous tick's commit, an interval
+		 * ago.
+		 */
+		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1, clock_timestamp())", 1, argtypes, &arg,
+								  NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute failed");
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("tick of queue \"%s\" failed: %s", name, edata->message),
+				 edata->detail ? errdetail("%s", edata->detail) : 0,
+				 errhint("The other queues were ticked. Fix the queue, or drop it with mm.drop_queue.")));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* Sleep until "target" ms after "start", whatever wakes the latch. */
+static void
+sleep_until(TimestampTz start, double target)
+{
+	for (;;)
+	{
+		double		left = target - elapsed_ms(start);
+
+		if (left <= 0)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) ceil(left), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Milliseconds since the queue's last logged tick, or a negative number
+ * when it has none. Not read-only: a fresh snapshot sees the tick the
+ * other run has just committed.
+ */
+static double
+since_last_tick_ms(int32 queue_id)
+{
+	Datum		arg = Int32GetDatum(queue_id);
+	bool		isnull;
+	Datum		last;
+
+	tick_run(Q_LAST_TICK, &arg, NULL, false, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return -1;
+	last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return (GetCurrentTimestamp() - DatumGetTimestampTz(last)) / 1000.0;
+}
+
+/*
+ * One round: tick each queue this run holds, each in its own transaction.
+ * A queue not yet held is tried at every round: a queue that another run
+ * holds is taken over at the first round after that run lets it go, so
+ * runs that overlap hand a queue over within one "every" (the schedule
+ * pg_cron 1.4 needs, whose runs start once a minute). After the first
+ * round, stop as soon as "span" has passed.
+ */
+static void
+run_round(RunQueues *q, TimestampTz start, double every, double span, bool first,
+		  MemoryContext cxt)
+{
+	for (int i = 0; i < q->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!first && elapsed_ms(start) >= span)
+			return;
+		if (!q->held[i])
+		{
+			double		since;
+
+			if (!queue_try_lock(MM_RUN_LOCK, q->ids[i], true))
+			{
+				if (!q->waiting[i])
+					ereport(NOTICE,
+							(errmsg("queue \"%s\" is being ticked by another mm.run_ticks; this run takes over when that one ends",
+									q->names[i])));
+				q->waiting[i] = true;
+				continue;
+			}
+			q->held[i] = true;
+
+			/*
+			 * Taken over from another run: its last tick may have been a
+			 * moment ago. Within half an interval of it, wait for this
+			 * run's next slot, so that ticks stay at least half an
+			 * interval apart and at most one and a half.
+			 */
+			since = q->waiting[i] ? since_last_tick_ms(q->ids[i]) : -1;
+			if (since >= 0 && since < every / 2)
+				continue;
+		}
+		run_one_tick(q->names[i], cxt);
+		SPI_commit();
+		MemoryContextSwitchTo(cxt);
+	}
+}
+
+PG_FUNCTION_INFO_V1(mm_run_ticks);
+
+/*
+ * CALL mm.run_ticks(queue text, every interval, span interval): tick the
+ * queue (every queue when NULL) every "every" until "span" of wall time
+ * has passed. pg_cron fires at most once a minute; this runs the ticks in
+ * between. Ticks are at start + k * every; a tick that runs late skips the
+ * slots it missed rather than bunching ticks up.
+ */
+Datum
+mm_run_ticks(PG_FUNCTION_ARGS)
+{
+	char	   *queue = PG_ARGISNULL(0) ? NULL :
+		MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	double		every,
+				span;
+	bool		nonatomic;
+	TimestampTz start = GetCurrentTimestamp();
+	MemoryContext cxt;
+	RunQueues	q = {0};
+
+	mm_require_primary("mm.run_ticks");
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("every and span must not be null")));
+	every = interval_ms(PG_GETARG_INTERVAL_P(1), "every");
+	span = interval_ms(PG_GETARG_INTERVAL_P(2), "span");
+	if (every < MIN_EVERY_MS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("every must be at least 100 milliseconds"),
+				 errdetail("The value is %g ms.", every),
+				 errhint("Give the time between ticks, such as '5 seconds'.")));
+	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
+		!castNode(CallContext, fcinfo->context)->atomic;
+	if (!nonatomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
+				 errmsg("mm.run_ticks must be called outside a transaction block"),
+				 errhint("CALL it on its own (as pg_cron does), not inside BEGIN ... COMMIT or a function.")));
+
+	/* lives across the commits of the run */
+	cxt = AllocSetContextCreate(TopMemoryContext, "mm.run_ticks", ALLOCSET_SMALL_SIZES);
+	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	PG_TRY();
+	{
+		run_queues(queue, &q, cxt);
+		MemoryContextSwitchTo(cxt);
+		for (int k = 0;; k++)
+		{
+			double		next;
+
+			run_round(&q, start, every, span, k == 0, cxt);
+			/* the next slot after now; missed slots are skipped */
+			next = (floor(elapsed_ms(start) / every) + 1) * every;
+			if (next >= span)
+				break;
+			sleep_until(start, next);
+		}
+	}
+	PG_FINALLY();
+	{
+		for (int i = 0; i < q.n; i++)
+			if (q.held[i])
+				queue_unlock(MM_RUN_LOCK, q.ids[i]);
+		if (queue)
+			pfree(queue);
+	}
+	PG_END_TRY();
+	SPI_finish();
+	MemoryContextDelete(cxt);
+	PG_RETURN_VOID();
+}
