@@ -29,7 +29,10 @@ OBJS        = \
 	src/queue/queue.o \
 	src/queue/queue_config.o \
 	src/queue/ready.o \
+	src/queue/result_match.o \
 	src/queue/results.o \
+	src/queue/results_check.o \
+	src/queue/results_rating.o \
 	src/queue/rule_distance.o \
 	src/queue/rule_equal.o \
 	src/queue/rule_intersect.o \

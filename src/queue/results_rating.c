@@ -1,0 +1,335 @@
+/*-------------------------------------------------------------------------
+ *
+ * results_rating.c
+ *		The rating step of mm.report_result: the players' rating rows locked in
+ *		player-id order, the game rated by the queue's family, ladder points,
+ *		dishonor for desertions, and the ratings written.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "result_match.h"
+
+
+#include <errno.h>
+#include <math.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+
+/* The state a lock or rate step works on: core or profession. */
+static ResState *
+state_of(ResPlayer *p, bool prof)
+{
+	return prof ? &p->prof : &p->core;
+}
+
+/* The profession's rating key: the queue's key, a slash, the profession. */
+static char *
+profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
+{
+	return psprintf("%s/%s", cfg->rating.key, p->profession);
+}
+
+
+/*
+ * Lock the players' rating rows of the queue's family in player-id order,
+ * inserting missing ones first (in the same order, with the family's
+ * defaults), and read each state before the match as of now (the family's
+ * read_at: Glicko-2's idle deviation growth). prof: the profession rows of
+ * the players whose roster names their profession (locked after every
+ * core row); the others play the profession game with their core rating,
+ * which is not written back.
+ */
+void
+res_lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool prof)
+{
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
+	double		defaults[MM_RATING_MAX_STATE];
+	Datum		args[4];
+	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
+	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
+	ResPlayer **who = palloc(sizeof(ResPlayer *) * Max(m->nplayers, 1));
+	int			n = 0;
+
+	for (int i = 0; i < m->nplayers; i++)
+	{
+		ResPlayer  *p = &m->players[i];
+
+		if (prof)
+		{
+			p->prof = p->core;
+			p->prof.rated = false;
+			if (p->profession == NULL)
+				continue;
+			keys[n] = profession_key(cfg, p);
+		}
+		ids[n] = p->id;
+		who[n++] = p;
+	}
+	if (n == 0)
+		return;
+	model->defaults(cfg->rating.options, defaults);
+	args[0] = prof ? mm_text_array_datum(n, keys) : CStringGetTextDatum(cfg->rating.key);
+	args[1] = mm_int8_array_datum(n, ids);
+	args[2] = CStringGetTextDatum(model->name);
+	args[3] = mm_rating_state_datum(model, defaults);
+	res_run(prof ? RS_INSERT_MISSING_PROFESSION : RS_INSERT_MISSING, args, NULL, 0);
+	res_run(prof ? RS_LOCK_PROFESSION : RS_LOCK, args, NULL, 0);
+	if ((int) SPI_processed != n)
+		elog(ERROR, "locked %d rating rows for %d players", (int) SPI_processed, n);
+	for (int i = 0; i < n; i++)
+	{
+		ResPlayer  *p = who[i];
+		ResState   *st = state_of(p, prof);
+		bool		isnull;
+		Datum		d;
+
+		if (DatumGetInt64(res_col(i, 1, &isnull)) != p->id)
+			elog(ERROR, "rating rows are not in player-id order");
+		mm_rating_state_read(model, DatumGetArrayTypeP(res_col(i, 2, &isnull)), st->before);
+		d = res_col(i, 3, &isnull);
+		if (!isnull && model->read_at != NULL && DatumGetTimestampTz(d) < at)
+			model->read_at(st->before, DatumGetTimestampTz(d), at);
+		d = res_col(i, 4, &isnull);
+		/* ladder points are the core key's */
+		if (!prof)
+		{
+			p->has_ladder = !isnull;
+			if (!isnull)
+				p->ladder = DatumGetInt32(d);
+		}
+	}
+}
+
+/*
+ * Rate the match as one game of the queue's rating family (rating_model.h),
+ * core or profession ratings: as mm.openskill_rate rates it, or for
+ * Glicko-2 by its team likelihood, each player against each opposing team
+ * (a 1v1 exactly as mm.glicko2_rate).
+ */
+void
+res_rate(ResMatch *m, const MmMatcherConfig *cfg, bool prof)
+{
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
+	const void *params = model->queue_params(cfg->rating.options);
+	int			n = m->nplayers;
+	int64	   *label = palloc(sizeof(int64) * n);
+	double	   *rank = palloc(sizeof(double) * n);
+	double	   *weight = palloc(sizeof(double) * n);
+	double	   *in[MM_RATING_MAX_STATE];
+	double	   *out[MM_RATING_MAX_STATE];
+	MmRatingGame g;
+
+	for (int c = 0; c < model->nstate; c++)
+	{
+		in[c] = palloc(sizeof(double) * n);
+		out[c] = palloc(sizeof(double) * n);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		const ResPlayer *p = &m->players[i];
+		ResState   *st = state_of(&m->players[i], prof);
+
+		/* a team's label is its place in the match's team order, from 1 (red 1, blue 2) */
+		label[i] = res_team_order(m, p->team) + 1;
+		rank[i] = m->teams[p->team].rank;
+		weight[i] = p->weight;
+		for (int c = 0; c < model->nstate; c++)
+			in[c][i] = st->before[c];
+	}
+	mm_rating_build_game(&g, model, n, label, rank, NULL,
+						 (const double *const *) in, weight);
+	model->rate(params, &g, out);
+	for (int i = 0; i < n; i++)
+	{
+		ResState   *st = state_of(&m->players[i], prof);
+
+		st->rated = true;
+		for (int c = 0; c < model->nstate; c++)
+			st->after[c] = mm_check_result(out[c][i], model->columns[c].name);
+	}
+}
+
+/* The ladder's season config from the queue's rating config. */
+static Jsonb *
+season_config(const MmMatcherConfig *cfg)
+{
+	StringInfoData b;
+	bool		first = true;
+
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '{');
+	if (!cfg->rating.season_start_null)
+	{
+		appendStringInfoString(&b, "\"start\": ");
+		escape_json(&b, cfg->rating.season_start);
+		first = false;
+	}
+	if (!cfg->rating.season_end_null)
+	{
+		appendStringInfoString(&b, first ? "\"end\": " : ", \"end\": ");
+		escape_json(&b, cfg->rating.season_end);
+	}
+	appendStringInfoChar(&b, '}');
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(b.data)));
+}
+
+/*
+ * Ladder points from the match's prediction (each team's odds of victory)
+ * and the team's final score; a team without a score gets none.
+ */
+void
+res_award_ladder(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	Jsonb	   *season = season_config(cfg);
+
+	for (int i = 0; i < m->nplayers; i++)
+	{
+		ResPlayer  *p = &m->players[i];
+		ResTeam    *team = &m->teams[p->team];
+		const char *result = "victory";
+		double		odds = m->odds[res_team_order(m, p->team)];
+
+		if (!team->has_score)
+			continue;
+		for (int t = 0; t < m->nteams; t++)
+			if (t != p->team && !(team->rank < m->teams[t].rank))
+				result = "defeat";
+		if (p->deserted)
+			result = "desertion";
+		mm_ladder_game(season, at, odds, team->score, result,
+					   p->has_ladder ? &p->ladder : NULL, &p->awarded, &p->ladder2);
+		p->awarded_set = true;
+	}
+}
+
+/*
+ * Dishonor for desertions, in player-id order. A reason the dishonor
+ * config does not know (mm.set_dishonor_config refuses to drop one a queue
+ * uses; a direct change of mm.dishonor_settings may have) gives no
+ * dishonor and a WARNING: the result is still recorded.
+ */
+void
+res_give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	bool		checked = false;
+
+	for (int i = 0; i < m->nplayers; i++)
+	{
+		ResPlayer  *p = &m->players[i];
+		Datum		args[3];
+		bool		isnull;
+		Datum		d;
+
+		if (!p->deserted)
+			continue;
+		if (!checked)
+		{
+			args[0] = CStringGetTextDatum(cfg->rating.desertion_reason);
+			res_run(RS_REASON_KNOWN, args, NULL, 1);
+			if (!DatumGetBool(res_col(0, 1, &isnull)) || isnull)
+			{
+				ereport(WARNING,
+						(errmsg("rating.desertion_reason \"%s\" is not a known dishonor reason: the deserters of match %lld get no dishonor",
+								cfg->rating.desertion_reason, (long long) m->match_id),
+						 errhint("Add the reason under \"penalties\" with mm.set_dishonor_config, or change the queue's rating.desertion_reason with mm.alter_queue.")));
+				return;
+			}
+			checked = true;
+		}
+		args[0] = Int64GetDatum(p->id);
+		args[1] = CStringGetTextDatum(cfg->rating.desertion_reason);
+		args[2] = TimestampTzGetDatum(at);
+		res_run(RS_DISHONOR, args, NULL, 1);
+		d = res_col(0, 1, &isnull);
+		p->stacks_set = !isnull;
+		if (!isnull)
+			p->stacks = DatumGetInt32(d);
+	}
+}
+
+/*
+ * Write the new ratings and ladder totals, and count the game (a pending
+ * period keeps the states: mm.close_rating_period rates and counts).
+ */
+void
+res_write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
+	int			n = m->nplayers;
+	double	  **after = palloc(sizeof(double *) * n);
+	int32	   *ladder = palloc(sizeof(int32) * n);
+	bool	   *lnull = palloc(sizeof(bool) * n);
+	Datum		args[7];
+	char		nulls[7] = "       ";
+
+	for (int i = 0; i < n; i++)
+	{
+		after[i] = m->players[i].core.after;
+		ladder[i] = m->players[i].ladder2;
+		lnull[i] = !m->players[i].awarded_set;
+	}
+	args[0] = CStringGetTextDatum(cfg->rating.key);
+	args[1] = TimestampTzGetDatum(at);
+	args[2] = res_player_ids(m);
+	if (cfg->rating.pending_period)
+	{
+		args[3] = (Datum) 0;
+		nulls[3] = 'n';
+	}
+	else
+		args[3] = res_states_array(model, n, after);
+	args[4] = Int32GetDatum(model->nstate);
+	args[5] = mm_int4_array_datum(n, ladder, lnull);
+	args[6] = CStringGetTextDatum(model->name);
+	res_run(RS_UPDATE_RATINGS, args, nulls, 0);
+	if ((int) SPI_processed != n)
+		elog(ERROR, "updated %d rating rows for %d players", (int) SPI_processed, n);
+}
+
+/* Write the profession ratings of the players whose roster names one. */
+void
+res_write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
+	int			n = 0;
+	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
+	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
+	double	  **after = palloc(sizeof(double *) * Max(m->nplayers, 1));
+	Datum		args[6];
+
+	for (int i = 0; i < m->nplayers; i++)
+	{
+		ResPlayer  *p = &m->players[i];
+
+		if (p->profession == NULL)
+			continue;
+		ids[n] = p->id;
+		keys[n] = profession_key(cfg, p);
+		after[n] = p->prof.after;
+		n++;
+	}
+	if (n == 0)
+		return;
+	args[0] = mm_text_array_datum(n, keys);
+	args[1] = TimestampTzGetDatum(at);
+	args[2] = mm_int8_array_datum(n, ids);
+	args[3] = res_states_array(model, n, after);
+	args[4] = Int32GetDatum(model->nstate);
+	args[5] = CStringGetTextDatum(model->name);
+	res_run(RS_UPDATE_PROFESSION, args, NULL, 0);
+	if ((int) SPI_processed != n)
+		elog(ERROR, "updated %d profession rating rows for %d players", (int) SPI_processed, n);
+}
+
