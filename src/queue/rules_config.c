@@ -437,6 +437,58 @@ mm_attributes_render(StringInfo buf, const void *base)
 	appendStringInfoChar(buf, '}');
 }
 
+/*
+ * The n names of a JSON array (roles, team names): strings of 1 to 63
+ * bytes without control characters, each once; errors name the key and
+ * the element, "kind" says what the names are.
+ */
+static char **
+name_list(JsonbValue *elems, int n, const char *what, const char *path,
+		  const char *kind, const char *hint)
+{
+	char	  **names = palloc(sizeof(char *) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name;
+
+		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
+			elems[i].val.string.len > NAMEDATALEN - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s key \"%s[%d]\" must be a %s name of 1 to %d bytes", what, path, i,
+							kind, NAMEDATALEN - 1),
+					 errhint("%s", hint)));
+		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
+		for (const char *c = name; *c; c++)
+			if ((unsigned char) *c < 0x20 || *c == 0x7f)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
+		for (int j = 0; j < i; j++)
+			if (strcmp(names[j], name) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s key \"%s\" names %s \"%s\" twice", what, path, kind, name)));
+		names[i] = name;
+	}
+	return names;
+}
+
+/* A list of names as a JSON array. */
+static void
+name_list_render(StringInfo buf, char *const *names, int n)
+{
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, names[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
 /* Config key "roles": the roles a player may carry, a list of distinct names. */
 void
 mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path)
@@ -450,31 +502,8 @@ mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	if (v == NULL || v->type == jbvNull)
 		return;
 	n = array_elements(v, what, path, &elems);
-	cfg->roles = palloc(sizeof(char *) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		char	   *name;
-
-		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
-			elems[i].val.string.len > NAMEDATALEN - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s key \"%s[%d]\" must be a role name of 1 to %d bytes", what, path, i,
-							NAMEDATALEN - 1),
-					 errhint("List the roles by name, such as [\"tank\", \"damage\", \"support\"].")));
-		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
-		for (const char *c = name; *c; c++)
-			if ((unsigned char) *c < 0x20 || *c == 0x7f)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
-		for (int j = 0; j < i; j++)
-			if (strcmp(cfg->roles[j], name) == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s key \"%s\" names role \"%s\" twice", what, path, name)));
-		cfg->roles[i] = name;
-	}
+	cfg->roles = name_list(elems, n, what, path, "role",
+						   "List the roles by name, such as [\"tank\", \"damage\", \"support\"].");
 	cfg->nroles = n;
 }
 
@@ -483,14 +512,7 @@ mm_roles_render(StringInfo buf, const void *base)
 {
 	const MmMatcherConfig *cfg = base;
 
-	appendStringInfoChar(buf, '[');
-	for (int i = 0; i < cfg->nroles; i++)
-	{
-		if (i > 0)
-			appendStringInfoString(buf, ", ");
-		escape_json(buf, cfg->roles[i]);
-	}
-	appendStringInfoChar(buf, ']');
+	name_list_render(buf, cfg->roles, cfg->nroles);
 }
 
 /*
@@ -516,31 +538,8 @@ mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *pat
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s key \"%s\" must name 2 to %d teams", what, path, MM_TEAMS),
 				 errdetail("It names %d.", n)));
-	cfg->team_names = palloc(sizeof(char *) * n);
-	for (int i = 0; i < n; i++)
-	{
-		char	   *name;
-
-		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
-			elems[i].val.string.len > NAMEDATALEN - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s key \"%s[%d]\" must be a team name of 1 to %d bytes", what, path, i,
-							NAMEDATALEN - 1),
-					 errhint("Name the teams in order, such as [\"north\", \"east\", \"south\", \"west\"].")));
-		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
-		for (const char *c = name; *c; c++)
-			if ((unsigned char) *c < 0x20 || *c == 0x7f)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
-		for (int j = 0; j < i; j++)
-			if (strcmp(cfg->team_names[j], name) == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s key \"%s\" names team \"%s\" twice", what, path, name)));
-		cfg->team_names[i] = name;
-	}
+	cfg->team_names = name_list(elems, n, what, path, "team",
+								"Name the teams in order, such as [\"north\", \"east\", \"south\", \"west\"].");
 	cfg->nteam_names = n;
 }
 
@@ -554,14 +553,7 @@ mm_team_names_render(StringInfo buf, const void *base)
 		appendStringInfoString(buf, "null");
 		return;
 	}
-	appendStringInfoChar(buf, '[');
-	for (int i = 0; i < cfg->nteam_names; i++)
-	{
-		if (i > 0)
-			appendStringInfoString(buf, ", ");
-		escape_json(buf, cfg->team_names[i]);
-	}
-	appendStringInfoChar(buf, ']');
+	name_list_render(buf, cfg->team_names, cfg->nteam_names);
 }
 
 
