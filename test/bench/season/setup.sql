@@ -36,7 +36,8 @@ CREATE TABLE season_match (model text, match_id bigint, made_s int, red_odds flo
 CREATE TABLE season_wait (model text, roster_id bigint, waited float8);
 CREATE TABLE season_rating (model text, player_id bigint, rating float8);
 -- why a long waiter waits: mm.explain of every roster still waiting 25 s
--- after it queued (before padding starts at 30 s)
+-- after it queued (before padding starts at 30 s; a matched roster stays in
+-- mm.roster with its match_id until its match ends)
 CREATE TABLE season_explain (model text, roster_id bigint, made_s int, players int,
                              rating float8, deviation float8, potentials int,
                              potentials_min int, outcome text);
@@ -119,7 +120,7 @@ BEGIN
         INSERT INTO season_explain
         SELECT model, e.roster_id, s, cardinality(pa.players), w.rating, w.deviation,
                e.potentials, e.potentials_min, e.outcome
-        FROM party pa JOIN mm.roster w ON w.roster_id = pa.roster
+        FROM party pa JOIN mm.roster w ON w.roster_id = pa.roster AND w.match_id IS NULL
         CROSS JOIN LATERAL mm.explain(pa.roster, t0 + s * interval '1 second') e
         WHERE pa.joined_s = s - 25;
         EXIT WHEN made >= target AND NOT EXISTS (SELECT FROM playing);
