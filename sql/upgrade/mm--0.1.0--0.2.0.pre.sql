@@ -517,3 +517,15 @@ ALTER TABLE mm.match
     ADD CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
                                            AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
                                            AND red_odds = odds[1] AND blue_odds = odds[2]);
+
+-- ==== calibrated odds ====
+-- A queue's odds are its rating family's scaled by what its results taught
+-- it (docs/ratings.md, "Calibrated odds"). A match records the scale its
+-- tick applied; 0.1.0's matches, whose odds came from the GW2 prediction,
+-- have none, and their results teach the calibration nothing.
+ALTER TABLE mm.match ADD COLUMN odds_scale float8,
+    ADD CONSTRAINT match_odds_scale_check CHECK (odds_scale > 0 AND odds_scale < 'Infinity');
+-- per queue, what its results taught it
+-- @create mm.odds_calibration
+-- the results its next tick learns from
+-- @create mm.odds_result

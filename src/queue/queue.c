@@ -18,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "odds_scale.h"
 #include "rating_model.h"
 
 #include <math.h>
@@ -593,16 +594,17 @@ mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 /*
  * The odds of a match made by the matcher, each team's probability of
  * winning under the queue's rating model from its rosters' figures
- * (rating_model.h's MmRatingScale.odds, red against blue): at two teams
- * red's is the family's odds and blue's one minus it. With k teams, team
- * i's is the mean over its pairings of its odds against the other team,
- * times 2 / k: odds_i = 2 / (k (k - 1)) sum over j != i of P(i beats j),
- * the pairwise form the families' predict uses for k teams; the odds add
- * up to one.
+ * (rating_model.h's MmRatingScale.odds, red against blue), scaled by the
+ * queue's calibration (mm_odds_scaled; scale 1 leaves them as they are):
+ * at two teams red's is the family's odds scaled and blue's one minus it.
+ * With k teams, team i's is the mean over its pairings of its scaled odds
+ * against the other team, times 2 / k: odds_i = 2 / (k (k - 1)) sum over
+ * j != i of P(i beats j), the pairwise form the families' predict uses
+ * for k teams; the odds add up to one.
  */
 void
 mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfig *cfg,
-				double *odds)
+				double scale, double *odds)
 {
 	const MmRatingModel *model = mm_rating_model_find(cfg->rating.model);
 	const void *params;
@@ -626,7 +628,8 @@ mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfi
 			rating[x] = r->rating;
 			deviation[x] = r->deviation;
 		}
-		odds[0] = model->scale.odds(params, n, team, players, rating, deviation);
+		odds[0] = mm_odds_scaled(model->scale.odds(params, n, team, players, rating, deviation),
+								 scale);
 		odds[1] = 1.0 - odds[0];
 	}
 	else
@@ -652,7 +655,8 @@ mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfi
 					deviation[m] = r->deviation;
 					m++;
 				}
-				e = model->scale.odds(params, m, team, players, rating, deviation);
+				e = mm_odds_scaled(model->scale.odds(params, m, team, players, rating, deviation),
+								   scale);
 				odds[i] += e;
 				odds[j] += 1.0 - e;
 			}
@@ -697,7 +701,7 @@ put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult
 			odds[1] = 1.0 - odds[0];
 		}
 		else
-			mm_matcher_odds(mt, set->r, cfg, odds);
+			mm_matcher_odds(mt, set->r, cfg, 1.0, odds);
 		for (int k = 0; k < mt->nmembers; k++)
 		{
 			MmRoster   *x = &set->r[mt->members[k]];

@@ -27,7 +27,7 @@
 
 static const MmStatement statements[RS_COUNT] = {
 	[RS_LOCK_MATCH] = {
-		"SELECT m.queue_id, m.status, m.teams, m.odds FROM mm.match m "
+		"SELECT m.queue_id, m.status, m.teams, m.odds, m.odds_scale FROM mm.match m "
 		"WHERE m.match_id = $1 FOR UPDATE",
 	1, {INT8OID}},
 	[RS_PREVIOUS] = {
@@ -93,6 +93,11 @@ static const MmStatement statements[RS_COUNT] = {
 		"INSERT INTO mm.rating_period_game (key, match_id, player_id, opponent_id, score, reported_at) "
 		"SELECT $1, $2, u.p, u.o, u.s, $3 FROM unnest($4::bigint[], $5::bigint[], $6::float8[]) u(p, o, s)",
 	6, {TEXTOID, INT8OID, TIMESTAMPTZOID, INT8ARRAYOID, INT8ARRAYOID, FLOAT8ARRAYOID}},
+	/* a two-team result for the queue's calibration of its odds */
+	[RS_INSERT_ODDS] = {
+		"INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at) "
+		"VALUES ($1, $2, $3, $4, $5)",
+	5, {INT4OID, INT8OID, FLOAT8OID, FLOAT8OID, TIMESTAMPTZOID}},
 	[RS_INSERT_RESULT] = {
 		"INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at) "
 		"VALUES ($1, $2, 'reported', $3, $4)",

@@ -35,6 +35,7 @@
  *-------------------------------------------------------------------------
  */
 #include "tick.h"
+#include "odds_scale.h"
 
 #include <math.h>
 
@@ -146,6 +147,7 @@ static const MmStatement statements[Q_COUNT] = {
 	 * queue, a burst of enqueues). Only a ready check ($12 'proposed', $13
 	 * its end) writes a ticket event per player, as mm.accept and
 	 * mm.decline go on from there ($12 'matched', $13 NULL without one).
+	 * $15 is the scale the queue's calibration applied to the odds.
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -154,10 +156,10 @@ static const MmStatement statements[Q_COUNT] = {
 		" WITH ORDINALITY AS u(no, prediction, spread, region, o) ORDER BY u.o"
 		"), m AS ("
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
-		" status, accept_until, region, teams, odds)"
+		" status, accept_until, region, teams, odds, odds_scale)"
 		" SELECT mi.match_id, $1, $2, $11, mi.prediction, $5[(mi.no - 1) * cardinality($6) + 1],"
 		" $5[(mi.no - 1) * cardinality($6) + 2], mi.spread, $12, $13, mi.region, $6,"
-		" $5[(mi.no - 1) * cardinality($6) + 1 : mi.no * cardinality($6)]"
+		" $5[(mi.no - 1) * cardinality($6) + 1 : mi.no * cardinality($6)], $15"
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
@@ -178,9 +180,9 @@ static const MmStatement statements[Q_COUNT] = {
 		" WHERE $12 = 'proposed' AND qp.queue_id = $1 AND qp.roster_id = ANY ($8)"
 		" ORDER BY qp.roster_id, qp.seat"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
-		14, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, TEXTARRAYOID,
+		15, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, TEXTARRAYOID,
 		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID,
-		TEXTARRAYOID}
+		TEXTARRAYOID, FLOAT8OID}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -236,6 +238,29 @@ static const MmStatement statements[Q_COUNT] = {
 		"WHERE r.queue_id = $1 AND r.match_id IS NULL AND r.joined_at <= $2 - make_interval(secs => $3) "
 		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $2)",
 		3, {INT4OID, TIMESTAMPTZOID, FLOAT8OID}
+	},
+	/* the queue's calibration of its odds (odds_scale.h) */
+	[Q_ODDS_READ] = {
+		"SELECT c.model, c.scale, c.information, c.results FROM mm.odds_calibration c "
+		"WHERE c.queue_id = $1",
+		1, {INT4OID}
+	},
+	/*
+	 * the results reported since the last tick, removed, in report order;
+	 * a report that commits meanwhile stays for the next tick
+	 */
+	[Q_ODDS_FOLD] = {
+		"WITH d AS (DELETE FROM mm.odds_result r WHERE r.queue_id = $1 "
+		"RETURNING r.logit, r.score, r.reported_at, r.match_id) "
+		"SELECT d.logit, d.score FROM d ORDER BY d.reported_at, d.match_id",
+		1, {INT4OID}
+	},
+	[Q_ODDS_WRITE] = {
+		"INSERT INTO mm.odds_calibration AS c (queue_id, model, scale, information, results, updated_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT ON CONSTRAINT odds_calibration_pkey DO UPDATE "
+		"SET model = excluded.model, scale = excluded.scale, information = excluded.information, "
+		"results = excluded.results, updated_at = excluded.updated_at",
+		6, {INT4OID, TEXTOID, FLOAT8OID, FLOAT8OID, INT8OID, TIMESTAMPTZOID}
 	},
 };
 
@@ -450,14 +475,14 @@ put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherCon
  */
 static void
 tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
-			MmRosterSet *set, const MmMatcherResult *res, ReturnSetInfo *rsinfo,
-			int64 *match_ids, TickFigures *fig)
+			double odds_scale, MmRosterSet *set, const MmMatcherResult *res,
+			ReturnSetInfo *rsinfo, int64 *match_ids, TickFigures *fig)
 {
 	int			nm = 0;
 	int		   *which;			/* the set indexes of the matched rosters */
 	bool	   *whole;			/* per set index: locked, players unchanged */
-	Datum		args[14];
-	char		argnulls[14];
+	Datum		args[15];
+	char		argnulls[15];
 	Datum	   *m_no, *m_pred, *m_odds, *m_spread, *m_region;
 	Datum	   *names;			/* the queue's team names, in team order */
 	bool	   *m_region_null;
@@ -506,7 +531,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		good[ngood] = m;
 		m_no[ngood] = Int32GetDatum(ngood + 1);
 		m_pred[ngood] = Float8GetDatum(prediction);
-		mm_matcher_odds(mt, set->r, cfg, odds);
+		mm_matcher_odds(mt, set->r, cfg, odds_scale, odds);
 		for (int t = 0; t < cfg->nteams; t++)
 			m_odds[ngood * cfg->nteams + t] = Float8GetDatum(odds[t]);
 		m_region_null[ngood] = mt->region < 0;
@@ -551,6 +576,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		args[13] = PointerGetDatum(construct_md_array(m_region, m_region_null, 1, dims, lbs,
 													  TEXTOID, -1, false, TYPALIGN_INT));
 	}
+	args[14] = Float8GetDatum(odds_scale);
 	tick_run(Q_MOVE, args, argnulls, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
@@ -564,6 +590,68 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	for (int m = 0; m < res->nmatches; m++)
 		if (match_ids[m] > 0)
 			put_match_rows(rsinfo, set, cfg, &res->matches[m], match_ids[m]);
+}
+
+/*
+ * The scale of the queue's odds for this tick (odds_scale.h): with a
+ * calibration, the results reported since its last tick are learnt from in
+ * report order and removed, and what the queue knows is written back; 1
+ * without one. A queue whose rating model changed starts again from 1,
+ * without the results pending then (their odds were the other family's).
+ */
+static double
+tick_odds_scale(int32 queue_id, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	Datum		args[6];
+	bool		isnull;
+	MmOddsScale s;
+	int64		results = 0;
+	bool		restart = false;
+	uint64		n;
+
+	if (cfg->rating.calibration_null)
+		return 1.0;
+	mm_odds_scale_start(&s);
+	args[0] = Int32GetDatum(queue_id);
+	tick_run(Q_ODDS_READ, args, NULL, false, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+	{
+		char	   *model = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
+															  SPI_tuptable->tupdesc, 1, &isnull));
+
+		restart = strcmp(model, cfg->rating.model) != 0;
+		if (!restart)
+		{
+			s.scale = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+												   2, &isnull));
+			s.information = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+														 3, &isnull));
+			results = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+												  4, &isnull));
+		}
+	}
+	/* the results reported since the last tick; after a change of model, dropped */
+	tick_run(Q_ODDS_FOLD, args, NULL, false, SPI_OK_SELECT);
+	n = restart ? 0 : SPI_processed;
+	if (n == 0 && !restart)
+		return s.scale;
+	for (uint64 i = 0; i < n; i++)
+	{
+		double		logit = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+														 1, &isnull));
+		double		score = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+														 2, &isnull));
+
+		CHECK_FOR_INTERRUPTS();
+		mm_odds_scale_update(&s, cfg->rating.calibration, logit, score);
+	}
+	args[1] = CStringGetTextDatum(cfg->rating.model);
+	args[2] = Float8GetDatum(s.scale);
+	args[3] = Float8GetDatum(s.information);
+	args[4] = Int64GetDatum(results + (int64) n);
+	args[5] = TimestampTzGetDatum(at);
+	tick_run(Q_ODDS_WRITE, args, NULL, false, SPI_OK_INSERT);
+	return s.scale;
 }
 
 /* Expire the rosters that have waited ticket_ttl; returns how many. */
@@ -713,6 +801,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	int64		tick_id;
 	int64	   *match_ids;
 	int			dissolved;
+	double		odds_scale;
 
 	mm_require_primary("mm.tick");
 	InitMaterializedSRF(fcinfo, 0);
@@ -727,13 +816,14 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	tick_run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
 	tick_id = result_int64();
+	odds_scale = tick_odds_scale(queue_id, &cfg, at);
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.queue.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.queue.ticket_ttl_s);
 	/* the read sees what the tick has just changed: rosters given back, expired */
 	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
-	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
+	tick_commit(queue_id, tick_id, at, &cfg, odds_scale, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.queue.accept_timeout_s > 0 ? "proposed" : "matches");
