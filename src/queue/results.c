@@ -356,8 +356,12 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 			m->odds[t] = t < nodds ? DatumGetFloat8(elems[t]) : 0;
 		m->nmteams = n;
 	}
-	m->odds_scale = DatumGetFloat8(res_col(0, 5, &isnull));
-	m->has_odds_scale = !isnull;
+	{
+		Datum		scale = res_col(0, 5, &isnull);
+
+		m->has_odds_scale = !isnull;
+		m->odds_scale = isnull ? 1.0 : DatumGetFloat8(scale);
+	}
 	*done = previous_result(m->match_id, result);
 	if (*done)
 		return;

@@ -23,7 +23,8 @@
  *		the learning step is one Newton (Fisher scoring) step of the
  *		logistic likelihood of the result in ln a, as Glickman's step 7 is
  *		one step for a rating. It is Platt's recalibration of a classifier's
- *		scores by a logistic model, with one parameter, learnt online.
+ *		scores by a logistic model, with one parameter, learnt online. ln a
+ *		is kept within [-MM_ODDS_SCALE_LIMIT, MM_ODDS_SCALE_LIMIT].
  *
  *-------------------------------------------------------------------------
  */
