@@ -119,6 +119,17 @@ static const MmStatement statements[Q_COUNT] = {
 		"ORDER BY r.position",
 		2, {INT4OID, INT8OID}
 	},
+	/*
+	 * How many of the first $2 waiting rosters there are: fewer than $2,
+	 * and the first read is the whole queue, which the grouped read
+	 * (Q_READ) reads faster than a lookup of the players per roster
+	 * (Q_READ_FIRST): a burst, whose targets are every roster.
+	 */
+	[Q_FITS] = {
+		"SELECT count(*) FROM (SELECT FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL "
+		"ORDER BY r.position LIMIT $2) r",
+		2, {INT4OID, INT8OID}
+	},
 	/* when the oldest waiting roster joined (the joined_at index) */
 	[Q_OLDEST] = {
 		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL",
@@ -133,17 +144,18 @@ static const MmStatement statements[Q_COUNT] = {
 	 * $14, one element per match made, numbered 1, 2, ... in $3; $5 their
 	 * odds, k per match for the queue's k teams, named by $6 in team
 	 * order), the rosters as arrays of (roster, match number, team index)
-	 * ($8..$10): bulk parameters, one
+	 * ($8..$10) in ascending roster id: bulk parameters, one
 	 * statement however many matches. A matched roster stays where it is:
 	 * its row gets its match id, team and wait (the match id a foreign key
 	 * to the match), and its players' rows are not touched (they hold the
-	 * players until the match ends). Each roster's match number and team
-	 * are one jsonb object of roster id -> 64 number + team index (a queue
-	 * has at most 64 teams, MM_TEAMS), looked up
-	 * per roster by key, and a match's id is an element of one array (ids),
+	 * players until the match ends). A roster's place in $8 is found by
+	 * width_bucket, a binary search of the sorted ids, and indexes its
+	 * match number and team; a match's id is an element of one array (ids),
 	 * indexed by its number: no join, so no plan can run one side once per
 	 * row of the other when the statistics say the queue is empty (a new
-	 * queue, a burst of enqueues). Only a ready check ($12 'proposed', $13
+	 * queue, a burst of enqueues), and nothing built per roster (a jsonb
+	 * object of roster id -> match and team cost a tenth of a burst's
+	 * writes). Only a ready check ($12 'proposed', $13
 	 * its end) writes a ticket event per player, as mm.accept and
 	 * mm.decline go on from there ($12 'matched', $13 NULL without one).
 	 */
@@ -161,19 +173,16 @@ static const MmStatement statements[Q_COUNT] = {
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
-		"), sl AS MATERIALIZED ("
-		" SELECT jsonb_object_agg(u.roster_id::text, u.no * 64 + u.team) AS s"
-		" FROM unnest($8::bigint[], $9::int[], $10::int[]) AS u(roster_id, no, team)"
 		"), r AS ("
 		" UPDATE mm.roster r"
-		" SET match_id = (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int / 64],"
-		" team = $6[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int % 64 + 1],"
+		" SET match_id = (SELECT ids.a FROM ids)[$9[width_bucket(r.roster_id, $8)]],"
+		" team = $6[$10[width_bucket(r.roster_id, $8)] + 1],"
 		" waited = $11 - r.joined_at"
 		" WHERE r.queue_id = $1 AND r.roster_id = ANY ($8) AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
 		" SELECT qp.roster_id, qp.player_id, $12, $11, $1,"
-		" (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> qp.roster_id::text)::int / 64]"
+		" (SELECT ids.a FROM ids)[$9[width_bucket(qp.roster_id, $8)]]"
 		" FROM mm.queued_player qp"
 		" WHERE $12 = 'proposed' AND qp.queue_id = $1 AND qp.roster_id = ANY ($8)"
 		" ORDER BY qp.roster_id, qp.seat"
@@ -324,6 +333,13 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 		PushCopiedSnapshot(GetActiveSnapshot());
 		UpdateActiveSnapshotCommandId();
 	}
+	/* a queue no longer than the first read: read it whole */
+	if (limit > 0)
+	{
+		tick_run(Q_FITS, args, NULL, true, SPI_OK_SELECT);
+		if (result_int64() < limit)
+			limit = 0;
+	}
 	/* limit 0: the whole queue, in one grouped read of all its players */
 	tick_run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
 	rows = SPI_processed;
@@ -413,6 +429,23 @@ datum_array(Datum *d, int n, Oid type)
 	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
 }
 
+/* A matched roster for Q_MOVE: its id, match number and team index. */
+typedef struct MovedRoster
+{
+	int64		id;
+	int32		no;
+	int32		team;
+} MovedRoster;
+
+static int
+cmp_moved(const void *a, const void *b)
+{
+	int64		x = ((const MovedRoster *) a)->id;
+	int64		y = ((const MovedRoster *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
 /* Put the rows of one match: its teams in team order, each by roster id. */
 static void
 put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherConfig *cfg,
@@ -462,6 +495,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	Datum	   *names;			/* the queue's team names, in team order */
 	bool	   *m_region_null;
 	Datum	   *r_id, *r_no, *r_team;
+	MovedRoster *moved;
 	int		   *good;			/* per match number - 1: its index in res */
 	int			ngood = 0, nrows = 0;
 
@@ -487,6 +521,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	r_id = palloc(sizeof(Datum) * nm);
 	r_no = palloc(sizeof(Datum) * nm);
 	r_team = palloc(sizeof(Datum) * nm);
+	moved = palloc(sizeof(MovedRoster) * nm);
 	for (int m = 0; m < res->nmatches; m++)
 	{
 		const MmMatch *mt = &res->matches[m];
@@ -516,13 +551,21 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		{
 			const MmRoster *x = &set->r[mt->members[k]];
 
-			r_id[nrows] = Int64GetDatum(x->id);
-			r_no[nrows] = Int32GetDatum(ngood);
-			r_team[nrows++] = Int32GetDatum(x->team);
+			moved[nrows].id = x->id;
+			moved[nrows].no = ngood;
+			moved[nrows++].team = x->team;
 		}
 	}
 	if (ngood == 0)
 		return;
+	/* by roster id: Q_MOVE finds a roster's place by binary search */
+	qsort(moved, nrows, sizeof(MovedRoster), cmp_moved);
+	for (int k = 0; k < nrows; k++)
+	{
+		r_id[k] = Int64GetDatum(moved[k].id);
+		r_no[k] = Int32GetDatum(moved[k].no);
+		r_team[k] = Int32GetDatum(moved[k].team);
+	}
 
 	args[0] = Int32GetDatum(queue_id);
 	args[1] = Int64GetDatum(tick_id);

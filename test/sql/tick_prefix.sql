@@ -94,7 +94,7 @@ LANGUAGE sql AS $$
                   'array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, r.joined_at, '
                   'r.attributes, r.latencies, array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles '
                   'FROM mm.roster r JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id '
-                  'WHERE r.queue_id = %s GROUP BY r.roster_id ORDER BY min(r.position)', qid)
+                  'WHERE r.queue_id = %s GROUP BY r.roster_id, r.queue_id ORDER BY min(r.position)', qid)
 $$;
 
 -- Tick (and preview) queue qname at "at" with read batches tick_batch and
