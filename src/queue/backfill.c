@@ -38,6 +38,7 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "statement.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -53,7 +54,7 @@ enum
 	B_COUNT
 };
 
-static const MmStatement statements[B_COUNT] = {
+static MmStatement statements[B_COUNT] = {
 	/*
 	 * The open requests of a live match, oldest first, with their team's
 	 * figures over its players, the other team's professions, and the
@@ -65,64 +66,56 @@ static const MmStatement statements[B_COUNT] = {
 		"WITH b AS ("
 		" SELECT b.backfill_id, b.match_id, b.team, b.players, b.requested_at"
 		" FROM mm.backfill b JOIN mm.match m ON m.queue_id = b.queue_id AND m.match_id = b.match_id"
-		" WHERE b.queue_id = $1 AND b.status = 'open' AND m.status = 'matched'"
+		" WHERE b.queue_id = $queue_id AND b.status = 'open' AND m.status = 'matched'"
 		" ORDER BY b.backfill_id"
 		" FOR UPDATE OF b SKIP LOCKED FOR KEY SHARE OF m SKIP LOCKED"
 		") SELECT b.backfill_id, b.players,"
-		" greatest(extract(epoch FROM $2 - b.requested_at)::float8, 0),"
+		" greatest(extract(epoch FROM $at - b.requested_at)::float8, 0),"
 		" t.rating, t.deviation, t.rank, t.dishonor,"
 		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
-		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team = b.team),"
+		"       WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.team = b.team),"
 		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
-		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team <> b.team),"
+		"       WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.team <> b.team),"
 		" x.max_size, x.max_ladder,"
 		" ARRAY(SELECT qp.roster_id FROM mm.queued_player qp"
-		"       WHERE qp.queue_id = $1 AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
+		"       WHERE qp.queue_id = $queue_id AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
 		"         SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
-		"         WHERE r.queue_id = $1 AND r.match_id = b.match_id)))"
+		"         WHERE r.queue_id = $queue_id AND r.match_id = b.match_id)))"
 		" FROM b"
 		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
 		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"
 		"   sum(r.rank * cardinality(r.players)) / sum(cardinality(r.players)) AS rank,"
 		"   sum(r.dishonor)::float8 AS dishonor"
-		"   FROM mm.match_roster r WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team = b.team) t"
+		"   FROM mm.match_roster r WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.team = b.team) t"
 		" CROSS JOIN LATERAL (SELECT max(cardinality(r.players)) AS max_size, max(r.ladder_points) AS max_ladder"
-		"   FROM mm.match_roster r WHERE r.queue_id = $1 AND r.match_id = b.match_id) x"
+		"   FROM mm.match_roster r WHERE r.queue_id = $queue_id AND r.match_id = b.match_id) x"
 		" WHERE t.rating IS NOT NULL"
 		" ORDER BY b.backfill_id",
-		2, {INT4OID, TIMESTAMPTZOID}
+		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}}
 	},
-	/* move the rosters ($2) of the filled requests ($3) into their matches */
+	/* move the rosters ($roster_ids) of the filled requests ($backfill_ids) into their matches */
 	[B_MOVE] = {
 		"WITH t AS MATERIALIZED ("
 		" SELECT u.roster_id, b.backfill_id, b.match_id, b.team"
-		" FROM unnest($2::bigint[], $3::bigint[]) AS u(roster_id, backfill_id)"
-		" JOIN mm.backfill b ON b.queue_id = $1 AND b.backfill_id = u.backfill_id"
+		" FROM unnest($roster_ids::bigint[], $backfill_ids::bigint[]) AS u(roster_id, backfill_id)"
+		" JOIN mm.backfill b ON b.queue_id = $queue_id AND b.backfill_id = u.backfill_id"
 		"), r AS ("
 		" UPDATE mm.roster r SET match_id = t.match_id, team = t.team, backfill_id = t.backfill_id,"
-		" waited = $4 - r.joined_at"
-		" FROM t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id AND r.match_id IS NULL"
+		" waited = $at - r.joined_at"
+		" FROM t WHERE r.queue_id = $queue_id AND r.roster_id = t.roster_id AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT qp.roster_id, qp.player_id, 'matched', $4, $1, t.match_id"
-		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $1"
+		" SELECT qp.roster_id, qp.player_id, 'matched', $at, $queue_id, t.match_id"
+		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $queue_id"
 		"), f AS ("
-		" UPDATE mm.backfill b SET status = 'filled', ended_at = $4, tick_id = $5"
-		" WHERE b.queue_id = $1 AND b.backfill_id IN (SELECT t.backfill_id FROM t)"
+		" UPDATE mm.backfill b SET status = 'filled', ended_at = $at, tick_id = $tick_id"
+		" WHERE b.queue_id = $queue_id AND b.backfill_id IN (SELECT t.backfill_id FROM t)"
 		" RETURNING b.backfill_id, b.match_id"
 		") SELECT f.backfill_id, f.match_id FROM f ORDER BY f.backfill_id",
-		5, {INT4OID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZOID, INT8OID}
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}, {"backfill_ids", INT8ARRAYOID},
+		 {"at", TIMESTAMPTZOID}, {"tick_id", INT8OID}}
 	},
 };
-
-static SPIPlanPtr plans[B_COUNT];
-
-/* Run statement q; check that it did what it is for. */
-static void
-run(int q, Datum *values, const char *nulls, bool read_only, int expected)
-{
-	mm_statement_run(&statements[q], &plans[q], values, nulls, read_only, expected);
-}
 
 /* One open request and what the tick does with it. */
 typedef struct Request
@@ -181,15 +174,16 @@ static int
 read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 			  const MmRosterSet *set, Request **reqs)
 {
-	Datum		args[2];
+	MmArgs		a;
 	int			n;
 	TupleDesc	desc;
 	MmRosterIndex *lookup;
 	int			nlookup;
 
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = TimestampTzGetDatum(at);
-	run(B_OPEN, args, NULL, false, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[B_OPEN]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	if (n == 0)
 		return 0;
@@ -281,7 +275,7 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 	int			n = 0;
 	int64	   *roster_ids;
 	int64	   *backfill_ids;
-	Datum		args[5];
+	MmArgs		a;
 	int			nfilled = 0;
 
 	for (int j = 0; j < nreqs; j++)
@@ -302,12 +296,13 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 			backfill_ids[n++] = reqs[j].backfill_id;
 		}
 	}
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_id_array(roster_ids, n);
-	args[2] = mm_id_array(backfill_ids, n);
-	args[3] = TimestampTzGetDatum(at);
-	args[4] = Int64GetDatum(tick_id);
-	run(B_MOVE, args, NULL, false, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[B_MOVE]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "roster_ids", mm_id_array(roster_ids, n));
+	mm_arg(&a, "backfill_ids", mm_id_array(backfill_ids, n));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
+	mm_run(&a, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
