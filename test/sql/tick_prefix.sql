@@ -131,6 +131,16 @@ BEGIN
         UNION ALL
         (SELECT dense_rank() OVER (ORDER BY t.match_id), t.roster_id, t.team FROM ticked t
          EXCEPT ALL SELECT e.match_no, e.roster_id, e.team FROM expected e WHERE e.outcome = 'matched')) d;
+    -- what the tick stored: each matched roster's row has the match and team
+    -- the tick returned for it, and no other roster is in those matches
+    differences := differences + (SELECT count(*) FROM (
+        (SELECT t.match_id, t.roster_id, t.team FROM ticked t
+         EXCEPT ALL SELECT r.match_id, r.roster_id, r.team FROM mm.roster r
+         WHERE r.queue_id = qid AND r.match_id IN (SELECT t.match_id FROM ticked t))
+        UNION ALL
+        (SELECT r.match_id, r.roster_id, r.team FROM mm.roster r
+         WHERE r.queue_id = qid AND r.match_id IN (SELECT t.match_id FROM ticked t)
+         EXCEPT ALL SELECT t.match_id, t.roster_id, t.team FROM ticked t)) d);
     -- the region each match is played in (the latency rule's; NULL without)
     differences := differences + (SELECT count(*) FROM (
         (SELECT e.match_no, e.region FROM expected_regions e
