@@ -120,6 +120,17 @@ static MmStatement statements[Q_COUNT] = {
 		"ORDER BY r.position",
 		{{"queue_id", INT4OID}, {"limit", INT8OID}}
 	},
+	/*
+	 * How many of the first $limit waiting rosters there are: fewer than
+	 * $limit, and the first read is the whole queue, which the grouped
+	 * read (Q_READ) reads faster than a lookup of the players per roster
+	 * (Q_READ_FIRST): a burst, whose targets are every roster.
+	 */
+	[Q_FITS] = {
+		"SELECT count(*) FROM (SELECT FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL "
+		"ORDER BY r.position LIMIT $limit) r",
+		{{"queue_id", INT4OID}, {"limit", INT8OID}}
+	},
 	/* when the oldest waiting roster joined (the joined_at index) */
 	[Q_OLDEST] = {
 		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL",
@@ -133,17 +144,19 @@ static MmStatement statements[Q_COUNT] = {
 	 * statement. The matches come as arrays of their figures (one element
 	 * per match made, numbered 1, 2, ... in $match_nos; $odds has k per
 	 * match for the queue's k teams, named by $team_names in team order),
-	 * the rosters as arrays of (roster, match number, team index): bulk
-	 * parameters, one statement however many matches. A matched roster stays where it is:
-	 * its row gets its match id, team and wait (the match id a foreign key
-	 * to the match), and its players' rows are not touched (they hold the
-	 * players until the match ends). Each roster's match number and team
-	 * are one jsonb object of roster id -> 64 number + team index (a queue
-	 * has at most 64 teams, MM_TEAMS), looked up
-	 * per roster by key, and a match's id is an element of one array (ids),
-	 * indexed by its number: no join, so no plan can run one side once per
-	 * row of the other when the statistics say the queue is empty (a new
-	 * queue, a burst of enqueues). Only a ready check ($status 'proposed',
+	 * the rosters as arrays of (roster, match number, team index) in
+	 * ascending roster id: bulk parameters, one statement however many
+	 * matches. A matched roster stays where it is: its row gets its match
+	 * id, team and wait (the match id a foreign key to the match), and its
+	 * players' rows are not touched (they hold the players until the match
+	 * ends). A roster's place in $roster_ids is found by width_bucket, a
+	 * binary search of the sorted ids, and indexes its match number and
+	 * team; a match's id is an element of one array (ids), indexed by its
+	 * number: no join, so no plan can run one side once per row of the
+	 * other when the statistics say the queue is empty (a new queue, a
+	 * burst of enqueues), and nothing built per roster (a jsonb object of
+	 * roster id -> match and team cost about a tenth of a burst's writes).
+	 * Only a ready check ($status 'proposed',
 	 * $accept_until its end) writes a ticket event per player, as mm.accept
 	 * and mm.decline go on from there ($status 'matched', $accept_until
 	 * NULL without one). $odds_scale is the scale the queue's calibration
@@ -163,19 +176,16 @@ static MmStatement statements[Q_COUNT] = {
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
-		"), sl AS MATERIALIZED ("
-		" SELECT jsonb_object_agg(u.roster_id::text, u.no * 64 + u.team) AS s"
-		" FROM unnest($roster_ids::bigint[], $roster_matches::int[], $roster_teams::int[]) AS u(roster_id, no, team)"
 		"), r AS ("
 		" UPDATE mm.roster r"
-		" SET match_id = (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int / 64],"
-		" team = $team_names[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int % 64 + 1],"
+		" SET match_id = (SELECT ids.a FROM ids)[$roster_matches[width_bucket(r.roster_id, $roster_ids)]],"
+		" team = $team_names[$roster_teams[width_bucket(r.roster_id, $roster_ids)] + 1],"
 		" waited = $at - r.joined_at"
 		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
 		" SELECT qp.roster_id, qp.player_id, $status, $at, $queue_id,"
-		" (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> qp.roster_id::text)::int / 64]"
+		" (SELECT ids.a FROM ids)[$roster_matches[width_bucket(qp.roster_id, $roster_ids)]]"
 		" FROM mm.queued_player qp"
 		" WHERE $status = 'proposed' AND qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids)"
 		" ORDER BY qp.roster_id, qp.seat"
@@ -360,6 +370,16 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 		PushCopiedSnapshot(GetActiveSnapshot());
 		UpdateActiveSnapshotCommandId();
 	}
+	/* a queue no longer than the first read: read it whole */
+	if (limit > 0)
+	{
+		mm_args_begin(&a, &statements[Q_FITS]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&a, "limit", Int64GetDatum(limit));
+		mm_run(&a, true, SPI_OK_SELECT);
+		if (result_int64() < limit)
+			limit = 0;
+	}
 	/* limit 0: the whole queue, in one grouped read of all its players */
 	mm_args_begin(&a, &statements[limit > 0 ? Q_READ_FIRST : Q_READ]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
@@ -441,6 +461,23 @@ typedef struct TickFigures
 	double		spread_sum;
 } TickFigures;
 
+/* A matched roster for Q_MOVE: its id, match number and team index. */
+typedef struct MovedRoster
+{
+	int64		id;
+	int32		no;
+	int32		team;
+} MovedRoster;
+
+static int
+cmp_moved(const void *a, const void *b)
+{
+	int64		x = ((const MovedRoster *) a)->id;
+	int64		y = ((const MovedRoster *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
 /* Put the rows of one match: its teams in team order, each by roster id. */
 static void
 put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherConfig *cfg,
@@ -490,6 +527,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	char	  **m_region;		/* NULL: no region */
 	int64	   *r_id;
 	int32	   *r_no, *r_team;
+	MovedRoster *moved;
 	int		   *good;			/* per match number - 1: its index in res */
 	int			ngood = 0, nrows = 0;
 
@@ -514,6 +552,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	r_id = palloc(sizeof(int64) * nm);
 	r_no = palloc(sizeof(int32) * nm);
 	r_team = palloc(sizeof(int32) * nm);
+	moved = palloc(sizeof(MovedRoster) * nm);
 	for (int m = 0; m < res->nmatches; m++)
 	{
 		const MmMatch *mt = &res->matches[m];
@@ -537,13 +576,21 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		{
 			const MmRoster *x = &set->r[mt->members[k]];
 
-			r_id[nrows] = x->id;
-			r_no[nrows] = ngood;
-			r_team[nrows++] = x->team;
+			moved[nrows].id = x->id;
+			moved[nrows].no = ngood;
+			moved[nrows++].team = x->team;
 		}
 	}
 	if (ngood == 0)
 		return;
+	/* by roster id: Q_MOVE finds a roster's place by binary search */
+	qsort(moved, nrows, sizeof(MovedRoster), cmp_moved);
+	for (int k = 0; k < nrows; k++)
+	{
+		r_id[k] = moved[k].id;
+		r_no[k] = moved[k].no;
+		r_team[k] = moved[k].team;
+	}
 
 	mm_args_begin(&a, &statements[Q_MOVE]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));

@@ -24,6 +24,7 @@ enum
 	Q_QUEUE,
 	Q_READ,
 	Q_READ_FIRST,
+	Q_FITS,
 	Q_OLDEST,
 	Q_TICK_ID,
 	Q_MOVE,
