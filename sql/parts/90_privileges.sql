@@ -194,7 +194,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 -- GW2 prediction and ladder: pure
 ('mm.prediction_config_defaults()', 'function', '{public}', false),
 ('mm.match_prediction_teams(float8, float8, float8, float8, float8, float8, jsonb)', 'function', '{public}', false),
-('mm.match_prediction(text[], float8[], float8[], float8[], int[], jsonb)', 'function', '{public}', false),
+('mm.match_prediction_teams(float8[], float8[], float8[], jsonb)', 'function', '{public}', false),
+('mm.match_prediction(text[], float8[], float8[], float8[], int[], jsonb, text[])', 'function', '{public}', false),
 ('mm.odds_of_victory(float8, text)', 'function', '{public}', false),
 ('mm.ladder_config_resolve(jsonb)', 'function', '{public}', false),
 ('mm.ladder_config_defaults()', 'function', '{public}', false),

@@ -548,46 +548,28 @@ put_row(ReturnSetInfo *rsinfo, int match_no, int64 roster_id, const char *team,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* GW2's prediction of team i (as red) against team j (as blue). */
-static double
-pair_prediction(const MmMatch *mt, const MmMatcherConfig *cfg, int i, int j)
-{
-	MmTeamSummary red,
-				blue;
-
-	red.avg_rank = mt->avg_rank[i];
-	red.avg_rating_low = mt->avg_rating_low[i];
-	red.max_roster_size = mt->max_roster_size[i];
-	blue.avg_rank = mt->avg_rank[j];
-	blue.avg_rating_low = mt->avg_rating_low[j];
-	blue.max_roster_size = mt->max_roster_size[j];
-	return mm_predict(&red, &blue, &cfg->prediction);
-}
-
 /*
  * The prediction of a match made by the matcher: GW2's, red against blue,
  * in [-1, 1] (-1: red dominates). With more teams, that of the most
- * lopsided pairing: over the pairs of teams i < j in team order (i as red),
- * the prediction of largest magnitude, the first such pair on a tie; so
- * -1 says that some team dominates a later one, and 0 that every pairing
- * is even.
+ * lopsided pairing (mm_predict_match): over the pairs of teams i < j in
+ * team order (i as red), the prediction of largest magnitude, the first
+ * such pair on a tie; so -1 says that some team dominates a later one, and
+ * 0 that every pairing is even.
  */
+StaticAssertDecl(MM_TEAMS <= MM_PREDICTION_TEAMS, "a queue's teams are a match's teams");
+
 double
 mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 {
-	double		best = 0;
+	MmTeamSummary teams[MM_TEAMS];
 
-	if (cfg->nteams == 2)
-		return pair_prediction(mt, cfg, 0, 1);
-	for (int i = 0; i < cfg->nteams; i++)
-		for (int j = i + 1; j < cfg->nteams; j++)
-		{
-			double		p = pair_prediction(mt, cfg, i, j);
-
-			if (fabs(p) > fabs(best))
-				best = p;
-		}
-	return best;
+	for (int t = 0; t < cfg->nteams; t++)
+	{
+		teams[t].avg_rank = mt->avg_rank[t];
+		teams[t].avg_rating_low = mt->avg_rating_low[t];
+		teams[t].max_roster_size = mt->max_roster_size[t];
+	}
+	return mm_predict_match(teams, cfg->nteams, &cfg->prediction, NULL);
 }
 
 /*
