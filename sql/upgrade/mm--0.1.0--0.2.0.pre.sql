@@ -521,3 +521,5 @@ ALTER TABLE mm.match
 -- every team's odds
 DROP FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[], jsonb);
 DROP FUNCTION mm.match_prediction_teams(float8, float8, float8, float8, float8, float8, jsonb);
+-- mm.update_roster takes attributes, latencies and roles as mm.enqueue does
+DROP FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]);
