@@ -573,7 +573,7 @@ COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[]
 
 -- Check a roster's roles (enqueue and update_roster): one per player, in the
 -- order of its players, or none; each one of the queue's declared roles.
-CREATE FUNCTION mm._check_roles(config jsonb, queue text, roles text[], players int)
+CREATE FUNCTION mm._check_roles(config jsonb, queue text, roles text[], players int, what text DEFAULT 'roster')
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = mm, pg_catalog, pg_temp
@@ -587,7 +587,7 @@ BEGIN
     IF cardinality(roles) NOT IN (0, players) THEN
         RAISE EXCEPTION 'roles must name one role per player'
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The roster has %s players and %s roles.', players, cardinality(roles)),
+                  DETAIL = format('The %s has %s players and %s roles.', what, players, cardinality(roles)),
                   HINT = 'Give one role per player, in the order of players, or none.';
     END IF;
     SELECT x INTO role FROM unnest(roles) x
@@ -602,8 +602,8 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._check_roles(jsonb, text, text[], int) IS
-    'internal: check a roster''s roles against its queue''s complete config (mm.matcher_config): one per player or none, each a role the queue declares';
+COMMENT ON FUNCTION mm._check_roles(jsonb, text, text[], int, text) IS
+    'internal: check a roster''s roles (or a backfill request''s, "what") against its queue''s complete config (mm.matcher_config): one per player or none, each a role the queue declares';
 
 CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,

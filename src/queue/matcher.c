@@ -115,6 +115,7 @@ typedef struct MmMatcherRun
 	int		   *rejected;		/* per rule: rosters it kept from the potentials */
 	int		   *blocked;		/* per rule: picks it refused while populating */
 	int			nsoft;			/* soft rules (scored) */
+	bool		backfill;		/* filling a running match: no buckets */
 } Run;
 
 static int
@@ -295,6 +296,21 @@ team_reset(Team *t)
 	t->nrosters = 0;
 }
 
+/* Roster r joins the match, on team "side": the rules' state follows. */
+static void
+rules_join(Run *run, const MmRoster *r, int side)
+{
+	for (int k = 0; k < run->nrules; k++)
+	{
+		const MmRule *rule = &run->rules[k];
+
+		rule->ops->add(&run->rstate[k], rule, r, run->cfg->nregions);
+		/* (a running match's team the queue no longer has: no team state) */
+		if (rule->ops->team_add && side < rule->nteams)
+			rule->ops->team_add(&run->rstate[k], rule, r, side);
+	}
+}
+
 static void
 team_add(Run *run, int side, int i)
 {
@@ -309,19 +325,13 @@ team_add(Run *run, int side, int i)
 	for (int k = 0; k < r->nprof; k++)
 		run->prof_count[side][r->prof[k]] += r->prof_count[k];
 	run->chosen[i] = true;
-	for (int k = 0; k < run->nrules; k++)
-	{
-		const MmRuleOps *ops = run->rules[k].ops;
-
-		ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
-		if (ops->team_add)
-			ops->team_add(&run->rstate[k], &run->rules[k], r, side);
-	}
+	rules_join(run, r, side);
 }
 
 /*
  * The populate phase of the hard rules: may roster i join the match, on
- * team "side"?
+ * team "side"? While a tick populates, the bucketing rules hold by the
+ * bucket; a backfill checks them too.
  */
 static inline bool
 rules_fit(Run *run, int i, int side)
@@ -330,10 +340,10 @@ rules_fit(Run *run, int i, int side)
 	{
 		const MmRule *rule = &run->rules[k];
 
-		if (rule->soft)
+		if (rule->soft || (rule->ops->partitions && !run->backfill))
 			continue;
 		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
-			(rule->ops->team_fits &&
+			(rule->ops->team_fits && side < rule->nteams &&
 			 !rule->ops->team_fits(&run->rstate[k], rule, run->limits[k], &run->r[i], side)))
 		{
 			run->blocked[k]++;
@@ -935,9 +945,9 @@ fill_possible(const int *cnt, int target, int *reach, int *used)
  * exactly; -1 if none. Ties go to the earlier roster in queue order.
  */
 static int
-pick_backfill(const Run *run, const int *potentials, int npotentials, const bool *chosen,
+pick_backfill(Run *run, const int *potentials, int npotentials, const bool *chosen,
 			  int needed, const TeamFigures *team, double max_ladder, int max_roster_size,
-			  int *cnt, int *reach, int *used)
+			  int side, int *cnt, int *reach, int *used)
 {
 	int			best = -1;
 	double		best_score = 0;
@@ -964,7 +974,8 @@ pick_backfill(const Run *run, const int *potentials, int npotentials, const bool
 		if (fits[s] < 0)
 			continue;
 		score = run->model->score(run, i, 0, team, max_ladder, max_roster_size);
-		if (best < 0 || best_score < score)
+		/* the rules only for a roster that would be the best so far */
+		if ((best < 0 || best_score < score) && (run->nrules == 0 || rules_fit(run, i, side)))
 		{
 			best = i;
 			best_score = score;
@@ -972,6 +983,51 @@ pick_backfill(const Run *run, const int *potentials, int npotentials, const bool
 	}
 	pfree(fits);
 	return best;
+}
+
+/*
+ * The queue's rules against a running match: their state over every roster
+ * of the match, then their backfill phase (rules.h), which gives each rule
+ * the parameter a roster joining team->side is held to (the request's at
+ * its wait, loosened to what the match already has). False when no roster
+ * can join: the match holds no rosters to check them against.
+ */
+static bool
+backfill_rules(Run *run, const MmBackfillTeam *team)
+{
+	MmBackfillSeats seats;
+	const MmMatcherConfig *cfg = run->cfg;
+
+	run->nrules = cfg->nrules;
+	run->rules = cfg->rules;
+	run->limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
+	run->rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
+	run->rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	run->blocked = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	for (int k = 0; k < cfg->nrules; k++)
+		run->nsoft += cfg->rules[k].soft;
+	if (cfg->nrules == 0)
+		return true;
+	if (team->nmatch == 0)
+		return false;
+	for (int k = 0; k < cfg->nrules; k++)
+		cfg->rules[k].ops->start(&run->rstate[k], &cfg->rules[k], &team->match[0], cfg->nregions);
+	for (int j = 0; j < team->nmatch; j++)
+		rules_join(run, &team->match[j], team->match[j].team);
+	seats.side = team->side;
+	seats.present = team->present;
+	seats.left = team->left;
+	seats.region = team->region;
+	for (int k = 0; k < cfg->nrules; k++)
+	{
+		const MmRule *rule = &cfg->rules[k];
+		double		limit = mm_rule_limit(rule, team->age);
+
+		run->limits[k] = rule->ops->backfill
+			? rule->ops->backfill(&run->rstate[k], rule, limit, &seats, cfg->nregions)
+			: limit;
+	}
+	return true;
 }
 
 /*
@@ -1016,6 +1072,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	run.n = n;
 	run.cfg = cfg;
 	run.nprofessions = nprofessions;
+	run.backfill = true;
 	/* the team, and the others' professions as one (scoring.type match) */
 	run.nteams = 2;
 	run.prof_count[0] = team->prof_count[0];
@@ -1023,8 +1080,18 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	team->npicked = 0;
 	team->picked = palloc(sizeof(int) * Max(needed, 1));
 	team->fail_reason = MM_FAIL_NONE;
+	team->fail_rule = -1;
+	team->undecided = false;
+	if (!backfill_rules(&run, team))
+	{
+		team->fail_reason = MM_FAIL_RULE;
+		return;
+	}
 
-	/* gatherPotentials against the team's range */
+	/*
+	 * gatherPotentials against the team's range; the hard rules filter
+	 * against the match (they have no target to be held to pairwise)
+	 */
 	for (int i = 0; i < n && npotentials < cfg->filter.potentials_max; i++)
 	{
 		MmRoster   *r = &rosters[i];
@@ -1035,6 +1102,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		r->hi = r->rating + cfg->filter.deviations * r->deviation + rpad;
 		if (taken[i] || r->players > needed || r->lo > hi || r->hi < lo)
 			continue;
+		if (run.nrules > 0 && !rules_fit(&run, i, team->side))
+			continue;
 		potentials[npotentials++] = i;
 	}
 	/* as for a target: fewer than potentials_max over a prefix may grow */
@@ -1042,6 +1111,9 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	if (npotentials == 0)
 	{
 		team->fail_reason = MM_FAIL_NO_POTENTIALS;
+		team->fail_rule = blame(run.blocked, run.nrules);
+		if (team->fail_rule >= 0)
+			team->fail_reason = MM_FAIL_RULE;
 		return;
 	}
 
@@ -1057,11 +1129,12 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		figures.rank = sum_rank / players;
 		figures.dishonor = dishonor;
 		best = pick_backfill(&run, potentials, npotentials, chosen, needed, &figures,
-							 max_ladder, max_roster_size, cnt, reach, used);
+							 max_ladder, max_roster_size, team->side, cnt, reach, used);
 		if (best < 0)
 			break;
 		r = &rosters[best];
 		chosen[best] = true;
+		rules_join(&run, r, team->side);
 		team->picked[team->npicked++] = best;
 		needed -= r->players;
 		sum_rating_low += r->rating_low * r->players;
@@ -1076,6 +1149,9 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	{
 		/* no exact fill: nothing is taken */
 		team->fail_reason = MM_FAIL_INCOMPLETE;
+		team->fail_rule = blame(run.blocked, run.nrules);
+		if (team->fail_rule >= 0)
+			team->fail_reason = MM_FAIL_RULE;
 		team->npicked = 0;
 		return;
 	}

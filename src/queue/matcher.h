@@ -254,12 +254,23 @@ typedef struct MmBackfillTeam
 	double		dishonor;		/* the team's total stacks */
 	double		max_ladder;		/* highest ladder points of the match's rosters */
 	int			max_roster_size;	/* largest roster of the match */
-	double		age;			/* seconds since the request: widens its range */
+	double		age;			/* seconds since the request: widens its range
+								 * and relaxes the rules' parameters */
 	int		   *prof_count[2];	/* per profession id: this team's players, the other teams' */
+	/* for the queue's rules (none: nmatch 0) */
+	int			side;			/* the team's index in the match */
+	int			nmatch;			/* the match's rosters, every team's, each */
+	MmRoster   *match;			/* with its team, players, attributes,
+								 * latencies and roles */
+	int			region;			/* the match's region id; -1: none recorded;
+								 * MM_REGION_ABSENT: none of the rosters read has it */
+	int		   *left;			/* per role id: the roles of the players who
+								 * left (the request's); NULL: not given */
 	/* results */
 	int			npicked;
 	int		   *picked;			/* roster indexes, in the order picked */
 	MmFailReason fail_reason;	/* MM_FAIL_NONE when filled */
+	int			fail_rule;		/* MM_FAIL_RULE: the rule's index */
 	bool		undecided;		/* cfg->prefix: the fill needs more of the queue */
 } MmBackfillTeam;
 
@@ -275,6 +286,7 @@ typedef struct MmRosterSet
 	int			nprof;			/* distinct professions */
 	char	  **prof_names;		/* their names, by profession id */
 	char	  **region_names;	/* by region id (cfg->nregions) */
+	struct MmRuleReader *reader;	/* how their values were read (rules); NULL: none */
 } MmRosterSet;
 
 /* Interning of the attribute values and regions of the rosters read. */
@@ -285,6 +297,7 @@ typedef struct MmRuleReader
 	HTAB	   *regions;
 	int			nregions;
 	char	  **region_names;
+	int		   *region_id;		/* once finished: a region's id by the order it was read in */
 } MmRuleReader;
 
 extern HTAB *mm_intern_create(const char *name);
@@ -318,6 +331,16 @@ extern void mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const cha
 extern void mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
 								 bool strict, MmRuleReader *rd);
 extern void mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd);
+/*
+ * Read another roster's attributes and latencies as those of the rosters
+ * read by rd (finished): string values get the same ids, latencies the same
+ * regions (a region none of them has is left out). rd may be NULL (the
+ * queue reads neither).
+ */
+extern void mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+							   MmRuleReader *rd);
+/* The id of a region among the rosters read by rd; -1 if none of them has it. */
+extern int	mm_rules_region_id(const MmRuleReader *rd, const char *name);
 
 /* SQL side (queue.c, tick.c, backfill.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);

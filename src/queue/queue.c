@@ -443,6 +443,12 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		mm_rules_read_finish(r, kept, &rd);
 	cfg->nregions = rd.nregions;
 	out->region_names = rd.region_names;
+	out->reader = NULL;
+	if (rd.values != NULL)
+	{
+		out->reader = palloc(sizeof(MmRuleReader));
+		*out->reader = rd;
+	}
 	if (!counts)
 		check_unique(r, kept, players, nplayers);
 	out->r = r;

@@ -119,6 +119,35 @@ latency_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, in
 	return isinf(best) ? MM_SOFT_LATENCY_NONE : best;
 }
 
+/*
+ * backfill: a match records its region, and is played there: a roster
+ * joins it when its own latency to that region is within "max" (or within
+ * the worst latency of the match's rosters there, if that is larger), and
+ * a soft rule scores that latency. A match without a region (the rule came
+ * after it was made) is held to its best region as it stands.
+ */
+static double
+latency_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfillSeats *seats,
+				 int nregions)
+{
+	double		worst = INFINITY;
+
+	if (seats->region != -1)
+	{
+		if (seats->region >= 0 && seats->region < nregions)
+			worst = st->worst[seats->region];
+		/* only the region counts, and only the joining roster's latency there */
+		for (int k = 0; k < nregions; k++)
+			st->worst[k] = k == seats->region ? -INFINITY : INFINITY;
+	}
+	else
+		for (int k = 0; k < nregions; k++)
+			worst = Min(worst, st->worst[k]);
+	if (rule->soft || isinf(worst))
+		return limit;
+	return Max(limit, worst);
+}
+
 int
 mm_rule_region(const MmRuleState *st, double limit, int nregions)
 {
@@ -138,5 +167,5 @@ const MmRuleOps mm_rule_latency = {
 	.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
 	.param_required = true, .relax_up = true, .unit = " ms", .prepare = latency_prepare,
 	.admit = latency_admit, .start = latency_start, .fits = latency_fits, .add = latency_add,
-	.measure = latency_measure
+	.measure = latency_measure, .backfill = latency_backfill
 };

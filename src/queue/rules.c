@@ -506,6 +506,7 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 		names[k] = rd->region_names[order[k]];
 	}
 	rd->region_names = names;
+	rd->region_id = id;
 	/* latencies as one dense row per roster: Inf where not given */
 	for (int i = 0; i < n; i++)
 	{
@@ -522,6 +523,70 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 		pfree(r[i].lat_region);
 		r[i].lat = dense;
 		r[i].lat_region = NULL;
+	}
+}
+
+int
+mm_rules_region_id(const MmRuleReader *rd, const char *name)
+{
+	char		key[NAMEDATALEN];
+	InternEntry *e;
+
+	if (rd == NULL || rd->regions == NULL || rd->region_id == NULL)
+		return -1;
+	strlcpy(key, name, sizeof(key));
+	e = hash_search(rd->regions, key, HASH_FIND, NULL);
+	return e ? rd->region_id[e->id] : -1;
+}
+
+void
+mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+				   MmRuleReader *rd)
+{
+	x->attr = NULL;
+	x->lat = NULL;
+	x->nlat = 0;
+	if (rd == NULL || rd->values == NULL)
+		return;
+	if (cfg->nattrs > 0)
+	{
+		x->attr = palloc(sizeof(MmAttrValue) * cfg->nattrs);
+		for (int a = 0; a < cfg->nattrs; a++)
+		{
+			const MmAttrDecl *d = &cfg->attrs[a];
+			JsonbValue *v = attrs && JB_ROOT_IS_OBJECT(attrs) ? mm_jsonb_object_get(&attrs->root, d->name) : NULL;
+
+			if (v == NULL || v->type == jbvNull)
+				v = d->def;
+			x->attr[a].present = false;
+			if (v != NULL)
+				(void) read_value(d, v, &x->attr[a], rd);
+		}
+	}
+	if (cfg->latency_rule >= 0 && lat != NULL && JB_ROOT_IS_OBJECT(lat))
+	{
+		JsonbIterator *it = JsonbIteratorInit(&lat->root);
+		JsonbValue	e;
+		JsonbIteratorToken tok;
+		int			region = -1;
+
+		x->lat = palloc(sizeof(double) * Max(cfg->nregions, 1));
+		for (int k = 0; k < cfg->nregions; k++)
+			x->lat[k] = INFINITY;
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				region = mm_rules_region_id(rd, pnstrdup(e.val.string.val,
+														  Min(e.val.string.len, NAMEDATALEN - 1)));
+			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0)
+			{
+				double		ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+																	NumericGetDatum(e.val.numeric)));
+
+				if (!isnan(ms) && ms >= 0)
+					x->lat[region] = ms;
+			}
+		}
 	}
 }
 

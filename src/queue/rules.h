@@ -23,8 +23,9 @@
  *
  * The rules plug into the matcher's phases: filter (admit), populate
  * (start, fits, add over the match; team_fits, team_add over its teams),
- * score (measure, for a soft rule, weighed by its "weight") and explain
- * (its type, parameter and unit, which mm.explain names). A new rule is
+ * score (measure, for a soft rule, weighed by its "weight"), backfill (the
+ * same state over a running match, a roster joining one of its teams) and
+ * explain (its type, parameter and unit, which mm.explain names). A new rule is
  * one file src/rule_<type>.c defining its MmRuleOps, a line in rules.c's
  * list, its config keys (rule_keys) and its documentation.
  *
@@ -107,6 +108,8 @@ typedef struct MmRule
 /* What a match being populated holds, per rule. */
 typedef struct MmRuleState
 {
+	MmAttrValue eq;				/* equal: the match's value */
+	bool		eq_mixed;		/* equal: its rosters do not share one value */
 	double		lo;				/* distance: smallest and largest value */
 	double		hi;
 	int			nids;			/* intersect: values shared by every roster */
@@ -120,6 +123,21 @@ typedef struct MmRuleState
 } MmRuleState;
 
 struct MmRoster;
+
+/*
+ * A backfill (mm_matcher_backfill): the team of a running match whose open
+ * seats are filled, for the rules' backfill phase.
+ */
+typedef struct MmBackfillSeats
+{
+	int			side;			/* the team's index in the match */
+	int			present;		/* its players still there (team_size - open seats) */
+	const int  *left;			/* per role id: the roles of the players who left; NULL: not given */
+	int			region;			/* the match's region id; -1: none recorded; MM_REGION_ABSENT */
+} MmBackfillSeats;
+
+/* The match records a region that no roster read has a latency to. */
+#define MM_REGION_ABSENT (-2)
 
 typedef struct MmRuleOps
 {
@@ -161,6 +179,20 @@ typedef struct MmRuleOps
 	 */
 	double		(*measure) (const MmRuleState *st, const MmRule *rule, const struct MmRoster *r,
 							int nregions);
+
+	/*
+	 * backfill (NULL: nothing to do): the state holds every roster of a
+	 * running match (start with one, then add and team_add with each, on
+	 * its team); the rosters that join it fill open seats of team
+	 * seats->side. Make the state that of the match they join (the players
+	 * still on the team, the region it is played in), and return the
+	 * parameter they are held to: "limit" (the request's, at its wait),
+	 * loosened to what the match already has where it breaks the rule at
+	 * "limit", so that a request never waits on what no roster can change.
+	 * fits, team_fits and measure then run as while populating.
+	 */
+	double		(*backfill) (MmRuleState *st, const MmRule *rule, double limit,
+							 const MmBackfillSeats *seats, int nregions);
 	bool		teams;			/* the rule reads the queue's roles (roles) */
 } MmRuleOps;
 

@@ -167,7 +167,7 @@ INSERT INTO null_sample VALUES
 ('mm.purge(interval, int)', '{"''1 day''"}'),
 ('mm.accept(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
 ('mm.decline(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
-('mm.request_backfill(bigint, text, int)', '{"(SELECT delivered FROM null_fix)", "''blue''", 1}'),
+('mm.request_backfill(bigint, text, int, text[])', '{"(SELECT delivered FROM null_fix)", "''blue''", 1}'),
 ('mm.cancel_backfill(bigint)', '{"(SELECT backfill FROM null_fix)"}'),
 ('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', '{"''{97071}''", "''{}''"}'),
 ('mm.rating_replay(text, text, text, jsonb)', '{"''openskill''", "''SELECT * FROM null_history ORDER BY match_id''"}'),
