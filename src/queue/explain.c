@@ -151,7 +151,6 @@ mm_explain(PG_FUNCTION_ARGS)
 	arg = Int32GetDatum(queue_id);
 	tick_run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, &cfg, &set);
-	mm_read_roles(queue_id, &cfg, &set, true);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;

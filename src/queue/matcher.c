@@ -111,6 +111,9 @@ typedef struct MmMatcherRun
 	int			nrules;
 	const MmRule *rules;
 	double	   *limits;			/* per rule: its parameter at the target's wait */
+	int		   *levels;			/* per rule: the level of it (see rules.h, bits) */
+	uint64	  **bits;			/* per rule filtering as bits: each roster's, per level; else NULL */
+	uint64	   *tbits;			/* per rule: the target's bits at its level */
 	MmRuleState *rstate;		/* per rule: the match being populated */
 	int		   *rejected;		/* per rule: rosters it kept from the potentials */
 	int		   *blocked;		/* per rule: picks it refused while populating */
@@ -204,13 +207,53 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 	if (p->part != target->part)
 		return false;
 	for (int k = 0; k < run->nrules; k++)
-		if (!run->rules[k].ops->partitions && !run->rules[k].soft &&
-			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
+	{
+		const MmRule *rule = &run->rules[k];
+		bool		ok;
+
+		if (rule->ops->partitions || rule->soft)
+			continue;
+		if (run->bits[k] != NULL)
+			ok = (run->tbits[k] &
+				  run->bits[k][(p - run->r) * (rule->nsteps + 1) + run->levels[k]]) != 0;
+		else
+			ok = rule->ops->admit(rule, run->limits[k], target, p, run->cfg->nregions);
+		if (!ok)
 		{
 			run->rejected[k]++;
 			return false;
 		}
+	}
 	return true;
+}
+
+/*
+ * Each rule that filters as bits: every roster's bits at each level, once
+ * per run (a rule whose bits cannot be had filters by admit).
+ */
+static void
+rules_bits(Run *run)
+{
+	for (int k = 0; k < run->nrules; k++)
+	{
+		const MmRule *rule = &run->rules[k];
+		int			levels = rule->nsteps + 1;
+		uint64	   *bits;
+
+		run->bits[k] = NULL;
+		if (rule->ops->bits == NULL || rule->ops->partitions || rule->soft ||
+			levels > MM_FILTER_LEVELS)
+			continue;
+		bits = palloc(sizeof(uint64) * levels * Max(run->n, 1));
+		for (int i = 0; i < run->n; i++)
+			if (!rule->ops->bits(rule, &run->r[i], run->cfg->nregions, &bits[i * levels]))
+			{
+				pfree(bits);
+				bits = NULL;
+				break;
+			}
+		run->bits[k] = bits;
+	}
 }
 
 static void
@@ -740,6 +783,9 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	for (int k = 0; k < cfg->nrules; k++)
 		run.nsoft += cfg->rules[k].soft;
 	run.limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
+	run.levels = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	run.bits = palloc0(sizeof(uint64 *) * Max(cfg->nrules, 1));
+	run.tbits = palloc0(sizeof(uint64) * Max(cfg->nrules, 1));
 	run.rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
 	run.rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
 	run.blocked = palloc0(sizeof(int) * Max(cfg->nrules, 1));
@@ -774,9 +820,7 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
-	for (int k = 0; k < cfg->nrules; k++)
-		if (cfg->rules[k].ops->prepare)
-			cfg->rules[k].ops->prepare(&cfg->rules[k], rosters, n, cfg->nregions);
+	rules_bits(&run);
 	/* the buckets: a live list and a range of by_lo each */
 	run.nparts = assign_parts(rosters, n, cfg);
 	run.head = palloc(sizeof(int) * run.nparts);
@@ -835,7 +879,12 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		queue_remove(&run, target);
 		for (int k = 0; k < run.nrules; k++)
 		{
-			run.limits[k] = mm_rule_limit(&run.rules[k], rosters[target].age);
+			const MmRule *rule = &run.rules[k];
+
+			run.levels[k] = mm_rule_level(rule, rosters[target].age);
+			run.limits[k] = mm_rule_level_limit(rule, run.levels[k]);
+			if (run.bits[k] != NULL)
+				run.tbits[k] = run.bits[k][target * (rule->nsteps + 1) + run.levels[k]];
 			run.rejected[k] = run.blocked[k] = 0;
 		}
 		run.model->filter(&run, &rosters[target]);

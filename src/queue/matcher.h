@@ -164,8 +164,6 @@ typedef struct MmRoster
 	int			nlat;
 	int		   *role_count;		/* per declared role: its players; NULL: none given */
 	/* derived by mm_matcher_run */
-	bool		lat_masked;		/* lat_mask holds (see MM_LAT_LEVELS) */
-	uint64		lat_mask[MM_LAT_LEVELS];	/* per latency level: regions within it */
 	int			part;			/* its bucket: rosters equal on every equal rule */
 	double		rating_low;		/* effective rating: rating - deviation */
 	double		lo;				/* padded rating range */
@@ -298,6 +296,8 @@ typedef struct MmRuleReader
 	int			nregions;
 	char	  **region_names;
 	int		   *region_id;		/* once finished: a region's id by the order it was read in */
+#define MM_KEY_CACHE 16
+	int			key_region[MM_KEY_CACHE];	/* per key position: the region it was last, + 1 */
 } MmRuleReader;
 
 extern HTAB *mm_intern_create(const char *name);
@@ -374,13 +374,6 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
-/*
- * A role queue's waiting rosters' roles (mm.queued_player.role), read by
- * one query over the rosters of the set (whole: the set is the whole
- * queue); nothing without declared roles, so the reads of other queues are
- * as before.
- */
-extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*

@@ -449,73 +449,18 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		out->reader = palloc(sizeof(MmRuleReader));
 		*out->reader = rd;
 	}
+	out->reader = NULL;
+	if (rd.values != NULL)
+	{
+		out->reader = palloc(sizeof(MmRuleReader));
+		*out->reader = rd;
+	}
 	if (!counts)
 		check_unique(r, kept, players, nplayers);
 	out->r = r;
 	out->n = kept;
 	out->nprof = prof.n;
 	out->prof_names = prof.names;
-}
-
-void
-mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole)
-{
-	Oid			argtypes[3] = {INT4OID, TEXTARRAYOID, INT8ARRAYOID};
-	Datum		args[3];
-	MmRosterIndex *lookup;
-	int			nlookup;
-	int			ret;
-
-	if (cfg->nroles == 0 || set->n == 0)
-		return;
-	/* the declared roles: the query gives each player's role as its position there */
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_text_array_datum(cfg->nroles, cfg->roles);
-	/*
-	 * A prefix of the queue: its players by the seat key; the whole queue:
-	 * its players with a role, in one scan (an ANY over 100k ids and a
-	 * grouping cost three times the scan). One row per player, no
-	 * aggregate.
-	 */
-	if (!whole)
-	{
-		int64	   *ids = palloc(sizeof(int64) * Max(set->n, 1));
-
-		for (int i = 0; i < set->n; i++)
-			ids[i] = set->r[i].id;
-		args[2] = mm_int8_array_datum(set->n, ids);
-		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
-									"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($3) AND qp.role IS NOT NULL",
-									3, argtypes, args, NULL, true, 0);
-	}
-	else
-		ret = SPI_execute_with_args("SELECT qp.roster_id, array_position($2, qp.role) FROM mm.queued_player qp "
-									"WHERE qp.queue_id = $1 AND qp.role IS NOT NULL",
-									2, argtypes, args, NULL, true, 0);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
-	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
-	for (uint64 row = 0; row < SPI_processed; row++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[row];
-		bool		isnull;
-		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
-		Datum		role = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
-		int			k;
-		MmRoster   *x;
-
-		CHECK_FOR_INTERRUPTS();
-		/* a role the queue no longer declares counts as none */
-		if (isnull)
-			continue;
-		k = mm_roster_find(lookup, nlookup, id);
-		if (k < 0)
-			continue;
-		x = &set->r[k];
-		if (x->role_count == NULL)
-			x->role_count = palloc0(sizeof(int) * cfg->nroles);
-		x->role_count[DatumGetInt32(role) - 1]++;
-	}
 }
 
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */

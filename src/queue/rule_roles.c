@@ -49,11 +49,30 @@ completable(const MmRule *rule, double limit, const int *have, int players, cons
 	return lacking(rule, have, r) - limit <= free_seats;
 }
 
+/* The least flex at which r can be alone on a team: what it lacks beyond the seats it leaves. */
+static int
+alone_flex(const MmRule *rule, const MmRoster *r)
+{
+	return lacking(rule, NULL, r) - (rule->team_size - r->players);
+}
+
 static bool
 roles_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
 {
 	(void) nregions;
-	return completable(rule, limit, NULL, 0, t) && completable(rule, limit, NULL, 0, p);
+	return alone_flex(rule, t) <= limit && alone_flex(rule, p) <= limit;
+}
+
+/* As bits: 1 at the levels where the roster can be alone on a team. */
+static bool
+roles_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
+{
+	int			flex = alone_flex(rule, r);
+
+	(void) nregions;
+	for (int l = 0; l <= rule->nsteps; l++)
+		bits[l] = flex <= mm_rule_level_limit(rule, l) ? 1 : 0;
+	return true;
 }
 
 static void
@@ -116,6 +135,6 @@ roles_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfi
 const MmRuleOps mm_rule_roles = {
 	.type = "roles", .param = "flex", .param_min = 0, .param_max = 1000,
 	.param_default = 0, .relax_up = true, .unit = " any-role seats", .teams = true,
-	.admit = roles_admit, .start = roles_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
+	.admit = roles_admit, .bits = roles_bits, .start = roles_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
 	.team_fits = roles_team_fits, .team_add = roles_team_add, .backfill = roles_backfill
 };

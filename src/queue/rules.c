@@ -51,6 +51,22 @@ mm_rule_limit(const MmRule *rule, double age)
 	return limit;
 }
 
+int
+mm_rule_level(const MmRule *rule, double age)
+{
+	int			level = 0;
+
+	while (level < rule->nsteps && rule->steps[level].after.seconds <= age)
+		level++;
+	return level;
+}
+
+double
+mm_rule_level_limit(const MmRule *rule, int level)
+{
+	return level == 0 ? rule->value : rule->steps[level - 1].value;
+}
+
 double
 mm_rule_next_step(const MmRule *rule, double age, double *value)
 {
@@ -357,7 +373,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 		case MM_ATTR_NUMBER:
 			if (v->type != jbvNumeric)
 				return false;
-			out->num = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+			out->num = mm_numeric_float8(v->val.numeric);
 			if (isnan(out->num) || isinf(out->num))
 				return false;
 			break;
@@ -404,6 +420,31 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 	return true;
 }
 
+/*
+ * The region id of the k-th key of a roster's latencies. A jsonb object
+ * keeps its keys sorted, so rosters with latencies to the same regions list
+ * them in the same order: the k-th key is most often the region the k-th
+ * key of the roster before was, which is checked before the names are
+ * hashed.
+ */
+static int
+region_of_key(MmRuleReader *rd, int k, const char *name, int len)
+{
+	int			id;
+
+	if (k < MM_KEY_CACHE && rd->key_region[k] > 0)
+	{
+		const char *known = rd->region_names[rd->key_region[k] - 1];
+
+		if (strncmp(known, name, len) == 0 && known[len] == '\0')
+			return rd->key_region[k] - 1;
+	}
+	id = mm_intern(rd->regions, name, len, &rd->nregions, &rd->region_names);
+	if (k < MM_KEY_CACHE)
+		rd->key_region[k] = id + 1;
+	return id;
+}
+
 void
 mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
 					 bool strict, MmRuleReader *rd)
@@ -447,23 +488,23 @@ mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Json
 		JsonbIteratorToken tok;
 		int			region = -1;
 		int			cap = 8;
+		int			key = 0;
 
 		if (strict)
 			check_latencies(lat);
 		else if (!JB_ROOT_IS_OBJECT(lat))
 			return;
+
 		x->lat_region = palloc(sizeof(int) * cap);
 		x->lat = palloc(sizeof(double) * cap);
 		it = JsonbIteratorInit(&lat->root);
 		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
-				region = mm_intern(rd->regions, e.val.string.val, e.val.string.len, &rd->nregions,
-								   &rd->region_names);
+				region = region_of_key(rd, key++, e.val.string.val, e.val.string.len);
 			else if (tok == WJB_VALUE && e.type == jbvNumeric)
 			{
-				double		ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-																	NumericGetDatum(e.val.numeric)));
+				double		ms = mm_numeric_float8(e.val.numeric);
 
 				if (isnan(ms) || ms < 0)
 					continue;
@@ -580,8 +621,7 @@ mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb 
 														  Min(e.val.string.len, NAMEDATALEN - 1)));
 			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0)
 			{
-				double		ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-																	NumericGetDatum(e.val.numeric)));
+				double		ms = mm_numeric_float8(e.val.numeric);
 
 				if (!isnan(ms) && ms >= 0)
 					x->lat[region] = ms;

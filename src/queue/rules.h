@@ -151,11 +151,20 @@ typedef struct MmRuleOps
 	int			attr_types;		/* bit per MmAttrType allowed; 0: no attribute */
 	bool		partitions;		/* the queue is bucketed on it (equal) */
 	const char *unit;			/* of the parameter, in messages */
-	/* once per run, before the targets (NULL: nothing to prepare) */
-	void		(*prepare) (const MmRule *rule, struct MmRoster *r, int n, int nregions);
 	/* filter: may p be a potential of target? */
 	bool		(*admit) (const MmRule *rule, double limit, const struct MmRoster *target,
 						  const struct MmRoster *p, int nregions);
+
+	/*
+	 * filter as bits (NULL: admit only): a roster's bits at each level of
+	 * the rule's parameter (level 0 its value, level s + 1 the expansion
+	 * step s: rule->nsteps + 1 levels, at most MM_FILTER_LEVELS), such that
+	 * admit holds at a level exactly when the target's and the potential's
+	 * bits there share one. The matcher computes them once per run and
+	 * filters with one AND, without a call per potential. False: the rule
+	 * cannot (too many regions, levels): admit is called.
+	 */
+	bool		(*bits) (const MmRule *rule, const struct MmRoster *r, int nregions, uint64 *bits);
 	/* populate: a match holding only the target */
 	void		(*start) (MmRuleState *st, const MmRule *rule, const struct MmRoster *target,
 						  int nregions);
@@ -215,14 +224,19 @@ extern bool mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule);
 #define MM_SOFT_LATENCY_NONE 10000.0
 
 /*
- * A latency rule with at most this many parameters (its value and its
- * expansion steps) over at most 64 regions keeps, per roster, a bit mask
- * of the regions within each parameter: the filter is then one AND.
+ * A rule with at most this many levels of its parameter (its value and
+ * its expansion steps) may filter as bits (MmRuleOps.bits).
  */
-#define MM_LAT_LEVELS 4
+#define MM_FILTER_LEVELS 4
 
 /* The parameter of a rule after the target has waited "age" seconds. */
 extern double mm_rule_limit(const MmRule *rule, double age);
+
+/* Its level: 0 for the rule's value, s + 1 from expansion step s on. */
+extern int	mm_rule_level(const MmRule *rule, double age);
+
+/* The parameter of a rule at a level. */
+extern double mm_rule_level_limit(const MmRule *rule, int level);
 
 /* The wait (seconds) of the rule's next expansion step after "age"; -1: none. */
 extern double mm_rule_next_step(const MmRule *rule, double age, double *value);
