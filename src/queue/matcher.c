@@ -736,6 +736,58 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 	return nparts + 1;
 }
 
+/*
+ * A copy of the rosters with each bucket's side by side, in queue order
+ * within it (a stable counting sort by bucket), their professions too: a
+ * target only ever looks at its own bucket, and its potentials, whose
+ * scores are read for every pick, are then near each other in memory
+ * rather than spread over the whole queue. Nothing else changes: the
+ * matcher compares rosters' places only within a bucket. *perm gets the
+ * given roster of each place, *inv the place of each given roster.
+ */
+static MmRoster *
+bucket_major(const MmRoster *given, int n, int nparts, int **perm, int **inv)
+{
+	MmRoster   *w = palloc(sizeof(MmRoster) * n);
+	int		   *first = palloc0(sizeof(int) * (nparts + 1));
+	int			nprof = 0;
+	int		   *prof;
+
+	*perm = palloc(sizeof(int) * n);
+	*inv = palloc(sizeof(int) * n);
+	for (int i = 0; i < n; i++)
+	{
+		first[given[i].part + 1]++;
+		nprof += given[i].nprof;
+	}
+	for (int p = 0; p < nparts; p++)
+		first[p + 1] += first[p];
+	prof = palloc(sizeof(int) * 2 * Max(nprof, 1));
+	for (int i = 0; i < n; i++)
+	{
+		int			j = first[given[i].part]++;
+
+		(*perm)[j] = i;
+		(*inv)[i] = j;
+	}
+	for (int j = 0; j < n; j++)
+	{
+		const MmRoster *g = &given[(*perm)[j]];
+
+		w[j] = *g;
+		w[j].prof = prof;
+		w[j].prof_count = prof + g->nprof;
+		if (g->nprof > 0)
+		{
+			memcpy(w[j].prof, g->prof, sizeof(int) * g->nprof);
+			memcpy(w[j].prof_count, g->prof_count, sizeof(int) * g->nprof);
+		}
+		prof += 2 * g->nprof;
+	}
+	pfree(first);
+	return w;
+}
+
 /* The rule to blame for a failed target: the one that refused the most; -1: none. */
 static int
 blame(const int *counts, int nrules)
@@ -753,27 +805,34 @@ blame(const int *counts, int nrules)
  * rosters of the queue. Fills the rosters' results and "res".
  */
 void
-mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
+mm_matcher_run(MmRoster *given, int n, int nprofessions,
 			   const MmMatcherConfig *cfg, MmMatcherResult *res)
 {
 	Run			run;
 	int			ntargets = cfg->prefix ? cfg->filter.rosters : Min(n, cfg->filter.rosters);
 	double		start = now_ms();
 	int			size = cfg->team_size;
+	MmRoster   *rosters = given;
+	int		   *perm = NULL;	/* bucket-major order: the given roster of each */
+	int		   *inv = NULL;		/* and the place of each given roster */
 
 	memset(res, 0, sizeof(*res));
 	memset(&run, 0, sizeof(run));
-	run.model = &mm_matcher_gw2;
-	run.r = rosters;
-	run.n = n;
-	run.cfg = cfg;
-	run.nprofessions = nprofessions;
 	if (n == 0)
 	{
 		/* an empty prefix (its rosters had no players) tells nothing */
 		res->undecided = cfg->prefix;
 		return;
 	}
+	/* the buckets, and their rosters side by side (bucket_major) */
+	run.nparts = assign_parts(given, n, cfg);
+	if (run.nparts > 1)
+		rosters = bucket_major(given, n, run.nparts, &perm, &inv);
+	run.model = &mm_matcher_gw2;
+	run.r = rosters;
+	run.n = n;
+	run.cfg = cfg;
+	run.nprofessions = nprofessions;
 	run.in_queue = palloc(sizeof(bool) * n);
 	run.next = palloc(sizeof(int) * n);
 	run.prev = palloc(sizeof(int) * n);
@@ -822,7 +881,6 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	}
 	rules_bits(&run);
 	/* the buckets: a live list and a range of by_lo each */
-	run.nparts = assign_parts(rosters, n, cfg);
 	run.head = palloc(sizeof(int) * run.nparts);
 	run.part_live = palloc0(sizeof(int) * run.nparts);
 	run.part_start = palloc0(sizeof(int) * run.nparts);
@@ -857,9 +915,11 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	for (int j = 0; j < n; j++)
 		run.part_end[rosters[run.by_lo[j]].part] = j + 1;
 
-	for (int target = 0; target < ntargets; target++)
+	/* the targets in queue order */
+	for (int t = 0; t < ntargets; t++)
 	{
 		MmFailReason reason;
+		int			target;
 
 		CHECK_FOR_INTERRUPTS();
 		if (res->targets_tried > 0 && now_ms() - start > cfg->filter.limit_ms)
@@ -867,12 +927,13 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			res->stopped_by_limit = true;
 			break;
 		}
-		if (target >= n)
+		if (t >= n)
 		{
 			/* a prefix shorter than the targets: the queue may hold more */
 			res->undecided = true;
 			break;
 		}
+		target = inv ? inv[t] : t;
 		if (!run.in_queue[target])
 			continue;			/* matched as an earlier target's potential */
 		res->targets_tried++;
@@ -952,6 +1013,15 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 				run.chosen[run.team[side].rosters[k]] = false;
 			run.team[side].nrosters = 0;
 		}
+	}
+	/* the results, in the given order */
+	if (perm != NULL)
+	{
+		for (int j = 0; j < n; j++)
+			given[perm[j]] = rosters[j];
+		for (int m = 0; m < res->nmatches; m++)
+			for (int k = 0; k < res->matches[m].nmembers; k++)
+				res->matches[m].members[k] = perm[res->matches[m].members[k]];
 	}
 }
 
