@@ -668,7 +668,8 @@ record_match(Run *run, MmMatcherResult *res)
 
 /*
  * Bucket the rosters by their values of the equal rules: part is the
- * bucket, numbered in sort order. A roster missing one of the values is a
+ * bucket (numbered in sort order, or for one string attribute in order of
+ * first appearance). A roster missing one of the values is a
  * bucket of its own (it matches no one). Without equal rules, one bucket.
  */
 static const MmMatcherConfig *part_cfg;
@@ -708,17 +709,55 @@ cmp_part(const void *a, const void *b)
 static int
 assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 {
-	bool		any = false;
+	int			any = 0;
+	const MmRule *rule = NULL;
 	int		   *order;
 	int			nparts = 0;
 
 	for (int k = 0; k < cfg->nrules; k++)
-		any |= cfg->rules[k].ops->partitions;
+		if (cfg->rules[k].ops->partitions)
+		{
+			any++;
+			rule = &cfg->rules[k];
+		}
 	if (!any)
 	{
 		for (int i = 0; i < n; i++)
 			rosters[i].part = 0;
 		return 1;
+	}
+	/*
+	 * One equal rule of a string attribute: the buckets are the values'
+	 * ids, in the order they first appear (no sort; the order of the
+	 * buckets changes nothing but where they lie).
+	 */
+	if (any == 1 && cfg->attrs[rule->attr].type == MM_ATTR_STRING)
+	{
+		int			maxid = -1;
+		int		   *part;
+
+		for (int i = 0; i < n; i++)
+			if (mm_rule_attr_present(&rosters[i], rule))
+				maxid = Max(maxid, rosters[i].attr[rule->attr].id);
+		part = palloc(sizeof(int) * (maxid + 1));
+		for (int v = 0; v <= maxid; v++)
+			part[v] = -1;
+		for (int i = 0; i < n; i++)
+		{
+			int			id;
+
+			if (!mm_rule_attr_present(&rosters[i], rule))
+			{
+				rosters[i].part = nparts++;
+				continue;
+			}
+			id = rosters[i].attr[rule->attr].id;
+			if (part[id] < 0)
+				part[id] = nparts++;
+			rosters[i].part = part[id];
+		}
+		pfree(part);
+		return nparts;
 	}
 	order = palloc(sizeof(int) * n);
 	for (int i = 0; i < n; i++)
@@ -826,7 +865,8 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 	}
 	/* the buckets, and their rosters side by side (bucket_major) */
 	run.nparts = assign_parts(given, n, cfg);
-	if (run.nparts > 1)
+	/* worth its copy when the targets are many (a whole queue's, say) */
+	if (run.nparts > 1 && (int64) Min(ntargets, n) * 8 >= n)
 		rosters = bucket_major(given, n, run.nparts, &perm, &inv);
 	run.model = &mm_matcher_gw2;
 	run.r = rosters;

@@ -662,6 +662,26 @@ mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, b
 		return;
 	deconstruct_array(roles, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
-		if (!nulls[i])
-			mm_rules_add_role(cfg, x, TextDatumGetCString(elems[i]), strict);
+	{
+		text	   *t;
+		int			len;
+		int			role;
+
+		if (nulls[i])
+			continue;
+		/* the declared role of that name, compared in place */
+		t = DatumGetTextPP(elems[i]);
+		len = VARSIZE_ANY_EXHDR(t);
+		for (role = 0; role < cfg->nroles; role++)
+			if (strncmp(cfg->roles[role], VARDATA_ANY(t), len) == 0 && cfg->roles[role][len] == '\0')
+				break;
+		if (role == cfg->nroles)
+		{
+			mm_rules_add_role(cfg, x, text_to_cstring(t), strict);
+			continue;
+		}
+		if (x->role_count == NULL)
+			x->role_count = palloc0(sizeof(int) * cfg->nroles);
+		x->role_count[role]++;
+	}
 }
