@@ -17,6 +17,7 @@ OBJS        = \
 	src/core/arrays.o \
 	src/core/config.o \
 	src/core/mm.o \
+	src/core/statement.o \
 	src/gw2/gw2_dishonor.o \
 	src/gw2/gw2_ladder.o \
 	src/gw2/gw2_prediction.o \

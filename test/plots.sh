@@ -54,7 +54,7 @@ cmd_analytics() {
 		SELECT c.m, corr(r.mu_after, k.skill), corr(r.mu_after - 3 * r.sigma_after, k.skill)
 		FROM generate_series(100, 3000, 100) c(m)
 		CROSS JOIN LATERAL (SELECT DISTINCT ON (player_id) player_id, mu_after, sigma_after
-		                    FROM plot_history WHERE match <= c.m ORDER BY player_id, match DESC) r
+		                    FROM plot_history WHERE game <= c.m ORDER BY player_id, game DESC) r
 		JOIN plot_skill k USING (player_id)
 		GROUP BY c.m ORDER BY c.m" >"$tmp/convergence.tsv"
 	gnuplot <<-GP

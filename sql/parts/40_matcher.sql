@@ -39,8 +39,7 @@ CREATE TABLE mm.roster (
     joined_at     timestamptz NOT NULL DEFAULT now(),
     attributes    jsonb NOT NULL DEFAULT '{}',
     latencies     jsonb NOT NULL DEFAULT '{}',
-    CONSTRAINT roster_pkey PRIMARY KEY (roster_id),
-    CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
+    CONSTRAINT roster_pkey PRIMARY KEY (roster_id, queue_id),
     CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
     CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
     CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9),
@@ -62,6 +61,7 @@ CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position) WHERE m
 CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at) WHERE match_id IS NULL;
 CREATE INDEX roster_match_idx ON mm.roster (match_id) WHERE match_id IS NOT NULL;
 COMMENT ON TABLE mm.roster IS 'rosters (tickets) of a queue, their players in mm.queued_player: waiting (match_id NULL), or in the match a tick made of them, which they stay in, with their team, until it is reported or abandoned (then they move to mm.ended_roster) or its ready check dissolves (then they wait again, or are removed)';
+COMMENT ON CONSTRAINT roster_pkey ON mm.roster IS 'a roster is one row, named by its id and queue: the one index on roster_id, which serves a lookup by id alone and the players'' foreign key on (queue_id, roster_id); ids come from mm.roster_id_seq';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue''s waiting rosters in queue order';
 COMMENT ON INDEX mm.roster_match_idx IS 'the rosters of a match being played (or in its ready check)';
 COMMENT ON COLUMN mm.roster.match_id IS 'the match the roster is in (a foreign key to mm.match), NULL while it waits';

@@ -190,7 +190,7 @@ DECLARE
     -- keys that name a row without its queue: Citus needs the distribution
     -- column in every unique key and foreign key
     keys text := $k$
-        ALTER TABLE mm.roster DROP CONSTRAINT roster_queue_id_fkey, DROP CONSTRAINT roster_pkey,
+        ALTER TABLE mm.roster DROP CONSTRAINT roster_queue_id_fkey,
             DROP CONSTRAINT roster_match_fkey, DROP CONSTRAINT roster_backfill_fkey;
         ALTER TABLE mm.match DROP CONSTRAINT match_queue_id_fkey, DROP CONSTRAINT match_pkey;
         ALTER TABLE mm.tick_log DROP CONSTRAINT tick_log_queue_id_fkey, DROP CONSTRAINT tick_log_pkey,

@@ -146,7 +146,8 @@ DELETE FROM mm.roster r WHERE NOT EXISTS (SELECT FROM mm.queued_player qp WHERE 
 
 ALTER TABLE mm.roster DROP COLUMN players, DROP COLUMN professions;
 ALTER TABLE mm.roster
-    ADD CONSTRAINT roster_queue_roster_key UNIQUE (queue_id, roster_id),
+    DROP CONSTRAINT roster_pkey,
+    ADD CONSTRAINT roster_pkey PRIMARY KEY (roster_id, queue_id),
     ADD CONSTRAINT roster_rating_finite CHECK (rating > '-Infinity' AND rating < 'Infinity'),
     ADD CONSTRAINT roster_deviation_finite CHECK (deviation >= 0 AND deviation < 'Infinity'),
     ADD CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),

@@ -610,7 +610,7 @@ replay_run(FunctionCallInfo fcinfo, Replay *rp)
 	if ((rc = SPI_connect()) != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed: %s", SPI_result_code_string(rc));
 	plan = mm_prepare_rows_query(query, "games", hint);
-	if ((ncolumns = mm_replay_query_columns(plan)) != (rp->teams ? 5 : 4))
+	if ((ncolumns = mm_rows_query_columns(plan)) != (rp->teams ? 5 : 4))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("games query must return %s", shape),

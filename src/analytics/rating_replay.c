@@ -347,7 +347,6 @@ rr_initial(MmRatingReplay *rp, const char *query)
 	int			ncols = 1 + model->nstate;
 	StringInfoData names;
 	SPIPlanPtr	plan;
-	int			rc;
 	TupleDesc	desc;
 
 	initStringInfo(&names);
@@ -356,9 +355,7 @@ rr_initial(MmRatingReplay *rp, const char *query)
 		appendStringInfo(&names, ", %s", model->columns[c].name);
 	plan = mm_prepare_rows_query(query, "initial",
 								 psprintf("Pass e.g. 'SELECT %s FROM ratings'.", names.data));
-	rc = SPI_execute_plan(plan, NULL, NULL, true, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+	mm_run_rows_query(plan, NULL);
 	desc = SPI_tuptable->tupdesc;
 	if (desc->natts != ncols)
 		ereport(ERROR,

@@ -141,16 +141,6 @@ mm_replay_sorted(HTAB *players, long *count)
 	return all;
 }
 
-int
-mm_replay_query_columns(SPIPlanPtr plan)
-{
-	Portal		portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	int			n = portal->tupDesc ? portal->tupDesc->natts : 0;
-
-	SPI_cursor_close(portal);
-	return n;
-}
-
 static bool
 replay_is_integer(Oid type)
 {
@@ -528,9 +518,6 @@ int64
 mm_replay_run(const MmReplaySpec *spec, SPIPlanPtr plan, int *ncolumns)
 {
 	Replay		r;
-	SPIExecuteOptions options;
-	int			rc;
-
 	Assert(spec->ncolumns <= MM_REPLAY_MAX_COLUMNS);
 	memset(&r, 0, sizeof(r));
 	r.pub.receiveSlot = replay_receive;
@@ -548,12 +535,7 @@ mm_replay_run(const MmReplaySpec *spec, SPIPlanPtr plan, int *ncolumns)
 	r.maxrows = 16;
 	r.rows = MemoryContextAlloc(r.keep, sizeof(MmReplayRow) * r.maxrows);
 
-	memset(&options, 0, sizeof(options));
-	options.read_only = true;
-	options.dest = &r.pub;
-	rc = SPI_execute_plan_extended(plan, &options);
-	if (rc < 0)
-		elog(ERROR, "SPI_execute_plan_extended failed: %s", SPI_result_code_string(rc));
+	mm_run_rows_query(plan, &r.pub);
 	if (!(spec->stop && *spec->stop))
 		replay_flush(&r);
 	MemoryContextSwitchTo(r.caller);

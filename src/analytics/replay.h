@@ -33,6 +33,7 @@
 #define MM_REPLAY_H
 
 #include "mm.h"
+#include "statement.h"
 
 #include "executor/spi.h"
 #include "utils/hsearch.h"
@@ -110,9 +111,6 @@ extern int64 mm_replay_run(const MmReplaySpec *spec, SPIPlanPtr plan,
  */
 extern double mm_replay_number(Datum d, Oid type, const char *what);
 extern int64 mm_replay_whole(Datum d, Oid type, const char *what, int64 row);
-
-/* The column count a query returns, without running it. */
-extern int	mm_replay_query_columns(SPIPlanPtr plan);
 
 /*
  * An open-addressing table (linear probing, at most half full) from int64

@@ -25,6 +25,7 @@
  *-------------------------------------------------------------------------
  */
 #include "async.h"
+#include "statement.h"
 
 #include <math.h>
 
@@ -180,68 +181,85 @@ typedef enum AsyncPlan
 } AsyncPlan;
 
 #define EQ " OPERATOR(pg_catalog.=) "
-#define MATCH_ENTRY " FROM mm.async_entries e WHERE e.pool" EQ "$1 AND e.labels" EQ "$2"
+#define MATCH_ENTRY " FROM mm.async_entries e WHERE e.pool" EQ "$pool AND e.labels" EQ "$labels"
 
-static const MmStatement plan_defs[N_PLANS] =
-{
+static MmStatement plan_defs[N_PLANS] = {
 	[PLAN_ENTRY] = {
 		"SELECT p.config, e.pool, e.labels FROM mm.async_entries e"
-		" JOIN mm.async_pools p ON p.pool" EQ "e.pool WHERE e.entry_id" EQ "$1",
-		1, {INT8OID}
+		" JOIN mm.async_pools p ON p.pool" EQ "e.pool WHERE e.entry_id" EQ "$entry_id",
+		{{"entry_id", INT8OID}}
 	},
 	[PLAN_LOCK] = {
 		"SELECT e.player_id, e.mmr, e.model" MATCH_ENTRY
-		" AND e.entry_id" EQ "$3"
-		" AND e.mmr OPERATOR(pg_catalog.>=) $4 AND e.mmr OPERATOR(pg_catalog.<) $5"
+		" AND e.entry_id" EQ "$entry_id"
+		" AND e.mmr OPERATOR(pg_catalog.>=) $lower AND e.mmr OPERATOR(pg_catalog.<) $upper"
 		" FOR UPDATE OF e SKIP LOCKED",
-		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
+		{{"pool", TEXTOID}, {"labels", TEXTARRAYOID}, {"entry_id", INT8OID},
+		 {"lower", FLOAT8OID}, {"upper", FLOAT8OID}}
 	},
 	[PLAN_TAKE] = {
 		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ
-		"(SELECT x.entry_id FROM mm.async_entries x WHERE x.entry_id" EQ "$3"
-		" AND x.pool" EQ "$1 AND x.labels" EQ "$2"
-		" AND x.mmr OPERATOR(pg_catalog.>=) $4 AND x.mmr OPERATOR(pg_catalog.<) $5"
+		"(SELECT x.entry_id FROM mm.async_entries x WHERE x.entry_id" EQ "$entry_id"
+		" AND x.pool" EQ "$pool AND x.labels" EQ "$labels"
+		" AND x.mmr OPERATOR(pg_catalog.>=) $lower AND x.mmr OPERATOR(pg_catalog.<) $upper"
 		" FOR UPDATE OF x SKIP LOCKED)"
 		" RETURNING e.player_id, e.mmr, e.model",
-		5, {TEXTOID, TEXTARRAYOID, INT8OID, FLOAT8OID, FLOAT8OID}
+		{{"pool", TEXTOID}, {"labels", TEXTARRAYOID}, {"entry_id", INT8OID},
+		 {"lower", FLOAT8OID}, {"upper", FLOAT8OID}}
 	},
 	[PLAN_LOCK_ID] = {
-		"SELECT e.mmr FROM mm.async_entries e WHERE e.entry_id" EQ "$1"
+		"SELECT e.mmr FROM mm.async_entries e WHERE e.entry_id" EQ "$entry_id"
 		" FOR UPDATE OF e SKIP LOCKED",
-		1, {INT8OID}
+		{{"entry_id", INT8OID}}
 	},
 	[PLAN_CAPACITY] = {
-		"SELECT s.capacity FROM mm.async_bucket_sizes s WHERE s.pool" EQ "$1"
-		" AND s.labels" EQ "$2 AND s.bucket" EQ "$3",
-		3, {TEXTOID, TEXTARRAYOID, INT4OID}
+		"SELECT s.capacity FROM mm.async_bucket_sizes s WHERE s.pool" EQ "$pool"
+		" AND s.labels" EQ "$labels AND s.bucket" EQ "$bucket",
+		{{"pool", TEXTOID}, {"labels", TEXTARRAYOID}, {"bucket", INT4OID}}
 	},
 	[PLAN_FILL] = {
 		"SELECT pg_catalog.count(*) FROM (SELECT e.mmr" MATCH_ENTRY
-		" AND e.mmr OPERATOR(pg_catalog.>=) $3 AND e.mmr OPERATOR(pg_catalog.<) $4"
-		" ORDER BY e.mmr LIMIT $5) f",
-		5, {TEXTOID, TEXTARRAYOID, FLOAT8OID, FLOAT8OID, INT8OID}
+		" AND e.mmr OPERATOR(pg_catalog.>=) $lower AND e.mmr OPERATOR(pg_catalog.<) $upper"
+		" ORDER BY e.mmr LIMIT $limit) f",
+		{{"pool", TEXTOID}, {"labels", TEXTARRAYOID}, {"lower", FLOAT8OID},
+		 {"upper", FLOAT8OID}, {"limit", INT8OID}}
 	},
 	[PLAN_FILL_BOUND] = {
-		"SELECT mm._async_fill_bound($1, $2, $3, $4, $5)",
-		5, {TEXTOID, TEXTARRAYOID, INT4OID, FLOAT8OID, FLOAT8OID}
+		"SELECT mm._async_fill_bound($pool, $labels, $bucket, $lower, $upper)",
+		{{"pool", TEXTOID}, {"labels", TEXTARRAYOID}, {"bucket", INT4OID}, {"lower", FLOAT8OID},
+		 {"upper", FLOAT8OID}}
 	},
 	[PLAN_DELETE] = {
-		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$1",
-		1, {INT8OID}
+		"DELETE FROM mm.async_entries e WHERE e.entry_id" EQ "$entry_id",
+		{{"entry_id", INT8OID}}
 	},
 	[PLAN_DELETE_TID] = {
-		"DELETE FROM mm.async_entries e WHERE e.ctid" EQ "$1",
-		1, {TIDOID}
+		"DELETE FROM mm.async_entries e WHERE e.ctid" EQ "$tid",
+		{{"tid", TIDOID}}
 	},
 };
 
-static SPIPlanPtr plans[N_PLANS];
+/* Start the arguments of one of the pool statements. */
+static void
+async_args(MmArgs *a, AsyncPlan which)
+{
+	mm_args_begin(a, &plan_defs[which]);
+}
+
+/* Arguments $pool and $labels, of the statements that search a pool. */
+static void
+async_args_pool(MmArgs *a, AsyncPlan which, Datum pool, Datum labels)
+{
+	mm_args_begin(a, &plan_defs[which]);
+	mm_arg(a, "pool", pool);
+	mm_arg(a, "labels", labels);
+}
 
 /* Run one of the pool statements (inside SPI); returns the rows it gave. */
 static uint64
-async_exec(AsyncPlan which, Datum *values)
+async_exec(MmArgs *a)
 {
-	int			rc = mm_statement_execute(&plan_defs[which], &plans[which], values, NULL, false, 0);
+	int			rc = mm_execute(a, false, 0);
 
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_DELETE && rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
@@ -259,10 +277,12 @@ async_value(uint64 row, int col, bool *isnull)
 static int
 async_capacity(const AsyncConfig *c, Datum pool, Datum labels, int bucket)
 {
-	Datum		values[3] = {pool, labels, Int32GetDatum(bucket)};
+	MmArgs		a;
 	bool		isnull;
 
-	if (async_exec(PLAN_CAPACITY, values) == 0)
+	async_args_pool(&a, PLAN_CAPACITY, pool, labels);
+	mm_arg(&a, "bucket", Int32GetDatum(bucket));
+	if (async_exec(&a) == 0)
 		return c->bucket_initial_size;
 	return DatumGetInt32(async_value(0, 1, &isnull));
 }
@@ -276,7 +296,7 @@ async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double 
 {
 	int			b;
 	double		need;
-	Datum		values[5];
+	MmArgs		a;
 	Datum		bound;
 	bool		isnull;
 
@@ -287,20 +307,20 @@ async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double 
 	b = async_bucket(c, mmr);
 	/* fill >= t * capacity, for an integer fill */
 	need = ceil(c->remove_threshold * async_capacity(c, pool, labels, b));
-	values[0] = pool;
-	values[1] = labels;
 	/* a bucket known to hold fewer is not counted */
-	values[2] = Int32GetDatum(b);
-	values[3] = Float8GetDatum(async_bound(c, b));
-	values[4] = Float8GetDatum(async_bound(c, b + 1));
-	async_exec(PLAN_FILL_BOUND, values);
+	async_args_pool(&a, PLAN_FILL_BOUND, pool, labels);
+	mm_arg(&a, "bucket", Int32GetDatum(b));
+	mm_arg(&a, "lower", Float8GetDatum(async_bound(c, b)));
+	mm_arg(&a, "upper", Float8GetDatum(async_bound(c, b + 1)));
+	async_exec(&a);
 	bound = async_value(0, 1, &isnull);
 	if (!isnull && (double) DatumGetInt64(bound) < need)
 		return false;
-	values[2] = Float8GetDatum(async_bound(c, b));
-	values[3] = Float8GetDatum(async_bound(c, b + 1));
-	values[4] = Int64GetDatum((int64) need);
-	async_exec(PLAN_FILL, values);
+	async_args_pool(&a, PLAN_FILL, pool, labels);
+	mm_arg(&a, "lower", Float8GetDatum(async_bound(c, b)));
+	mm_arg(&a, "upper", Float8GetDatum(async_bound(c, b + 1)));
+	mm_arg(&a, "limit", Int64GetDatum((int64) need));
+	async_exec(&a);
 	return DatumGetInt64(async_value(0, 1, &isnull)) >= need;
 }
 
@@ -308,9 +328,11 @@ async_remove_after_offer(const AsyncConfig *c, Datum pool, Datum labels, double 
 static void
 async_delete(int64 entry_id)
 {
-	Datum		values[1] = {Int64GetDatum(entry_id)};
+	MmArgs		a;
 
-	async_exec(PLAN_DELETE, values);
+	async_args(&a, PLAN_DELETE);
+	mm_arg(&a, "entry_id", Int64GetDatum(entry_id));
+	async_exec(&a);
 }
 
 /* The last pool config find_opponent and offer_entry parsed, for the backend. */
@@ -371,8 +393,7 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 			 * whatever the fill (threshold 0) and no minimum quality to check
 			 * on its latest MMR: claim and remove it in one statement.
 			 */
-			Datum		lock[5] = {q->pool, q->labels, Int64GetDatum(found->entry_id),
-			Float8GetDatum(q->lower), Float8GetDatum(q->upper)};
+			MmArgs		a;
 			bool		take = c->remove_threshold <= 0 && c->min_quality_null;
 			AsyncLock	locked = async_lock(rels, found, take);
 
@@ -387,9 +408,9 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 				claimed = true;
 				if (take)
 				{
-					Datum		tid[1] = {PointerGetDatum(&found->tid)};
-
-					if (async_exec(PLAN_DELETE_TID, tid) != 1)
+					async_args(&a, PLAN_DELETE_TID);
+					mm_arg(&a, "tid", PointerGetDatum(&found->tid));
+					if (async_exec(&a) != 1)
 						elog(ERROR, "entry " INT64_FORMAT " locked but not removed",
 							 found->entry_id);
 					return FIND_FOUND;
@@ -399,7 +420,11 @@ async_find(AsyncRels *rels, const AsyncConfig *c, const AsyncQuery *q, AsyncCand
 				claimed = false;
 			else
 			{
-				claimed = async_exec(take ? PLAN_TAKE : PLAN_LOCK, lock) == 1;
+				async_args_pool(&a, take ? PLAN_TAKE : PLAN_LOCK, q->pool, q->labels);
+				mm_arg(&a, "entry_id", Int64GetDatum(found->entry_id));
+				mm_arg(&a, "lower", Float8GetDatum(q->lower));
+				mm_arg(&a, "upper", Float8GetDatum(q->upper));
+				claimed = async_exec(&a) == 1;
 				if (claimed)
 				{
 					found->player_id = DatumGetInt64(async_value(0, 1, &isnull));
@@ -663,7 +688,8 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 {
 	const AsyncConfig *c;
 	AsyncConfig config;
-	Datum		values[1];
+	Datum		entry_id;
+	MmArgs		a;
 	Datum		pool,
 				labels;
 	bool		isnull;
@@ -671,10 +697,12 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 
 	mm_require_primary("mm.offer_entry");
 	mm_args_not_null(fcinfo, 0);
-	values[0] = PG_GETARG_DATUM(0);
+	entry_id = PG_GETARG_DATUM(0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (async_exec(PLAN_ENTRY, values) == 1)
+	async_args(&a, PLAN_ENTRY);
+	mm_arg(&a, "entry_id", entry_id);
+	if (async_exec(&a) == 1)
 	{
 		config = *async_config_reuse(&find_config, TopMemoryContext,
 									 DatumGetJsonbP(async_value(0, 1, &isnull)));
@@ -683,13 +711,18 @@ mm_offer_entry(PG_FUNCTION_ARGS)
 		labels = async_value(0, 3, &isnull);
 		if (c->remove_threshold_null)
 			ok = true;
-		else if (async_exec(PLAN_LOCK_ID, values) == 1)
+		else
 		{
-			double		mmr = DatumGetFloat8(async_value(0, 1, &isnull));
+			async_args(&a, PLAN_LOCK_ID);
+			mm_arg(&a, "entry_id", entry_id);
+			if (async_exec(&a) == 1)
+			{
+				double		mmr = DatumGetFloat8(async_value(0, 1, &isnull));
 
-			ok = true;
-			if (async_remove_after_offer(c, pool, labels, mmr))
-				async_delete(DatumGetInt64(values[0]));
+				ok = true;
+				if (async_remove_after_offer(c, pool, labels, mmr))
+					async_delete(DatumGetInt64(entry_id));
+			}
 		}
 	}
 	SPI_finish();

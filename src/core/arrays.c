@@ -168,10 +168,14 @@ Datum
 mm_text_array_datum(int n, char *const *v)
 {
 	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *isnull = palloc(sizeof(bool) * Max(n, 1));
 
 	for (int i = 0; i < n; i++)
-		d[i] = CStringGetTextDatum(v[i]);
-	return array_datum(d, NULL, n, TEXTOID, -1, false, TYPALIGN_INT);
+	{
+		isnull[i] = v[i] == NULL;
+		d[i] = isnull[i] ? (Datum) 0 : CStringGetTextDatum(v[i]);
+	}
+	return array_datum(d, isnull, n, TEXTOID, -1, false, TYPALIGN_INT);
 }
 
 Datum

@@ -128,50 +128,6 @@ extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
 extern Datum mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
 
 /*
- * Prepare a query a user passed as text (a history to replay, rosters to
- * match), which must return rows; "what" names it in the error, "hint" says
- * what it should return. Call inside SPI_connect.
- */
-extern struct _SPI_plan *mm_prepare_rows_query(const char *query,
-											   const char *what,
-											   const char *hint);
-
-/*
- * One of mm's own statements, prepared on first use and kept for the
- * session in *slot (inside SPI_connect).
- */
-extern struct _SPI_plan *mm_kept_plan(struct _SPI_plan **slot, const char *sql,
-									  int nargs, const Oid *types);
-
-/*
- * A statement of mm's own that a file prepares once per backend and keeps:
- * its text and argument types. A file holds an array of them (indexed by
- * its own enum) and an array of plans beside it.
- */
-#define MM_STATEMENT_MAX_ARGS 24
-
-typedef struct MmStatement
-{
-	const char *sql;
-	int			nargs;
-	Oid			types[MM_STATEMENT_MAX_ARGS];
-} MmStatement;
-
-/*
- * Execute a statement (inside SPI_connect) with its plan kept in *plan,
- * prepared on first use; nulls as SPI_execute_plan takes them (NULL: none).
- * Returns SPI_execute_plan's result; a failure (< 0) is an internal error.
- */
-extern int	mm_statement_execute(const MmStatement *st, struct _SPI_plan **plan,
-								 Datum *values, const char *nulls, bool read_only,
-								 long limit);
-
-/* The same, with no row limit, when only the result "expected" is right. */
-extern void mm_statement_run(const MmStatement *st, struct _SPI_plan **plan,
-							 Datum *values, const char *nulls, bool read_only,
-							 int expected);
-
-/*
  * Builders of one-dimensional arrays (arrays.c, beside the readers above):
  * n values, NULL where isnull[i] (isnull may be NULL).
  */
@@ -179,7 +135,7 @@ extern Datum mm_float8_array_datum(int n, const double *v, const bool *isnull);
 extern Datum mm_int4_array_datum(int n, const int32 *v, const bool *isnull);
 extern Datum mm_int8_array_datum(int n, const int64 *v);
 extern Datum mm_bool_array_datum(int n, const bool *v);
-/* A text[] of n C strings, and of n text Datums. */
+/* A text[] of n C strings (NULL ones are NULL elements), and of n text Datums. */
 extern Datum mm_text_array_datum(int n, char *const *v);
 extern Datum mm_text_datums_array(int n, Datum *texts);
 /* A bigint[] Datum of n ids. */

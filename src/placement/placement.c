@@ -33,6 +33,7 @@
  *-------------------------------------------------------------------------
  */
 #include "placement.h"
+#include "statement.h"
 
 #include <float.h>
 #include <math.h>
@@ -41,7 +42,6 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "nodes/params.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -82,21 +82,46 @@ int64_cmp(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
+enum
+{
+	P_CONFIG,
+	P_FRIEND_SERVERS,
+	P_SERVERS
+};
+
+static MmStatement statements[] = {
+	[P_CONFIG] = {
+		"SELECT config FROM mm.place_configs WHERE place OPERATOR(pg_catalog.=) $place",
+		{{"place", TEXTOID}}
+	},
+	[P_FRIEND_SERVERS] = {
+		"SELECT DISTINCT p.server_id FROM mm.server_players p"
+		" WHERE p.player_id OPERATOR(pg_catalog.=) ANY ($player_ids)",
+		{{"player_ids", INT8ARRAYOID}}
+	},
+	/* fixed-width columns first, so that their offsets are cached */
+	[P_SERVERS] = {
+		"SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
+		" s.age_sum, s.play_history_n, s.play_history_sum,"
+		" s.attributes, s.stats FROM mm.servers s"
+		" WHERE s.place OPERATOR(pg_catalog.=) $place"
+		" AND s.occupancy OPERATOR(pg_catalog.<) s.capacity",
+		{{"place", TEXTOID}}
+	},
+};
+
 /* Load a place's config jsonb; NULL when the place has none. */
 static Jsonb *
 load_config(text *place)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1] = {PointerGetDatum(place)};
-	int			rc;
+	MmArgs		a;
 	bool		isnull;
 	Datum		d;
 
-	rc = SPI_execute_with_args("SELECT config FROM mm.place_configs"
-							   " WHERE place OPERATOR(pg_catalog.=) $1",
-							   1, argtypes, args, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+	mm_args_begin(&a, &statements[P_CONFIG]);
+	mm_arg(&a, "place", PointerGetDatum(place));
+	if (mm_execute(&a, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "reading the place's config failed");
 	if (SPI_processed == 0)
 		return NULL;
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -107,16 +132,12 @@ load_config(text *place)
 static int
 load_friend_servers(ArrayType *preferred, int64 **ids)
 {
-	Oid			argtypes[1] = {INT8ARRAYOID};
-	Datum		args[1] = {PointerGetDatum(preferred)};
-	int			rc;
+	MmArgs		a;
 	int			n;
 
-	rc = SPI_execute_with_args("SELECT DISTINCT p.server_id FROM mm.server_players p"
-							   " WHERE p.player_id OPERATOR(pg_catalog.=) ANY ($1)",
-							   1, argtypes, args, NULL, true, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+	mm_args_begin(&a, &statements[P_FRIEND_SERVERS]);
+	mm_arg(&a, "player_ids", PointerGetDatum(preferred));
+	mm_run(&a, true, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	*ids = palloc(sizeof(int64) * (n > 0 ? n : 1));
 	for (int i = 0; i < n; i++)
@@ -224,30 +245,12 @@ rank_noop(DestReceiver *self pg_attribute_unused())
 
 /*
  * Score every non-full server of the place. The query's rows go straight
- * to rank_receive (no copy into an SPI tuple table); fixed-width columns
- * come first, so their offsets are cached.
+ * to rank_receive (no copy into an SPI tuple table).
  */
 static void
 scan_servers(RankState *st, text *place)
 {
-	static SPIPlanPtr plan = NULL;
-	Oid			argtypes[1] = {TEXTOID};
-	ParamListInfo params;
-	SPIExecuteOptions options;
-	int			rc;
-
-	(void) mm_kept_plan(&plan, "SELECT s.server_id, s.capacity, s.occupancy, s.age_n,"
-						" s.age_sum, s.play_history_n, s.play_history_sum,"
-						" s.attributes, s.stats FROM mm.servers s"
-						" WHERE s.place OPERATOR(pg_catalog.=) $1"
-						" AND s.occupancy OPERATOR(pg_catalog.<) s.capacity",
-						1, argtypes);
-
-	params = makeParamList(1);
-	params->params[0].value = PointerGetDatum(place);
-	params->params[0].isnull = false;
-	params->params[0].pflags = PARAM_FLAG_CONST;
-	params->params[0].ptype = TEXTOID;
+	MmArgs		a;
 
 	st->pub.receiveSlot = rank_receive;
 	st->pub.rStartup = rank_startup;
@@ -255,14 +258,9 @@ scan_servers(RankState *st, text *place)
 	st->pub.rDestroy = rank_noop;
 	st->pub.mydest = DestNone;
 
-	memset(&options, 0, sizeof(options));
-	options.params = params;
-	options.read_only = true;
-	options.dest = &st->pub;
-	rc = SPI_execute_plan_extended(plan, &options);
-	/* a SELECT into a DestNone receiver reports SPI_OK_UTILITY */
-	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
-		elog(ERROR, "SPI_execute_plan_extended failed: %s", SPI_result_code_string(rc));
+	mm_args_begin(&a, &statements[P_SERVERS]);
+	mm_arg(&a, "place", PointerGetDatum(place));
+	mm_stream(&a, true, &st->pub);
 }
 
 /* SQL wrappers */

@@ -38,6 +38,7 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "statement.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -54,7 +55,7 @@ enum
 	B_COUNT
 };
 
-static const MmStatement statements[B_COUNT] = {
+static MmStatement statements[B_COUNT] = {
 	/*
 	 * The open requests of a live match, oldest first, with their team's
 	 * figures over its players, the other team's professions, and the
@@ -67,38 +68,38 @@ static const MmStatement statements[B_COUNT] = {
 		" SELECT b.backfill_id, b.match_id, b.team, b.players, b.requested_at, b.roles,"
 		" array_position(m.teams, b.team) - 1 AS side, m.region"
 		" FROM mm.backfill b JOIN mm.match m ON m.queue_id = b.queue_id AND m.match_id = b.match_id"
-		" WHERE b.queue_id = $1 AND b.status = 'open' AND m.status = 'matched'"
+		" WHERE b.queue_id = $queue_id AND b.status = 'open' AND m.status = 'matched'"
 		" ORDER BY b.backfill_id"
 		" FOR UPDATE OF b SKIP LOCKED FOR KEY SHARE OF m SKIP LOCKED"
 		") SELECT b.backfill_id, b.players,"
-		" greatest(extract(epoch FROM $2 - b.requested_at)::float8, 0),"
+		" greatest(extract(epoch FROM $at - b.requested_at)::float8, 0),"
 		" t.rating, t.deviation, t.rank, t.dishonor,"
 		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
-		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team = b.team),"
+		"       WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.team = b.team),"
 		" ARRAY(SELECT p FROM mm.match_roster r, unnest(r.professions) p"
-		"       WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team <> b.team),"
+		"       WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.team <> b.team),"
 		" x.max_size, x.max_ladder,"
 		" ARRAY(SELECT qp.roster_id FROM mm.queued_player qp"
-		"       WHERE qp.queue_id = $1 AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
+		"       WHERE qp.queue_id = $queue_id AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
 		"         SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
-		"         WHERE r.queue_id = $1 AND r.match_id = b.match_id))),"
+		"         WHERE r.queue_id = $queue_id AND r.match_id = b.match_id))),"
 		" b.match_id, b.side, b.region, b.roles"
 		" FROM b"
 		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
 		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"
 		"   sum(r.rank * cardinality(r.players)) / sum(cardinality(r.players)) AS rank,"
 		"   sum(r.dishonor)::float8 AS dishonor"
-		"   FROM mm.match_roster r WHERE r.queue_id = $1 AND r.match_id = b.match_id AND r.team = b.team) t"
+		"   FROM mm.match_roster r WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.team = b.team) t"
 		" CROSS JOIN LATERAL (SELECT max(cardinality(r.players)) AS max_size, max(r.ladder_points) AS max_ladder"
-		"   FROM mm.match_roster r WHERE r.queue_id = $1 AND r.match_id = b.match_id) x"
+		"   FROM mm.match_roster r WHERE r.queue_id = $queue_id AND r.match_id = b.match_id) x"
 		" WHERE t.rating IS NOT NULL"
 		" ORDER BY b.backfill_id",
-		2, {INT4OID, TIMESTAMPTZOID}
+		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}}
 	},
 	/*
-	 * The rosters of the matches $2 (a queue with rules: they are checked
-	 * against the whole match), each with its team's index in its match,
-	 * its players' count and roles in party order: looked up by the
+	 * The rosters of the matches $match_ids (a queue with rules: they are
+	 * checked against the whole match), each with its team's index in its
+	 * match, its players' count and roles in party order: looked up by the
 	 * matches' ids, its players by its key.
 	 */
 	[B_ROSTERS] = {
@@ -108,41 +109,33 @@ static const MmStatement statements[B_COUNT] = {
 		" JOIN mm.match m ON m.queue_id = r.queue_id AND m.match_id = r.match_id"
 		" CROSS JOIN LATERAL (SELECT count(*) AS players, array_agg(qp.role ORDER BY qp.seat) AS roles"
 		"   FROM mm.queued_player qp WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id) p"
-		" WHERE r.queue_id = $1 AND r.match_id = ANY ($2)"
+		" WHERE r.queue_id = $queue_id AND r.match_id = ANY ($match_ids)"
 		" ORDER BY r.match_id, r.roster_id",
-		2, {INT4OID, INT8ARRAYOID}
+		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}}
 	},
-	/* move the rosters ($2) of the filled requests ($3) into their matches */
+	/* move the rosters ($roster_ids) of the filled requests ($backfill_ids) into their matches */
 	[B_MOVE] = {
 		"WITH t AS MATERIALIZED ("
 		" SELECT u.roster_id, b.backfill_id, b.match_id, b.team"
-		" FROM unnest($2::bigint[], $3::bigint[]) AS u(roster_id, backfill_id)"
-		" JOIN mm.backfill b ON b.queue_id = $1 AND b.backfill_id = u.backfill_id"
+		" FROM unnest($roster_ids::bigint[], $backfill_ids::bigint[]) AS u(roster_id, backfill_id)"
+		" JOIN mm.backfill b ON b.queue_id = $queue_id AND b.backfill_id = u.backfill_id"
 		"), r AS ("
 		" UPDATE mm.roster r SET match_id = t.match_id, team = t.team, backfill_id = t.backfill_id,"
-		" waited = $4 - r.joined_at"
-		" FROM t WHERE r.queue_id = $1 AND r.roster_id = t.roster_id AND r.match_id IS NULL"
+		" waited = $at - r.joined_at"
+		" FROM t WHERE r.queue_id = $queue_id AND r.roster_id = t.roster_id AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT qp.roster_id, qp.player_id, 'matched', $4, $1, t.match_id"
-		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $1"
+		" SELECT qp.roster_id, qp.player_id, 'matched', $at, $queue_id, t.match_id"
+		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $queue_id"
 		"), f AS ("
-		" UPDATE mm.backfill b SET status = 'filled', ended_at = $4, tick_id = $5"
-		" WHERE b.queue_id = $1 AND b.backfill_id IN (SELECT t.backfill_id FROM t)"
+		" UPDATE mm.backfill b SET status = 'filled', ended_at = $at, tick_id = $tick_id"
+		" WHERE b.queue_id = $queue_id AND b.backfill_id IN (SELECT t.backfill_id FROM t)"
 		" RETURNING b.backfill_id, b.match_id"
 		") SELECT f.backfill_id, f.match_id FROM f ORDER BY f.backfill_id",
-		5, {INT4OID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZOID, INT8OID}
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}, {"backfill_ids", INT8ARRAYOID},
+		 {"at", TIMESTAMPTZOID}, {"tick_id", INT8OID}}
 	},
 };
-
-static SPIPlanPtr plans[B_COUNT];
-
-/* Run statement q; check that it did what it is for. */
-static void
-run(int q, Datum *values, const char *nulls, bool read_only, int expected)
-{
-	mm_statement_run(&statements[q], &plans[q], values, nulls, read_only, expected);
-}
 
 /* One open request and what the tick does with it. */
 typedef struct Request
@@ -204,7 +197,7 @@ read_match_rosters(int32 queue_id, const MmMatcherConfig *cfg, const MmRosterSet
 				   Request *reqs, int nreqs)
 {
 	int64	   *ids = palloc(sizeof(int64) * nreqs);
-	Datum		args[2];
+	MmArgs		a;
 	TupleDesc	desc;
 	uint64		rows;
 	MmRoster   *all;
@@ -212,9 +205,10 @@ read_match_rosters(int32 queue_id, const MmMatcherConfig *cfg, const MmRosterSet
 
 	for (int j = 0; j < nreqs; j++)
 		ids[j] = reqs[j].match_id;
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_id_array(ids, nreqs);
-	run(B_ROSTERS, args, NULL, true, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[B_ROSTERS]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "match_ids", mm_id_array(ids, nreqs));
+	mm_run(&a, true, SPI_OK_SELECT);
 	rows = SPI_processed;
 	desc = SPI_tuptable->tupdesc;
 	all = palloc0(sizeof(MmRoster) * Max(rows, 1));
@@ -264,15 +258,16 @@ static int
 read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 			  const MmRosterSet *set, Request **reqs)
 {
-	Datum		args[2];
+	MmArgs		a;
 	int			n;
 	TupleDesc	desc;
 	MmRosterIndex *lookup;
 	int			nlookup;
 
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = TimestampTzGetDatum(at);
-	run(B_OPEN, args, NULL, false, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[B_OPEN]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	if (n == 0)
 		return 0;
@@ -387,7 +382,7 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 	int			n = 0;
 	int64	   *roster_ids;
 	int64	   *backfill_ids;
-	Datum		args[5];
+	MmArgs		a;
 	int			nfilled = 0;
 
 	for (int j = 0; j < nreqs; j++)
@@ -408,12 +403,13 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 			backfill_ids[n++] = reqs[j].backfill_id;
 		}
 	}
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_id_array(roster_ids, n);
-	args[2] = mm_id_array(backfill_ids, n);
-	args[3] = TimestampTzGetDatum(at);
-	args[4] = Int64GetDatum(tick_id);
-	run(B_MOVE, args, NULL, false, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[B_MOVE]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "roster_ids", mm_id_array(roster_ids, n));
+	mm_arg(&a, "backfill_ids", mm_id_array(backfill_ids, n));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
+	mm_run(&a, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;

@@ -32,19 +32,23 @@
 
 /* explain */
 
+static MmStatement roster_queue_statement = {
+	.sql = "SELECT q.queue_id, q.name, q.config FROM mm.roster r "
+		"JOIN mm.queue q ON q.queue_id = r.queue_id WHERE r.roster_id = $roster_id AND r.match_id IS NULL",
+	.params = {{"roster_id", INT8OID}}
+};
+
 /* The queue of a waiting roster: its id, name and config; or an error. */
 static int32
 roster_queue(int64 roster_id, char **name, MmMatcherConfig *cfg)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		arg = Int64GetDatum(roster_id);
+	MmArgs		a;
 	bool		isnull;
 	int32		id;
 
-	if (SPI_execute_with_args("SELECT q.queue_id, q.name, q.config FROM mm.roster r "
-							  "JOIN mm.queue q ON q.queue_id = r.queue_id WHERE r.roster_id = $1 AND r.match_id IS NULL",
-							  1, argtypes, &arg, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
+	mm_args_begin(&a, &roster_queue_statement);
+	mm_arg(&a, "roster_id", Int64GetDatum(roster_id));
+	mm_run(&a, true, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -128,7 +132,6 @@ mm_explain(PG_FUNCTION_ARGS)
 	MmRosterSet set;
 	char	   *name;
 	int32		queue_id;
-	Datum		arg;
 	int			place = -1;
 	MmRoster	x;
 	TimestampTz joined;
@@ -148,8 +151,7 @@ mm_explain(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = roster_queue(roster_id, &name, &cfg);
-	arg = Int32GetDatum(queue_id);
-	tick_run(Q_READ, &arg, NULL, true, SPI_OK_SELECT);
+	tick_run_queue(Q_READ, queue_id, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, &cfg, &set);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)

@@ -19,6 +19,7 @@
  */
 #include "matcher.h"
 #include "rating_model.h"
+#include "statement.h"
 
 #include <math.h>
 
@@ -467,14 +468,9 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 static void
 read_query(const char *query, TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *set)
 {
-	SPIPlanPtr	plan;
-	int			ret;
-
-	plan = mm_prepare_rows_query(query, "rosters",
-								 "Pass a SELECT (or VALUES) that returns one row per roster, in queue order.");
-	ret = SPI_execute_plan(plan, NULL, NULL, true, 0);
-	if (ret != SPI_OK_SELECT || SPI_tuptable == NULL)
-		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
+	mm_run_rows_query(mm_prepare_rows_query(query, "rosters",
+											"Pass a SELECT (or VALUES) that returns one row per roster, in queue order."),
+					  NULL);
 	mm_read_rosters(at, false, cfg, set);
 }
 
@@ -757,7 +753,6 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 	MmMatcherResult res;
 	MmRosterSet set;
 	TimestampTz at;
-	SPIPlanPtr	plan;
 	double		oldest = 0;
 
 	match_start(fcinfo, &cfg, &at);
@@ -773,11 +768,7 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 		cfg.scoring.rating_distance = mm_glicko2_model.scale.rating_distance;
 	if (cfg.prediction.rating.spread_null)
 		cfg.prediction.rating.spread = mm_glicko2_model.scale.rating_spread;
-	plan = SPI_prepare(query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	if (SPI_execute_plan(plan, NULL, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_plan failed");
+	mm_run_own_text(query, false, SPI_OK_SELECT);
 	mm_read_rosters(at, false, &cfg, &set);
 	mm_matcher_run(set.r, set.n, set.nprof, &cfg, &res);
 	put_matches(rsinfo, &set, &res, &cfg, true);
@@ -859,22 +850,20 @@ enum
 	L_COUNT
 };
 
-static const MmStatement lock_statements[L_COUNT] = {
+static MmStatement lock_statements[L_COUNT] = {
 	/* the rosters still waiting; those another session holds are skipped */
 	[L_LOCK] = {
 		"SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED",
-		2, {INT4OID, INT8ARRAYOID}
+		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED",
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}}
 	},
 	/* a new snapshot, after the locks: players removed meanwhile show */
 	[L_PLAYERS] = {
 		"SELECT qp.roster_id, count(*) FROM mm.queued_player qp "
-		"WHERE qp.queue_id = $1 AND qp.roster_id = ANY ($2) GROUP BY qp.roster_id",
-		2, {INT4OID, INT8ARRAYOID}
+		"WHERE qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids) GROUP BY qp.roster_id",
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}}
 	},
 };
-
-static SPIPlanPtr lock_plans[L_COUNT];
 
 bool *
 mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n)
@@ -885,17 +874,21 @@ mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n)
 	int64	   *ids = palloc(sizeof(int64) * Max(n, 1));
 	int			nlookup;
 	MmRosterIndex *lookup = mm_roster_lookup(set, which, n, &nlookup);
-	Datum		args[2];
+	Datum		roster_ids;
 
 	if (n == 0)
 		return whole;
 	for (int k = 0; k < n; k++)
 		ids[k] = set->r[which[k]].id;
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = mm_id_array(ids, n);
+	roster_ids = mm_id_array(ids, n);
 	for (int q = L_LOCK; q < L_COUNT; q++)
 	{
-		mm_statement_run(&lock_statements[q], &lock_plans[q], args, NULL, false, SPI_OK_SELECT);
+		MmArgs		a;
+
+		mm_args_begin(&a, &lock_statements[q]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&a, "roster_ids", roster_ids);
+		mm_run(&a, false, SPI_OK_SELECT);
 		for (uint64 j = 0; j < SPI_processed; j++)
 		{
 			bool		isnull;
@@ -928,10 +921,10 @@ mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n)
  */
 #define NOTIFY_PAYLOAD_MAX	7800
 
-static const MmStatement notify_statement = {
-	"SELECT pg_catalog.pg_notify($1, $2)", 2, {TEXTOID, TEXTOID}
+static MmStatement notify_statement = {
+	.sql = "SELECT pg_catalog.pg_notify($channel, $payload)",
+	.params = {{"channel", TEXTOID}, {"payload", TEXTOID}}
 };
-static SPIPlanPtr notify_plan;
 
 /*
  * NOTIFY the queue's channel with match ids (see matcher.h): the tick's
@@ -968,16 +961,17 @@ mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 	initStringInfo(&b);
 	while (i < nmade)
 	{
-		Datum		args[2];
+		MmArgs		a;
 
 		resetStringInfo(&b);
 		appendStringInfoString(&b, head.data);
 		for (int k = 0; i < nmade && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
 			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", made[i]);
 		appendStringInfoString(&b, "]}");
-		args[0] = CStringGetTextDatum(channel);
-		args[1] = CStringGetTextDatum(b.data);
-		mm_statement_run(&notify_statement, &notify_plan, args, NULL, false, SPI_OK_SELECT);
+		mm_args_begin(&a, &notify_statement);
+		mm_arg(&a, "channel", CStringGetTextDatum(channel));
+		mm_arg(&a, "payload", CStringGetTextDatum(b.data));
+		mm_run(&a, false, SPI_OK_SELECT);
 	}
 }
 

@@ -15,12 +15,16 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "statement.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/timestamp.h"
 
-static SPIPlanPtr resolve_plan = NULL;
+static MmStatement resolve_statement = {
+	.sql = "SELECT r.dissolved, r.failed FROM mm._resolve_proposals($queue_id, $at) r",
+	.params = {{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}}
+};
 
 /*
  * Dissolve the proposed matches of a queue whose ready check ended by
@@ -31,17 +35,16 @@ static SPIPlanPtr resolve_plan = NULL;
 int
 mm_ready_resolve(int32 queue_id, TimestampTz at, int *failed)
 {
-	Datum		args[2];
+	MmArgs		a;
 	bool		isnull;
 	Datum		n;
-	static const Oid types[2] = {INT4OID, TIMESTAMPTZOID};
 
-	(void) mm_kept_plan(&resolve_plan,
-						"SELECT r.dissolved, r.failed FROM mm._resolve_proposals($1, $2) r", 2, types);
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = TimestampTzGetDatum(at);
-	if (SPI_execute_plan(resolve_plan, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "SPI_execute_plan failed: resolving the ready checks");
+	mm_args_begin(&a, &resolve_statement);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		elog(ERROR, "resolving the ready checks gave %d rows", (int) SPI_processed);
 	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
 	*failed = isnull ? 0 : DatumGetInt32(n);
 	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);

@@ -25,114 +25,160 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-static const MmStatement statements[RS_COUNT] = {
+static MmStatement statements[RS_COUNT] = {
 	[RS_LOCK_MATCH] = {
 		"SELECT m.queue_id, m.status, m.teams, m.odds FROM mm.match m "
-		"WHERE m.match_id = $1 FOR UPDATE",
-	1, {INT8OID}},
+		"WHERE m.match_id = $match_id FOR UPDATE",
+		{{"match_id", INT8OID}}
+	},
 	[RS_PREVIOUS] = {
 		"SELECT x.status, x.result, x.reported_at,"
-		" mm._result_outcome(x.result) OPERATOR(pg_catalog.=) mm._result_outcome($2)"
-		" FROM mm.match_result x WHERE x.match_id = $1",
-	2, {INT8OID, JSONBOID}},
+		" mm._result_outcome(x.result) OPERATOR(pg_catalog.=) mm._result_outcome($result)"
+		" FROM mm.match_result x WHERE x.match_id = $match_id",
+		{{"match_id", INT8OID}, {"result", JSONBOID}}
+	},
 	[RS_OUTCOME] = {
-		"SELECT p.* FROM mm.match_result_player p WHERE p.match_id = $1 ORDER BY p.player_id",
-	1, {INT8OID}},
+		"SELECT p.* FROM mm.match_result_player p WHERE p.match_id = $match_id ORDER BY p.player_id",
+		{{"match_id", INT8OID}}
+	},
 	[RS_CONFIG] = {
-		"SELECT q.config FROM mm.queue q WHERE q.queue_id = $1",
-	1, {INT4OID}},
+		"SELECT q.config FROM mm.queue q WHERE q.queue_id = $queue_id",
+		{{"queue_id", INT4OID}}
+	},
 	[RS_ROSTERS] = {
-		"SELECT r.team, r.players, r.professions FROM mm.match_roster r WHERE r.match_id = $1 "
+		"SELECT r.team, r.players, r.professions FROM mm.match_roster r WHERE r.match_id = $match_id "
 		"ORDER BY r.roster_id",
-	1, {INT8OID}},
-	/* a missing row starts from the family's defaults ($4) */
+		{{"match_id", INT8OID}}
+	},
+	/* a missing row starts from the family's defaults ($state) */
 	[RS_INSERT_MISSING] = {
 		"INSERT INTO mm.ratings AS r (player_id, key, model, state) "
-		"SELECT p, $1, $3, $4 FROM unnest($2::bigint[]) p ORDER BY p "
+		"SELECT p, $key, $model, $state FROM unnest($player_ids::bigint[]) p ORDER BY p "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
-	4, {TEXTOID, INT8ARRAYOID, TEXTOID, FLOAT8ARRAYOID}},
+		{{"key", TEXTOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID},
+		 {"state", FLOAT8ARRAYOID}}
+	},
 	[RS_INSERT_MISSING_PROFESSION] = {
 		"INSERT INTO mm.ratings AS r (player_id, key, model, state) "
-		"SELECT u.p, u.k, $3, $4 FROM unnest($2::bigint[], $1::text[]) u(p, k) ORDER BY u.p, u.k "
+		"SELECT u.p, u.k, $model, $state FROM unnest($player_ids::bigint[], $key::text[]) u(p, k) "
+		"ORDER BY u.p, u.k "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
-	4, {TEXTARRAYOID, INT8ARRAYOID, TEXTOID, FLOAT8ARRAYOID}},
+		{{"key", TEXTARRAYOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID},
+		 {"state", FLOAT8ARRAYOID}}
+	},
 	[RS_LOCK_PROFESSION] = {
 		"SELECT r.player_id, r.state, r.last_played, r.ladder_points FROM mm.ratings r "
-		"JOIN unnest($2::bigint[], $1::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
-		"WHERE r.model = $3 ORDER BY r.player_id, r.key FOR UPDATE OF r",
-	3, {TEXTARRAYOID, INT8ARRAYOID, TEXTOID}},
-	/* a state is nstate ($5) elements of the flat array $4, in player order */
+		"JOIN unnest($player_ids::bigint[], $key::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
+		"WHERE r.model = $model ORDER BY r.player_id, r.key FOR UPDATE OF r",
+		{{"key", TEXTARRAYOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID}}
+	},
+	/* a state is $nstate elements of the flat array $states, in player order */
 	[RS_UPDATE_PROFESSION] = {
-		"UPDATE mm.ratings r SET state = $4[(u.o::int - 1) * $5 + 1 : u.o::int * $5], "
-		"games = r.games + 1, last_played = $2 "
-		"FROM unnest($3::bigint[], $1::text[]) WITH ORDINALITY u(player_id, key, o) "
-		"WHERE r.key = u.key AND r.player_id = u.player_id AND r.model = $6",
-		6, {TEXTARRAYOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, INT4OID, TEXTOID}},
+		"UPDATE mm.ratings r SET state = $states[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], "
+		"games = r.games + 1, last_played = $at "
+		"FROM unnest($player_ids::bigint[], $key::text[]) WITH ORDINALITY u(player_id, key, o) "
+		"WHERE r.key = u.key AND r.player_id = u.player_id AND r.model = $model",
+		{{"key", TEXTARRAYOID}, {"at", TIMESTAMPTZOID}, {"player_ids", INT8ARRAYOID},
+		 {"states", FLOAT8ARRAYOID}, {"nstate", INT4OID}, {"model", TEXTOID}}
+	},
 	[RS_LOCK] = {
 		"SELECT r.player_id, r.state, r.last_played, r.ladder_points FROM mm.ratings r "
-		"WHERE r.key = $1 AND r.player_id = ANY ($2) AND r.model = $3 "
+		"WHERE r.key = $key AND r.player_id = ANY ($player_ids) AND r.model = $model "
 		"ORDER BY r.player_id FOR UPDATE",
-	3, {TEXTOID, INT8ARRAYOID, TEXTOID}},
+		{{"key", TEXTOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID}}
+	},
 	[RS_DISHONOR] = {
-		"SELECT d.stacks FROM mm.dishonor($1, $2, $3) d",
-	3, {INT8OID, TEXTOID, TIMESTAMPTZOID}},
+		"SELECT d.stacks FROM mm.dishonor($player_id, $reason, $at) d",
+		{{"player_id", INT8OID}, {"reason", TEXTOID}, {"at", TIMESTAMPTZOID}}
+	},
 	[RS_REASON_KNOWN] = {
-		"SELECT mm._dishonor_reason_known($1)",
-	1, {TEXTOID}},
-	/* $4 NULL: the states stay (a pending period) */
+		"SELECT mm._dishonor_reason_known($reason)",
+		{{"reason", TEXTOID}}
+	},
+	/* $states NULL: the states stay (a pending period) */
 	[RS_UPDATE_RATINGS] = {
-		"UPDATE mm.ratings r SET state = coalesce($4[(u.o::int - 1) * $5 + 1 : u.o::int * $5], r.state), "
+		"UPDATE mm.ratings r "
+		"SET state = coalesce($states[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], r.state), "
 		"ladder_points = coalesce(u.ladder, r.ladder_points), "
-		"games = r.games + CASE WHEN $4 IS NULL THEN 0 ELSE 1 END, "
-		"last_played = CASE WHEN $4 IS NULL THEN r.last_played ELSE $2 END "
-		"FROM unnest($3::bigint[], $6::int[]) WITH ORDINALITY u(player_id, ladder, o) "
-		"WHERE r.key = $1 AND r.player_id = u.player_id AND r.model = $7",
-		7, {TEXTOID, TIMESTAMPTZOID, INT8ARRAYOID, FLOAT8ARRAYOID, INT4OID, INT4ARRAYOID, TEXTOID}},
+		"games = r.games + CASE WHEN $states IS NULL THEN 0 ELSE 1 END, "
+		"last_played = CASE WHEN $states IS NULL THEN r.last_played ELSE $at END "
+		"FROM unnest($player_ids::bigint[], $ladders::int[]) WITH ORDINALITY u(player_id, ladder, o) "
+		"WHERE r.key = $key AND r.player_id = u.player_id AND r.model = $model",
+		{{"key", TEXTOID}, {"at", TIMESTAMPTZOID}, {"player_ids", INT8ARRAYOID},
+		 {"states", FLOAT8ARRAYOID}, {"nstate", INT4OID}, {"ladders", INT4ARRAYOID},
+		 {"model", TEXTOID}}
+	},
 	/* a pending rating period: each player's games against every opponent */
 	[RS_INSERT_PENDING] = {
 		"INSERT INTO mm.rating_period_game (key, match_id, player_id, opponent_id, score, reported_at) "
-		"SELECT $1, $2, u.p, u.o, u.s, $3 FROM unnest($4::bigint[], $5::bigint[], $6::float8[]) u(p, o, s)",
-	6, {TEXTOID, INT8OID, TIMESTAMPTZOID, INT8ARRAYOID, INT8ARRAYOID, FLOAT8ARRAYOID}},
+		"SELECT $key, $match_id, u.p, u.o, u.s, $at "
+		"FROM unnest($player_ids::bigint[], $opponent_ids::bigint[], $scores::float8[]) u(p, o, s)",
+		{{"key", TEXTOID}, {"match_id", INT8OID}, {"at", TIMESTAMPTZOID},
+		 {"player_ids", INT8ARRAYOID}, {"opponent_ids", INT8ARRAYOID},
+		 {"scores", FLOAT8ARRAYOID}}
+	},
 	[RS_INSERT_RESULT] = {
 		"INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at) "
-		"VALUES ($1, $2, 'reported', $3, $4)",
-	4, {INT8OID, INT4OID, JSONBOID, TIMESTAMPTZOID}},
-	/* states: nstate ($11) elements each of the flat arrays $9 and $10 */
+		"VALUES ($match_id, $queue_id, 'reported', $result, $at)",
+		{{"match_id", INT8OID}, {"queue_id", INT4OID}, {"result", JSONBOID},
+		 {"at", TIMESTAMPTZOID}}
+	},
+	/* states: $nstate elements each of the flat arrays $states_before and $states_after */
 	[RS_INSERT_PLAYERS] = {
 		"INSERT INTO mm.match_result_player (match_id, player_id, queue_id, team, rank, score, weight, "
 		"deserted, key, model, state_before, state_after, ladder_before, ladder_awarded, ladder_after, "
 		"dishonor_stacks) "
-		"SELECT $1, u.player_id, $2, u.team, u.rank, u.score, u.weight, u.deserted, $3, $12, "
-		"$9[(u.o::int - 1) * $11 + 1 : u.o::int * $11], $10[(u.o::int - 1) * $11 + 1 : u.o::int * $11], "
+		"SELECT $match_id, u.player_id, $queue_id, u.team, u.rank, u.score, u.weight, u.deserted, "
+		"$key, $model, "
+		"$states_before[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], "
+		"$states_after[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], "
 		"u.ladder, u.awarded, u.ladder_after, u.stacks "
-		"FROM unnest($4::bigint[], $5::text[], $6::float8[], $7::float8[], $8::float8[], $13::boolean[], "
-		"$14::int[], $15::int[], $16::int[], $17::int[]) WITH ORDINALITY "
+		"FROM unnest($player_ids::bigint[], $teams::text[], $ranks::float8[], $scores::float8[], "
+		"$weights::float8[], $deserted::boolean[], "
+		"$ladders::int[], $awarded::int[], $ladders_after::int[], $stacks::int[]) WITH ORDINALITY "
 		"u(player_id, team, rank, score, weight, deserted, ladder, awarded, ladder_after, stacks, o) "
 		"ORDER BY u.player_id RETURNING *",
-		17, {INT8OID, INT4OID, TEXTOID, INT8ARRAYOID, TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-			FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4OID, TEXTOID, BOOLARRAYOID,
-	INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID}},
+		{{"match_id", INT8OID}, {"queue_id", INT4OID}, {"key", TEXTOID},
+		 {"player_ids", INT8ARRAYOID}, {"teams", TEXTARRAYOID}, {"ranks", FLOAT8ARRAYOID},
+		 {"scores", FLOAT8ARRAYOID}, {"weights", FLOAT8ARRAYOID},
+		 {"states_before", FLOAT8ARRAYOID}, {"states_after", FLOAT8ARRAYOID},
+		 {"nstate", INT4OID}, {"model", TEXTOID}, {"deserted", BOOLARRAYOID},
+		 {"ladders", INT4ARRAYOID}, {"awarded", INT4ARRAYOID}, {"ladders_after", INT4ARRAYOID},
+		 {"stacks", INT4ARRAYOID}}
+	},
 	[RS_FINISH] = {
-		"UPDATE mm.match x SET status = 'finished' WHERE x.match_id = $1",
-	1, {INT8OID}},
+		"UPDATE mm.match x SET status = 'finished' WHERE x.match_id = $match_id",
+		{{"match_id", INT8OID}}
+	},
 	/* its rosters leave mm.roster (their players may queue again) */
 	[RS_END_ROSTERS] = {
-		"SELECT mm._end_match_rosters(m.queue_id, m.match_id) FROM mm.match m WHERE m.match_id = $1",
-	1, {INT8OID}},
+		"SELECT mm._end_match_rosters(m.queue_id, m.match_id) FROM mm.match m WHERE m.match_id = $match_id",
+		{{"match_id", INT8OID}}
+	},
 	/* open backfill requests end with the match */
 	[RS_EXPIRE_BACKFILL] = {
-		"UPDATE mm.backfill b SET status = 'expired', ended_at = $2 "
-		"WHERE b.match_id = $1 AND b.status = 'open'",
-	2, {INT8OID, TIMESTAMPTZOID}},
+		"UPDATE mm.backfill b SET status = 'expired', ended_at = $at "
+		"WHERE b.match_id = $match_id AND b.status = 'open'",
+		{{"match_id", INT8OID}, {"at", TIMESTAMPTZOID}}
+	},
 };
 
-static SPIPlanPtr plans[RS_COUNT];
-
-/* Run a prepared statement (preparing it on first use); SPI result code. */
-int
-res_run(ResultStatement s, Datum *values, const char *nulls, long limit)
+/* Start the arguments of statement s. */
+void
+res_args(MmArgs *a, ResultStatement s)
 {
-	return mm_statement_execute(&statements[s], &plans[s], values, nulls, false, limit);
+	mm_args_begin(a, &statements[s]);
+}
+
+/* Run statement s with one argument, $match_id; SPI result code. */
+int
+res_run_match(ResultStatement s, int64 match_id, long limit)
+{
+	MmArgs		a;
+
+	mm_args_begin(&a, &statements[s]);
+	mm_arg(&a, "match_id", Int64GetDatum(match_id));
+	return mm_execute(&a, false, limit);
 }
 
 /* Column i (1-based) of row r of the last result, as a Datum. */

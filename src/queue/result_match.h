@@ -16,6 +16,7 @@
 #include "gw2.h"
 #include "matcher.h"
 #include "rating_model.h"
+#include "statement.h"
 
 #include "funcapi.h"
 
@@ -104,8 +105,13 @@ typedef struct ResMatch
 
 /* result_match.c: the statements and the match's helpers */
 
-/* Run a prepared statement (preparing it on first use); SPI result code. */
-extern int	res_run(ResultStatement s, Datum *values, const char *nulls, long limit);
+/*
+ * Start the arguments of statement s (statement.h: mm_arg, then
+ * mm_execute(a, false, limit)); res_run_match runs one whose only
+ * argument is $match_id. Each returns SPI's result code.
+ */
+extern void res_args(MmArgs *a, ResultStatement s);
+extern int	res_run_match(ResultStatement s, int64 match_id, long limit);
 /* Column i (1-based) of row r of the last result. */
 extern Datum res_col(int r, int i, bool *isnull);
 /* Order players by id (qsort, bsearch). */

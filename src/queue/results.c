@@ -54,11 +54,10 @@
 static void
 read_rosters(ResMatch *m)
 {
-	Datum		arg = Int64GetDatum(m->match_id);
 	int			nrows;
 	int			cap = 16;
 
-	res_run(RS_ROSTERS, &arg, NULL, 0);
+	res_run_match(RS_ROSTERS, m->match_id, 0);
 	nrows = (int) SPI_processed;
 	m->teams = palloc0(sizeof(ResTeam) * Max(nrows, 1));
 	m->players = palloc0(sizeof(ResPlayer) * cap);
@@ -129,8 +128,7 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	bool	   *deserted = palloc(sizeof(bool) * n);
 	int32	   *iv[4];
 	bool	   *inull[4];
-	Datum		args[17];
-	char		nulls[17];
+	MmArgs		a;
 
 	for (int c = 0; c < 3; c++)
 	{
@@ -163,32 +161,34 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 		iv[3][i] = p->stacks;
 		inull[3][i] = !p->stacks_set;
 	}
-	args[0] = Int64GetDatum(m->match_id);
-	args[1] = Int32GetDatum(m->queue_id);
-	args[2] = JsonbPGetDatum(result);
-	args[3] = TimestampTzGetDatum(at);
-	res_run(RS_INSERT_RESULT, args, NULL, 0);
+	res_args(&a, RS_INSERT_RESULT);
+	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+	mm_arg(&a, "result", JsonbPGetDatum(result));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_execute(&a, false, 0);
 
-	memset(nulls, ' ', sizeof(nulls));
-	args[2] = CStringGetTextDatum(cfg->rating.key);
-	args[3] = res_player_ids(m);
-	args[4] = mm_text_array_datum(n, team);
-	for (int c = 0; c < 3; c++)
-		args[5 + c] = mm_float8_array_datum(n, f[c], fnull[c]);
-	args[8] = res_states_array(model, n, before);
-	if (cfg->rating.pending_period)
-	{
-		args[9] = (Datum) 0;
-		nulls[9] = 'n';
-	}
-	else
-		args[9] = res_states_array(model, n, after);
-	args[10] = Int32GetDatum(model->nstate);
-	args[11] = CStringGetTextDatum(model->name);
-	args[12] = mm_bool_array_datum(n, deserted);
-	for (int c = 0; c < 4; c++)
-		args[13 + c] = mm_int4_array_datum(n, iv[c], inull[c]);
-	res_run(RS_INSERT_PLAYERS, args, nulls, 0);
+	res_args(&a, RS_INSERT_PLAYERS);
+	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+	mm_arg(&a, "key", CStringGetTextDatum(cfg->rating.key));
+	mm_arg(&a, "model", CStringGetTextDatum(model->name));
+	mm_arg(&a, "nstate", Int32GetDatum(model->nstate));
+	mm_arg(&a, "player_ids", res_player_ids(m));
+	mm_arg(&a, "teams", mm_text_array_datum(n, team));
+	mm_arg(&a, "ranks", mm_float8_array_datum(n, f[0], fnull[0]));
+	mm_arg(&a, "scores", mm_float8_array_datum(n, f[1], fnull[1]));
+	mm_arg(&a, "weights", mm_float8_array_datum(n, f[2], fnull[2]));
+	mm_arg(&a, "deserted", mm_bool_array_datum(n, deserted));
+	mm_arg(&a, "states_before", res_states_array(model, n, before));
+	/* a pending period rates later: no state after yet */
+	mm_arg_maybe(&a, "states_after", cfg->rating.pending_period ? (Datum) 0 : res_states_array(model, n, after),
+				 cfg->rating.pending_period);
+	mm_arg(&a, "ladders", mm_int4_array_datum(n, iv[0], inull[0]));
+	mm_arg(&a, "awarded", mm_int4_array_datum(n, iv[1], inull[1]));
+	mm_arg(&a, "ladders_after", mm_int4_array_datum(n, iv[2], inull[2]));
+	mm_arg(&a, "stacks", mm_int4_array_datum(n, iv[3], inull[3]));
+	mm_execute(&a, false, 0);
 	for (uint64 r = 0; r < SPI_processed; r++)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
 }
@@ -205,7 +205,7 @@ write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	int64	   *op = palloc(sizeof(int64) * cap);
 	double	   *sc = palloc(sizeof(double) * cap);
 	int			k = 0;
-	Datum		args[6];
+	MmArgs		a;
 
 	for (int i = 0; i < m->nplayers; i++)
 	{
@@ -227,22 +227,21 @@ write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	}
 	if (k == 0)
 		return;
-	args[0] = CStringGetTextDatum(cfg->rating.key);
-	args[1] = Int64GetDatum(m->match_id);
-	args[2] = TimestampTzGetDatum(at);
-	args[3] = mm_int8_array_datum(k, pl);
-	args[4] = mm_int8_array_datum(k, op);
-	args[5] = mm_float8_array_datum(k, sc, NULL);
-	res_run(RS_INSERT_PENDING, args, NULL, 0);
+	res_args(&a, RS_INSERT_PENDING);
+	mm_arg(&a, "key", CStringGetTextDatum(cfg->rating.key));
+	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "player_ids", mm_int8_array_datum(k, pl));
+	mm_arg(&a, "opponent_ids", mm_int8_array_datum(k, op));
+	mm_arg(&a, "scores", mm_float8_array_datum(k, sc, NULL));
+	mm_execute(&a, false, 0);
 }
 
 /* Return a match's recorded outcome, one row per player by player id. */
 static void
 put_outcome(ReturnSetInfo *rsinfo, int64 match_id)
 {
-	Datum		arg = Int64GetDatum(match_id);
-
-	res_run(RS_OUTCOME, &arg, NULL, 0);
+	res_run_match(RS_OUTCOME, match_id, 0);
 	for (uint64 r = 0; r < SPI_processed; r++)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
 }
@@ -257,14 +256,17 @@ put_outcome(ReturnSetInfo *rsinfo, int64 match_id)
 static bool
 previous_result(int64 match_id, Jsonb *result)
 {
-	Datum		args[2] = {Int64GetDatum(match_id), JsonbPGetDatum(result)};
+	MmArgs		a;
 	bool		isnull;
 	char	   *status;
 	Datum		prev;
 	Datum		same;
 	char	   *at;
 
-	res_run(RS_PREVIOUS, args, NULL, 1);
+	res_args(&a, RS_PREVIOUS);
+	mm_arg(&a, "match_id", Int64GetDatum(match_id));
+	mm_arg(&a, "result", JsonbPGetDatum(result));
+	mm_execute(&a, false, 1);
 	if (SPI_processed == 0)
 		return false;
 	status = TextDatumGetCString(res_col(0, 1, &isnull));
@@ -291,12 +293,12 @@ previous_result(int64 match_id, Jsonb *result)
 static void
 lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 {
-	Datum		arg = Int64GetDatum(m->match_id);
+	MmArgs		a;
 	bool		isnull;
 	char	   *status;
 	Datum		config;
 
-	res_run(RS_LOCK_MATCH, &arg, NULL, 1);
+	res_run_match(RS_LOCK_MATCH, m->match_id, 1);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -335,8 +337,9 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("match " INT64_FORMAT " is %s", m->match_id, status),
 				 errhint("Report a match that is being played.")));
-	arg = Int32GetDatum(m->queue_id);
-	res_run(RS_CONFIG, &arg, NULL, 1);
+	res_args(&a, RS_CONFIG);
+	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+	mm_execute(&a, false, 1);
 	config = res_col(0, 1, &isnull);
 	mm_queue_config(isnull ? NULL : DatumGetJsonbP(config), cfg);
 }
@@ -392,11 +395,14 @@ mm_report_result(PG_FUNCTION_ARGS)
 		if (cfg.rating.pending_period)
 			write_pending_games(&m, &cfg, at);
 		{
-			Datum		args[2] = {Int64GetDatum(m.match_id), TimestampTzGetDatum(at)};
+			MmArgs		a;
 
-			res_run(RS_FINISH, args, NULL, 0);
-			res_run(RS_END_ROSTERS, args, NULL, 0);
-			res_run(RS_EXPIRE_BACKFILL, args, NULL, 0);
+			res_run_match(RS_FINISH, m.match_id, 0);
+			res_run_match(RS_END_ROSTERS, m.match_id, 0);
+			res_args(&a, RS_EXPIRE_BACKFILL);
+			mm_arg(&a, "match_id", Int64GetDatum(m.match_id));
+			mm_arg(&a, "at", TimestampTzGetDatum(at));
+			mm_execute(&a, false, 0);
 		}
 	}
 	else

@@ -56,7 +56,10 @@ res_lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool p
 {
 	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
 	double		defaults[MM_RATING_MAX_STATE];
-	Datum		args[4];
+	Datum		key,
+				ids_array,
+				model_name;
+	MmArgs		a;
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
 	ResPlayer **who = palloc(sizeof(ResPlayer *) * Max(m->nplayers, 1));
@@ -80,12 +83,20 @@ res_lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool p
 	if (n == 0)
 		return;
 	model->defaults(cfg->rating.options, defaults);
-	args[0] = prof ? mm_text_array_datum(n, keys) : CStringGetTextDatum(cfg->rating.key);
-	args[1] = mm_int8_array_datum(n, ids);
-	args[2] = CStringGetTextDatum(model->name);
-	args[3] = mm_rating_state_datum(model, defaults);
-	res_run(prof ? RS_INSERT_MISSING_PROFESSION : RS_INSERT_MISSING, args, NULL, 0);
-	res_run(prof ? RS_LOCK_PROFESSION : RS_LOCK, args, NULL, 0);
+	key = prof ? mm_text_array_datum(n, keys) : CStringGetTextDatum(cfg->rating.key);
+	ids_array = mm_int8_array_datum(n, ids);
+	model_name = CStringGetTextDatum(model->name);
+	res_args(&a, prof ? RS_INSERT_MISSING_PROFESSION : RS_INSERT_MISSING);
+	mm_arg(&a, "key", key);
+	mm_arg(&a, "player_ids", ids_array);
+	mm_arg(&a, "model", model_name);
+	mm_arg(&a, "state", mm_rating_state_datum(model, defaults));
+	mm_execute(&a, false, 0);
+	res_args(&a, prof ? RS_LOCK_PROFESSION : RS_LOCK);
+	mm_arg(&a, "key", key);
+	mm_arg(&a, "player_ids", ids_array);
+	mm_arg(&a, "model", model_name);
+	mm_execute(&a, false, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "locked %d rating rows for %d players", (int) SPI_processed, n);
 	for (int i = 0; i < n; i++)
@@ -228,7 +239,7 @@ res_give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	for (int i = 0; i < m->nplayers; i++)
 	{
 		ResPlayer  *p = &m->players[i];
-		Datum		args[3];
+		MmArgs		a;
 		bool		isnull;
 		Datum		d;
 
@@ -236,8 +247,9 @@ res_give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 			continue;
 		if (!checked)
 		{
-			args[0] = CStringGetTextDatum(cfg->rating.desertion_reason);
-			res_run(RS_REASON_KNOWN, args, NULL, 1);
+			res_args(&a, RS_REASON_KNOWN);
+			mm_arg(&a, "reason", CStringGetTextDatum(cfg->rating.desertion_reason));
+			mm_execute(&a, false, 1);
 			if (!DatumGetBool(res_col(0, 1, &isnull)) || isnull)
 			{
 				ereport(WARNING,
@@ -248,10 +260,11 @@ res_give_dishonor(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 			}
 			checked = true;
 		}
-		args[0] = Int64GetDatum(p->id);
-		args[1] = CStringGetTextDatum(cfg->rating.desertion_reason);
-		args[2] = TimestampTzGetDatum(at);
-		res_run(RS_DISHONOR, args, NULL, 1);
+		res_args(&a, RS_DISHONOR);
+		mm_arg(&a, "player_id", Int64GetDatum(p->id));
+		mm_arg(&a, "reason", CStringGetTextDatum(cfg->rating.desertion_reason));
+		mm_arg(&a, "at", TimestampTzGetDatum(at));
+		mm_execute(&a, false, 1);
 		d = res_col(0, 1, &isnull);
 		p->stacks_set = !isnull;
 		if (!isnull)
@@ -271,8 +284,7 @@ res_write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	double	  **after = palloc(sizeof(double *) * n);
 	int32	   *ladder = palloc(sizeof(int32) * n);
 	bool	   *lnull = palloc(sizeof(bool) * n);
-	Datum		args[7];
-	char		nulls[7] = "       ";
+	MmArgs		a;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -280,20 +292,17 @@ res_write_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 		ladder[i] = m->players[i].ladder2;
 		lnull[i] = !m->players[i].awarded_set;
 	}
-	args[0] = CStringGetTextDatum(cfg->rating.key);
-	args[1] = TimestampTzGetDatum(at);
-	args[2] = res_player_ids(m);
-	if (cfg->rating.pending_period)
-	{
-		args[3] = (Datum) 0;
-		nulls[3] = 'n';
-	}
-	else
-		args[3] = res_states_array(model, n, after);
-	args[4] = Int32GetDatum(model->nstate);
-	args[5] = mm_int4_array_datum(n, ladder, lnull);
-	args[6] = CStringGetTextDatum(model->name);
-	res_run(RS_UPDATE_RATINGS, args, nulls, 0);
+	res_args(&a, RS_UPDATE_RATINGS);
+	mm_arg(&a, "key", CStringGetTextDatum(cfg->rating.key));
+	mm_arg(&a, "model", CStringGetTextDatum(model->name));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "player_ids", res_player_ids(m));
+	/* NULL in a pending period: the states stay */
+	mm_arg_maybe(&a, "states", cfg->rating.pending_period ? (Datum) 0 : res_states_array(model, n, after),
+				 cfg->rating.pending_period);
+	mm_arg(&a, "nstate", Int32GetDatum(model->nstate));
+	mm_arg(&a, "ladders", mm_int4_array_datum(n, ladder, lnull));
+	mm_execute(&a, false, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d rating rows for %d players", (int) SPI_processed, n);
 }
@@ -307,7 +316,7 @@ res_write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampT
 	int64	   *ids = palloc(sizeof(int64) * Max(m->nplayers, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(m->nplayers, 1));
 	double	  **after = palloc(sizeof(double *) * Max(m->nplayers, 1));
-	Datum		args[6];
+	MmArgs		a;
 
 	for (int i = 0; i < m->nplayers; i++)
 	{
@@ -322,13 +331,14 @@ res_write_profession_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampT
 	}
 	if (n == 0)
 		return;
-	args[0] = mm_text_array_datum(n, keys);
-	args[1] = TimestampTzGetDatum(at);
-	args[2] = mm_int8_array_datum(n, ids);
-	args[3] = res_states_array(model, n, after);
-	args[4] = Int32GetDatum(model->nstate);
-	args[5] = CStringGetTextDatum(model->name);
-	res_run(RS_UPDATE_PROFESSION, args, NULL, 0);
+	res_args(&a, RS_UPDATE_PROFESSION);
+	mm_arg(&a, "key", mm_text_array_datum(n, keys));
+	mm_arg(&a, "model", CStringGetTextDatum(model->name));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "player_ids", mm_int8_array_datum(n, ids));
+	mm_arg(&a, "states", res_states_array(model, n, after));
+	mm_arg(&a, "nstate", Int32GetDatum(model->nstate));
+	mm_execute(&a, false, 0);
 	if ((int) SPI_processed != n)
 		elog(ERROR, "updated %d profession rating rows for %d players", (int) SPI_processed, n);
 }

@@ -70,19 +70,28 @@ typedef struct RunQueues
 	bool	   *waiting;		/* another run held it: told once, tried again */
 } RunQueues;
 
+static MmStatement queues_statement = {
+	.sql = "SELECT q.name, q.queue_id FROM mm.queue q "
+		"WHERE ($queue IS NULL OR q.name = $queue) AND q.dropped_at IS NULL ORDER BY q.name",
+	.params = {{"queue", TEXTOID}}
+};
+
+/* a tick at the time on the clock */
+static MmStatement tick_statement_now = {
+	.sql = "SELECT count(*) FROM mm.tick($queue, clock_timestamp())",
+	.params = {{"queue", TEXTOID}}
+};
+
 /* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
 static void
 run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		arg = queue ? CStringGetTextDatum(queue) : (Datum) 0;
-	char		nulls[1] = {queue ? ' ' : 'n'};
+	MmArgs		a;
 	MemoryContext old;
 
-	if (SPI_execute_with_args("SELECT q.name, q.queue_id FROM mm.queue q "
-							  "WHERE ($1 IS NULL OR q.name = $1) AND q.dropped_at IS NULL ORDER BY q.name",
-							  1, argtypes, &arg, nulls, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute failed");
+	mm_args_begin(&a, &queues_statement);
+	mm_arg_maybe(&a, "queue", queue ? CStringGetTextDatum(queue) : (Datum) 0, queue == NULL);
+	mm_run(&a, true, SPI_OK_SELECT);
 	if (queue != NULL && SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -112,8 +121,7 @@ static void
 run_one_tick(const char *name, MemoryContext cxt)
 {
 	ResourceOwner owner = CurrentResourceOwner;
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		arg = CStringGetTextDatum(name);
+	MmArgs		a;
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
@@ -124,9 +132,9 @@ run_one_tick(const char *name, MemoryContext cxt)
 		 * transaction began, at the previous tick's commit, an interval
 		 * ago.
 		 */
-		if (SPI_execute_with_args("SELECT count(*) FROM mm.tick($1, clock_timestamp())", 1, argtypes, &arg,
-								  NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "SPI_execute failed");
+		mm_args_begin(&a, &tick_statement_now);
+		mm_arg(&a, "queue", CStringGetTextDatum(name));
+		mm_run(&a, false, SPI_OK_SELECT);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -178,11 +186,10 @@ sleep_until(TimestampTz start, double target)
 static double
 since_last_tick_ms(int32 queue_id)
 {
-	Datum		arg = Int32GetDatum(queue_id);
 	bool		isnull;
 	Datum		last;
 
-	tick_run(Q_LAST_TICK, &arg, NULL, false, SPI_OK_SELECT);
+	tick_run_queue(Q_LAST_TICK, queue_id, false, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return -1;
 	last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);

@@ -58,10 +58,10 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
-static const MmStatement statements[Q_COUNT] = {
+static MmStatement statements[Q_COUNT] = {
 	[Q_QUEUE] = {
-		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $1 AND q.dropped_at IS NULL",
-		1, {TEXTOID}
+		"SELECT q.queue_id, q.config FROM mm.queue q WHERE q.name = $name AND q.dropped_at IS NULL",
+		{{"name", TEXTOID}}
 	},
 	/*
 	 * players: the count; professions and roles: those given, in no order
@@ -88,23 +88,23 @@ static const MmStatement statements[Q_COUNT] = {
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
 		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies, "
 		"NULL::text AS role "
-		"FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL "
+		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL "
 		"UNION ALL "
 		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL, "
 		"qp.role "
-		"FROM mm.queued_player qp WHERE qp.queue_id = $1) u "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $queue_id) u "
 		"GROUP BY u.roster_id "
 		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
 		"ORDER BY max(u.position)",
-		1, {INT4OID}
+		{{"queue_id", INT4OID}}
 	},
 	/*
-	 * The first $2 rosters of the queue in queue order (the position
+	 * The first $limit rosters of the queue in queue order (the position
 	 * index), each with its players' count, professions and roles read from the
 	 * seat key by the roster's id: no aggregate over the queue's players.
 	 * The same columns as Q_READ; a roster without players comes with 0
 	 * (mm_read_rosters leaves it out), so that the rows are the rosters
-	 * read, fewer than $2 only when the queue has no more. The players are
+	 * read, fewer than $limit only when the queue has no more. The players are
 	 * a lateral subquery, an index lookup per roster read whatever the
 	 * statistics say (the seat key is the only way to its queue_id and
 	 * roster_id); "roster_id = ANY (the ids read)" was a filter over all
@@ -117,76 +117,89 @@ static const MmStatement statements[Q_COUNT] = {
 		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies, p.roles "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
 		"r.dishonor, r.joined_at, r.attributes, r.latencies "
-		"FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL ORDER BY r.position LIMIT $2) r "
+		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL ORDER BY r.position LIMIT $limit) r "
 		"CROSS JOIN LATERAL (SELECT count(*) AS players, "
 		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, "
 		"array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles "
-		"FROM mm.queued_player qp WHERE qp.queue_id = $1 AND qp.roster_id = r.roster_id) p "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $queue_id AND qp.roster_id = r.roster_id) p "
 		"ORDER BY r.position",
-		2, {INT4OID, INT8OID}
+		{{"queue_id", INT4OID}, {"limit", INT8OID}}
+	},
+	/*
+	 * How many of the first $limit waiting rosters there are: fewer than
+	 * $limit, and the first read is the whole queue, which the grouped
+	 * read (Q_READ) reads faster than a lookup of the players per roster
+	 * (Q_READ_FIRST): a burst, whose targets are every roster.
+	 */
+	[Q_FITS] = {
+		"SELECT count(*) FROM (SELECT FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL "
+		"ORDER BY r.position LIMIT $limit) r",
+		{{"queue_id", INT4OID}, {"limit", INT8OID}}
 	},
 	/* when the oldest waiting roster joined (the joined_at index) */
 	[Q_OLDEST] = {
-		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $1 AND r.match_id IS NULL",
-		1, {INT4OID}
+		"SELECT min(r.joined_at) FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL",
+		{{"queue_id", INT4OID}}
 	},
 	[Q_TICK_ID] = {
-		"SELECT nextval('mm.tick_id_seq')", 0, {InvalidOid}
+		"SELECT nextval('mm.tick_id_seq')"
 	},
 	/*
 	 * Record the matches and put their rosters in them, all in one
-	 * statement. The matches come as arrays of their figures ($3, $4, $7,
-	 * $14, one element per match made, numbered 1, 2, ... in $3; $5 their
-	 * odds, k per match for the queue's k teams, named by $6 in team
-	 * order), the rosters as arrays of (roster, match number, team index)
-	 * ($8..$10): bulk parameters, one
-	 * statement however many matches. A matched roster stays where it is:
-	 * its row gets its match id, team and wait (the match id a foreign key
-	 * to the match), and its players' rows are not touched (they hold the
-	 * players until the match ends). Each roster's match number and team
-	 * are one jsonb object of roster id -> 64 number + team index (a queue
-	 * has at most 64 teams, MM_TEAMS), looked up
-	 * per roster by key, and a match's id is an element of one array (ids),
-	 * indexed by its number: no join, so no plan can run one side once per
-	 * row of the other when the statistics say the queue is empty (a new
-	 * queue, a burst of enqueues). Only a ready check ($12 'proposed', $13
-	 * its end) writes a ticket event per player, as mm.accept and
-	 * mm.decline go on from there ($12 'matched', $13 NULL without one).
+	 * statement. The matches come as arrays of their figures (one element
+	 * per match made, numbered 1, 2, ... in $match_nos; $odds has k per
+	 * match for the queue's k teams, named by $team_names in team order),
+	 * the rosters as arrays of (roster, match number, team index) in
+	 * ascending roster id: bulk parameters, one statement however many
+	 * matches. A matched roster stays where it is: its row gets its match
+	 * id, team and wait (the match id a foreign key to the match), and its
+	 * players' rows are not touched (they hold the players until the match
+	 * ends). A roster's place in $roster_ids is found by width_bucket, a
+	 * binary search of the sorted ids, and indexes its match number and
+	 * team; a match's id is an element of one array (ids), indexed by its
+	 * number: no join, so no plan can run one side once per row of the
+	 * other when the statistics say the queue is empty (a new queue, a
+	 * burst of enqueues), and nothing built per roster (a jsonb object of
+	 * roster id -> match and team cost about a tenth of a burst's writes).
+	 * Only a ready check ($status 'proposed',
+	 * $accept_until its end) writes a ticket event per player, as mm.accept
+	 * and mm.decline go on from there ($status 'matched', $accept_until
+	 * NULL without one).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
 		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.spread, u.region"
-		" FROM unnest($3::int[], $4::float8[], $7::float8[], $14::text[])"
+		" FROM unnest($match_nos::int[], $predictions::float8[], $spreads::float8[], $regions::text[])"
 		" WITH ORDINALITY AS u(no, prediction, spread, region, o) ORDER BY u.o"
 		"), m AS ("
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
 		" status, accept_until, region, teams, odds)"
-		" SELECT mi.match_id, $1, $2, $11, mi.prediction, $5[(mi.no - 1) * cardinality($6) + 1],"
-		" $5[(mi.no - 1) * cardinality($6) + 2], mi.spread, $12, $13, mi.region, $6,"
-		" $5[(mi.no - 1) * cardinality($6) + 1 : mi.no * cardinality($6)]"
+		" SELECT mi.match_id, $queue_id, $tick_id, $at, mi.prediction, $odds[(mi.no - 1) * cardinality($team_names) + 1],"
+		" $odds[(mi.no - 1) * cardinality($team_names) + 2], mi.spread, $status, $accept_until, mi.region, $team_names,"
+		" $odds[(mi.no - 1) * cardinality($team_names) + 1 : mi.no * cardinality($team_names)]"
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
-		"), sl AS MATERIALIZED ("
-		" SELECT jsonb_object_agg(u.roster_id::text, u.no * 64 + u.team) AS s"
-		" FROM unnest($8::bigint[], $9::int[], $10::int[]) AS u(roster_id, no, team)"
 		"), r AS ("
 		" UPDATE mm.roster r"
-		" SET match_id = (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int / 64],"
-		" team = $6[((SELECT sl.s FROM sl) ->> r.roster_id::text)::int % 64 + 1],"
-		" waited = $11 - r.joined_at"
-		" WHERE r.queue_id = $1 AND r.roster_id = ANY ($8) AND r.match_id IS NULL"
+		" SET match_id = (SELECT ids.a FROM ids)[$roster_matches[width_bucket(r.roster_id, $roster_ids)]],"
+		" team = $team_names[$roster_teams[width_bucket(r.roster_id, $roster_ids)] + 1],"
+		" waited = $at - r.joined_at"
+		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL"
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT qp.roster_id, qp.player_id, $12, $11, $1,"
-		" (SELECT ids.a FROM ids)[((SELECT sl.s FROM sl) ->> qp.roster_id::text)::int / 64]"
+		" SELECT qp.roster_id, qp.player_id, $status, $at, $queue_id,"
+		" (SELECT ids.a FROM ids)[$roster_matches[width_bucket(qp.roster_id, $roster_ids)]]"
 		" FROM mm.queued_player qp"
-		" WHERE $12 = 'proposed' AND qp.queue_id = $1 AND qp.roster_id = ANY ($8)"
+		" WHERE $status = 'proposed' AND qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids)"
 		" ORDER BY qp.roster_id, qp.seat"
 		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
-		14, {INT4OID, INT8OID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, TEXTARRAYOID,
-		FLOAT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID,
-		TEXTARRAYOID}
+		{{"queue_id", INT4OID}, {"tick_id", INT8OID}, {"match_nos", INT4ARRAYOID},
+		 {"predictions", FLOAT8ARRAYOID}, {"odds", FLOAT8ARRAYOID},
+		 {"team_names", TEXTARRAYOID}, {"spreads", FLOAT8ARRAYOID},
+		 {"roster_ids", INT8ARRAYOID}, {"roster_matches", INT4ARRAYOID},
+		 {"roster_teams", INT4ARRAYOID}, {"at", TIMESTAMPTZOID}, {"status", TEXTOID},
+		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -199,59 +212,65 @@ static const MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_REQUEUE] = {
 		"WITH l AS MATERIALIZED (SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED), "
+		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED), "
 		"held AS MATERIALIZED (SELECT jsonb_object_agg(l.roster_id::text, true) AS ids FROM l), "
 		"f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
-		"FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o), "
+		"FROM unnest($roster_ids::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o), "
 		"m AS MATERIALIZED (SELECT jsonb_object_agg(f.id::text, f.pos) AS pos FROM f "
 		"WHERE (SELECT held.ids FROM held) ? f.id::text) "
 		"UPDATE mm.roster r SET position = ((SELECT m.pos FROM m) ->> r.roster_id::text)::bigint "
-		"WHERE r.queue_id = $1 AND r.roster_id = ANY ($2) AND (SELECT m.pos FROM m) ? r.roster_id::text",
-		2, {INT4OID, INT8ARRAYOID}
+		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND (SELECT m.pos FROM m) ? r.roster_id::text",
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}}
 	},
 	[Q_LOG] = {
 		"INSERT INTO mm.tick_log (tick_id, queue_id, at, started_at, duration_ms, rosters_seen, "
 		"matches_made, targets_failed, oldest_wait, mean_rating_spread, matches_dropped, "
 		"rosters_expired, failed_reasons, dissolves_failed, last_at) "
-		"VALUES ($1, $2, $3, $4, extract(epoch FROM clock_timestamp() - $4)::float8 * 1000, "
-		"$5, $6, $7, make_interval(secs => $8), $9, $10, $12, $11::jsonb, $13, $3)",
-		13, {INT8OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT4OID,
-		FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, INT4OID, INT4OID}
+		"VALUES ($tick_id, $queue_id, $at, $started_at, extract(epoch FROM clock_timestamp() - $started_at)::float8 * 1000, "
+		"$rosters_seen, $matches_made, $targets_failed, make_interval(secs => $oldest_wait_s), $mean_rating_spread, $matches_dropped, $rosters_expired, $failed_reasons::jsonb, $dissolves_failed, $at)",
+		{{"tick_id", INT8OID}, {"queue_id", INT4OID}, {"at", TIMESTAMPTZOID},
+		 {"started_at", TIMESTAMPTZOID}, {"rosters_seen", INT4OID}, {"matches_made", INT4OID},
+		 {"targets_failed", INT4OID}, {"oldest_wait_s", FLOAT8OID},
+		 {"mean_rating_spread", FLOAT8OID}, {"matches_dropped", INT4OID},
+		 {"failed_reasons", TEXTOID}, {"rosters_expired", INT4OID},
+		 {"dissolves_failed", INT4OID}}
 	},
 	/*
 	 * an idle tick (nothing waiting, nothing done) extends the queue's last
 	 * row when that row is idle too: one row per idle stretch, not per tick
 	 */
 	[Q_IDLE] = {
-		"UPDATE mm.tick_log l SET ticks = l.ticks + 1, last_at = greatest(l.last_at, $2) "
-		"WHERE l.queue_id = $1 AND l.tick_id = (SELECT x.tick_id FROM mm.tick_log x "
-		"WHERE x.queue_id = $1 ORDER BY x.at DESC, x.tick_id DESC LIMIT 1) "
+		"UPDATE mm.tick_log l SET ticks = l.ticks + 1, last_at = greatest(l.last_at, $at) "
+		"WHERE l.queue_id = $queue_id AND l.tick_id = (SELECT x.tick_id FROM mm.tick_log x "
+		"WHERE x.queue_id = $queue_id ORDER BY x.at DESC, x.tick_id DESC LIMIT 1) "
 		"AND l.rosters_seen = 0 AND l.matches_made = 0 AND l.targets_failed = 0 "
 		"AND l.matches_dropped = 0 AND l.rosters_expired = 0 AND l.dissolves_failed = 0",
-		2, {INT4OID, TIMESTAMPTZOID}
+		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}}
 	},
 	/* when the queue was last ticked (run_ticks taking a queue over) */
 	[Q_LAST_TICK] = {
-		"SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $1 "
+		"SELECT l.last_at FROM mm.tick_log l WHERE l.queue_id = $queue_id "
 		"ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
-		1, {INT4OID}
+		{{"queue_id", INT4OID}}
 	},
 	/* rosters past ticket_ttl; those locked (being left, matched) wait */
 	[Q_EXPIRE] = {
 		"SELECT count(*) FROM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $1 AND r.match_id IS NULL AND r.joined_at <= $2 - make_interval(secs => $3) "
-		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $2)",
-		3, {INT4OID, TIMESTAMPTZOID, FLOAT8OID}
+		"WHERE r.queue_id = $queue_id AND r.match_id IS NULL AND r.joined_at <= $at - make_interval(secs => $ttl_s) "
+		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $at)",
+		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}, {"ttl_s", FLOAT8OID}}
 	},
 };
 
-static SPIPlanPtr plans[Q_COUNT];
-
-/* Run statement q; check that it did what it is for. */
+/* Run statement q with one argument, the queue's id. */
 void
-tick_run(int q, Datum *values, const char *nulls, bool read_only, int expected)
+tick_run_queue(int q, int32 queue_id, bool read_only, int expected)
 {
-	mm_statement_run(&statements[q], &plans[q], values, nulls, read_only, expected);
+	MmArgs		a;
+
+	mm_args_begin(&a, &statements[q]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_run(&a, read_only, expected);
 }
 
 /* The single int8 value of the first column of the last result. */
@@ -271,11 +290,13 @@ result_int64(void)
 static int32
 queue_lookup(const char *name, MmMatcherConfig *cfg)
 {
-	Datum		arg = CStringGetTextDatum(name);
+	MmArgs		a;
 	bool		isnull;
 	int32		id;
 
-	tick_run(Q_QUEUE, &arg, NULL, true, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[Q_QUEUE]);
+	mm_arg(&a, "name", CStringGetTextDatum(name));
+	mm_run(&a, true, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -319,19 +340,31 @@ static bool
 read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfig *cfg,
 		   MmRosterSet *set)
 {
-	Datum		args[2];
+	MmArgs		a;
 	uint64		rows;
 
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = Int64GetDatum(limit);
 	if (own)
 	{
 		CommandCounterIncrement();
 		PushCopiedSnapshot(GetActiveSnapshot());
 		UpdateActiveSnapshotCommandId();
 	}
+	/* a queue no longer than the first read: read it whole */
+	if (limit > 0)
+	{
+		mm_args_begin(&a, &statements[Q_FITS]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&a, "limit", Int64GetDatum(limit));
+		mm_run(&a, true, SPI_OK_SELECT);
+		if (result_int64() < limit)
+			limit = 0;
+	}
 	/* limit 0: the whole queue, in one grouped read of all its players */
-	tick_run(limit > 0 ? Q_READ_FIRST : Q_READ, args, NULL, true, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[limit > 0 ? Q_READ_FIRST : Q_READ]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	if (limit > 0)
+		mm_arg(&a, "limit", Int64GetDatum(limit));
+	mm_run(&a, true, SPI_OK_SELECT);
 	rows = SPI_processed;
 	mm_read_rosters(at, true, cfg, set);
 	if (own)
@@ -405,16 +438,21 @@ typedef struct TickFigures
 	double		spread_sum;
 } TickFigures;
 
-/* Datum arrays of one element type. */
-static Datum
-datum_array(Datum *d, int n, Oid type)
+/* A matched roster for Q_MOVE: its id, match number and team index. */
+typedef struct MovedRoster
 {
-	int16		len;
-	bool		byval;
-	char		align;
+	int64		id;
+	int32		no;
+	int32		team;
+} MovedRoster;
 
-	get_typlenbyvalalign(type, &len, &byval, &align);
-	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
+static int
+cmp_moved(const void *a, const void *b)
+{
+	int64		x = ((const MovedRoster *) a)->id;
+	int64		y = ((const MovedRoster *) b)->id;
+
+	return (x > y) - (x < y);
 }
 
 /* Put the rows of one match: its teams in team order, each by roster id. */
@@ -460,12 +498,13 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	int			nm = 0;
 	int		   *which;			/* the set indexes of the matched rosters */
 	bool	   *whole;			/* per set index: locked, players unchanged */
-	Datum		args[14];
-	char		argnulls[14];
-	Datum	   *m_no, *m_pred, *m_odds, *m_spread, *m_region;
-	Datum	   *names;			/* the queue's team names, in team order */
-	bool	   *m_region_null;
-	Datum	   *r_id, *r_no, *r_team;
+	MmArgs		a;
+	int32	   *m_no;
+	double	   *m_pred, *m_odds, *m_spread;
+	char	  **m_region;		/* NULL: no region */
+	int64	   *r_id;
+	int32	   *r_no, *r_team;
+	MovedRoster *moved;
 	int		   *good;			/* per match number - 1: its index in res */
 	int			ngood = 0, nrows = 0;
 
@@ -481,22 +520,20 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	whole = mm_lock_rosters(queue_id, set, which, nm);
 
 	/* the matches to make, and their rosters */
-	m_no = palloc(sizeof(Datum) * res->nmatches);
+	m_no = palloc(sizeof(int32) * res->nmatches);
 	good = palloc(sizeof(int) * res->nmatches);
-	m_pred = palloc(sizeof(Datum) * res->nmatches);
-	m_odds = palloc(sizeof(Datum) * res->nmatches * cfg->nteams);
-	m_spread = palloc(sizeof(Datum) * res->nmatches);
-	m_region = palloc(sizeof(Datum) * res->nmatches);
-	m_region_null = palloc(sizeof(bool) * res->nmatches);
-	r_id = palloc(sizeof(Datum) * nm);
-	r_no = palloc(sizeof(Datum) * nm);
-	r_team = palloc(sizeof(Datum) * nm);
+	m_pred = palloc(sizeof(double) * res->nmatches);
+	m_odds = palloc(sizeof(double) * res->nmatches * cfg->nteams);
+	m_spread = palloc(sizeof(double) * res->nmatches);
+	m_region = palloc(sizeof(char *) * res->nmatches);
+	r_id = palloc(sizeof(int64) * nm);
+	r_no = palloc(sizeof(int32) * nm);
+	r_team = palloc(sizeof(int32) * nm);
+	moved = palloc(sizeof(MovedRoster) * nm);
 	for (int m = 0; m < res->nmatches; m++)
 	{
 		const MmMatch *mt = &res->matches[m];
 		bool		all_whole = true;
-		double		prediction;
-		double	   *odds = palloc(sizeof(double) * cfg->nteams);
 
 		match_ids[m] = 0;
 		for (int k = 0; k < mt->nmembers && all_whole; k++)
@@ -506,56 +543,51 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 			fig->dropped++;
 			continue;
 		}
-		prediction = mm_matcher_prediction(mt, cfg);
 		good[ngood] = m;
-		m_no[ngood] = Int32GetDatum(ngood + 1);
-		m_pred[ngood] = Float8GetDatum(prediction);
-		mm_matcher_odds(mt, set->r, cfg, odds);
-		for (int t = 0; t < cfg->nteams; t++)
-			m_odds[ngood * cfg->nteams + t] = Float8GetDatum(odds[t]);
-		m_region_null[ngood] = mt->region < 0;
-		m_region[ngood] = mt->region < 0 ? (Datum) 0 : CStringGetTextDatum(set->region_names[mt->region]);
-		m_spread[ngood++] = Float8GetDatum(mt->rating_spread);
+		m_no[ngood] = ngood + 1;
+		m_pred[ngood] = mm_matcher_prediction(mt, cfg);
+		mm_matcher_odds(mt, set->r, cfg, &m_odds[ngood * cfg->nteams]);
+		m_region[ngood] = mt->region < 0 ? NULL : set->region_names[mt->region];
+		m_spread[ngood++] = mt->rating_spread;
 		for (int k = 0; k < mt->nmembers; k++)
 		{
 			const MmRoster *x = &set->r[mt->members[k]];
 
-			r_id[nrows] = Int64GetDatum(x->id);
-			r_no[nrows] = Int32GetDatum(ngood);
-			r_team[nrows++] = Int32GetDatum(x->team);
+			moved[nrows].id = x->id;
+			moved[nrows].no = ngood;
+			moved[nrows++].team = x->team;
 		}
 	}
 	if (ngood == 0)
 		return;
-
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = Int64GetDatum(tick_id);
-	args[2] = datum_array(m_no, ngood, INT4OID);
-	args[3] = datum_array(m_pred, ngood, FLOAT8OID);
-	args[4] = datum_array(m_odds, ngood * cfg->nteams, FLOAT8OID);
-	names = palloc(sizeof(Datum) * cfg->nteams);
-	for (int t = 0; t < cfg->nteams; t++)
-		names[t] = CStringGetTextDatum(cfg->team_names[t]);
-	args[5] = datum_array(names, cfg->nteams, TEXTOID);
-	args[6] = datum_array(m_spread, ngood, FLOAT8OID);
-	args[7] = datum_array(r_id, nrows, INT8OID);
-	args[8] = datum_array(r_no, nrows, INT4OID);
-	args[9] = datum_array(r_team, nrows, INT4OID);
-	args[10] = TimestampTzGetDatum(at);
-	/* a ready check: proposed until at + accept_timeout */
-	memset(argnulls, ' ', sizeof(argnulls));
-	args[11] = CStringGetTextDatum(cfg->queue.accept_timeout_s > 0 ? "proposed" : "matched");
-	args[12] = TimestampTzGetDatum(at + (int64) (cfg->queue.accept_timeout_s * USECS_PER_SEC));
-	if (cfg->queue.accept_timeout_s <= 0)
-		argnulls[12] = 'n';
+	/* by roster id: Q_MOVE finds a roster's place by binary search */
+	qsort(moved, nrows, sizeof(MovedRoster), cmp_moved);
+	for (int k = 0; k < nrows; k++)
 	{
-		int			dims[1] = {ngood};
-		int			lbs[1] = {1};
-
-		args[13] = PointerGetDatum(construct_md_array(m_region, m_region_null, 1, dims, lbs,
-													  TEXTOID, -1, false, TYPALIGN_INT));
+		r_id[k] = moved[k].id;
+		r_no[k] = moved[k].no;
+		r_team[k] = moved[k].team;
 	}
-	tick_run(Q_MOVE, args, argnulls, false, SPI_OK_SELECT);
+
+	mm_args_begin(&a, &statements[Q_MOVE]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "match_nos", mm_int4_array_datum(ngood, m_no, NULL));
+	mm_arg(&a, "predictions", mm_float8_array_datum(ngood, m_pred, NULL));
+	mm_arg(&a, "odds", mm_float8_array_datum(ngood * cfg->nteams, m_odds, NULL));
+	mm_arg(&a, "team_names", mm_text_array_datum(cfg->nteams, cfg->team_names));
+	mm_arg(&a, "spreads", mm_float8_array_datum(ngood, m_spread, NULL));
+	mm_arg(&a, "regions", mm_text_array_datum(ngood, m_region));
+	mm_arg(&a, "roster_ids", mm_int8_array_datum(nrows, r_id));
+	mm_arg(&a, "roster_matches", mm_int4_array_datum(nrows, r_no, NULL));
+	mm_arg(&a, "roster_teams", mm_int4_array_datum(nrows, r_team, NULL));
+	/* a ready check: proposed until at + accept_timeout */
+	mm_arg(&a, "status", CStringGetTextDatum(cfg->queue.accept_timeout_s > 0 ? "proposed" : "matched"));
+	mm_arg_maybe(&a, "accept_until",
+				 TimestampTzGetDatum(at + (int64) (cfg->queue.accept_timeout_s * USECS_PER_SEC)),
+				 cfg->queue.accept_timeout_s <= 0);
+	mm_run(&a, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
 		bool		isnull;
@@ -574,12 +606,13 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 static int
 tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 {
-	Datum		args[3];
+	MmArgs		a;
 
-	args[0] = Int32GetDatum(queue_id);
-	args[1] = TimestampTzGetDatum(at);
-	args[2] = Float8GetDatum(ttl_s);
-	tick_run(Q_EXPIRE, args, NULL, false, SPI_OK_SELECT);
+	mm_args_begin(&a, &statements[Q_EXPIRE]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "ttl_s", Float8GetDatum(ttl_s));
+	mm_run(&a, false, SPI_OK_SELECT);
 	return (int) result_int64();
 }
 
@@ -621,9 +654,7 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 			const MmMatcherConfig *cfg, const MmRosterSet *set, const MmMatcherResult *res,
 			const TickFigures *fig)
 {
-	Datum		args[13];
-	bool		nulls[13] = {0};
-	char		argnulls[13];
+	MmArgs		a;
 	double		oldest = 0;
 	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
 
@@ -640,49 +671,49 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	 */
 	if (set->n > 0)
 	{
-		Datum		arg = Int32GetDatum(queue_id);
 		bool		isnull;
 		Datum		d;
 
-		tick_run(Q_OLDEST, &arg, NULL, false, SPI_OK_SELECT);
+		tick_run_queue(Q_OLDEST, queue_id, false, SPI_OK_SELECT);
 		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 			oldest = Max(oldest, (at - DatumGetTimestampTz(d)) / 1e6);
 	}
 	if (res->nfailed > 0)
 	{
-		args[0] = Int32GetDatum(queue_id);
-		args[1] = mm_id_array(failed, res->nfailed);
-		tick_run(Q_REQUEUE, args, NULL, false, SPI_OK_UPDATE);
+		mm_args_begin(&a, &statements[Q_REQUEUE]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&a, "roster_ids", mm_id_array(failed, res->nfailed));
+		mm_run(&a, false, SPI_OK_UPDATE);
 	}
 
 	if (set->n == 0 && fig->made == 0 && res->nfailed == 0 && fig->dropped == 0 && fig->expired == 0 &&
 		fig->dissolves_failed == 0)
 	{
-		args[0] = Int32GetDatum(queue_id);
-		args[1] = TimestampTzGetDatum(at);
-		tick_run(Q_IDLE, args, NULL, false, SPI_OK_UPDATE);
+		mm_args_begin(&a, &statements[Q_IDLE]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&a, "at", TimestampTzGetDatum(at));
+		mm_run(&a, false, SPI_OK_UPDATE);
 		if (SPI_processed > 0)
 			return;
 	}
 
-	args[0] = Int64GetDatum(tick_id);
-	args[1] = Int32GetDatum(queue_id);
-	args[2] = TimestampTzGetDatum(at);
-	args[3] = TimestampTzGetDatum(started);
-	args[4] = Int32GetDatum(set->n);
-	args[5] = Int32GetDatum(fig->made);
-	args[6] = Int32GetDatum(res->nfailed);
-	args[7] = Float8GetDatum(oldest);
-	args[8] = Float8GetDatum(fig->made > 0 ? fig->spread_sum / fig->made : 0);
-	nulls[8] = fig->made == 0;
-	args[9] = Int32GetDatum(fig->dropped);
-	args[10] = CStringGetTextDatum(failed_reasons_json(res, cfg));
-	args[11] = Int32GetDatum(fig->expired);
-	args[12] = Int32GetDatum(fig->dissolves_failed);
-	for (int i = 0; i < 13; i++)
-		argnulls[i] = nulls[i] ? 'n' : ' ';
-	tick_run(Q_LOG, args, argnulls, false, SPI_OK_INSERT);
+	mm_args_begin(&a, &statements[Q_LOG]);
+	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "started_at", TimestampTzGetDatum(started));
+	mm_arg(&a, "rosters_seen", Int32GetDatum(set->n));
+	mm_arg(&a, "matches_made", Int32GetDatum(fig->made));
+	mm_arg(&a, "targets_failed", Int32GetDatum(res->nfailed));
+	mm_arg(&a, "oldest_wait_s", Float8GetDatum(oldest));
+	mm_arg_maybe(&a, "mean_rating_spread", Float8GetDatum(fig->made > 0 ? fig->spread_sum / fig->made : 0),
+				 fig->made == 0);
+	mm_arg(&a, "matches_dropped", Int32GetDatum(fig->dropped));
+	mm_arg(&a, "failed_reasons", CStringGetTextDatum(failed_reasons_json(res, cfg)));
+	mm_arg(&a, "rosters_expired", Int32GetDatum(fig->expired));
+	mm_arg(&a, "dissolves_failed", Int32GetDatum(fig->dissolves_failed));
+	mm_run(&a, false, SPI_OK_INSERT);
 }
 
 /* Check the arguments of mm.tick and mm.preview; the queue name. */
@@ -729,7 +760,12 @@ mm_tick(PG_FUNCTION_ARGS)
 		SPI_finish();
 		return (Datum) 0;
 	}
-	tick_run(Q_TICK_ID, NULL, NULL, false, SPI_OK_SELECT);
+	{
+		MmArgs		a;
+
+		mm_args_begin(&a, &statements[Q_TICK_ID]);
+		mm_run(&a, false, SPI_OK_SELECT);
+	}
 	tick_id = result_int64();
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.queue.ticket_ttl_s > 0)

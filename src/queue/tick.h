@@ -9,6 +9,7 @@
 #define MM_TICK_H
 
 #include "matcher.h"
+#include "statement.h"
 
 #define MM_TICK_LOCK	0x6d6d0001
 #define MM_RUN_LOCK		0x6d6d0002
@@ -23,6 +24,7 @@ enum
 	Q_QUEUE,
 	Q_READ,
 	Q_READ_FIRST,
+	Q_FITS,
 	Q_OLDEST,
 	Q_TICK_ID,
 	Q_MOVE,
@@ -34,8 +36,8 @@ enum
 	Q_COUNT
 };
 
-/* Run statement q of the tick's statements; check that it did what it is for. */
-extern void tick_run(int q, Datum *values, const char *nulls, bool read_only, int expected);
+/* Run statement q with one argument, $queue_id; check that it did what it is for. */
+extern void tick_run_queue(int q, int32 queue_id, bool read_only, int expected);
 /* Try to take an advisory lock (MM_TICK_LOCK or MM_RUN_LOCK) on a queue. */
 extern bool queue_try_lock(int32 key, int32 queue_id, bool session);
 extern void queue_unlock(int32 key, int32 queue_id);

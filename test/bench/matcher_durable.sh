@@ -11,7 +11,14 @@
 #      updated in place with its match id, team and wait; players untouched)
 #      by one plain statement, with no reading or matching;
 #   2. WAL written by one tick with 50 targets, after a checkpoint, on a 2k
-#      and a 20k queue, per matched roster;
+#      and a 20k queue, per matched roster: the tick's own transaction's
+#      records (pg_walinspect), full-page images included, and the WAL of
+#      the whole cluster over the same time; once on the queues of
+#      test/bench/matcher/setup.sql (roster ids drawn in no relation to
+#      queue order) and once on queues whose roster ids follow queue order,
+#      as mm.enqueue draws them (the id and the place from two sequences at
+#      the same time); then the tick's records by relation, on the first
+#      pair;
 #   3. enqueue + leave with pgbench (4 clients) while mm.run_ticks ticks the
 #      queue every second: tps and p99 latency, beside the same pgbench
 #      without ticks; and the lock waits of those calls longer than 10 ms
@@ -50,12 +57,40 @@ CONF
 export PGDATABASE=bench
 psql -X -q -d postgres -c "CREATE DATABASE bench"
 psql -X -q -c "CREATE EXTENSION mm"
+psql -X -q -c "CREATE EXTENSION pg_walinspect"
 psql -X -q -v ON_ERROR_STOP=1 -f test/bench/matcher/setup.sql >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SELECT mm.create_queue('q2k', '{"filter": {"rosters": 50, "limit": 600000}}');
 SELECT mm.create_queue('q20k', '{"filter": {"rosters": 50, "limit": 600000}}');
 SELECT fill_queue('q2k', 2000, 500000000);
 SELECT fill_queue('q20k', 20000, 600000000);
+-- the same queues, but each roster's id drawn in queue order (as mm.enqueue
+-- draws a roster's id and its place together)
+CREATE FUNCTION fill_queue_ordered(qname text, n int, first_player bigint) RETURNS void LANGUAGE sql AS $$
+    WITH q AS (SELECT queue_id FROM mm.queue WHERE name = qname),
+    r0 AS (
+        SELECT i, CASE WHEN u < 0.50 THEN 1 WHEN u < 0.70 THEN 2 WHEN u < 0.82 THEN 3 WHEN u < 0.90 THEN 4 ELSE 5 END AS size,
+               least(3000, greatest(100, 1500 + 250 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))) AS rating,
+               30 + 120 * random() AS deviation, floor(random() * 300) AS waited
+        FROM generate_series(1, n) i, LATERAL (SELECT random() AS u, i AS j) u
+    ),
+    r AS MATERIALIZED (SELECT o.*, nextval('mm.roster_id_seq') AS rid FROM (SELECT * FROM r0 ORDER BY waited DESC, i) o),
+    ins AS (
+        INSERT INTO mm.roster (roster_id, queue_id, rating, deviation, rank, joined_at)
+        SELECT r.rid, q.queue_id, rating, deviation, floor(random() * 40),
+               '2024-01-01 00:05:00+00'::timestamptz - waited * interval '1 second'
+        FROM r, q ORDER BY r.rid
+    )
+    INSERT INTO mm.queued_player (player_id, roster_id, queue_id, seat, profession)
+    SELECT first_player + i * 5 + k, r.rid, q.queue_id, k,
+           (ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]
+    FROM r, q, generate_series(1, r.size) k
+    ORDER BY r.rid, k;
+$$;
+SELECT mm.create_queue('q2k_ordered', '{"filter": {"rosters": 50, "limit": 600000}}');
+SELECT mm.create_queue('q20k_ordered', '{"filter": {"rosters": 50, "limit": 600000}}');
+SELECT fill_queue_ordered('q2k_ordered', 2000, 700000000);
+SELECT fill_queue_ordered('q20k_ordered', 20000, 800000000);
 SELECT mm.create_queue('pgb', '{"filter": {"potentials_min": 5}}');
 SELECT count(mm.enqueue('pgb', ARRAY[900000000 + p], 1300 + random() * 400, 50)) FROM generate_series(1, 2000) p;
 VACUUM ANALYZE;
@@ -154,23 +189,47 @@ for q in q10k q100k; do
 done
 echo
 
-echo "| queue | WAL bytes, one tick of 50 targets after a checkpoint | rosters matched | bytes per matched roster |"
-echo "|---|---:|---:|---:|"
-for q in q2k q20k; do
+echo "| queue | roster ids | WAL bytes of the tick's transaction (of which full-page images) | WAL bytes of the cluster meanwhile | rosters matched | tick's bytes per matched roster |"
+echo "|---|---|---:|---:|---:|---:|"
+for q in q2k q20k q2k_ordered q20k_ordered; do
 	clean
 	res=$(psql -X -q -At -F ' ' <<SQL
 CHECKPOINT;
 SELECT pg_current_wal_insert_lsn() AS l0 \gset
+BEGIN;
 SELECT count(*) AS n FROM mm.tick('$q', '2024-01-01 00:05:00+00') \gset
-SELECT pg_current_wal_insert_lsn() - :'l0'::pg_lsn, :n;
+SELECT pg_current_xact_id()::xid AS x \gset
+COMMIT;
+SELECT pg_current_wal_flush_lsn() AS l1 \gset
+\pset format aligned
+\pset tuples_only off
+\o $dir/wal_$q.txt
+SELECT coalesce(c.relname, w.resource_manager) AS relation, w.record_type AS record, count(*) AS records,
+       sum(w.record_length) AS bytes, sum(w.fpi_length) AS fpi_bytes
+FROM pg_get_wal_records_info(:'l0', :'l1') w
+LEFT JOIN LATERAL regexp_match(w.block_ref, 'rel [0-9]+/[0-9]+/([0-9]+)') m ON true
+LEFT JOIN pg_class c ON c.relfilenode = m[1]::oid
+WHERE w.xid = :'x'::xid GROUP BY 1, 2 ORDER BY 4 DESC LIMIT 8;
+\o
+\pset format unaligned
+\pset tuples_only on
+SELECT sum(record_length) FILTER (WHERE xid = :'x'::xid), sum(fpi_length) FILTER (WHERE xid = :'x'::xid),
+       pg_wal_lsn_diff(:'l1', :'l0'), :n
+FROM pg_get_wal_records_info(:'l0', :'l1');
 SQL
 )
-	bytes=${res%% *}; rosters=${res##* }
+	read -r bytes fpi total rosters <<<"$res"
 	per=$(awk -v a="$bytes" -v b="$rosters" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }')
-	echo "| $q | $bytes | $rosters | $per |"
+	case $q in *_ordered) ids="in queue order" ;; *) ids="in no order (setup.sql)" ;; esac
+	echo "| ${q%_ordered} | $ids | $bytes ($fpi) | $total | $rosters | $per |"
 done
 echo
-
+for q in q2k q20k; do
+	echo "The tick's WAL records on $q by relation (pg_walinspect, the eight largest; relation | record | records | bytes | full-page image bytes):"
+	echo
+	sed 's/^/    /' "$dir/wal_$q.txt"
+	echo
+done
 cat >"$dir/enqueue_leave.pgbench" <<'PGB'
 \set p random(10000000, 99999999)
 SELECT mm.enqueue('pgb', ARRAY[:p]::bigint[], 1300 + random() * 400, 50) AS rid \gset

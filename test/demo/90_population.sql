@@ -12,9 +12,11 @@ SELECT i AS player_id,
        1500.0::float8 AS rating, 350.0::float8 AS rd, 0.06::float8 AS vol,
        25.0::float8 AS mu, (25.0 / 3)::float8 AS sigma, 0 AS games
 FROM generate_series(1, 400) i;
--- The simulation plays and rates each match itself and never reports it to
--- mm, so its queue lets players queue again while their match is open.
-SELECT mm.create_queue('season', '{"filter": {"rosters": 400, "potentials_min": 10}, "requeue_while_in_match": true}') \g /dev/null
+-- The queue matches on the Glicko-2 scale, which the rosters' ratings are
+-- on. The simulation plays and rates each match itself, so it ends each
+-- match in mm without a result (mm.abandon_match): the players may queue
+-- again.
+SELECT mm.create_queue('season', '{"rating": {"model": "glicko2"}, "filter": {"rosters": 400, "potentials_min": 10}}') \g /dev/null
 CREATE TEMP TABLE season_rounds (round int PRIMARY KEY, matches int, glicko2_corr numeric,
                                  openskill_corr numeric, rating_sd numeric, mean_rd numeric);
 \set QUIET off
@@ -82,6 +84,7 @@ BEGIN
             WHERE p.player_id = r.player_id;
         END LOOP;
 
+        PERFORM mm.abandon_match(match_id) FROM round_results;
         SELECT count(*) INTO made FROM round_results;
         INSERT INTO season_rounds
         SELECT round, made,

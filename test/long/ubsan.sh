@@ -23,37 +23,16 @@ fail() {
 	exit 1
 }
 
-# 1. A private copy of the installation: bin and lib, share, server headers
-# (pg_config finds them relative to itself).
-bindir=$("$PG_CONFIG" --bindir)
-pkglibdir=$("$PG_CONFIG" --pkglibdir)
-sharedir=$("$PG_CONFIG" --sharedir)
-incdir=$("$PG_CONFIG" --includedir-server)
-root=$(cd "$bindir/../../../.." && pwd)
-for d in "$pkglibdir" "$sharedir" "$incdir"; do
-	case "$d" in
-		"$root"/*) ;;
-		*) fail "cannot copy the installation: $d is not under $root" ;;
-	esac
-done
-rel_lib=${pkglibdir#"$root"/}
-rel_share=${sharedir#"$root"/}
-rel_inc=${incdir#"$root"/}
-rel_inc=${rel_inc%/server}
-for rel in "${rel_lib%/lib}" "$rel_share" "$rel_inc"; do
-	mkdir -p "$work/pg/$(dirname "$rel")"
-	cp -a "$root/$rel" "$work/pg/$rel" || fail "copying $root/$rel"
-done
-copy_config=$work/pg/${bindir#"$root"/}/pg_config
-[ "$("$copy_config" --pkglibdir)" = "$work/pg/$rel_lib" ] \
-	|| fail "the copied pg_config does not point into the copy"
+# 1. A private copy of the installation (test/pg_copy.sh).
+copy_config=$(bash "$MM_ROOT/test/pg_copy.sh" "$work/pg") || fail "copying the installation"
+libdir=$("$copy_config" --pkglibdir)
 echo "ok - a private copy of PostgreSQL in $work/pg"
 
 # 2. Build mm with UBSan into the copy (a copy of the sources too, so that
 # the worktree's objects are never the instrumented ones).
 mkdir -p "$work/src"
 cp -a "$MM_ROOT/Makefile" "$MM_ROOT/mm.control" "$MM_ROOT/src" "$MM_ROOT/sql" \
-	"$MM_ROOT/test" "$MM_ROOT/expected" "$work/src/"
+	"$MM_ROOT/test" "$work/src/"
 cd "$work/src"
 rm -rf test/node/node_modules
 ubsan="-fsanitize=undefined,float-divide-by-zero -fno-omit-frame-pointer"
@@ -64,7 +43,7 @@ if ! make -s PG_CONFIG="$copy_config" with_llvm=no clean >/dev/null ||
 	cat "$work/build.log"
 	fail "building mm with UBSan"
 fi
-nm -D "$work/pg/$rel_lib/mm.so" | grep __ubsan_handle >/dev/null || fail "mm.so is not instrumented"
+nm -D "$libdir/mm.so" | grep __ubsan_handle >/dev/null || fail "mm.so is not instrumented"
 echo "ok - mm built with $ubsan"
 
 # 3. A cluster on the copy; UBSan's reports go to the server log.

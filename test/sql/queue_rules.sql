@@ -128,7 +128,7 @@ SELECT failed_reasons FROM mm.tick_log l JOIN mm.queue q USING (queue_id) WHERE 
 SELECT match_no, roster_id = :a1 AS is_a1, team, region
 FROM mm.match_rosters('SELECT r.roster_id, array_agg(qp.player_id) AS players, r.rating, r.joined_at, r.latencies
                        FROM mm.roster r JOIN mm.queued_player qp USING (roster_id) JOIN mm.queue q ON q.queue_id = r.queue_id
-                       WHERE q.name = ''lat'' GROUP BY r.roster_id ORDER BY min(r.position)',
+                       WHERE q.name = ''lat'' GROUP BY r.roster_id, r.queue_id ORDER BY min(r.position)',
                       (SELECT config FROM mm.queue WHERE name = 'lat'), '2024-01-01 12:00:40+00')
 ORDER BY team DESC;
 SELECT roster_id = :a1 AS is_a1, team FROM mm.tick('lat', '2024-01-01 12:00:40+00') ORDER BY team DESC;

@@ -94,7 +94,7 @@ LANGUAGE sql AS $$
                   'array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, r.joined_at, '
                   'r.attributes, r.latencies, array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles '
                   'FROM mm.roster r JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id '
-                  'WHERE r.queue_id = %s GROUP BY r.roster_id ORDER BY min(r.position)', qid)
+                  'WHERE r.queue_id = %s GROUP BY r.roster_id, r.queue_id ORDER BY min(r.position)', qid)
 $$;
 
 -- Tick (and preview) queue qname at "at" with read batches tick_batch and
@@ -131,6 +131,16 @@ BEGIN
         UNION ALL
         (SELECT dense_rank() OVER (ORDER BY t.match_id), t.roster_id, t.team FROM ticked t
          EXCEPT ALL SELECT e.match_no, e.roster_id, e.team FROM expected e WHERE e.outcome = 'matched')) d;
+    -- what the tick stored: each matched roster's row has the match and team
+    -- the tick returned for it, and no other roster is in those matches
+    differences := differences + (SELECT count(*) FROM (
+        (SELECT t.match_id, t.roster_id, t.team FROM ticked t
+         EXCEPT ALL SELECT r.match_id, r.roster_id, r.team FROM mm.roster r
+         WHERE r.queue_id = qid AND r.match_id IN (SELECT t.match_id FROM ticked t))
+        UNION ALL
+        (SELECT r.match_id, r.roster_id, r.team FROM mm.roster r
+         WHERE r.queue_id = qid AND r.match_id IN (SELECT t.match_id FROM ticked t)
+         EXCEPT ALL SELECT t.match_id, t.roster_id, t.team FROM ticked t)) d);
     -- the region each match is played in (the latency rule's; NULL without)
     differences := differences + (SELECT count(*) FROM (
         (SELECT e.match_no, e.region FROM expected_regions e
