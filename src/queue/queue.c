@@ -23,6 +23,7 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -107,9 +108,23 @@ column(TupleDesc desc, const char *name, bool required, Oid *types, int ntypes)
 
 static Oid	number_types[] = {FLOAT8OID, FLOAT4OID, INT2OID, INT4OID, INT8OID, NUMERICOID};
 
+/* One row of the rosters query, its columns deformed once (by number, 1-based). */
+typedef struct Row
+{
+	Datum	   *values;
+	bool	   *nulls;
+} Row;
+
+static inline Datum
+row_value(const Row *row, int col, bool *isnull)
+{
+	*isnull = row->nulls[col - 1];
+	return row->values[col - 1];
+}
+
 /* A numeric column's value as a double; "dflt" when the column is absent. */
 static double
-number(HeapTuple tup, TupleDesc desc, int col, const char *name, double dflt)
+number(const Row *row, TupleDesc desc, int col, const char *name, double dflt)
 {
 	bool		isnull;
 	Datum		d;
@@ -117,7 +132,7 @@ number(HeapTuple tup, TupleDesc desc, int col, const char *name, double dflt)
 
 	if (col == 0)
 		return dflt;
-	d = SPI_getbinval(tup, desc, col, &isnull);
+	d = row_value(row, col, &isnull);
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -308,6 +323,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	int			nplayers = 0;
 	int			cap = 64;
 	int			kept = 0;
+	Row			row;
 
 	if (n > INT_MAX / 4)
 		ereport(ERROR,
@@ -338,28 +354,31 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	if (!counts)
 		players = palloc(sizeof(PlayerOf) * cap);
 	r = palloc0(sizeof(MmRoster) * Max(n, 1));
+	row.values = palloc(sizeof(Datum) * desc->natts);
+	row.nulls = palloc(sizeof(bool) * desc->natts);
 	for (uint64 i = 0; i < n; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
 		MmRoster   *x = &r[kept];
 		bool		isnull;
 		Datum		d;
 
 		CHECK_FOR_INTERRUPTS();
-		if (counts && number(tup, desc, c.players, "players", 0) == 0)
+		/* every column at once (one by one, each walks the row again) */
+		heap_deform_tuple(SPI_tuptable->vals[i], desc, row.values, row.nulls);
+		if (counts && number(&row, desc, c.players, "players", 0) == 0)
 			continue;
 		kept++;
-		d = SPI_getbinval(tup, desc, c.roster_id, &isnull);
+		d = row_value(&row, c.roster_id, &isnull);
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("rosters query column \"roster_id\" must not be null")));
 		x->id = SPI_gettypeid(desc, c.roster_id) == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);
 		if (counts)
-			x->players = (int) number(tup, desc, c.players, "players", 0);
+			x->players = (int) number(&row, desc, c.players, "players", 0);
 		else
 		{
-			d = SPI_getbinval(tup, desc, c.players, &isnull);
+			d = row_value(&row, c.players, &isnull);
 			if (isnull)
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -372,8 +391,8 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("roster must have at least one player"),
 					 errdetail("Roster %lld has an empty players array.", (long long) x->id)));
-		x->rating = number(tup, desc, c.rating, "rating", 0);
-		x->deviation = number(tup, desc, c.deviation, "deviation", 0);
+		x->rating = number(&row, desc, c.rating, "rating", 0);
+		x->deviation = number(&row, desc, c.deviation, "deviation", 0);
 		if (x->deviation < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -387,13 +406,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 					 errdetail("Roster %lld has rating %g and deviation %g.", (long long) x->id,
 							   x->rating, x->deviation),
 					 errhint("A roster's rating lies between -1e9 and 1e9, its deviation between 0 and 1e9.")));
-		x->rank = number(tup, desc, c.rank, "rank", 0);
-		x->ladder = number(tup, desc, c.ladder, "ladder_points", 0);
-		x->dishonor = number(tup, desc, c.dishonor, "dishonor", 0);
+		x->rank = number(&row, desc, c.rank, "rank", 0);
+		x->ladder = number(&row, desc, c.ladder, "ladder_points", 0);
+		x->dishonor = number(&row, desc, c.dishonor, "dishonor", 0);
 		x->age = 0;
 		if (c.joined_at)
 		{
-			d = SPI_getbinval(tup, desc, c.joined_at, &isnull);
+			d = row_value(&row, c.joined_at, &isnull);
 			if (!isnull)
 			{
 				TimestampTz joined = DatumGetTimestampTz(d);
@@ -409,14 +428,14 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		}
 		if (c.professions)
 		{
-			d = SPI_getbinval(tup, desc, c.professions, &isnull);
+			d = row_value(&row, c.professions, &isnull);
 			if (!isnull)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
 		}
 		x->role_count = NULL;
 		if (c.roles && cfg->nroles > 0)
 		{
-			d = SPI_getbinval(tup, desc, c.roles, &isnull);
+			d = row_value(&row, c.roles, &isnull);
 			if (!isnull)
 				mm_rules_read_roles(cfg, x, DatumGetArrayTypeP(d), !counts);
 		}
@@ -427,13 +446,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 
 			if (c.attributes && cfg->nattrs > 0)
 			{
-				d = SPI_getbinval(tup, desc, c.attributes, &isnull);
+				d = row_value(&row, c.attributes, &isnull);
 				if (!isnull)
 					attrs = DatumGetJsonbP(d);
 			}
 			if (c.latencies && cfg->latency_rule >= 0)
 			{
-				d = SPI_getbinval(tup, desc, c.latencies, &isnull);
+				d = row_value(&row, c.latencies, &isnull);
 				if (!isnull)
 					lat = DatumGetJsonbP(d);
 			}

@@ -44,11 +44,7 @@
 double
 mm_rule_limit(const MmRule *rule, double age)
 {
-	double		limit = rule->value;
-
-	for (int s = 0; s < rule->nsteps && rule->steps[s].after.seconds <= age; s++)
-		limit = rule->steps[s].value;
-	return limit;
+	return mm_rule_level_limit(rule, mm_rule_level(rule, age));
 }
 
 int
