@@ -16,7 +16,9 @@
  *	   and rank, its dishonor and professions, and the match's largest
  *	   roster and ladder points;
  *	2. fills each request, oldest first, with mm_matcher_backfill (the
- *	   matcher's scoring against that team, sizes adding up exactly); a
+ *	   matcher's scoring against that team, sizes adding up exactly, and
+ *	   the queue's rules against the whole match: for a queue with rules,
+ *	   the rosters of the requests' matches are read too); a
  *	   waiting roster holding a player of the match (one who left it and
  *	   queued again) is never put back into it;
  *	3. locks the picked rosters (FOR UPDATE SKIP LOCKED) and checks that

@@ -45,7 +45,9 @@
  * mm_matcher_backfill, at the end, fills the open seats of one team of a
  * running match with the same gatherPotentials / pickRoster / scoreRoster
  * against that team's figures (a backfill; the GW2 wiki page has none),
- * keeping only rosters that leave an exact fill possible.
+ * keeping only rosters that leave an exact fill possible and that keep
+ * the running match within the queue's rules (the rules' backfill phase,
+ * rules.h).
  *
  *-------------------------------------------------------------------------
  */
