@@ -45,7 +45,9 @@
  * mm_matcher_backfill, at the end, fills the open seats of one team of a
  * running match with the same gatherPotentials / pickRoster / scoreRoster
  * against that team's figures (a backfill; the GW2 wiki page has none),
- * keeping only rosters that leave an exact fill possible.
+ * keeping only rosters that leave an exact fill possible and that keep
+ * the running match within the queue's rules (the rules' backfill phase,
+ * rules.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -111,10 +113,14 @@ typedef struct MmMatcherRun
 	int			nrules;
 	const MmRule *rules;
 	double	   *limits;			/* per rule: its parameter at the target's wait */
+	int		   *levels;			/* per rule: the level of it (see rules.h, bits) */
+	uint64	  **bits;			/* per rule filtering as bits: each roster's, per level; else NULL */
+	uint64	   *tbits;			/* per rule: the target's bits at its level */
 	MmRuleState *rstate;		/* per rule: the match being populated */
 	int		   *rejected;		/* per rule: rosters it kept from the potentials */
 	int		   *blocked;		/* per rule: picks it refused while populating */
 	int			nsoft;			/* soft rules (scored) */
+	bool		backfill;		/* filling a running match: no buckets */
 } Run;
 
 static int
@@ -203,13 +209,53 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 	if (p->part != target->part)
 		return false;
 	for (int k = 0; k < run->nrules; k++)
-		if (!run->rules[k].ops->partitions && !run->rules[k].soft &&
-			!run->rules[k].ops->admit(&run->rules[k], run->limits[k], target, p, run->cfg->nregions))
+	{
+		const MmRule *rule = &run->rules[k];
+		bool		ok;
+
+		if (rule->ops->partitions || rule->soft)
+			continue;
+		if (run->bits[k] != NULL)
+			ok = (run->tbits[k] &
+				  run->bits[k][(p - run->r) * (rule->nsteps + 1) + run->levels[k]]) != 0;
+		else
+			ok = rule->ops->admit(rule, run->limits[k], target, p, run->cfg->nregions);
+		if (!ok)
 		{
 			run->rejected[k]++;
 			return false;
 		}
+	}
 	return true;
+}
+
+/*
+ * Each rule that filters as bits: every roster's bits at each level, once
+ * per run (a rule whose bits cannot be had filters by admit).
+ */
+static void
+rules_bits(Run *run)
+{
+	for (int k = 0; k < run->nrules; k++)
+	{
+		const MmRule *rule = &run->rules[k];
+		int			levels = rule->nsteps + 1;
+		uint64	   *bits;
+
+		run->bits[k] = NULL;
+		if (rule->ops->bits == NULL || rule->ops->partitions || rule->soft ||
+			levels > MM_FILTER_LEVELS)
+			continue;
+		bits = palloc(sizeof(uint64) * levels * Max(run->n, 1));
+		for (int i = 0; i < run->n; i++)
+			if (!rule->ops->bits(rule, &run->r[i], run->cfg->nregions, &bits[i * levels]))
+			{
+				pfree(bits);
+				bits = NULL;
+				break;
+			}
+		run->bits[k] = bits;
+	}
 }
 
 static void
@@ -295,6 +341,21 @@ team_reset(Team *t)
 	t->nrosters = 0;
 }
 
+/* Roster r joins the match, on team "side": the rules' state follows. */
+static void
+rules_join(Run *run, const MmRoster *r, int side)
+{
+	for (int k = 0; k < run->nrules; k++)
+	{
+		const MmRule *rule = &run->rules[k];
+
+		rule->ops->add(&run->rstate[k], rule, r, run->cfg->nregions);
+		/* (a running match's team the queue no longer has: no team state) */
+		if (rule->ops->team_add && side < rule->nteams)
+			rule->ops->team_add(&run->rstate[k], rule, r, side);
+	}
+}
+
 static void
 team_add(Run *run, int side, int i)
 {
@@ -309,19 +370,13 @@ team_add(Run *run, int side, int i)
 	for (int k = 0; k < r->nprof; k++)
 		run->prof_count[side][r->prof[k]] += r->prof_count[k];
 	run->chosen[i] = true;
-	for (int k = 0; k < run->nrules; k++)
-	{
-		const MmRuleOps *ops = run->rules[k].ops;
-
-		ops->add(&run->rstate[k], &run->rules[k], r, run->cfg->nregions);
-		if (ops->team_add)
-			ops->team_add(&run->rstate[k], &run->rules[k], r, side);
-	}
+	rules_join(run, r, side);
 }
 
 /*
  * The populate phase of the hard rules: may roster i join the match, on
- * team "side"?
+ * team "side"? While a tick populates, the bucketing rules hold by the
+ * bucket; a backfill checks them too.
  */
 static inline bool
 rules_fit(Run *run, int i, int side)
@@ -330,10 +385,10 @@ rules_fit(Run *run, int i, int side)
 	{
 		const MmRule *rule = &run->rules[k];
 
-		if (rule->soft)
+		if (rule->soft || (rule->ops->partitions && !run->backfill))
 			continue;
 		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
-			(rule->ops->team_fits &&
+			(rule->ops->team_fits && side < rule->nteams &&
 			 !rule->ops->team_fits(&run->rstate[k], rule, run->limits[k], &run->r[i], side)))
 		{
 			run->blocked[k]++;
@@ -615,7 +670,8 @@ record_match(Run *run, MmMatcherResult *res)
 
 /*
  * Bucket the rosters by their values of the equal rules: part is the
- * bucket, numbered in sort order. A roster missing one of the values is a
+ * bucket (numbered in sort order, or for one string attribute in order of
+ * first appearance). A roster missing one of the values is a
  * bucket of its own (it matches no one). Without equal rules, one bucket.
  */
 static const MmMatcherConfig *part_cfg;
@@ -655,17 +711,55 @@ cmp_part(const void *a, const void *b)
 static int
 assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 {
-	bool		any = false;
+	int			any = 0;
+	const MmRule *rule = NULL;
 	int		   *order;
 	int			nparts = 0;
 
 	for (int k = 0; k < cfg->nrules; k++)
-		any |= cfg->rules[k].ops->partitions;
+		if (cfg->rules[k].ops->partitions)
+		{
+			any++;
+			rule = &cfg->rules[k];
+		}
 	if (!any)
 	{
 		for (int i = 0; i < n; i++)
 			rosters[i].part = 0;
 		return 1;
+	}
+	/*
+	 * One equal rule of a string attribute: the buckets are the values'
+	 * ids, in the order they first appear (no sort; the order of the
+	 * buckets changes nothing but where they lie).
+	 */
+	if (any == 1 && cfg->attrs[rule->attr].type == MM_ATTR_STRING)
+	{
+		int			maxid = -1;
+		int		   *part;
+
+		for (int i = 0; i < n; i++)
+			if (mm_rule_attr_present(&rosters[i], rule))
+				maxid = Max(maxid, rosters[i].attr[rule->attr].id);
+		part = palloc(sizeof(int) * (maxid + 1));
+		for (int v = 0; v <= maxid; v++)
+			part[v] = -1;
+		for (int i = 0; i < n; i++)
+		{
+			int			id;
+
+			if (!mm_rule_attr_present(&rosters[i], rule))
+			{
+				rosters[i].part = nparts++;
+				continue;
+			}
+			id = rosters[i].attr[rule->attr].id;
+			if (part[id] < 0)
+				part[id] = nparts++;
+			rosters[i].part = part[id];
+		}
+		pfree(part);
+		return nparts;
 	}
 	order = palloc(sizeof(int) * n);
 	for (int i = 0; i < n; i++)
@@ -681,6 +775,58 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 	}
 	pfree(order);
 	return nparts + 1;
+}
+
+/*
+ * A copy of the rosters with each bucket's side by side, in queue order
+ * within it (a stable counting sort by bucket), their professions too: a
+ * target only ever looks at its own bucket, and its potentials, whose
+ * scores are read for every pick, are then near each other in memory
+ * rather than spread over the whole queue. Nothing else changes: the
+ * matcher compares rosters' places only within a bucket. *perm gets the
+ * given roster of each place, *inv the place of each given roster.
+ */
+static MmRoster *
+bucket_major(const MmRoster *given, int n, int nparts, int **perm, int **inv)
+{
+	MmRoster   *w = palloc(sizeof(MmRoster) * n);
+	int		   *first = palloc0(sizeof(int) * (nparts + 1));
+	int			nprof = 0;
+	int		   *prof;
+
+	*perm = palloc(sizeof(int) * n);
+	*inv = palloc(sizeof(int) * n);
+	for (int i = 0; i < n; i++)
+	{
+		first[given[i].part + 1]++;
+		nprof += given[i].nprof;
+	}
+	for (int p = 0; p < nparts; p++)
+		first[p + 1] += first[p];
+	prof = palloc(sizeof(int) * 2 * Max(nprof, 1));
+	for (int i = 0; i < n; i++)
+	{
+		int			j = first[given[i].part]++;
+
+		(*perm)[j] = i;
+		(*inv)[i] = j;
+	}
+	for (int j = 0; j < n; j++)
+	{
+		const MmRoster *g = &given[(*perm)[j]];
+
+		w[j] = *g;
+		w[j].prof = prof;
+		w[j].prof_count = prof + g->nprof;
+		if (g->nprof > 0)
+		{
+			memcpy(w[j].prof, g->prof, sizeof(int) * g->nprof);
+			memcpy(w[j].prof_count, g->prof_count, sizeof(int) * g->nprof);
+		}
+		prof += 2 * g->nprof;
+	}
+	pfree(first);
+	return w;
 }
 
 /* The rule to blame for a failed target: the one that refused the most; -1: none. */
@@ -700,27 +846,35 @@ blame(const int *counts, int nrules)
  * rosters of the queue. Fills the rosters' results and "res".
  */
 void
-mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
+mm_matcher_run(MmRoster *given, int n, int nprofessions,
 			   const MmMatcherConfig *cfg, MmMatcherResult *res)
 {
 	Run			run;
 	int			ntargets = cfg->prefix ? cfg->filter.rosters : Min(n, cfg->filter.rosters);
 	double		start = now_ms();
 	int			size = cfg->team_size;
+	MmRoster   *rosters = given;
+	int		   *perm = NULL;	/* bucket-major order: the given roster of each */
+	int		   *inv = NULL;		/* and the place of each given roster */
 
 	memset(res, 0, sizeof(*res));
 	memset(&run, 0, sizeof(run));
-	run.model = &mm_matcher_gw2;
-	run.r = rosters;
-	run.n = n;
-	run.cfg = cfg;
-	run.nprofessions = nprofessions;
 	if (n == 0)
 	{
 		/* an empty prefix (its rosters had no players) tells nothing */
 		res->undecided = cfg->prefix;
 		return;
 	}
+	/* the buckets, and their rosters side by side (bucket_major) */
+	run.nparts = assign_parts(given, n, cfg);
+	/* worth its copy when the targets are many (a whole queue's, say) */
+	if (run.nparts > 1 && (int64) Min(ntargets, n) * 8 >= n)
+		rosters = bucket_major(given, n, run.nparts, &perm, &inv);
+	run.model = &mm_matcher_gw2;
+	run.r = rosters;
+	run.n = n;
+	run.cfg = cfg;
+	run.nprofessions = nprofessions;
 	run.in_queue = palloc(sizeof(bool) * n);
 	run.next = palloc(sizeof(int) * n);
 	run.prev = palloc(sizeof(int) * n);
@@ -730,6 +884,9 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	for (int k = 0; k < cfg->nrules; k++)
 		run.nsoft += cfg->rules[k].soft;
 	run.limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
+	run.levels = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	run.bits = palloc0(sizeof(uint64 *) * Max(cfg->nrules, 1));
+	run.tbits = palloc0(sizeof(uint64) * Max(cfg->nrules, 1));
 	run.rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
 	run.rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
 	run.blocked = palloc0(sizeof(int) * Max(cfg->nrules, 1));
@@ -764,11 +921,8 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
-	for (int k = 0; k < cfg->nrules; k++)
-		if (cfg->rules[k].ops->prepare)
-			cfg->rules[k].ops->prepare(&cfg->rules[k], rosters, n, cfg->nregions);
+	rules_bits(&run);
 	/* the buckets: a live list and a range of by_lo each */
-	run.nparts = assign_parts(rosters, n, cfg);
 	run.head = palloc(sizeof(int) * run.nparts);
 	run.part_live = palloc0(sizeof(int) * run.nparts);
 	run.part_start = palloc0(sizeof(int) * run.nparts);
@@ -803,9 +957,11 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 	for (int j = 0; j < n; j++)
 		run.part_end[rosters[run.by_lo[j]].part] = j + 1;
 
-	for (int target = 0; target < ntargets; target++)
+	/* the targets in queue order */
+	for (int t = 0; t < ntargets; t++)
 	{
 		MmFailReason reason;
+		int			target;
 
 		CHECK_FOR_INTERRUPTS();
 		if (res->targets_tried > 0 && now_ms() - start > cfg->filter.limit_ms)
@@ -813,19 +969,25 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			res->stopped_by_limit = true;
 			break;
 		}
-		if (target >= n)
+		if (t >= n)
 		{
 			/* a prefix shorter than the targets: the queue may hold more */
 			res->undecided = true;
 			break;
 		}
+		target = inv ? inv[t] : t;
 		if (!run.in_queue[target])
 			continue;			/* matched as an earlier target's potential */
 		res->targets_tried++;
 		queue_remove(&run, target);
 		for (int k = 0; k < run.nrules; k++)
 		{
-			run.limits[k] = mm_rule_limit(&run.rules[k], rosters[target].age);
+			const MmRule *rule = &run.rules[k];
+
+			run.levels[k] = mm_rule_level(rule, rosters[target].age);
+			run.limits[k] = mm_rule_level_limit(rule, run.levels[k]);
+			if (run.bits[k] != NULL)
+				run.tbits[k] = run.bits[k][target * (rule->nsteps + 1) + run.levels[k]];
 			run.rejected[k] = run.blocked[k] = 0;
 		}
 		run.model->filter(&run, &rosters[target]);
@@ -894,6 +1056,15 @@ mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 			run.team[side].nrosters = 0;
 		}
 	}
+	/* the results, in the given order */
+	if (perm != NULL)
+	{
+		for (int j = 0; j < n; j++)
+			given[perm[j]] = rosters[j];
+		for (int m = 0; m < res->nmatches; m++)
+			for (int k = 0; k < res->matches[m].nmembers; k++)
+				res->matches[m].members[k] = perm[res->matches[m].members[k]];
+	}
 }
 
 /* Backfill: open seats of a running match's team */
@@ -935,9 +1106,9 @@ fill_possible(const int *cnt, int target, int *reach, int *used)
  * exactly; -1 if none. Ties go to the earlier roster in queue order.
  */
 static int
-pick_backfill(const Run *run, const int *potentials, int npotentials, const bool *chosen,
+pick_backfill(Run *run, const int *potentials, int npotentials, const bool *chosen,
 			  int needed, const TeamFigures *team, double max_ladder, int max_roster_size,
-			  int *cnt, int *reach, int *used)
+			  int side, int *cnt, int *reach, int *used)
 {
 	int			best = -1;
 	double		best_score = 0;
@@ -964,7 +1135,8 @@ pick_backfill(const Run *run, const int *potentials, int npotentials, const bool
 		if (fits[s] < 0)
 			continue;
 		score = run->model->score(run, i, 0, team, max_ladder, max_roster_size);
-		if (best < 0 || best_score < score)
+		/* the rules only for a roster that would be the best so far */
+		if ((best < 0 || best_score < score) && (run->nrules == 0 || rules_fit(run, i, side)))
 		{
 			best = i;
 			best_score = score;
@@ -972,6 +1144,51 @@ pick_backfill(const Run *run, const int *potentials, int npotentials, const bool
 	}
 	pfree(fits);
 	return best;
+}
+
+/*
+ * The queue's rules against a running match: their state over every roster
+ * of the match, then their backfill phase (rules.h), which gives each rule
+ * the parameter a roster joining team->side is held to (the request's at
+ * its wait, loosened to what the match already has). False when no roster
+ * can join: the match holds no rosters to check them against.
+ */
+static bool
+backfill_rules(Run *run, const MmBackfillTeam *team)
+{
+	MmBackfillSeats seats;
+	const MmMatcherConfig *cfg = run->cfg;
+
+	run->nrules = cfg->nrules;
+	run->rules = cfg->rules;
+	run->limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
+	run->rstate = palloc0(sizeof(MmRuleState) * Max(cfg->nrules, 1));
+	run->rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	run->blocked = palloc0(sizeof(int) * Max(cfg->nrules, 1));
+	for (int k = 0; k < cfg->nrules; k++)
+		run->nsoft += cfg->rules[k].soft;
+	if (cfg->nrules == 0)
+		return true;
+	if (team->nmatch == 0)
+		return false;
+	for (int k = 0; k < cfg->nrules; k++)
+		cfg->rules[k].ops->start(&run->rstate[k], &cfg->rules[k], &team->match[0], cfg->nregions);
+	for (int j = 0; j < team->nmatch; j++)
+		rules_join(run, &team->match[j], team->match[j].team);
+	seats.side = team->side;
+	seats.present = team->present;
+	seats.left = team->left;
+	seats.region = team->region;
+	for (int k = 0; k < cfg->nrules; k++)
+	{
+		const MmRule *rule = &cfg->rules[k];
+		double		limit = mm_rule_limit(rule, team->age);
+
+		run->limits[k] = rule->ops->backfill
+			? rule->ops->backfill(&run->rstate[k], rule, limit, &seats, cfg->nregions)
+			: limit;
+	}
+	return true;
 }
 
 /*
@@ -1016,6 +1233,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	run.n = n;
 	run.cfg = cfg;
 	run.nprofessions = nprofessions;
+	run.backfill = true;
 	/* the team, and the others' professions as one (scoring.type match) */
 	run.nteams = 2;
 	run.prof_count[0] = team->prof_count[0];
@@ -1023,8 +1241,18 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	team->npicked = 0;
 	team->picked = palloc(sizeof(int) * Max(needed, 1));
 	team->fail_reason = MM_FAIL_NONE;
+	team->fail_rule = -1;
+	team->undecided = false;
+	if (!backfill_rules(&run, team))
+	{
+		team->fail_reason = MM_FAIL_RULE;
+		return;
+	}
 
-	/* gatherPotentials against the team's range */
+	/*
+	 * gatherPotentials against the team's range; the hard rules filter
+	 * against the match (they have no target to be held to pairwise)
+	 */
 	for (int i = 0; i < n && npotentials < cfg->filter.potentials_max; i++)
 	{
 		MmRoster   *r = &rosters[i];
@@ -1035,6 +1263,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		r->hi = r->rating + cfg->filter.deviations * r->deviation + rpad;
 		if (taken[i] || r->players > needed || r->lo > hi || r->hi < lo)
 			continue;
+		if (run.nrules > 0 && !rules_fit(&run, i, team->side))
+			continue;
 		potentials[npotentials++] = i;
 	}
 	/* as for a target: fewer than potentials_max over a prefix may grow */
@@ -1042,6 +1272,9 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	if (npotentials == 0)
 	{
 		team->fail_reason = MM_FAIL_NO_POTENTIALS;
+		team->fail_rule = blame(run.blocked, run.nrules);
+		if (team->fail_rule >= 0)
+			team->fail_reason = MM_FAIL_RULE;
 		return;
 	}
 
@@ -1057,11 +1290,12 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		figures.rank = sum_rank / players;
 		figures.dishonor = dishonor;
 		best = pick_backfill(&run, potentials, npotentials, chosen, needed, &figures,
-							 max_ladder, max_roster_size, cnt, reach, used);
+							 max_ladder, max_roster_size, team->side, cnt, reach, used);
 		if (best < 0)
 			break;
 		r = &rosters[best];
 		chosen[best] = true;
+		rules_join(&run, r, team->side);
 		team->picked[team->npicked++] = best;
 		needed -= r->players;
 		sum_rating_low += r->rating_low * r->players;
@@ -1076,6 +1310,9 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	{
 		/* no exact fill: nothing is taken */
 		team->fail_reason = MM_FAIL_INCOMPLETE;
+		team->fail_rule = blame(run.blocked, run.nrules);
+		if (team->fail_rule >= 0)
+			team->fail_reason = MM_FAIL_RULE;
 		team->npicked = 0;
 		return;
 	}

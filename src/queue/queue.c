@@ -23,6 +23,7 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -107,9 +108,23 @@ column(TupleDesc desc, const char *name, bool required, Oid *types, int ntypes)
 
 static Oid	number_types[] = {FLOAT8OID, FLOAT4OID, INT2OID, INT4OID, INT8OID, NUMERICOID};
 
+/* One row of the rosters query, its columns deformed once (by number, 1-based). */
+typedef struct Row
+{
+	Datum	   *values;
+	bool	   *nulls;
+} Row;
+
+static inline Datum
+row_value(const Row *row, int col, bool *isnull)
+{
+	*isnull = row->nulls[col - 1];
+	return row->values[col - 1];
+}
+
 /* A numeric column's value as a double; "dflt" when the column is absent. */
 static double
-number(HeapTuple tup, TupleDesc desc, int col, const char *name, double dflt)
+number(const Row *row, TupleDesc desc, int col, const char *name, double dflt)
 {
 	bool		isnull;
 	Datum		d;
@@ -117,7 +132,7 @@ number(HeapTuple tup, TupleDesc desc, int col, const char *name, double dflt)
 
 	if (col == 0)
 		return dflt;
-	d = SPI_getbinval(tup, desc, col, &isnull);
+	d = row_value(row, col, &isnull);
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -308,6 +323,7 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	int			nplayers = 0;
 	int			cap = 64;
 	int			kept = 0;
+	Row			row;
 
 	if (n > INT_MAX / 4)
 		ereport(ERROR,
@@ -338,28 +354,31 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 	if (!counts)
 		players = palloc(sizeof(PlayerOf) * cap);
 	r = palloc0(sizeof(MmRoster) * Max(n, 1));
+	row.values = palloc(sizeof(Datum) * desc->natts);
+	row.nulls = palloc(sizeof(bool) * desc->natts);
 	for (uint64 i = 0; i < n; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
 		MmRoster   *x = &r[kept];
 		bool		isnull;
 		Datum		d;
 
 		CHECK_FOR_INTERRUPTS();
-		if (counts && number(tup, desc, c.players, "players", 0) == 0)
+		/* every column at once (one by one, each walks the row again) */
+		heap_deform_tuple(SPI_tuptable->vals[i], desc, row.values, row.nulls);
+		if (counts && number(&row, desc, c.players, "players", 0) == 0)
 			continue;
 		kept++;
-		d = SPI_getbinval(tup, desc, c.roster_id, &isnull);
+		d = row_value(&row, c.roster_id, &isnull);
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("rosters query column \"roster_id\" must not be null")));
 		x->id = SPI_gettypeid(desc, c.roster_id) == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);
 		if (counts)
-			x->players = (int) number(tup, desc, c.players, "players", 0);
+			x->players = (int) number(&row, desc, c.players, "players", 0);
 		else
 		{
-			d = SPI_getbinval(tup, desc, c.players, &isnull);
+			d = row_value(&row, c.players, &isnull);
 			if (isnull)
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -372,8 +391,8 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("roster must have at least one player"),
 					 errdetail("Roster %lld has an empty players array.", (long long) x->id)));
-		x->rating = number(tup, desc, c.rating, "rating", 0);
-		x->deviation = number(tup, desc, c.deviation, "deviation", 0);
+		x->rating = number(&row, desc, c.rating, "rating", 0);
+		x->deviation = number(&row, desc, c.deviation, "deviation", 0);
 		if (x->deviation < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -387,13 +406,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 					 errdetail("Roster %lld has rating %g and deviation %g.", (long long) x->id,
 							   x->rating, x->deviation),
 					 errhint("A roster's rating lies between -1e9 and 1e9, its deviation between 0 and 1e9.")));
-		x->rank = number(tup, desc, c.rank, "rank", 0);
-		x->ladder = number(tup, desc, c.ladder, "ladder_points", 0);
-		x->dishonor = number(tup, desc, c.dishonor, "dishonor", 0);
+		x->rank = number(&row, desc, c.rank, "rank", 0);
+		x->ladder = number(&row, desc, c.ladder, "ladder_points", 0);
+		x->dishonor = number(&row, desc, c.dishonor, "dishonor", 0);
 		x->age = 0;
 		if (c.joined_at)
 		{
-			d = SPI_getbinval(tup, desc, c.joined_at, &isnull);
+			d = row_value(&row, c.joined_at, &isnull);
 			if (!isnull)
 			{
 				TimestampTz joined = DatumGetTimestampTz(d);
@@ -409,14 +428,14 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		}
 		if (c.professions)
 		{
-			d = SPI_getbinval(tup, desc, c.professions, &isnull);
+			d = row_value(&row, c.professions, &isnull);
 			if (!isnull)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
 		}
 		x->role_count = NULL;
 		if (c.roles && cfg->nroles > 0)
 		{
-			d = SPI_getbinval(tup, desc, c.roles, &isnull);
+			d = row_value(&row, c.roles, &isnull);
 			if (!isnull)
 				mm_rules_read_roles(cfg, x, DatumGetArrayTypeP(d), !counts);
 		}
@@ -427,13 +446,13 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 
 			if (c.attributes && cfg->nattrs > 0)
 			{
-				d = SPI_getbinval(tup, desc, c.attributes, &isnull);
+				d = row_value(&row, c.attributes, &isnull);
 				if (!isnull)
 					attrs = DatumGetJsonbP(d);
 			}
 			if (c.latencies && cfg->latency_rule >= 0)
 			{
-				d = SPI_getbinval(tup, desc, c.latencies, &isnull);
+				d = row_value(&row, c.latencies, &isnull);
 				if (!isnull)
 					lat = DatumGetJsonbP(d);
 			}
@@ -444,87 +463,24 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		mm_rules_read_finish(r, kept, &rd);
 	cfg->nregions = rd.nregions;
 	out->region_names = rd.region_names;
+	out->reader = NULL;
+	if (rd.values != NULL)
+	{
+		out->reader = palloc(sizeof(MmRuleReader));
+		*out->reader = rd;
+	}
+	out->reader = NULL;
+	if (rd.values != NULL)
+	{
+		out->reader = palloc(sizeof(MmRuleReader));
+		*out->reader = rd;
+	}
 	if (!counts)
 		check_unique(r, kept, players, nplayers);
 	out->r = r;
 	out->n = kept;
 	out->nprof = prof.n;
 	out->prof_names = prof.names;
-}
-
-/*
- * Each player's role as its place among the queue's declared roles
- * ($roles): of some rosters, or of the whole queue.
- */
-enum
-{
-	ROLES_ROSTERS,
-	ROLES_QUEUE
-};
-
-static MmStatement roles_statements[] = {
-	[ROLES_ROSTERS] = {
-		"SELECT qp.roster_id, array_position($roles, qp.role) FROM mm.queued_player qp "
-		"WHERE qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids) AND qp.role IS NOT NULL",
-		{{"queue_id", INT4OID}, {"roles", TEXTARRAYOID}, {"roster_ids", INT8ARRAYOID}}
-	},
-	[ROLES_QUEUE] = {
-		"SELECT qp.roster_id, array_position($roles, qp.role) FROM mm.queued_player qp "
-		"WHERE qp.queue_id = $queue_id AND qp.role IS NOT NULL",
-		{{"queue_id", INT4OID}, {"roles", TEXTARRAYOID}}
-	},
-};
-
-void
-mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole)
-{
-	MmArgs		a;
-	MmRosterIndex *lookup;
-	int			nlookup;
-
-	if (cfg->nroles == 0 || set->n == 0)
-		return;
-	/* the declared roles: the query gives each player's role as its position there */
-	/*
-	 * A prefix of the queue: its players by the seat key; the whole queue:
-	 * its players with a role, in one scan (an ANY over 100k ids and a
-	 * grouping cost three times the scan). One row per player, no
-	 * aggregate.
-	 */
-	mm_args_begin(&a, whole ? &roles_statements[ROLES_QUEUE] : &roles_statements[ROLES_ROSTERS]);
-	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
-	mm_arg(&a, "roles", mm_text_array_datum(cfg->nroles, cfg->roles));
-	if (!whole)
-	{
-		int64	   *ids = palloc(sizeof(int64) * Max(set->n, 1));
-
-		for (int i = 0; i < set->n; i++)
-			ids[i] = set->r[i].id;
-		mm_arg(&a, "roster_ids", mm_int8_array_datum(set->n, ids));
-	}
-	mm_run(&a, true, SPI_OK_SELECT);
-	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
-	for (uint64 row = 0; row < SPI_processed; row++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[row];
-		bool		isnull;
-		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
-		Datum		role = SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull);
-		int			k;
-		MmRoster   *x;
-
-		CHECK_FOR_INTERRUPTS();
-		/* a role the queue no longer declares counts as none */
-		if (isnull)
-			continue;
-		k = mm_roster_find(lookup, nlookup, id);
-		if (k < 0)
-			continue;
-		x = &set->r[k];
-		if (x->role_count == NULL)
-			x->role_count = palloc0(sizeof(int) * cfg->nroles);
-		x->role_count[DatumGetInt32(role) - 1]++;
-	}
 }
 
 /* Run a user's rosters query (a single plain SELECT) and read its rows. */
@@ -558,46 +514,28 @@ put_row(ReturnSetInfo *rsinfo, int match_no, int64 roster_id, const char *team,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* GW2's prediction of team i (as red) against team j (as blue). */
-static double
-pair_prediction(const MmMatch *mt, const MmMatcherConfig *cfg, int i, int j)
-{
-	MmTeamSummary red,
-				blue;
-
-	red.avg_rank = mt->avg_rank[i];
-	red.avg_rating_low = mt->avg_rating_low[i];
-	red.max_roster_size = mt->max_roster_size[i];
-	blue.avg_rank = mt->avg_rank[j];
-	blue.avg_rating_low = mt->avg_rating_low[j];
-	blue.max_roster_size = mt->max_roster_size[j];
-	return mm_predict(&red, &blue, &cfg->prediction);
-}
-
 /*
  * The prediction of a match made by the matcher: GW2's, red against blue,
  * in [-1, 1] (-1: red dominates). With more teams, that of the most
- * lopsided pairing: over the pairs of teams i < j in team order (i as red),
- * the prediction of largest magnitude, the first such pair on a tie; so
- * -1 says that some team dominates a later one, and 0 that every pairing
- * is even.
+ * lopsided pairing (mm_predict_match): over the pairs of teams i < j in
+ * team order (i as red), the prediction of largest magnitude, the first
+ * such pair on a tie; so -1 says that some team dominates a later one, and
+ * 0 that every pairing is even.
  */
+StaticAssertDecl(MM_TEAMS <= MM_PREDICTION_TEAMS, "a queue's teams are a match's teams");
+
 double
 mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 {
-	double		best = 0;
+	MmTeamSummary teams[MM_TEAMS];
 
-	if (cfg->nteams == 2)
-		return pair_prediction(mt, cfg, 0, 1);
-	for (int i = 0; i < cfg->nteams; i++)
-		for (int j = i + 1; j < cfg->nteams; j++)
-		{
-			double		p = pair_prediction(mt, cfg, i, j);
-
-			if (fabs(p) > fabs(best))
-				best = p;
-		}
-	return best;
+	for (int t = 0; t < cfg->nteams; t++)
+	{
+		teams[t].avg_rank = mt->avg_rank[t];
+		teams[t].avg_rating_low = mt->avg_rating_low[t];
+		teams[t].max_roster_size = mt->max_roster_size[t];
+	}
+	return mm_predict_match(teams, cfg->nteams, &cfg->prediction, NULL);
 }
 
 /*
