@@ -2,8 +2,9 @@
  *
  * matcher.h
  *		The GW2 PvP roster matcher (the Guild Wars 2 wiki's PvP matchmaking page) over an in-memory array of
- *		rosters: plain C structs, no fmgr. queue.c reads rosters from SQL,
- *		calls mm_matcher_run and writes the results back.
+ *		rosters: plain C structs, no fmgr. roster_read.c reads rosters from
+ *		SQL; mm.match_rosters (queue.c) and a tick (tick.c) call
+ *		mm_matcher_run, and a tick writes the results back.
  *
  *-------------------------------------------------------------------------
  */
@@ -207,9 +208,10 @@ typedef struct MmMatcherResult
  * The matcher's phases as one interface, as MmRatingModel is for rating
  * families: filter (a target's potentials: gatherPotentials), populate
  * (fill its teams: populateMatch, shouldPopulateRed, pickRoster) and score
- * (a potential for a team: scoreRoster). GW2's, in matcher.c, is the one
- * mm_matcher_run and mm_matcher_backfill run; its state (MmMatcherRun) is
- * private to matcher.c. The rules (rules.h) plug into these phases: hard
+ * (a potential for a team: scoreRoster). GW2's, in matcher_gw2.c, is the
+ * one mm_matcher_run (matcher.c) and mm_matcher_backfill
+ * (matcher_backfill.c) run; its state (MmMatcherRun, matcher_run.h) is
+ * private to those files. The rules (rules.h) plug into these phases: hard
  * rules' admit into filter, their fits into populate, soft rules' measure
  * into score; mm.explain names the rule that blocked a target.
  */
@@ -276,7 +278,7 @@ extern void mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 								const MmMatcherConfig *cfg, MmBackfillTeam *team,
 								bool *taken);
 
-/* The rosters read from a query (queue.c). */
+/* The rosters read from a query (roster_read.c). */
 typedef struct MmRosterSet
 {
 	MmRoster   *r;
@@ -342,7 +344,7 @@ extern void mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *a
 /* The id of a region among the rosters read by rd; -1 if none of them has it. */
 extern int	mm_rules_region_id(const MmRuleReader *rd, const char *name);
 
-/* SQL side (queue.c, tick.c, backfill.c): these use SPI and fmgr. */
+/* SQL side (roster_read.c, queue_commit.c, tick.c, backfill.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
 
 /* Order int64 values (for qsort and bsearch). */
@@ -379,7 +381,7 @@ extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cf
 /*
  * Each team's odds of a match (its probability of winning), in team order,
  * into odds[cfg->nteams], under the queue's rating model from the figures
- * of its rosters (queue.c): at two teams the family's two-team odds; with
+ * of its rosters (match_odds.c): at two teams the family's two-team odds; with
  * more, the mean over a team's pairings, as the families' predict does.
  */
 extern void mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,

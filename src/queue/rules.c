@@ -303,7 +303,7 @@ mm_rules_check_attributes(const MmMatcherConfig *cfgp, Jsonb *attrs, Jsonb *lat)
 	return JsonbValueToJsonb(res);
 }
 
-/* Reading the attributes and latencies of rosters (queue.c) */
+/* Reading the attributes and latencies of rosters (roster_read.c) */
 
 /* Intern a string to an id, per table. */
 typedef struct InternEntry

@@ -12,7 +12,7 @@
  *	   rows and no tick log entry;
  *	2. reads the waiting rosters without locking them (a plain snapshot
  *	   read: enqueue, leave and update_roster never wait for this step);
- *	3. runs the matcher of matcher.c over them in memory;
+ *	3. runs the matcher (matcher.c) over them in memory;
  *	4. for each match, locks its rosters (FOR UPDATE SKIP LOCKED) and checks
  *	   that all of them, with all their players, are still there; if one
  *	   left, is being changed, or lost a player meanwhile, the match is
