@@ -27,13 +27,18 @@ OBJS        = \
 	src/placement/signals.o \
 	src/queue/backfill.o \
 	src/queue/matcher.o \
+	src/queue/matcher_backfill.o \
+	src/queue/matcher_gw2.o \
+	src/queue/match_odds.o \
 	src/queue/queue.o \
+	src/queue/queue_commit.o \
 	src/queue/queue_config.o \
 	src/queue/ready.o \
 	src/queue/result_match.o \
 	src/queue/results.o \
 	src/queue/results_check.o \
 	src/queue/results_rating.o \
+	src/queue/roster_read.o \
 	src/queue/rule_distance.o \
 	src/queue/rule_equal.o \
 	src/queue/rule_intersect.o \

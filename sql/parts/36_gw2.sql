@@ -15,21 +15,34 @@ COMMENT ON FUNCTION mm.prediction_config_defaults() IS
 CREATE FUNCTION mm.match_prediction_teams(red_rank float8, red_rating_low float8, red_max_roster_size float8,
                                           blue_rank float8, blue_rating_low float8, blue_max_roster_size float8,
                                           config jsonb DEFAULT '{}',
-                                          OUT prediction float8, OUT red_odds float8, OUT blue_odds float8)
+                                          OUT prediction float8, OUT red_odds float8, OUT blue_odds float8,
+                                          OUT odds float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'mm_match_prediction_teams'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mm.match_prediction_teams(float8, float8, float8, float8, float8, float8, jsonb) IS
-    'predict a match from each team''s average rank, average effective rating and largest roster: prediction in [-1, 1] (-1 red dominates) and each team''s odds of victory';
+    'predict a match of red and blue from each team''s average rank, average effective rating and largest roster: prediction in [-1, 1] (-1 red dominates), each team''s odds of victory, and both as odds';
+
+CREATE FUNCTION mm.match_prediction_teams(rank float8[], rating_low float8[], max_roster_size float8[],
+                                          config jsonb DEFAULT '{}',
+                                          OUT prediction float8, OUT red_odds float8, OUT blue_odds float8,
+                                          OUT odds float8[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'mm_match_prediction_teams_arrays'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm.match_prediction_teams(float8[], float8[], float8[], jsonb) IS
+    'predict a match of 2 to 64 teams from each team''s average rank, average effective rating and largest roster (one element per team, in team order): the prediction of its most lopsided pairing, the first two teams'' odds of victory, and every team''s (the mean of its pairwise odds times 2 / k)';
 
 CREATE FUNCTION mm.match_prediction(team text[], rating float8[], deviation float8[], rank float8[],
                                     players integer[], config jsonb DEFAULT '{}',
-                                    OUT prediction float8, OUT red_odds float8, OUT blue_odds float8)
+                                    teams text[] DEFAULT '{red,blue}',
+                                    OUT prediction float8, OUT red_odds float8, OUT blue_odds float8,
+                                    OUT odds float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'mm_match_prediction'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[], jsonb) IS
-    'predict a match from its rosters (one element per roster: team red/blue, rating, deviation, average rank, players): prediction in [-1, 1] and each team''s odds of victory';
+COMMENT ON FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[], jsonb, text[]) IS
+    'predict a match from its rosters (one element per roster: its team, one of teams (red and blue by default, in team order), rating, deviation, average rank, players): prediction in [-1, 1] (at more teams its most lopsided pairing''s), the first two teams'' odds of victory, and every team''s';
 
 CREATE FUNCTION mm.odds_of_victory(prediction float8, team text)
 RETURNS float8

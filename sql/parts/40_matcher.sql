@@ -575,6 +575,40 @@ $$;
 COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[], int) IS
     'internal: check a roster''s rating (from -1e9 to 1e9), deviation (from 0 to 1e9), rank, ladder points, dishonor and professions (each a name of at most 63 bytes)';
 
+-- Check a roster's roles (enqueue and update_roster): one per player, in the
+-- order of its players, or none; each one of the queue's declared roles.
+CREATE FUNCTION mm._check_roles(config jsonb, queue text, roles text[], players int, what text DEFAULT 'roster')
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    role text;
+BEGIN
+    IF array_position(roles, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'roles must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF cardinality(roles) NOT IN (0, players) THEN
+        RAISE EXCEPTION 'roles must name one role per player'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The %s has %s players and %s roles.', what, players, cardinality(roles)),
+                  HINT = 'Give one role per player, in the order of players, or none.';
+    END IF;
+    SELECT x INTO role FROM unnest(roles) x
+    WHERE NOT x = ANY (ARRAY(SELECT jsonb_array_elements_text(config -> 'roles'))) LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'unknown role "%"', role
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = CASE WHEN jsonb_array_length(config -> 'roles') = 0
+                              THEN format('Queue "%s" declares no roles (config key "roles").', queue)
+                              ELSE format('Queue "%s" declares: %s.', queue,
+                                          (SELECT string_agg(x, ', ') FROM jsonb_array_elements_text(config -> 'roles') x)) END;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._check_roles(jsonb, text, text[], int, text) IS
+    'internal: check a roster''s roles (or a backfill request''s, "what") against its queue''s complete config (mm.matcher_config): one per player or none, each a role the queue declares';
+
 CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
@@ -596,7 +630,6 @@ DECLARE
     id bigint;
     distributed boolean;
     held boolean;
-    s_role text;
 BEGIN
     IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
@@ -628,27 +661,7 @@ BEGIN
         RAISE EXCEPTION 'deviation, rank, ladder_points, professions, joined_at, attributes, latencies and roles must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    -- roles: one per player, in the order of players, or none; each one of
-    -- the queue's declared roles
-    IF array_position(roles, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'roles must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF cardinality(roles) NOT IN (0, n) THEN
-        RAISE EXCEPTION 'roles must name one role per player'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The roster has %s players and %s roles.', n, cardinality(roles)),
-                  HINT = 'Give one role per player, in the order of players, or none.';
-    END IF;
-    SELECT x INTO s_role FROM unnest(roles) x
-    WHERE NOT x = ANY (ARRAY(SELECT jsonb_array_elements_text(cfg -> 'roles'))) LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'unknown role "%"', s_role
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = CASE WHEN jsonb_array_length(cfg -> 'roles') = 0
-                              THEN format('Queue "%s" declares no roles (config key "roles").', queue)
-                              ELSE format('Queue "%s" declares: %s.', queue,
-                                          (SELECT string_agg(x, ', ') FROM jsonb_array_elements_text(cfg -> 'roles') x)) END;
-    END IF;
+    PERFORM mm._check_roles(cfg, queue, roles, n);
     IF NOT isfinite(joined_at) THEN
         RAISE EXCEPTION 'joined_at must be finite' USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -948,44 +961,69 @@ COMMENT ON FUNCTION mm.remove_player(bigint, bigint) IS
 
 CREATE FUNCTION mm.update_roster(roster_id bigint, rating float8 DEFAULT NULL, deviation float8 DEFAULT NULL,
                                  rank float8 DEFAULT NULL, ladder_points float8 DEFAULT NULL,
-                                 dishonor int DEFAULT NULL, professions text[] DEFAULT NULL)
+                                 dishonor int DEFAULT NULL, professions text[] DEFAULT NULL,
+                                 attributes jsonb DEFAULT NULL, latencies jsonb DEFAULT NULL,
+                                 roles text[] DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     n int;
-    q int;
+    r mm.roster;
+    q mm.queue;
 BEGIN
     IF roster_id IS NULL THEN
         RAISE EXCEPTION 'roster_id must not be null' USING ERRCODE = 'null_value_not_allowed';
     END IF;
     -- lock the roster first: its players cannot change meanwhile (they are
     -- found by their key, queue and roster)
-    SELECT r.queue_id INTO q FROM mm.roster r
-    WHERE r.roster_id = update_roster.roster_id AND r.match_id IS NULL FOR UPDATE;
-    SELECT count(*) INTO n FROM mm.queued_player qp
-    WHERE qp.queue_id = q AND qp.roster_id = update_roster.roster_id;
-    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
-    UPDATE mm.roster r
-    SET rating = coalesce(update_roster.rating, r.rating),
-        deviation = coalesce(update_roster.deviation, r.deviation),
-        rank = coalesce(update_roster.rank, r.rank),
-        ladder_points = coalesce(update_roster.ladder_points, r.ladder_points),
-        dishonor = coalesce(update_roster.dishonor, r.dishonor)
-    WHERE r.roster_id = update_roster.roster_id AND r.match_id IS NULL;
+    SELECT * INTO r FROM mm.roster x
+    WHERE x.roster_id = update_roster.roster_id AND x.match_id IS NULL FOR UPDATE;
     IF NOT FOUND THEN
+        -- not waiting: a bad value is still an error, not false
+        PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, NULL, 0);
         RETURN false;
     END IF;
-    IF professions IS NOT NULL THEN
-        UPDATE mm.queued_player qp SET profession = professions[qp.seat]
-        WHERE qp.queue_id = q AND qp.roster_id = update_roster.roster_id;
+    SELECT count(*) INTO n FROM mm.queued_player qp
+    WHERE qp.queue_id = r.queue_id AND qp.roster_id = update_roster.roster_id;
+    PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
+    -- attributes, latencies and roles checked as mm.enqueue checks them
+    -- (the stored attributes or latencies with the other one given)
+    IF attributes IS NOT NULL OR latencies IS NOT NULL OR roles IS NOT NULL THEN
+        SELECT * INTO q FROM mm.queue x WHERE x.queue_id = r.queue_id;
+    END IF;
+    IF attributes IS NOT NULL OR latencies IS NOT NULL THEN
+        attributes := mm._check_attributes(q.config, coalesce(attributes, r.attributes),
+                                           coalesce(latencies, r.latencies));
+    END IF;
+    IF roles IS NOT NULL THEN
+        PERFORM mm._check_roles(mm.matcher_config(q.config), q.name, roles, n);
+    END IF;
+    UPDATE mm.roster x
+    SET rating = coalesce(update_roster.rating, x.rating),
+        deviation = coalesce(update_roster.deviation, x.deviation),
+        rank = coalesce(update_roster.rank, x.rank),
+        ladder_points = coalesce(update_roster.ladder_points, x.ladder_points),
+        dishonor = coalesce(update_roster.dishonor, x.dishonor),
+        attributes = coalesce(update_roster.attributes, x.attributes),
+        latencies = coalesce(update_roster.latencies, x.latencies)
+    WHERE x.queue_id = r.queue_id AND x.roster_id = update_roster.roster_id;
+    -- one per player in party order (seat order: mm.remove_player leaves gaps)
+    IF professions IS NOT NULL OR roles IS NOT NULL THEN
+        UPDATE mm.queued_player qp
+        SET profession = CASE WHEN update_roster.professions IS NULL THEN qp.profession
+                              ELSE update_roster.professions[o.place] END,
+            role = CASE WHEN update_roster.roles IS NULL THEN qp.role ELSE update_roster.roles[o.place] END
+        FROM (SELECT x.seat, row_number() OVER (ORDER BY x.seat) AS place FROM mm.queued_player x
+              WHERE x.queue_id = r.queue_id AND x.roster_id = update_roster.roster_id) o
+        WHERE qp.queue_id = r.queue_id AND qp.roster_id = update_roster.roster_id AND qp.seat = o.seat;
     END IF;
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]) IS
-    'change a waiting roster''s data (NULL keeps a value; professions ''{}'' clears them); false if it is not waiting; keeps its place in the queue';
+COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[], jsonb, jsonb, text[]) IS
+    'change a waiting roster''s data (NULL keeps a value; professions or roles ''{}'' clears them); attributes, latencies and roles are checked as mm.enqueue checks them (attributes replace the stored ones, defaults filled in); false if it is not waiting; keeps its place in the queue';
 
 -- A queue's waiting rosters with their players in party order. No join:
 -- the rosters and their players are one append of two scans grouped by

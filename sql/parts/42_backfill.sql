@@ -1,7 +1,8 @@
 -- Backfill: a player left a running match; the next tick of the match's
 -- queue fills the team's open seats from the queue, before it makes new
--- matches, with the matcher's own scoring against that team (src/queue/backfill.c,
--- mm_matcher_backfill in src/queue/matcher.c). The rosters are delivered like a
+-- matches, with the matcher's own scoring against that team and the
+-- queue's rules against the match (src/queue/backfill.c, mm_matcher_backfill
+-- in src/queue/matcher.c). The rosters are delivered like a
 -- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
 -- kind 'backfill'.
 
@@ -17,6 +18,7 @@ CREATE TABLE mm.backfill (
     match_id     bigint NOT NULL,
     team         text NOT NULL,
     players      int NOT NULL,
+    roles        text[] NOT NULL DEFAULT '{}',
     status       text NOT NULL DEFAULT 'open',
     requested_at timestamptz NOT NULL DEFAULT now(),
     ended_at     timestamptz,
@@ -28,6 +30,10 @@ CREATE TABLE mm.backfill (
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
     CONSTRAINT backfill_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
     CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
+    CONSTRAINT backfill_roles_check CHECK (array_ndims(roles) IS NULL
+                                           OR (array_ndims(roles) = 1 AND array_lower(roles, 1) = 1
+                                               AND cardinality(roles) = players
+                                               AND array_position(roles, NULL) IS NULL)),
     CONSTRAINT backfill_status_check CHECK (status IN ('open', 'filled', 'cancelled', 'expired')),
     CONSTRAINT backfill_ended_check CHECK ((status = 'open') = (ended_at IS NULL)),
     CONSTRAINT backfill_tick_check CHECK ((status = 'filled') = (tick_id IS NOT NULL)),
@@ -39,6 +45,8 @@ CREATE INDEX backfill_open_idx ON mm.backfill (queue_id, backfill_id) WHERE stat
 CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
     WHERE status = 'filled' AND delivered_at IS NULL;
 COMMENT ON TABLE mm.backfill IS 'backfill requests (mm.request_backfill): open seats of a team of a running match; open until a tick fills them (filled, with the tick), mm.cancel_backfill cancels them, or the match is reported or abandoned (expired); delivered_at is set when mm.claim_matches hands the filled rosters out';
+COMMENT ON COLUMN mm.backfill.roles IS 'the roles of the players who left, one per seat, or none: a role queue''s backfill fills the roles the team lacks';
+COMMENT ON CONSTRAINT backfill_roles_check ON mm.backfill IS 'roles are none, or one per seat';
 COMMENT ON INDEX mm.backfill_open_idx IS 'open requests of a queue, oldest first (ticks)';
 COMMENT ON INDEX mm.backfill_undelivered_idx IS 'filled requests of a queue not yet claimed (mm.claim_matches)';
 COMMENT ON CONSTRAINT backfill_match_team_key ON mm.backfill IS 'the key the rosters of a backfill refer to (mm.roster, mm.ended_roster): a backfilled roster joins the request''s match and team';
@@ -55,7 +63,7 @@ ALTER TABLE mm.ended_roster
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
 
-CREATE FUNCTION mm.request_backfill(match_id bigint, team text, players int)
+CREATE FUNCTION mm.request_backfill(match_id bigint, team text, players int, roles text[] DEFAULT '{}')
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -69,8 +77,9 @@ DECLARE
     how text;
     id bigint;
 BEGIN
-    IF request_backfill.match_id IS NULL OR request_backfill.team IS NULL OR request_backfill.players IS NULL THEN
-        RAISE EXCEPTION 'match_id, team and players must not be null'
+    IF request_backfill.match_id IS NULL OR request_backfill.team IS NULL OR request_backfill.players IS NULL
+       OR request_backfill.roles IS NULL THEN
+        RAISE EXCEPTION 'match_id, team, players and roles must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     IF request_backfill.players < 1 THEN
@@ -115,6 +124,9 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = format('It was dropped at %s; no tick fills its matches.', q.dropped_at);
     END IF;
+    -- the leavers' roles: one per seat or none, roles the queue declares
+    PERFORM mm._check_roles(mm.matcher_config(q.config), q.name, request_backfill.roles,
+                            request_backfill.players, 'request');
     size := (mm.matcher_config(q.config) ->> 'team_size')::int;
     SELECT coalesce(sum(b.players), 0) INTO requested FROM mm.backfill b
     WHERE b.match_id = m.match_id AND b.team = request_backfill.team AND b.status = 'open';
@@ -125,14 +137,14 @@ BEGIN
                                   request_backfill.players, q.name, size, requested),
                   HINT = 'Ask for the players who left and are not yet requested; mm.cancel_backfill cancels a request.';
     END IF;
-    INSERT INTO mm.backfill (queue_id, match_id, team, players)
-    VALUES (m.queue_id, m.match_id, request_backfill.team, request_backfill.players)
+    INSERT INTO mm.backfill (queue_id, match_id, team, players, roles)
+    VALUES (m.queue_id, m.match_id, request_backfill.team, request_backfill.players, request_backfill.roles)
     RETURNING backfill.backfill_id INTO id;
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.request_backfill(bigint, text, int) IS
-    'ask the next tick of a match''s queue to fill "players" open seats of its team "team" (players left the running match) from the queue, before new matches, with the matcher''s scoring against that team; returns the request id; the filled rosters are delivered by mm.claim_matches (kind backfill) and the queue''s channel; refused for a finished match, an unknown team, players < 1 or more than the team''s room';
+COMMENT ON FUNCTION mm.request_backfill(bigint, text, int, text[]) IS
+    'ask the next tick of a match''s queue to fill "players" open seats of its team "team" (players left the running match, with roles, one per seat or none) from the queue, before new matches, with the matcher''s scoring against that team and the queue''s rules against the match; returns the request id; the filled rosters are delivered by mm.claim_matches (kind backfill) and the queue''s channel; refused for a finished match, an unknown team, players < 1 or more than the team''s room, roles the queue does not declare';
 
 CREATE FUNCTION mm.cancel_backfill(backfill_id bigint)
 RETURNS boolean

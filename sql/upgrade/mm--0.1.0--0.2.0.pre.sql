@@ -518,6 +518,12 @@ ALTER TABLE mm.match
     ADD CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
                                            AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
                                            AND red_odds = odds[1] AND blue_odds = odds[2]);
+-- mm.match_prediction takes the match's teams and both predictions return
+-- every team's odds
+DROP FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[], jsonb);
+DROP FUNCTION mm.match_prediction_teams(float8, float8, float8, float8, float8, float8, jsonb);
+-- mm.update_roster takes attributes, latencies and roles as mm.enqueue does
+DROP FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]);
 
 -- ==== calibrated odds ====
 -- A queue's odds are its rating family's scaled by what its results taught

@@ -100,6 +100,14 @@ extern void mm_check_nonnegative(double value, const char *what);
 extern double mm_check_result(double value, const char *what);
 
 /*
+ * A numeric (a jsonb number, say) as a float8: exactly what numeric_float8
+ * gives, without its trip through text for the values a double holds
+ * exactly enough (at most 2^53 times a power of ten up to 10^22).
+ */
+struct NumericData;
+extern double mm_numeric_float8(struct NumericData *num);
+
+/*
  * Deconstruct a one-dimensional float8[] into a palloc'd C array, refusing
  * NULL elements and multidimensional arrays. Returns the element count; an
  * empty array gives 0 and *values = NULL. Elements are not checked for

@@ -9,7 +9,8 @@
  * clamp((blue - red) / spread, -1, 1); the prediction is the weighted mean
  * of the enabled metrics, clamped to [-1, 1]; -1 means red dominates and +1
  * means blue dominates. A team's odds of victory are prediction / 2 + 0.5
- * for blue and 1 minus that for red.
+ * for blue and 1 minus that for red. A match of more teams is predicted
+ * pair by pair (mm_predict_match).
  *
  * Configuration (jsonb, keys mirror the XML <Prediction> element):
  *
@@ -81,6 +82,21 @@ extern double mm_predict(const MmTeamSummary *red, const MmTeamSummary *blue,
 
 /* Odds of victory in [0, 1] of the red team (red = true) or the blue team. */
 extern double mm_odds_of_victory(double prediction, bool red);
+
+/* A match has at most this many teams (a queue's "teams"). */
+#define MM_PREDICTION_TEAMS 64
+
+/*
+ * Predict a match of k teams (2 <= k <= MM_PREDICTION_TEAMS), in team
+ * order: the prediction of its most lopsided pairing (over the pairs i < j,
+ * i as red, the prediction of largest magnitude, the first such pair on a
+ * tie), and, when odds is not NULL, each team's odds of victory in
+ * odds[k]: the mean of its pairwise odds times 2 / k, odds_i = 2 / (k (k -
+ * 1)) sum over j != i of P(i beats j), P from the pair's prediction. At two
+ * teams, exactly mm_predict and mm_odds_of_victory; the odds add up to one.
+ */
+extern double mm_predict_match(const MmTeamSummary *teams, int k,
+							   const MmPredictionConfig *cfg, double *odds);
 
 /*
  * Ladder points of one game of one player (gw2_ladder.c): what

@@ -12,6 +12,13 @@
  * total weight of 0 (every metric off or weightless) predicts 0, an even
  * match. Odds of victory: blue = prediction / 2 + 0.5, red = 1 - blue.
  *
+ * A match of more teams (the GW2 wiki page has two) is predicted pair by
+ * pair (mm_predict_match): its prediction is its most lopsided pairing's,
+ * and team i's odds are 2 / (k (k - 1)) times the sum over the other teams
+ * j of its odds of victory against j, the pairwise form the rating
+ * families' predictions and the tick's odds take for k teams; at two teams
+ * this is exactly the GW2 wiki's.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gw2.h"
@@ -21,6 +28,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 
 /* Largest spread or weight a configuration accepts. */
@@ -175,6 +183,45 @@ mm_odds_of_victory(double prediction, bool red)
 	return red ? 1.0 - normalized : normalized;
 }
 
+double
+mm_predict_match(const MmTeamSummary *teams, int k, const MmPredictionConfig *cfg, double *odds)
+{
+	double		best = 0;
+
+	if (k == 2)
+	{
+		/* GW2's two teams, exactly */
+		best = mm_predict(&teams[0], &teams[1], cfg);
+		if (odds)
+		{
+			odds[0] = mm_odds_of_victory(best, true);
+			odds[1] = mm_odds_of_victory(best, false);
+		}
+		return best;
+	}
+	if (odds)
+		for (int t = 0; t < k; t++)
+			odds[t] = 0;
+	for (int i = 0; i < k; i++)
+		for (int j = i + 1; j < k; j++)
+		{
+			double		p = mm_predict(&teams[i], &teams[j], cfg);
+
+			if (fabs(p) > fabs(best))
+				best = p;
+			if (odds)
+			{
+				/* team i as red, team j as blue */
+				odds[i] += mm_odds_of_victory(p, true);
+				odds[j] += mm_odds_of_victory(p, false);
+			}
+		}
+	if (odds)
+		for (int t = 0; t < k; t++)
+			odds[t] /= k * (k - 1) / 2.0;
+	return best;
+}
+
 /* SQL wrappers */
 
 /* Parse a prediction config (NULL: defaults). */
@@ -182,6 +229,225 @@ static void
 prediction_config(Jsonb *config, MmPredictionConfig *cfg)
 {
 	mm_config_read(&mm_prediction_config_kind, config, cfg);
+}
+
+/*
+ * Return (prediction, red_odds, blue_odds, odds) of a match of k teams as
+ * the function's result row: red_odds and blue_odds are the first two
+ * teams' odds (as mm.match keeps them).
+ */
+static Datum
+prediction_row(FunctionCallInfo fcinfo, const MmTeamSummary *teams, int k,
+			   const MmPredictionConfig *cfg)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	double	   *odds = palloc(sizeof(double) * k);
+
+	values[0] = Float8GetDatum(mm_predict_match(teams, k, cfg, odds));
+	values[1] = Float8GetDatum(odds[0]);
+	values[2] = Float8GetDatum(odds[1]);
+	values[3] = mm_float8_array_datum(k, odds, NULL);
+	return mm_result_row(fcinfo, values, nulls);
+}
+
+/* Refuse a number of teams a match cannot have. */
+static void
+check_team_count(int k, const char *what)
+{
+	if (k < 2 || k > MM_PREDICTION_TEAMS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must have 2 to %d elements, one per team", what, MM_PREDICTION_TEAMS),
+				 errdetail("It has %d.", k),
+				 errhint("Give one element per team of the match, in team order.")));
+}
+
+/* Check and store one team's summary. */
+static void
+team_summary(MmTeamSummary *t, double rank, double rating_low, double max_roster_size,
+			 const char *rank_what, const char *rating_what, const char *size_what)
+{
+	mm_check_finite(rank, rank_what);
+	mm_check_finite(rating_low, rating_what);
+	mm_check_positive(max_roster_size, size_what);
+	t->avg_rank = rank;
+	t->avg_rating_low = rating_low;
+	t->max_roster_size = max_roster_size;
+}
+
+PG_FUNCTION_INFO_V1(mm_match_prediction_teams);
+
+/*
+ * mm.match_prediction_teams(red_rank, red_rating_low, red_max_roster_size,
+ *		blue_rank, blue_rating_low, blue_max_roster_size, config jsonb)
+ *		-> (prediction, red_odds, blue_odds, odds)
+ */
+Datum
+mm_match_prediction_teams(PG_FUNCTION_ARGS)
+{
+	MmPredictionConfig cfg;
+	MmTeamSummary teams[2];
+
+	team_summary(&teams[0], PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2),
+				 "red_rank", "red_rating_low", "red_max_roster_size");
+	team_summary(&teams[1], PG_GETARG_FLOAT8(3), PG_GETARG_FLOAT8(4), PG_GETARG_FLOAT8(5),
+				 "blue_rank", "blue_rating_low", "blue_max_roster_size");
+	prediction_config(PG_GETARG_JSONB_P(6), &cfg);
+	return prediction_row(fcinfo, teams, 2, &cfg);
+}
+
+PG_FUNCTION_INFO_V1(mm_match_prediction_teams_arrays);
+
+/*
+ * mm.match_prediction_teams(rank float8[], rating_low float8[],
+ *		max_roster_size float8[], config jsonb)
+ *		-> (prediction, red_odds, blue_odds, odds)
+ *
+ * One element per team, in team order.
+ */
+Datum
+mm_match_prediction_teams_arrays(PG_FUNCTION_ARGS)
+{
+	MmPredictionConfig cfg;
+	MmTeamSummary *teams;
+	double	   *rank;
+	double	   *rating_low;
+	double	   *size;
+	int			k = mm_float8_array(PG_GETARG_ARRAYTYPE_P(0), "rank", &rank);
+	int			n_rating = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "rating_low", &rating_low);
+	int			n_size = mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "max_roster_size", &size);
+
+	if (n_rating != k || n_size != k)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("rank, rating_low and max_roster_size must have the same length"),
+				 errdetail("The lengths are %d, %d and %d.", k, n_rating, n_size),
+				 errhint("Pass one element per team in every array.")));
+	check_team_count(k, "rank");
+	teams = palloc(sizeof(MmTeamSummary) * k);
+	for (int t = 0; t < k; t++)
+		team_summary(&teams[t], rank[t], rating_low[t], size[t], "rank", "rating_low", "max_roster_size");
+	prediction_config(PG_GETARG_JSONB_P(3), &cfg);
+	return prediction_row(fcinfo, teams, k, &cfg);
+}
+
+/* The teams' names of mm.match_prediction as a list for messages. */
+static char *
+team_list(char *const *names, int k)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	for (int t = 0; t < k; t++)
+		appendStringInfo(&b, "%s\"%s\"", t == 0 ? "" : t == k - 1 ? " and " : ", ", names[t]);
+	return b.data;
+}
+
+PG_FUNCTION_INFO_V1(mm_match_prediction);
+
+/*
+ * mm.match_prediction(team text[], rating float8[], deviation float8[],
+ *		rank float8[], players int[], config jsonb, teams text[])
+ *		-> (prediction, red_odds, blue_odds, odds)
+ *
+ * One element per roster; "teams" names the match's teams in team order
+ * (red and blue by default). A team's averages weigh each roster by its
+ * player count (they are averages over the team's players); its roster
+ * size is its largest roster's player count.
+ */
+Datum
+mm_match_prediction(PG_FUNCTION_ARGS)
+{
+	ArrayType  *team_array = PG_GETARG_ARRAYTYPE_P(0);
+	double	   *rating;
+	double	   *deviation;
+	double	   *rank;
+	int32	   *players;
+	Datum	   *teams;
+	Datum	   *name_datums;
+	char	  **names;
+	int			n_team;
+	int			n;
+	int			n_dev;
+	int			n_rank;
+	int			n_players;
+	int			k;
+	MmPredictionConfig cfg;
+	MmTeamSummary *sum;
+	double	   *count;
+
+	n_team = mm_text_array(team_array, "team", &teams);
+	n = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "rating", &rating);
+	n_dev = mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation);
+	n_rank = mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank);
+	n_players = mm_int4_array(PG_GETARG_ARRAYTYPE_P(4), "players", &players);
+	if (n_team != n || n_dev != n || n_rank != n || n_players != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("team, rating, deviation, rank and players must have the same length"),
+				 errdetail("The lengths are %d, %d, %d, %d and %d.",
+						   n_team, n, n_dev, n_rank, n_players),
+				 errhint("Pass one element per roster in every array.")));
+	prediction_config(PG_GETARG_JSONB_P(5), &cfg);
+	k = mm_text_array(PG_GETARG_ARRAYTYPE_P(6), "teams", &name_datums);
+	check_team_count(k, "teams");
+	names = palloc(sizeof(char *) * k);
+	for (int t = 0; t < k; t++)
+	{
+		names[t] = TextDatumGetCString(name_datums[t]);
+		for (int u = 0; u < t; u++)
+			if (strcmp(names[u], names[t]) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("teams must not name a team twice"),
+						 errdetail("\"%s\" appears twice.", names[t])));
+	}
+
+	sum = palloc0(sizeof(MmTeamSummary) * k);
+	count = palloc0(sizeof(double) * k);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name = TextDatumGetCString(teams[i]);
+		int			t;
+
+		for (t = 0; t < k; t++)
+			if (strcmp(names[t], name) == 0)
+				break;
+		if (t == k)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("team \"%s\" is not one of the match's teams", name),
+					 errdetail("The teams are %s.", team_list(names, k)),
+					 errhint("Pass the match's teams, in team order, as teams.")));
+		mm_check_finite(rating[i], "rating");
+		mm_check_nonnegative(deviation[i], "deviation");
+		mm_check_finite(rank[i], "rank");
+		if (players[i] < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("players must be positive"),
+					 errdetail("Element %d is %d.", i + 1, players[i]),
+					 errhint("Pass each roster's player count (at least 1).")));
+		sum[t].avg_rank += rank[i] * players[i];
+		sum[t].avg_rating_low += (rating[i] - deviation[i]) * players[i];
+		if (players[i] > sum[t].max_roster_size)
+			sum[t].max_roster_size = players[i];
+		count[t] += players[i];
+	}
+	for (int t = 0; t < k; t++)
+	{
+		if (count[t] == 0.0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("team \"%s\" has no rosters", names[t]),
+					 errhint("Pass at least one roster for each team of teams.")));
+		sum[t].avg_rank /= count[t];
+		sum[t].avg_rating_low = mm_check_result(sum[t].avg_rating_low / count[t],
+												"average rating");
+		sum[t].avg_rank = mm_check_result(sum[t].avg_rank, "average rank");
+	}
+	return prediction_row(fcinfo, sum, k, &cfg);
 }
 
 /* Read a team name: true for red, false for blue. */
@@ -198,128 +464,6 @@ team_is_red(const char *team)
 			 errdetail("The value is \"%s\".", team),
 			 errhint("Pass 'red' or 'blue' (lower case).")));
 	return false;				/* not reached */
-}
-
-/* Return (prediction, red_odds, blue_odds) as the function's result row. */
-static Datum
-prediction_row(FunctionCallInfo fcinfo, double prediction)
-{
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
-
-	values[0] = Float8GetDatum(prediction);
-	values[1] = Float8GetDatum(mm_odds_of_victory(prediction, true));
-	values[2] = Float8GetDatum(mm_odds_of_victory(prediction, false));
-	return mm_result_row(fcinfo, values, nulls);
-}
-
-PG_FUNCTION_INFO_V1(mm_match_prediction_teams);
-
-/*
- * mm.match_prediction_teams(red_rank, red_rating_low, red_max_roster_size,
- *		blue_rank, blue_rating_low, blue_max_roster_size, config jsonb)
- *		-> (prediction, red_odds, blue_odds)
- */
-Datum
-mm_match_prediction_teams(PG_FUNCTION_ARGS)
-{
-	MmPredictionConfig cfg;
-	MmTeamSummary red;
-	MmTeamSummary blue;
-
-	red.avg_rank = PG_GETARG_FLOAT8(0);
-	red.avg_rating_low = PG_GETARG_FLOAT8(1);
-	red.max_roster_size = PG_GETARG_FLOAT8(2);
-	blue.avg_rank = PG_GETARG_FLOAT8(3);
-	blue.avg_rating_low = PG_GETARG_FLOAT8(4);
-	blue.max_roster_size = PG_GETARG_FLOAT8(5);
-	mm_check_finite(red.avg_rank, "red_rank");
-	mm_check_finite(red.avg_rating_low, "red_rating_low");
-	mm_check_positive(red.max_roster_size, "red_max_roster_size");
-	mm_check_finite(blue.avg_rank, "blue_rank");
-	mm_check_finite(blue.avg_rating_low, "blue_rating_low");
-	mm_check_positive(blue.max_roster_size, "blue_max_roster_size");
-	prediction_config(PG_GETARG_JSONB_P(6), &cfg);
-	return prediction_row(fcinfo, mm_predict(&red, &blue, &cfg));
-}
-
-PG_FUNCTION_INFO_V1(mm_match_prediction);
-
-/*
- * mm.match_prediction(team text[], rating float8[], deviation float8[],
- *		rank float8[], players int[], config jsonb)
- *		-> (prediction, red_odds, blue_odds)
- *
- * One element per roster. A team's averages weigh each roster by its
- * player count (they are averages over the team's players); its roster
- * size is its largest roster's player count.
- */
-Datum
-mm_match_prediction(PG_FUNCTION_ARGS)
-{
-	ArrayType  *team_array = PG_GETARG_ARRAYTYPE_P(0);
-	double	   *rating;
-	double	   *deviation;
-	double	   *rank;
-	int32	   *players;
-	Datum	   *teams;
-	int			n_team;
-	int			n;
-	int			n_dev;
-	int			n_rank;
-	int			n_players;
-	MmPredictionConfig cfg;
-	MmTeamSummary sum[2];
-	double		count[2] = {0.0, 0.0};
-
-	n_team = mm_text_array(team_array, "team", &teams);
-	n = mm_float8_array(PG_GETARG_ARRAYTYPE_P(1), "rating", &rating);
-	n_dev = mm_float8_array(PG_GETARG_ARRAYTYPE_P(2), "deviation", &deviation);
-	n_rank = mm_float8_array(PG_GETARG_ARRAYTYPE_P(3), "rank", &rank);
-	n_players = mm_int4_array(PG_GETARG_ARRAYTYPE_P(4), "players", &players);
-	if (n_team != n || n_dev != n || n_rank != n || n_players != n)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("team, rating, deviation, rank and players must have the same length"),
-				 errdetail("The lengths are %d, %d, %d, %d and %d.",
-						   n_team, n, n_dev, n_rank, n_players),
-				 errhint("Pass one element per roster in every array.")));
-	prediction_config(PG_GETARG_JSONB_P(5), &cfg);
-
-	memset(sum, 0, sizeof(sum));
-	for (int i = 0; i < n; i++)
-	{
-		int			t;
-
-		t = team_is_red(TextDatumGetCString(teams[i])) ? 0 : 1;
-		mm_check_finite(rating[i], "rating");
-		mm_check_nonnegative(deviation[i], "deviation");
-		mm_check_finite(rank[i], "rank");
-		if (players[i] < 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("players must be positive"),
-					 errdetail("Element %d is %d.", i + 1, players[i]),
-					 errhint("Pass each roster's player count (at least 1).")));
-		sum[t].avg_rank += rank[i] * players[i];
-		sum[t].avg_rating_low += (rating[i] - deviation[i]) * players[i];
-		if (players[i] > sum[t].max_roster_size)
-			sum[t].max_roster_size = players[i];
-		count[t] += players[i];
-	}
-	for (int t = 0; t < 2; t++)
-	{
-		if (count[t] == 0.0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("team \"%s\" has no rosters", t == 0 ? "red" : "blue"),
-					 errhint("Pass at least one roster for each of red and blue.")));
-		sum[t].avg_rank /= count[t];
-		sum[t].avg_rating_low = mm_check_result(sum[t].avg_rating_low / count[t],
-												"average rating");
-		sum[t].avg_rank = mm_check_result(sum[t].avg_rank, "average rank");
-	}
-	return prediction_row(fcinfo, mm_predict(&sum[0], &sum[1], &cfg));
 }
 
 PG_FUNCTION_INFO_V1(mm_odds_of_victory_sql);

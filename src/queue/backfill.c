@@ -16,7 +16,9 @@
  *	   and rank, its dishonor and professions, and the match's largest
  *	   roster and ladder points;
  *	2. fills each request, oldest first, with mm_matcher_backfill (the
- *	   matcher's scoring against that team, sizes adding up exactly); a
+ *	   matcher's scoring against that team, sizes adding up exactly, and
+ *	   the queue's rules against the whole match: for a queue with rules,
+ *	   the rosters of the requests' matches are read too); a
  *	   waiting roster holding a player of the match (one who left it and
  *	   queued again) is never put back into it;
  *	3. locks the picked rosters (FOR UPDATE SKIP LOCKED) and checks that
@@ -50,6 +52,7 @@
 enum
 {
 	B_OPEN,
+	B_ROSTERS,
 	B_MOVE,
 	B_COUNT
 };
@@ -64,7 +67,8 @@ static MmStatement statements[B_COUNT] = {
 	 */
 	[B_OPEN] = {
 		"WITH b AS ("
-		" SELECT b.backfill_id, b.match_id, b.team, b.players, b.requested_at"
+		" SELECT b.backfill_id, b.match_id, b.team, b.players, b.requested_at, b.roles,"
+		" array_position(m.teams, b.team) - 1 AS side, m.region"
 		" FROM mm.backfill b JOIN mm.match m ON m.queue_id = b.queue_id AND m.match_id = b.match_id"
 		" WHERE b.queue_id = $queue_id AND b.status = 'open' AND m.status = 'matched'"
 		" ORDER BY b.backfill_id"
@@ -80,7 +84,8 @@ static MmStatement statements[B_COUNT] = {
 		" ARRAY(SELECT qp.roster_id FROM mm.queued_player qp"
 		"       WHERE qp.queue_id = $queue_id AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
 		"         SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
-		"         WHERE r.queue_id = $queue_id AND r.match_id = b.match_id)))"
+		"         WHERE r.queue_id = $queue_id AND r.match_id = b.match_id))),"
+		" b.match_id, b.side, b.region, b.roles"
 		" FROM b"
 		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
 		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"
@@ -92,6 +97,23 @@ static MmStatement statements[B_COUNT] = {
 		" WHERE t.rating IS NOT NULL"
 		" ORDER BY b.backfill_id",
 		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}}
+	},
+	/*
+	 * The rosters of the matches $match_ids (a queue with rules: they are
+	 * checked against the whole match), each with its team's index in its
+	 * match, its players' count and roles in party order: looked up by the
+	 * matches' ids, its players by its key.
+	 */
+	[B_ROSTERS] = {
+		"SELECT r.match_id, array_position(m.teams, r.team) - 1 AS side, p.players,"
+		" r.attributes, r.latencies, p.roles"
+		" FROM mm.roster r"
+		" JOIN mm.match m ON m.queue_id = r.queue_id AND m.match_id = r.match_id"
+		" CROSS JOIN LATERAL (SELECT count(*) AS players, array_agg(qp.role ORDER BY qp.seat) AS roles"
+		"   FROM mm.queued_player qp WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id) p"
+		" WHERE r.queue_id = $queue_id AND r.match_id = ANY ($match_ids)"
+		" ORDER BY r.match_id, r.roster_id",
+		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}}
 	},
 	/* move the rosters ($roster_ids) of the filled requests ($backfill_ids) into their matches */
 	[B_MOVE] = {
@@ -121,6 +143,7 @@ static MmStatement statements[B_COUNT] = {
 typedef struct Request
 {
 	int64		backfill_id;
+	int64		match_id;
 	MmBackfillTeam team;
 	int			nexclude;
 	int		   *exclude;		/* roster indexes holding a player of the match */
@@ -163,6 +186,69 @@ count_professions(HeapTuple tup, TupleDesc desc, int col, const MmRosterSet *set
 				counts[k]++;
 				break;
 			}
+	}
+}
+
+/*
+ * Read the rosters of the requests' matches for the queue's rules (the
+ * rules hold over the whole match a backfill joins), their values read as
+ * those of the waiting rosters (set->reader), into each request's team.
+ */
+static void
+read_match_rosters(int32 queue_id, const MmMatcherConfig *cfg, const MmRosterSet *set,
+				   Request *reqs, int nreqs)
+{
+	int64	   *ids = palloc(sizeof(int64) * nreqs);
+	MmArgs		a;
+	TupleDesc	desc;
+	uint64		rows;
+	MmRoster   *all;
+	int64	   *match_of;
+
+	for (int j = 0; j < nreqs; j++)
+		ids[j] = reqs[j].match_id;
+	mm_args_begin(&a, &statements[B_ROSTERS]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "match_ids", mm_id_array(ids, nreqs));
+	mm_run(&a, true, SPI_OK_SELECT);
+	rows = SPI_processed;
+	desc = SPI_tuptable->tupdesc;
+	all = palloc0(sizeof(MmRoster) * Max(rows, 1));
+	match_of = palloc(sizeof(int64) * Max(rows, 1));
+	for (uint64 row = 0; row < rows; row++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[row];
+		MmRoster   *x = &all[row];
+		bool		isnull;
+		Datum		d;
+		Jsonb	   *attrs;
+		Jsonb	   *lat;
+
+		CHECK_FOR_INTERRUPTS();
+		match_of[row] = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+		d = SPI_getbinval(tup, desc, 2, &isnull);
+		x->team = isnull ? MM_TEAMS : DatumGetInt32(d);
+		x->players = (int) DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+		d = SPI_getbinval(tup, desc, 4, &isnull);
+		attrs = isnull ? NULL : DatumGetJsonbP(d);
+		d = SPI_getbinval(tup, desc, 5, &isnull);
+		lat = isnull ? NULL : DatumGetJsonbP(d);
+		mm_rules_read_more(cfg, x, attrs, lat, set->reader);
+		d = SPI_getbinval(tup, desc, 6, &isnull);
+		mm_rules_read_roles(cfg, x, isnull ? NULL : DatumGetArrayTypeP(d), false);
+	}
+	/* each request's match: its rows (in the order of their match ids) */
+	for (int j = 0; j < nreqs; j++)
+	{
+		MmBackfillTeam *t = &reqs[j].team;
+		uint64		first = 0;
+
+		while (first < rows && match_of[first] < reqs[j].match_id)
+			first++;
+		t->match = &all[first];
+		t->nmatch = 0;
+		while (first + t->nmatch < rows && match_of[first + t->nmatch] == reqs[j].match_id)
+			t->nmatch++;
 	}
 }
 
@@ -232,7 +318,30 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 					q->exclude[q->nexclude++] = i;
 			}
 		}
+		/* what the rules need: the team's index, the region, the leavers' roles */
+		q->match_id = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
+		d = SPI_getbinval(tup, desc, 14, &isnull);
+		t->side = isnull ? 0 : DatumGetInt32(d);
+		t->region = -1;
+		d = SPI_getbinval(tup, desc, 15, &isnull);
+		if (!isnull)
+		{
+			t->region = mm_rules_region_id(set->reader, TextDatumGetCString(d));
+			if (t->region < 0)
+				t->region = MM_REGION_ABSENT;
+		}
+		t->left = NULL;
+		d = SPI_getbinval(tup, desc, 16, &isnull);
+		if (!isnull && cfg->nroles > 0)
+		{
+			MmRoster	leavers = {0};
+
+			mm_rules_read_roles(cfg, &leavers, DatumGetArrayTypeP(d), false);
+			t->left = leavers.role_count;
+		}
 	}
+	if (cfg->nrules > 0)
+		read_match_rosters(queue_id, cfg, set, *reqs, n);
 	return n;
 }
 

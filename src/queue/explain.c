@@ -153,7 +153,6 @@ mm_explain(PG_FUNCTION_ARGS)
 	queue_id = roster_queue(roster_id, &name, &cfg);
 	tick_run_queue(Q_READ, queue_id, true, SPI_OK_SELECT);
 	mm_read_rosters(at, true, &cfg, &set);
-	mm_read_roles(queue_id, &cfg, &set, true);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;

@@ -2,8 +2,9 @@
  *
  * matcher.h
  *		The GW2 PvP roster matcher (the Guild Wars 2 wiki's PvP matchmaking page) over an in-memory array of
- *		rosters: plain C structs, no fmgr. queue.c reads rosters from SQL,
- *		calls mm_matcher_run and writes the results back.
+ *		rosters: plain C structs, no fmgr. roster_read.c reads rosters from
+ *		SQL; mm.match_rosters (queue.c) and a tick (tick.c) call
+ *		mm_matcher_run, and a tick writes the results back.
  *
  *-------------------------------------------------------------------------
  */
@@ -164,8 +165,6 @@ typedef struct MmRoster
 	int			nlat;
 	int		   *role_count;		/* per declared role: its players; NULL: none given */
 	/* derived by mm_matcher_run */
-	bool		lat_masked;		/* lat_mask holds (see MM_LAT_LEVELS) */
-	uint64		lat_mask[MM_LAT_LEVELS];	/* per latency level: regions within it */
 	int			part;			/* its bucket: rosters equal on every equal rule */
 	double		rating_low;		/* effective rating: rating - deviation */
 	double		lo;				/* padded rating range */
@@ -209,9 +208,10 @@ typedef struct MmMatcherResult
  * The matcher's phases as one interface, as MmRatingModel is for rating
  * families: filter (a target's potentials: gatherPotentials), populate
  * (fill its teams: populateMatch, shouldPopulateRed, pickRoster) and score
- * (a potential for a team: scoreRoster). GW2's, in matcher.c, is the one
- * mm_matcher_run and mm_matcher_backfill run; its state (MmMatcherRun) is
- * private to matcher.c. The rules (rules.h) plug into these phases: hard
+ * (a potential for a team: scoreRoster). GW2's, in matcher_gw2.c, is the
+ * one mm_matcher_run (matcher.c) and mm_matcher_backfill
+ * (matcher_backfill.c) run; its state (MmMatcherRun, matcher_run.h) is
+ * private to those files. The rules (rules.h) plug into these phases: hard
  * rules' admit into filter, their fits into populate, soft rules' measure
  * into score; mm.explain names the rule that blocked a target.
  */
@@ -254,12 +254,23 @@ typedef struct MmBackfillTeam
 	double		dishonor;		/* the team's total stacks */
 	double		max_ladder;		/* highest ladder points of the match's rosters */
 	int			max_roster_size;	/* largest roster of the match */
-	double		age;			/* seconds since the request: widens its range */
+	double		age;			/* seconds since the request: widens its range
+								 * and relaxes the rules' parameters */
 	int		   *prof_count[2];	/* per profession id: this team's players, the other teams' */
+	/* for the queue's rules (none: nmatch 0) */
+	int			side;			/* the team's index in the match */
+	int			nmatch;			/* the match's rosters, every team's, each */
+	MmRoster   *match;			/* with its team, players, attributes,
+								 * latencies and roles */
+	int			region;			/* the match's region id; -1: none recorded;
+								 * MM_REGION_ABSENT: none of the rosters read has it */
+	int		   *left;			/* per role id: the roles of the players who
+								 * left (the request's); NULL: not given */
 	/* results */
 	int			npicked;
 	int		   *picked;			/* roster indexes, in the order picked */
 	MmFailReason fail_reason;	/* MM_FAIL_NONE when filled */
+	int			fail_rule;		/* MM_FAIL_RULE: the rule's index */
 	bool		undecided;		/* cfg->prefix: the fill needs more of the queue */
 } MmBackfillTeam;
 
@@ -267,7 +278,7 @@ extern void mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 								const MmMatcherConfig *cfg, MmBackfillTeam *team,
 								bool *taken);
 
-/* The rosters read from a query (queue.c). */
+/* The rosters read from a query (roster_read.c). */
 typedef struct MmRosterSet
 {
 	MmRoster   *r;
@@ -275,6 +286,7 @@ typedef struct MmRosterSet
 	int			nprof;			/* distinct professions */
 	char	  **prof_names;		/* their names, by profession id */
 	char	  **region_names;	/* by region id (cfg->nregions) */
+	struct MmRuleReader *reader;	/* how their values were read (rules); NULL: none */
 } MmRosterSet;
 
 /* Interning of the attribute values and regions of the rosters read. */
@@ -285,6 +297,9 @@ typedef struct MmRuleReader
 	HTAB	   *regions;
 	int			nregions;
 	char	  **region_names;
+	int		   *region_id;		/* once finished: a region's id by the order it was read in */
+#define MM_KEY_CACHE 16
+	int			key_region[MM_KEY_CACHE];	/* per key position: the region it was last, + 1 */
 } MmRuleReader;
 
 extern HTAB *mm_intern_create(const char *name);
@@ -318,8 +333,18 @@ extern void mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const cha
 extern void mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
 								 bool strict, MmRuleReader *rd);
 extern void mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd);
+/*
+ * Read another roster's attributes and latencies as those of the rosters
+ * read by rd (finished): string values get the same ids, latencies the same
+ * regions (a region none of them has is left out). rd may be NULL (the
+ * queue reads neither).
+ */
+extern void mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+							   MmRuleReader *rd);
+/* The id of a region among the rosters read by rd; -1 if none of them has it. */
+extern int	mm_rules_region_id(const MmRuleReader *rd, const char *name);
 
-/* SQL side (queue.c, tick.c, backfill.c): these use SPI and fmgr. */
+/* SQL side (roster_read.c, queue_commit.c, tick.c, backfill.c): these use SPI and fmgr. */
 extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
 
 /* Order int64 values (for qsort and bsearch). */
@@ -351,19 +376,12 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
-/*
- * A role queue's waiting rosters' roles (mm.queued_player.role), read by
- * one query over the rosters of the set (whole: the set is the whole
- * queue); nothing without declared roles, so the reads of other queues are
- * as before.
- */
-extern void mm_read_roles(int32 queue_id, const MmMatcherConfig *cfg, MmRosterSet *set, bool whole);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*
  * Each team's odds of a match (its probability of winning), in team order,
  * into odds[cfg->nteams], under the queue's rating model from the figures
- * of its rosters (queue.c), each pairing's odds scaled by the queue's
+ * of its rosters (match_odds.c), each pairing's odds scaled by the queue's
  * calibration (scale 1: the family's own; odds_scale.h): at two teams the
  * family's two-team odds; with more, the mean over a team's pairings, as
  * the families' predict does.

@@ -216,7 +216,9 @@ res_find_player(ResMatch *m, int64 id)
 
 /*
  * The place of team t (of the result, m->teams) in the match's team order
- * (mm.match.teams); the tick and the backfill write only those teams.
+ * (mm.match.teams). The tick and the backfill write only those teams; the
+ * tables do not hold it (docs/matchmaking.md, Team shapes), so a roster
+ * written otherwise is refused here.
  */
 int
 res_team_order(const ResMatch *m, int t)
@@ -224,7 +226,12 @@ res_team_order(const ResMatch *m, int t)
 	for (int k = 0; k < m->nmteams; k++)
 		if (strcmp(m->mteams[k], m->teams[t].name) == 0)
 			return k;
-	elog(ERROR, "team \"%s\" of match " INT64_FORMAT " is not one of its teams", m->teams[t].name, m->match_id);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("match " INT64_FORMAT " has a roster of team \"%s\", which is not one of its teams",
+					m->match_id, m->teams[t].name),
+			 errdetail("The match's teams are %s.", res_team_list(m)),
+			 errhint("A roster's team was written outside mm; set it to one of the match's teams.")));
 	return -1;
 }
 

@@ -38,10 +38,14 @@ distance_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregi
 static bool
 distance_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
 {
-	double		v = r->attr[rule->attr].num;
+	double		v;
 
 	(void) nregions;
 
+	/* the filter refuses it while populating; a backfill has no filter */
+	if (!mm_rule_attr_present(r, rule))
+		return false;
+	v = r->attr[rule->attr].num;
 	return Max(st->hi, v) - Min(st->lo, v) <= limit;
 }
 
@@ -73,10 +77,21 @@ distance_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, i
 	return Max(st->hi, v) - Min(st->lo, v);
 }
 
+/* backfill: the match's own difference, where it is larger than "max" */
+static double
+distance_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfillSeats *seats,
+				  int nregions)
+{
+	(void) rule;
+	(void) seats;
+	(void) nregions;
+	return st->lo <= st->hi ? Max(limit, st->hi - st->lo) : limit;
+}
+
 const MmRuleOps mm_rule_distance = {
 	.type = "distance", .param = "max", .param_min = 0, .param_max = 1e15,
 	.param_required = true, .relax_up = true, .attr_types = MM_ATTR_BIT(MM_ATTR_NUMBER),
 	.unit = "",
 	.admit = distance_admit, .start = distance_start, .fits = distance_fits, .add = distance_add,
-	.measure = distance_measure
+	.measure = distance_measure, .backfill = distance_backfill
 };

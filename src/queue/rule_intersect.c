@@ -58,17 +58,22 @@ intersect_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nreg
 	(void) nregions;
 
 	st->ids = palloc(sizeof(int) * Max(a->nset, 1));
-	memcpy(st->ids, a->set, sizeof(int) * a->nset);
+	if (a->nset > 0)
+		memcpy(st->ids, a->set, sizeof(int) * a->nset);
 	st->nids = a->nset;
 }
 
 static bool
 intersect_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
 {
-	const MmAttrValue *a = &r->attr[rule->attr];
+	const MmAttrValue *a;
 
 	(void) nregions;
 
+	/* the filter refuses it while populating; a backfill has no filter */
+	if (!mm_rule_attr_present(r, rule))
+		return false;
+	a = &r->attr[rule->attr];
 	return shared(st->ids, st->nids, a->set, a->nset, NULL) >= limit;
 }
 
@@ -82,9 +87,21 @@ intersect_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregio
 	st->nids = shared(st->ids, st->nids, a->set, a->nset, st->ids);
 }
 
+/* backfill: the values the match still shares, where fewer than "min" */
+static double
+intersect_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfillSeats *seats,
+				   int nregions)
+{
+	(void) rule;
+	(void) seats;
+	(void) nregions;
+	return Min(limit, st->nids);
+}
+
 const MmRuleOps mm_rule_intersect = {
 	.type = "intersect", .param = "min", .param_min = 0, .param_max = 1000,
 	.param_default = 1, .relax_up = false, .attr_types = MM_ATTR_BIT(MM_ATTR_SET),
 	.unit = " shared values",
-	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits, .add = intersect_add
+	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits, .add = intersect_add,
+	.backfill = intersect_backfill
 };

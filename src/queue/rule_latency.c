@@ -14,52 +14,34 @@
 
 #include <math.h>
 
-/* The level (0: the rule's value, s + 1: step s) a limit is the parameter of. */
-static int
-latency_level(const MmRule *rule, double limit)
+/*
+ * As bits: the regions within each level's "max" (at most 64 regions);
+ * a roster without latencies has none, and is no one's potential.
+ */
+static bool
+latency_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
 {
-	int			level = 0;
-
-	for (int s = 0; s < rule->nsteps; s++)
-		if (rule->steps[s].value == limit)
-			level = s + 1;
-	return level;
-}
-
-static void
-latency_prepare(const MmRule *rule, MmRoster *r, int n, int nregions)
-{
-	bool		masked = nregions <= 64 && rule->nsteps < MM_LAT_LEVELS && !rule->soft;
-
-	for (int i = 0; i < n; i++)
+	if (nregions > 64 || rule->soft)
+		return false;
+	for (int l = 0; l <= rule->nsteps; l++)
 	{
-		r[i].lat_masked = masked && r[i].lat != NULL;
-		if (!r[i].lat_masked)
-			continue;
-		for (int l = 0; l <= rule->nsteps; l++)
-		{
-			double		limit = l == 0 ? rule->value : rule->steps[l - 1].value;
-			uint64		mask = 0;
+		double		limit = mm_rule_level_limit(rule, l);
 
+		bits[l] = 0;
+		if (r->lat != NULL)
 			for (int k = 0; k < nregions; k++)
-				if (r[i].lat[k] <= limit)
-					mask |= UINT64CONST(1) << k;
-			r[i].lat_mask[l] = mask;
-		}
+				if (r->lat[k] <= limit)
+					bits[l] |= UINT64CONST(1) << k;
 	}
+	return true;
 }
 
 static bool
 latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
 {
+	(void) rule;
 	if (t->lat == NULL || p->lat == NULL)
 		return false;
-	if (t->lat_masked && p->lat_masked)
-	{
-		int			l = latency_level(rule, limit);
-
-		return (t->lat_mask[l] & p->lat_mask[l]) != 0;
-	}
 	for (int k = 0; k < nregions; k++)
 		if (t->lat[k] <= limit && p->lat[k] <= limit)
 			return true;
@@ -119,6 +101,35 @@ latency_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, in
 	return isinf(best) ? MM_SOFT_LATENCY_NONE : best;
 }
 
+/*
+ * backfill: a match records its region, and is played there: a roster
+ * joins it when its own latency to that region is within "max" (or within
+ * the worst latency of the match's rosters there, if that is larger), and
+ * a soft rule scores that latency. A match without a region (the rule came
+ * after it was made) is held to its best region as it stands.
+ */
+static double
+latency_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfillSeats *seats,
+				 int nregions)
+{
+	double		worst = INFINITY;
+
+	if (seats->region != -1)
+	{
+		if (seats->region >= 0 && seats->region < nregions)
+			worst = st->worst[seats->region];
+		/* only the region counts, and only the joining roster's latency there */
+		for (int k = 0; k < nregions; k++)
+			st->worst[k] = k == seats->region ? -INFINITY : INFINITY;
+	}
+	else
+		for (int k = 0; k < nregions; k++)
+			worst = Min(worst, st->worst[k]);
+	if (rule->soft || isinf(worst))
+		return limit;
+	return Max(limit, worst);
+}
+
 int
 mm_rule_region(const MmRuleState *st, double limit, int nregions)
 {
@@ -136,7 +147,7 @@ mm_rule_region(const MmRuleState *st, double limit, int nregions)
 
 const MmRuleOps mm_rule_latency = {
 	.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
-	.param_required = true, .relax_up = true, .unit = " ms", .prepare = latency_prepare,
-	.admit = latency_admit, .start = latency_start, .fits = latency_fits, .add = latency_add,
-	.measure = latency_measure
+	.param_required = true, .relax_up = true, .unit = " ms",
+	.admit = latency_admit, .bits = latency_bits, .start = latency_start, .fits = latency_fits, .add = latency_add,
+	.measure = latency_measure, .backfill = latency_backfill
 };

@@ -16,7 +16,8 @@
  * <= team_size - players. The filter admits a roster when it could be
  * alone on a team (a party of three tanks where one is needed and two
  * seats are free is not), the populate step lets a roster join a team only
- * if the team stays completable with it. Counts and state are per team
+ * if the team stays completable with it; a backfill, if the team with open
+ * seats does, with the roles of the players who left given back. Counts and state are per team
  * (the queue's teams), so the check does not depend on how many teams a match has.
  *
  *-------------------------------------------------------------------------
@@ -48,11 +49,30 @@ completable(const MmRule *rule, double limit, const int *have, int players, cons
 	return lacking(rule, have, r) - limit <= free_seats;
 }
 
+/* The least flex at which r can be alone on a team: what it lacks beyond the seats it leaves. */
+static int
+alone_flex(const MmRule *rule, const MmRoster *r)
+{
+	return lacking(rule, NULL, r) - (rule->team_size - r->players);
+}
+
 static bool
 roles_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
 {
 	(void) nregions;
-	return completable(rule, limit, NULL, 0, t) && completable(rule, limit, NULL, 0, p);
+	return alone_flex(rule, t) <= limit && alone_flex(rule, p) <= limit;
+}
+
+/* As bits: 1 at the levels where the roster can be alone on a team. */
+static bool
+roles_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
+{
+	int			flex = alone_flex(rule, r);
+
+	(void) nregions;
+	for (int l = 0; l <= rule->nsteps; l++)
+		bits[l] = flex <= mm_rule_level_limit(rule, l) ? 1 : 0;
+	return true;
 }
 
 static void
@@ -85,9 +105,36 @@ roles_team_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int side)
 			st->have[side][k] += r->role_count[k];
 }
 
+/*
+ * backfill: the team keeps its present players, and the roles of those who
+ * left (the request's roles) are taken off what it has; when they are not
+ * given, the team counts the roles of all its rosters' players. The flex a
+ * team already needs to be completed (its lacking roles beyond its open
+ * seats) is the least it is held to.
+ */
+static double
+roles_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfillSeats *seats,
+			   int nregions)
+{
+	int		   *have;
+	int			need;
+
+	(void) nregions;
+	/* a team the queue no longer has (its teams changed): no counts */
+	if (seats->side >= rule->nteams)
+		return limit;
+	have = st->have[seats->side];
+	st->players[seats->side] = seats->present;
+	if (seats->left)
+		for (int k = 0; k < rule->nroles; k++)
+			have[k] = Max(0, have[k] - seats->left[k]);
+	need = lacking(rule, have, NULL) - (rule->team_size - seats->present);
+	return Max(limit, need);
+}
+
 const MmRuleOps mm_rule_roles = {
 	.type = "roles", .param = "flex", .param_min = 0, .param_max = 1000,
 	.param_default = 0, .relax_up = true, .unit = " any-role seats", .teams = true,
-	.admit = roles_admit, .start = roles_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
-	.team_fits = roles_team_fits, .team_add = roles_team_add
+	.admit = roles_admit, .bits = roles_bits, .start = roles_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
+	.team_fits = roles_team_fits, .team_add = roles_team_add, .backfill = roles_backfill
 };

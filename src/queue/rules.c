@@ -44,11 +44,23 @@
 double
 mm_rule_limit(const MmRule *rule, double age)
 {
-	double		limit = rule->value;
+	return mm_rule_level_limit(rule, mm_rule_level(rule, age));
+}
 
-	for (int s = 0; s < rule->nsteps && rule->steps[s].after.seconds <= age; s++)
-		limit = rule->steps[s].value;
-	return limit;
+int
+mm_rule_level(const MmRule *rule, double age)
+{
+	int			level = 0;
+
+	while (level < rule->nsteps && rule->steps[level].after.seconds <= age)
+		level++;
+	return level;
+}
+
+double
+mm_rule_level_limit(const MmRule *rule, int level)
+{
+	return level == 0 ? rule->value : rule->steps[level - 1].value;
 }
 
 double
@@ -291,7 +303,7 @@ mm_rules_check_attributes(const MmMatcherConfig *cfgp, Jsonb *attrs, Jsonb *lat)
 	return JsonbValueToJsonb(res);
 }
 
-/* Reading the attributes and latencies of rosters (queue.c) */
+/* Reading the attributes and latencies of rosters (roster_read.c) */
 
 /* Intern a string to an id, per table. */
 typedef struct InternEntry
@@ -357,7 +369,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 		case MM_ATTR_NUMBER:
 			if (v->type != jbvNumeric)
 				return false;
-			out->num = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+			out->num = mm_numeric_float8(v->val.numeric);
 			if (isnan(out->num) || isinf(out->num))
 				return false;
 			break;
@@ -404,6 +416,31 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 	return true;
 }
 
+/*
+ * The region id of the k-th key of a roster's latencies. A jsonb object
+ * keeps its keys sorted, so rosters with latencies to the same regions list
+ * them in the same order: the k-th key is most often the region the k-th
+ * key of the roster before was, which is checked before the names are
+ * hashed.
+ */
+static int
+region_of_key(MmRuleReader *rd, int k, const char *name, int len)
+{
+	int			id;
+
+	if (k < MM_KEY_CACHE && rd->key_region[k] > 0)
+	{
+		const char *known = rd->region_names[rd->key_region[k] - 1];
+
+		if (strncmp(known, name, len) == 0 && known[len] == '\0')
+			return rd->key_region[k] - 1;
+	}
+	id = mm_intern(rd->regions, name, len, &rd->nregions, &rd->region_names);
+	if (k < MM_KEY_CACHE)
+		rd->key_region[k] = id + 1;
+	return id;
+}
+
 void
 mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
 					 bool strict, MmRuleReader *rd)
@@ -447,23 +484,23 @@ mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Json
 		JsonbIteratorToken tok;
 		int			region = -1;
 		int			cap = 8;
+		int			key = 0;
 
 		if (strict)
 			check_latencies(lat);
 		else if (!JB_ROOT_IS_OBJECT(lat))
 			return;
+
 		x->lat_region = palloc(sizeof(int) * cap);
 		x->lat = palloc(sizeof(double) * cap);
 		it = JsonbIteratorInit(&lat->root);
 		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
-				region = mm_intern(rd->regions, e.val.string.val, e.val.string.len, &rd->nregions,
-								   &rd->region_names);
+				region = region_of_key(rd, key++, e.val.string.val, e.val.string.len);
 			else if (tok == WJB_VALUE && e.type == jbvNumeric)
 			{
-				double		ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-																	NumericGetDatum(e.val.numeric)));
+				double		ms = mm_numeric_float8(e.val.numeric);
 
 				if (isnan(ms) || ms < 0)
 					continue;
@@ -506,6 +543,7 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 		names[k] = rd->region_names[order[k]];
 	}
 	rd->region_names = names;
+	rd->region_id = id;
 	/* latencies as one dense row per roster: Inf where not given */
 	for (int i = 0; i < n; i++)
 	{
@@ -522,6 +560,69 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 		pfree(r[i].lat_region);
 		r[i].lat = dense;
 		r[i].lat_region = NULL;
+	}
+}
+
+int
+mm_rules_region_id(const MmRuleReader *rd, const char *name)
+{
+	char		key[NAMEDATALEN];
+	InternEntry *e;
+
+	if (rd == NULL || rd->regions == NULL || rd->region_id == NULL)
+		return -1;
+	strlcpy(key, name, sizeof(key));
+	e = hash_search(rd->regions, key, HASH_FIND, NULL);
+	return e ? rd->region_id[e->id] : -1;
+}
+
+void
+mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+				   MmRuleReader *rd)
+{
+	x->attr = NULL;
+	x->lat = NULL;
+	x->nlat = 0;
+	if (rd == NULL || rd->values == NULL)
+		return;
+	if (cfg->nattrs > 0)
+	{
+		x->attr = palloc(sizeof(MmAttrValue) * cfg->nattrs);
+		for (int a = 0; a < cfg->nattrs; a++)
+		{
+			const MmAttrDecl *d = &cfg->attrs[a];
+			JsonbValue *v = attrs && JB_ROOT_IS_OBJECT(attrs) ? mm_jsonb_object_get(&attrs->root, d->name) : NULL;
+
+			if (v == NULL || v->type == jbvNull)
+				v = d->def;
+			x->attr[a].present = false;
+			if (v != NULL)
+				(void) read_value(d, v, &x->attr[a], rd);
+		}
+	}
+	if (cfg->latency_rule >= 0 && lat != NULL && JB_ROOT_IS_OBJECT(lat))
+	{
+		JsonbIterator *it = JsonbIteratorInit(&lat->root);
+		JsonbValue	e;
+		JsonbIteratorToken tok;
+		int			region = -1;
+
+		x->lat = palloc(sizeof(double) * Max(cfg->nregions, 1));
+		for (int k = 0; k < cfg->nregions; k++)
+			x->lat[k] = INFINITY;
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				region = mm_rules_region_id(rd, pnstrdup(e.val.string.val,
+														  Min(e.val.string.len, NAMEDATALEN - 1)));
+			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0)
+			{
+				double		ms = mm_numeric_float8(e.val.numeric);
+
+				if (!isnan(ms) && ms >= 0)
+					x->lat[region] = ms;
+			}
+		}
 	}
 }
 
@@ -557,6 +658,26 @@ mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, b
 		return;
 	deconstruct_array(roles, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
-		if (!nulls[i])
-			mm_rules_add_role(cfg, x, TextDatumGetCString(elems[i]), strict);
+	{
+		text	   *t;
+		int			len;
+		int			role;
+
+		if (nulls[i])
+			continue;
+		/* the declared role of that name, compared in place */
+		t = DatumGetTextPP(elems[i]);
+		len = VARSIZE_ANY_EXHDR(t);
+		for (role = 0; role < cfg->nroles; role++)
+			if (strncmp(cfg->roles[role], VARDATA_ANY(t), len) == 0 && cfg->roles[role][len] == '\0')
+				break;
+		if (role == cfg->nroles)
+		{
+			mm_rules_add_role(cfg, x, text_to_cstring(t), strict);
+			continue;
+		}
+		if (x->role_count == NULL)
+			x->role_count = palloc0(sizeof(int) * cfg->nroles);
+		x->role_count[role]++;
+	}
 }

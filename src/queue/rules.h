@@ -23,8 +23,9 @@
  *
  * The rules plug into the matcher's phases: filter (admit), populate
  * (start, fits, add over the match; team_fits, team_add over its teams),
- * score (measure, for a soft rule, weighed by its "weight") and explain
- * (its type, parameter and unit, which mm.explain names). A new rule is
+ * score (measure, for a soft rule, weighed by its "weight"), backfill (the
+ * same state over a running match, a roster joining one of its teams) and
+ * explain (its type, parameter and unit, which mm.explain names). A new rule is
  * one file src/rule_<type>.c defining its MmRuleOps, a line in rules.c's
  * list, its config keys (rule_keys) and its documentation.
  *
@@ -107,6 +108,8 @@ typedef struct MmRule
 /* What a match being populated holds, per rule. */
 typedef struct MmRuleState
 {
+	MmAttrValue eq;				/* equal: the match's value */
+	bool		eq_mixed;		/* equal: its rosters do not share one value */
 	double		lo;				/* distance: smallest and largest value */
 	double		hi;
 	int			nids;			/* intersect: values shared by every roster */
@@ -121,6 +124,21 @@ typedef struct MmRuleState
 
 struct MmRoster;
 
+/*
+ * A backfill (mm_matcher_backfill): the team of a running match whose open
+ * seats are filled, for the rules' backfill phase.
+ */
+typedef struct MmBackfillSeats
+{
+	int			side;			/* the team's index in the match */
+	int			present;		/* its players still there (team_size - open seats) */
+	const int  *left;			/* per role id: the roles of the players who left; NULL: not given */
+	int			region;			/* the match's region id; -1: none recorded; MM_REGION_ABSENT */
+} MmBackfillSeats;
+
+/* The match records a region that no roster read has a latency to. */
+#define MM_REGION_ABSENT (-2)
+
 typedef struct MmRuleOps
 {
 	const char *type;
@@ -133,11 +151,20 @@ typedef struct MmRuleOps
 	int			attr_types;		/* bit per MmAttrType allowed; 0: no attribute */
 	bool		partitions;		/* the queue is bucketed on it (equal) */
 	const char *unit;			/* of the parameter, in messages */
-	/* once per run, before the targets (NULL: nothing to prepare) */
-	void		(*prepare) (const MmRule *rule, struct MmRoster *r, int n, int nregions);
 	/* filter: may p be a potential of target? */
 	bool		(*admit) (const MmRule *rule, double limit, const struct MmRoster *target,
 						  const struct MmRoster *p, int nregions);
+
+	/*
+	 * filter as bits (NULL: admit only): a roster's bits at each level of
+	 * the rule's parameter (level 0 its value, level s + 1 the expansion
+	 * step s: rule->nsteps + 1 levels, at most MM_FILTER_LEVELS), such that
+	 * admit holds at a level exactly when the target's and the potential's
+	 * bits there share one. The matcher computes them once per run and
+	 * filters with one AND, without a call per potential. False: the rule
+	 * cannot (too many regions, levels): admit is called.
+	 */
+	bool		(*bits) (const MmRule *rule, const struct MmRoster *r, int nregions, uint64 *bits);
 	/* populate: a match holding only the target */
 	void		(*start) (MmRuleState *st, const MmRule *rule, const struct MmRoster *target,
 						  int nregions);
@@ -161,6 +188,20 @@ typedef struct MmRuleOps
 	 */
 	double		(*measure) (const MmRuleState *st, const MmRule *rule, const struct MmRoster *r,
 							int nregions);
+
+	/*
+	 * backfill (NULL: nothing to do): the state holds every roster of a
+	 * running match (start with one, then add and team_add with each, on
+	 * its team); the rosters that join it fill open seats of team
+	 * seats->side. Make the state that of the match they join (the players
+	 * still on the team, the region it is played in), and return the
+	 * parameter they are held to: "limit" (the request's, at its wait),
+	 * loosened to what the match already has where it breaks the rule at
+	 * "limit", so that a request never waits on what no roster can change.
+	 * fits, team_fits and measure then run as while populating.
+	 */
+	double		(*backfill) (MmRuleState *st, const MmRule *rule, double limit,
+							 const MmBackfillSeats *seats, int nregions);
 	bool		teams;			/* the rule reads the queue's roles (roles) */
 } MmRuleOps;
 
@@ -183,14 +224,19 @@ extern bool mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule);
 #define MM_SOFT_LATENCY_NONE 10000.0
 
 /*
- * A latency rule with at most this many parameters (its value and its
- * expansion steps) over at most 64 regions keeps, per roster, a bit mask
- * of the regions within each parameter: the filter is then one AND.
+ * A rule with at most this many levels of its parameter (its value and
+ * its expansion steps) may filter as bits (MmRuleOps.bits).
  */
-#define MM_LAT_LEVELS 4
+#define MM_FILTER_LEVELS 4
 
 /* The parameter of a rule after the target has waited "age" seconds. */
 extern double mm_rule_limit(const MmRule *rule, double age);
+
+/* Its level: 0 for the rule's value, s + 1 from expansion step s on. */
+extern int	mm_rule_level(const MmRule *rule, double age);
+
+/* The parameter of a rule at a level. */
+extern double mm_rule_level_limit(const MmRule *rule, int level);
 
 /* The wait (seconds) of the rule's next expansion step after "age"; -1: none. */
 extern double mm_rule_next_step(const MmRule *rule, double age, double *value);

@@ -12,7 +12,7 @@
  *	   rows and no tick log entry;
  *	2. reads the waiting rosters without locking them (a plain snapshot
  *	   read: enqueue, leave and update_roster never wait for this step);
- *	3. runs the matcher of matcher.c over them in memory;
+ *	3. runs the matcher (matcher.c) over them in memory;
  *	4. for each match, locks its rosters (FOR UPDATE SKIP LOCKED) and checks
  *	   that all of them, with all their players, are still there; if one
  *	   left, is being changed, or lost a player meanwhile, the match is
@@ -65,7 +65,9 @@ static MmStatement statements[Q_COUNT] = {
 		{{"name", TEXTOID}}
 	},
 	/*
-	 * players: the count; professions: those given, in no order. No join:
+	 * players: the count; professions and roles: those given, in no order
+	 * (a role queue's role counts per roster; other queues' players have
+	 * none, and the filter leaves their arrays NULL). No join:
 	 * the rosters and their players are one append of two scans, grouped
 	 * by roster, so no plan can run a grouped read of the players once per
 	 * roster (what a nested loop over a join with the grouped players did
@@ -82,12 +84,15 @@ static MmStatement statements[Q_COUNT] = {
 		"array_agg(u.profession) FILTER (WHERE u.profession IS NOT NULL) AS professions, "
 		"max(u.joined_at) AS joined_at, "
 		"(array_agg(u.attributes) FILTER (WHERE u.attributes IS NOT NULL))[1] AS attributes, "
-		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies "
+		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies, "
+		"array_agg(u.role) FILTER (WHERE u.role IS NOT NULL) AS roles "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies "
+		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies, "
+		"NULL::text AS role "
 		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL "
 		"UNION ALL "
-		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL "
+		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL, "
+		"qp.role "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $queue_id) u "
 		"GROUP BY u.roster_id "
 		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
@@ -96,7 +101,7 @@ static MmStatement statements[Q_COUNT] = {
 	},
 	/*
 	 * The first $limit rosters of the queue in queue order (the position
-	 * index), each with its players' count and professions read from the
+	 * index), each with its players' count, professions and roles read from the
 	 * seat key by the roster's id: no aggregate over the queue's players.
 	 * The same columns as Q_READ; a roster without players comes with 0
 	 * (mm_read_rosters leaves it out), so that the rows are the rosters
@@ -110,12 +115,13 @@ static MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_READ_FIRST] = {
 		"SELECT r.roster_id, p.players, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies "
+		"r.dishonor, p.professions, r.joined_at, r.attributes, r.latencies, p.roles "
 		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
 		"r.dishonor, r.joined_at, r.attributes, r.latencies "
 		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL ORDER BY r.position LIMIT $limit) r "
 		"CROSS JOIN LATERAL (SELECT count(*) AS players, "
-		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions "
+		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, "
+		"array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles "
 		"FROM mm.queued_player qp WHERE qp.queue_id = $queue_id AND qp.roster_id = r.roster_id) p "
 		"ORDER BY r.position",
 		{{"queue_id", INT4OID}, {"limit", INT8OID}}
@@ -388,8 +394,6 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 	mm_run(&a, true, SPI_OK_SELECT);
 	rows = SPI_processed;
 	mm_read_rosters(at, true, cfg, set);
-	/* a role queue's roles, in the same snapshot */
-	mm_read_roles(queue_id, cfg, set, limit == 0);
 	if (own)
 		PopActiveSnapshot();
 	return limit == 0 || rows < (uint64) limit;

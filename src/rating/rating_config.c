@@ -6,7 +6,7 @@
  *		checks, among them the family's own options ("rating.options"),
  *		read with the keys the family declares once the family is known.
  *
- * The queue config nests this section (matcher.c); the replays of
+ * The queue config nests this section (queue_config.c); the replays of
  * rating_replay.c and the roster ratings of rating_model.c read it alone,
  * so that no rating code needs the queue's config.
  *

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Mixed load on a durable cluster, with crashes: pgbench clients
 # (MM_LONG_CLIENTS, default 6) for MM_LONG_LOAD_SECONDS (default 75) over two
-# queues with parties, a 2v2 queue with a ready check and a 3v3 queue
-# without one: enqueues, ticks, accepts and declines, backfill requests,
+# queues with parties, a 2v2 queue with a ready check and a queue of three
+# teams of 3 without one: enqueues, ticks, accepts and declines, backfill requests,
 # results (with desertions and partial players), abandons, claims and
 # leaves, each call logged with the SQLSTATE it ended with in the
 # transaction that made it (test/long/mixed_load/setup.sql). During the
@@ -96,7 +96,7 @@ if q -d postgres -c "CREATE DATABASE $db" && q -d "$db" -f "$here/setup.sql" >/d
 	q -d "$db" -c "SELECT count(mm.enqueue('big', ARRAY[10000000 + i]::bigint[], 1000 + (i * 7919) % 1000, 50,
 	                                        joined_at => now() - interval '1 minute'))
 	               FROM generate_series(1, $big) i" -c "ANALYZE" >/dev/null; then
-	ok "database set up: queues duo (2v2, ready check) and squad (3v3), $big rosters in queue big ($(($(date +%s) - start)) s)"
+	ok "database set up: queues duo (2v2, ready check) and squad (three teams of 3), $big rosters in queue big ($(($(date +%s) - start)) s)"
 else
 	notok "database set up"
 	exit 1

@@ -225,7 +225,15 @@ SELECT mm.request_backfill(:m6, 'blue', 1) AS b8 \gset
 SELECT mm.abandon_match(:m6);
 SELECT status FROM mm.backfill WHERE backfill_id = :b8;
 
--- Errors (match ids in messages masked: they depend on the tests before)
+-- The queue's rules against the match
+--
+-- A backfill takes only rosters that keep the running match within the
+-- queue's hard rules, at the parameters of the request's wait, loosened to
+-- what the match already has where it is beyond them; soft rules score.
+-- All rosters below are rated 1500 with deviation 50 (effective 1450, the
+-- team's mean), so a roster scores 15 per second waited + 200 (perfect fit,
+-- a solo in a match of solos), and without rules the longest wait wins.
+-- (errors: match ids in messages masked, they depend on the tests before)
 CREATE FUNCTION pg_temp.refused(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
     EXECUTE q;
@@ -234,6 +242,194 @@ EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, 'match [0-9]+', 'match N', 'g');
 END
 $$;
+CREATE FUNCTION pg_temp.filled(b bigint) RETURNS text LANGUAGE sql AS $$
+    SELECT coalesce((SELECT string_agg(mr.players::text, ' ' ORDER BY mr.roster_id)
+                     FROM mm.match_roster mr WHERE mr.backfill_id = b), '-')
+           || ' ' || (SELECT status FROM mm.backfill WHERE backfill_id = b)
+$$;
+
+-- equal and latency: the match's mode, and the region it is played in.
+-- Four solos of mode ctf make a 2v2 in eu (the one region where all four
+-- are within 50 ms). Red asks for one player. Waiting:
+--   A 7611  koth, eu 10, 60 s     score 1100: another mode
+--   B 7612  ctf, eu 80, us 10, 50 s  score 950: 80 ms to eu, over 50
+--   C 7613  ctf, eu 40, 10 s      score 350: the only one the rules take
+SELECT mm.create_queue('bfr', $${"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"},
+    "attributes": {"mode": {"type": "string", "required": true}},
+    "rules": [{"type": "equal", "attribute": "mode"},
+              {"type": "latency", "max": 50, "expand": [{"after": 120, "max": 100}]}]}$$);
+SELECT count(mm.enqueue('bfr', ARRAY[p], 1500, 50, attributes => '{"mode": "ctf"}', latencies => l))
+FROM (VALUES (7601::bigint, '{"eu": 20, "us": 200}'::jsonb), (7602, '{"eu": 30}'),
+             (7603, '{"eu": 40}'), (7604, '{"eu": 45, "us": 5}')) v(p, l);
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfr');
+SELECT match_id AS mr1, region FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfr' \gset
+SELECT :'region' AS region;
+SELECT mm.request_backfill(:mr1, 'red', 1) AS r1 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfr', ARRAY[7611], 1500, 50, joined_at => now() - interval '60 s',
+                attributes => '{"mode": "koth"}', latencies => '{"eu": 10}')),
+    (mm.enqueue('bfr', ARRAY[7612], 1500, 50, joined_at => now() - interval '50 s',
+                attributes => '{"mode": "ctf"}', latencies => '{"eu": 80, "us": 10}')),
+    (mm.enqueue('bfr', ARRAY[7613], 1500, 50, joined_at => now() - interval '10 s',
+                attributes => '{"mode": "ctf"}', latencies => '{"eu": 40}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfr');
+SELECT pg_temp.filled(:r1) AS red_filled;
+-- blue asks too: A (another mode) and B (80 ms) wait; the request stays open
+-- until it has waited 120 s, when its latency limit is 100 ms and B joins
+SELECT mm.request_backfill(:mr1, 'blue', 1) AS r2 \gset
+SELECT count(*) AS new_match_rows FROM mm.tick('bfr');
+SELECT pg_temp.filled(:r2) AS blue_now;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfr', now() + interval '130 s');
+SELECT pg_temp.filled(:r2) AS blue_after_130_s;
+SELECT string_agg(players::text, ' ' ORDER BY place) AS still_waiting FROM mm.list_queue('bfr');
+-- The match's own worst latency loosens a fresh request's limit: four solos
+-- that waited 130 s (limit 100 ms) make a match in eu with a roster at
+-- 90 ms. A fresh request (limit 50) takes up to 90 ms: E (70 ms) joins,
+-- D (95 ms, waited longer) does not.
+SELECT count(mm.leave(roster_id)) AS left FROM mm.list_queue('bfr');
+SELECT count(mm.enqueue('bfr', ARRAY[p], 1500, 50, joined_at => now() - interval '130 s',
+                        attributes => '{"mode": "ctf"}', latencies => l))
+FROM (VALUES (7621::bigint, '{"eu": 20}'::jsonb), (7622, '{"eu": 30}'), (7623, '{"eu": 40}'),
+             (7624, '{"eu": 90}')) v(p, l);
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfr');
+SELECT max(match_id) AS mr2 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfr' \gset
+SELECT region FROM mm.match WHERE match_id = :mr2;
+SELECT mm.request_backfill(:mr2, 'red', 1) AS r3 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfr', ARRAY[7625], 1500, 50, joined_at => now() - interval '60 s',
+                attributes => '{"mode": "ctf"}', latencies => '{"eu": 95}')),
+    (mm.enqueue('bfr', ARRAY[7626], 1500, 50, joined_at => now() - interval '10 s',
+                attributes => '{"mode": "ctf"}', latencies => '{"eu": 70}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfr');
+SELECT pg_temp.filled(:r3) AS red_filled;
+SELECT mm.drop_queue('bfr', keep_history => false);
+
+-- distance and intersect over the whole match. A 2v2 of tiers 1, 1, 2, 2
+-- whose rosters all speak en (the one language they share); distance max 1
+-- (3 after 120 s), intersect min 1. Red asks for one player:
+--   X 7641  tier 3, en, 60 s      spread 3 - 1 = 2, over 1
+--   Y 7642  tier 2, de, 50 s      shares no language with the match
+--   Z 7643  tier 1, en fr, 10 s   joins
+SELECT mm.create_queue('bfd', $${"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"},
+    "attributes": {"tier": {"type": "number", "required": true},
+                   "languages": {"type": "string_set", "default": ["en"]}},
+    "rules": [{"type": "distance", "attribute": "tier", "max": 1, "expand": [{"after": 120, "max": 3}]},
+              {"type": "intersect", "attribute": "languages"}]}$$);
+SELECT count(mm.enqueue('bfd', ARRAY[p], 1500, 50, attributes => a))
+FROM (VALUES (7631::bigint, '{"tier": 1, "languages": ["en", "fr"]}'::jsonb), (7632, '{"tier": 1}'),
+             (7633, '{"tier": 2, "languages": ["en", "de"]}'), (7634, '{"tier": 2}')) v(p, a);
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfd');
+SELECT match_id AS md1 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfd' \gset
+SELECT mm.request_backfill(:md1, 'red', 1) AS d1 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfd', ARRAY[7641], 1500, 50, joined_at => now() - interval '60 s', attributes => '{"tier": 3}')),
+    (mm.enqueue('bfd', ARRAY[7642], 1500, 50, joined_at => now() - interval '50 s',
+                attributes => '{"tier": 2, "languages": ["de"]}')),
+    (mm.enqueue('bfd', ARRAY[7643], 1500, 50, joined_at => now() - interval '10 s',
+                attributes => '{"tier": 1, "languages": ["en", "fr"]}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfd');
+SELECT pg_temp.filled(:d1) AS red_filled;
+SELECT mm.drop_queue('bfd', keep_history => false);
+-- A match made at max 3 (tiers 0 to 3, its targets waited 130 s): a fresh
+-- request (max 1) takes a roster that keeps the spread at 3 (V, tier 3), not
+-- one that widens it (U, tier 4, waited longer).
+SELECT mm.create_queue('bfd', $${"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"},
+    "attributes": {"tier": {"type": "number", "required": true}},
+    "rules": [{"type": "distance", "attribute": "tier", "max": 1, "expand": [{"after": 120, "max": 3}]}]}$$);
+SELECT count(mm.enqueue('bfd', ARRAY[7650 + t], 1500, 50, joined_at => now() - interval '130 s',
+                        attributes => jsonb_build_object('tier', t)))
+FROM generate_series(0, 3) t;
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfd');
+SELECT match_id AS md2 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfd' \gset
+SELECT mm.request_backfill(:md2, 'blue', 1) AS d2 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfd', ARRAY[7661], 1500, 50, joined_at => now() - interval '60 s', attributes => '{"tier": 4}')),
+    (mm.enqueue('bfd', ARRAY[7662], 1500, 50, joined_at => now() - interval '10 s', attributes => '{"tier": 3}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfd');
+SELECT pg_temp.filled(:d2) AS blue_filled;
+SELECT mm.drop_queue('bfd', keep_history => false);
+
+-- roles: the seats the team lacks. A 2v2 of a tank and a damage player per
+-- team (roles rule: 1 tank, 1 damage). Red's damage player left: asked with
+-- roles => '{damage}', red lacks a damage player, and the tank T (waited
+-- longer) is passed over for the damage player D. Blue's player left
+-- without its role given: blue counts the roles of all its players, lacks
+-- none, and any role fills the seat (T).
+SELECT mm.create_queue('bfroles', $${"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"}, "roles": ["tank", "damage"],
+    "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 1}}]}$$);
+SELECT count(mm.enqueue('bfroles', ARRAY[p], 1500, 50, roles => ARRAY[r]))
+FROM (VALUES (7671::bigint, 'tank'), (7672, 'damage'), (7673, 'tank'), (7674, 'damage')) v(p, r);
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfroles');
+SELECT match_id AS mq FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfroles' \gset
+SELECT team, string_agg(players::text || (SELECT array_agg(qp.role ORDER BY qp.seat) FROM mm.queued_player qp
+                                          WHERE qp.roster_id = mr.roster_id)::text, ' ' ORDER BY roster_id) AS rosters
+FROM mm.match_roster mr WHERE match_id = :mq GROUP BY team ORDER BY team DESC;
+SELECT mm.request_backfill(:mq, 'red', 1, roles => '{damage}') AS q1 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfroles', ARRAY[7681], 1500, 50, joined_at => now() - interval '60 s', roles => '{tank}')),
+    (mm.enqueue('bfroles', ARRAY[7682], 1500, 50, joined_at => now() - interval '10 s', roles => '{damage}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfroles');
+SELECT pg_temp.filled(:q1) AS red_filled;
+SELECT mm.request_backfill(:mq, 'blue', 1) AS q2 \gset
+SELECT count(*) AS new_match_rows FROM mm.tick('bfroles');
+SELECT pg_temp.filled(:q2) AS blue_filled;
+-- the leavers' roles are checked as mm.enqueue checks roles
+SELECT pg_temp.refused(format('SELECT mm.request_backfill(%s, %L, 1, %L)', :mq, 'red', '{healer}'));
+SELECT pg_temp.refused(format('SELECT mm.request_backfill(%s, %L, 1, %L)', :mq, 'red', '{tank,damage}'));
+SELECT pg_temp.refused(format('SELECT mm.request_backfill(%s, %L, 1, NULL)', :mq, 'red'));
+SELECT count(*) AS requests FROM mm.backfill WHERE match_id = :mq;
+-- and the table holds it
+SELECT queue_id AS rqid FROM mm.queue WHERE name = 'bfroles' \gset
+INSERT INTO mm.backfill (queue_id, match_id, team, players, roles) VALUES (:rqid, :mq, 'red', 2, '{tank}');
+\echo :LAST_ERROR_SQLSTATE
+INSERT INTO mm.backfill (queue_id, match_id, team, players, roles) VALUES (:rqid, :mq, 'red', 1, '{NULL}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.drop_queue('bfroles', keep_history => false);
+
+-- party: in a match of solos (no premade, premade 2 in a 3v3, min 2), a
+-- duo would bring a premade against a team with no players in parties. Two
+-- seats: the duo scores 15*200 - 500*|1 - 2| = 2500 (the largest roster of
+-- the match is 1), the solos 15*20 + 200 = 500 and 350; the rule leaves the
+-- seats to the two solos.
+SELECT mm.create_queue('bfparty', $${"team_size": 3, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"},
+    "rules": [{"type": "party", "min": 2, "premade": 2}]}$$);
+SELECT count(mm.enqueue('bfparty', ARRAY[p::bigint], 1500, 50)) FROM generate_series(7691, 7696) p;
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfparty');
+SELECT match_id AS mp2 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfparty' \gset
+SELECT mm.request_backfill(:mp2, 'red', 2) AS p1 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfparty', ARRAY[7697, 7698], 1500, 50, joined_at => now() - interval '200 s')),
+    (mm.enqueue('bfparty', ARRAY[7699], 1500, 50, joined_at => now() - interval '20 s')),
+    (mm.enqueue('bfparty', ARRAY[7700], 1500, 50, joined_at => now() - interval '10 s'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfparty');
+SELECT pg_temp.filled(:p1) AS red_filled;
+SELECT mm.drop_queue('bfparty', keep_history => false);
+
+-- A soft latency rule scores the roster's latency to the match's region
+-- (weight 10 a ms): F (10 ms, 20 s: 300 + 200 - 100 = 400) beats E (40 ms,
+-- 30 s: 450 + 200 - 400 = 250).
+SELECT mm.create_queue('bfsoft', $${"team_size": 1, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"},
+    "rules": [{"type": "latency", "soft": true, "weight": 10}]}$$);
+SELECT count(mm.enqueue('bfsoft', ARRAY[p], 1500, 50, latencies => l))
+FROM (VALUES (7711::bigint, '{"eu": 20, "us": 90}'::jsonb), (7712, '{"eu": 30, "us": 80}')) v(p, l);
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfsoft');
+SELECT match_id AS ms, region FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'bfsoft' \gset
+SELECT :'region' AS region;
+SELECT mm.request_backfill(:ms, 'blue', 1) AS s1 \gset
+SELECT count(*) FROM (VALUES
+    (mm.enqueue('bfsoft', ARRAY[7713], 1500, 50, joined_at => now() - interval '30 s', latencies => '{"eu": 40, "us": 5}')),
+    (mm.enqueue('bfsoft', ARRAY[7714], 1500, 50, joined_at => now() - interval '20 s', latencies => '{"eu": 10}'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfsoft');
+SELECT pg_temp.filled(:s1) AS blue_filled;
+SELECT mm.drop_queue('bfsoft', keep_history => false);
+
+-- Errors (match ids in messages masked: they depend on the tests before)
 SELECT pg_temp.refused(format('SELECT mm.request_backfill(%s, %L, 1)', :m6, 'red'));
 SELECT pg_temp.refused(format('SELECT mm.request_backfill(%s, %L, 1)', :m1, 'green'));
 SELECT pg_temp.refused(format('SELECT mm.request_backfill(%s, %L, 0)', :m1, 'red'));

@@ -52,6 +52,48 @@ SELECT * FROM mm.match_prediction(array['red', 'red', 'blue'], array[1600, 1500,
 SELECT * FROM mm.match_prediction(array['blue', 'red', 'red'], array[1500, 1500, 1600],
     array[50, 50, 100], array[10, 20, 10], array[5, 3, 2]);
 
+-- Any number of teams. Three teams of equal rank and largest roster, mean
+-- effective ratings 1500, 1600 and 1700 (the default config, total weight 8):
+-- ash-oak: rating (1600 - 1500) / 200 = 0.5, * 5 = 2.5; p = 2.5 / 8 = 0.3125,
+--          ash beats oak 1 - (0.3125 / 2 + 0.5) = 0.34375
+-- ash-elm: rating 1, * 5 = 5; p = 0.625, ash beats elm 0.1875
+-- oak-elm: p = 0.3125, oak beats elm 0.34375
+-- prediction: the most lopsided pairing, ash-elm, 0.625
+-- odds (2 / (3 * 2) = 1/3 of the sum of each team's pairwise odds):
+--   ash (0.34375 + 0.1875) / 3 = 0.1770833333
+--   oak (0.65625 + 0.34375) / 3 = 0.3333333333
+--   elm (0.8125 + 0.65625) / 3 = 0.4895833333, the three adding up to 1
+SELECT prediction, round(red_odds::numeric, 10) AS red_odds, round(blue_odds::numeric, 10) AS blue_odds,
+       (SELECT array_agg(round(o::numeric, 10)) FROM unnest(odds) o) AS odds,
+       (SELECT sum(o) FROM unnest(odds) o) AS total
+FROM mm.match_prediction_teams(array[0, 0, 0], array[1500, 1600, 1700], array[1, 1, 1]);
+-- The same from rosters of named teams (ash: two solos at 1500 and 1600 with
+-- deviation 50, so 1450 and 1550, mean 1500), in any roster order.
+SELECT prediction, (SELECT array_agg(round(o::numeric, 10)) FROM unnest(odds) o) AS odds
+FROM mm.match_prediction(array['elm', 'ash', 'oak', 'ash'], array[1700, 1500, 1600, 1600],
+    array[0, 50, 0, 50], array[0, 0, 0, 0], array[1, 1, 1, 1], teams => array['ash', 'oak', 'elm']);
+-- The team order decides which team is red in each pairing: with elm first,
+-- the most lopsided pairing is elm (as red) against ash, -0.625.
+SELECT prediction, (SELECT array_agg(round(o::numeric, 10)) FROM unnest(odds) o) AS odds
+FROM mm.match_prediction(array['elm', 'ash', 'oak'], array[1700, 1500, 1600],
+    array[0, 0, 0], array[0, 0, 0], array[1, 1, 1], teams => array['elm', 'ash', 'oak']);
+-- Two teams are exactly GW2's: the array form and the named teams equal the
+-- red and blue forms above, every column.
+SELECT a = b AS arrays_equal_loose, c = b AS named_equal_loose, b.odds = array[b.red_odds, b.blue_odds] AS odds_are_red_blue
+FROM mm.match_prediction_teams(array[20, 0], array[1400, 1500], array[1, 5]) a,
+     mm.match_prediction_teams(20, 1400, 1, 0, 1500, 5) b,
+     mm.match_prediction(array['home', 'away', 'away'], array[1400, 1500, 1500], array[0, 0, 0],
+                         array[20, 0, 0], array[1, 5, 1], teams => array['home', 'away']) c;
+SELECT a = b AS default_teams_are_red_blue
+FROM mm.match_prediction(array['red', 'red', 'blue'], array[1600, 1500, 1500],
+                         array[100, 50, 50], array[10, 20, 10], array[2, 3, 5]) a,
+     mm.match_prediction(array['red', 'red', 'blue'], array[1600, 1500, 1500],
+                         array[100, 50, 50], array[10, 20, 10], array[2, 3, 5], '{}', array['red', 'blue']) b;
+-- A free-for-all of eight even players: every odds 1/8, prediction 0.
+SELECT prediction, (SELECT array_agg(DISTINCT round(o::numeric, 12)) FROM unnest(odds) o) AS odds
+FROM mm.match_prediction_teams(array_fill(0::float8, array[8]), array_fill(1500::float8, array[8]),
+                               array_fill(1::float8, array[8]));
+
 -- Odds of victory: blue = p / 2 + 0.5, red = 1 - blue.
 SELECT p, mm.odds_of_victory(p, 'red') AS red, mm.odds_of_victory(p, 'blue') AS blue
 FROM unnest(array[-1, -0.5, 0, 0.25, 1]::float8[]) p;
@@ -114,6 +156,35 @@ SELECT * FROM mm.match_prediction('{}', '{}', '{}', '{}', '{}');
 SELECT * FROM mm.match_prediction('{{red},{blue}}', '{1500,1500}', '{0,0}', '{0,0}', '{1,1}');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM mm.match_prediction(array['red', 'blue'], array[1e308, 1e308], array[0, 0], array[0, 0], array[5, 5]);
+\echo :LAST_ERROR_SQLSTATE
+
+-- Errors: teams.
+SELECT * FROM mm.match_prediction(array['red', 'blue'], array[1500, 1500], array[0, 0], array[0, 0], array[1, 1],
+                                  teams => array['red']);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction(array['red', 'blue'], array[1500, 1500], array[0, 0], array[0, 0], array[1, 1],
+                                  teams => array['red', 'blue', 'red']);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction(array['red', 'blue'], array[1500, 1500], array[0, 0], array[0, 0], array[1, 1],
+                                  teams => array['red', 'blue', 'green']);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction(array['red', 'blue'], array[1500, 1500], array[0, 0], array[0, 0], array[1, 1],
+                                  teams => array['red', NULL]);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction(array['ash', 'oak'], array[1500, 1500], array[0, 0], array[0, 0], array[1, 1]);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction_teams(array[0], array[1500], array[1]);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction_teams(array_fill(0::float8, array[65]), array_fill(1500::float8, array[65]),
+                                        array_fill(1::float8, array[65]));
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction_teams(array[0, 0], array[1500, 1500, 1500], array[1, 1]);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction_teams(array[0, 0], array[1500, 'NaN']::float8[], array[1, 1]);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction_teams(array[0, 0], array[1500, 1500], array[1, 0]);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.match_prediction_teams(array[0, NULL], array[1500, 1500], array[1, 1]);
 \echo :LAST_ERROR_SQLSTATE
 
 -- Errors: odds of victory.

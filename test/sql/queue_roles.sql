@@ -178,3 +178,63 @@ SELECT match_no, team, roster_id FROM mm.match_rosters(
       "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 1}}]}') ORDER BY match_no, team DESC, roster_id;
 SELECT count(*) FROM mm.match_rosters($$SELECT 1 AS roster_id, ARRAY[1] AS players, 1500 AS rating, '{healer}'::text[] AS roles$$,
     '{"team_size": 1, "roles": ["tank"]}');
+
+-- mm.update_roster changes a waiting roster's roles (checked as at enqueue:
+-- declared roles, one per player or none; '{}' clears them), its attributes
+-- (checked, defaults filled in) and latencies. The roster keeps its place.
+SELECT mm.create_queue('rl_up', $${"team_size": 2, "roles": ["tank", "damage"],
+    "attributes": {"mode": {"type": "string", "required": true}, "tier": {"type": "number", "default": 1}},
+    "filter": {"potentials_min": 0},
+    "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 1}},
+              {"type": "equal", "attribute": "mode"},
+              {"type": "latency", "max": 50}]}$$);
+SELECT mm.enqueue('rl_up', ARRAY[8800081, 8800082], 1500, joined_at => '2024-01-01 12:00+00',
+                  roles => '{tank,tank}', attributes => '{"mode": "ctf"}', latencies => '{"eu": 20}') AS up \gset
+SELECT mm.enqueue('rl_up', ARRAY[8800083, 8800084], 1500, joined_at => '2024-01-01 12:00:01+00',
+                  roles => '{damage,damage}', attributes => '{"mode": "ctf"}', latencies => '{"eu": 30}') AS up2 \gset
+-- two tanks and two damage players cannot make two teams of a tank and a damage
+-- player (a party stays on one team): no match
+SELECT count(*) AS matched FROM mm.preview('rl_up', '2024-01-01 12:00:10+00');
+-- refused, nothing changed
+SELECT mm.update_roster(:up, roles => '{tank,healer}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, roles => '{tank}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, roles => '{tank,NULL}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, attributes => '{"mode": 3}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, attributes => '{"colour": "red"}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, attributes => '{"tier": 2}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, latencies => '{}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.update_roster(:up, latencies => '{"eu": -1}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT place, players, roles, attributes, latencies FROM mm.list_queue('rl_up') ORDER BY place;
+-- a tank becomes a damage player: each party is now a tank and a damage
+-- player, and the two make a match
+SELECT mm.update_roster(:up, roles => '{tank,damage}') AS updated;
+SELECT mm.update_roster(:up2, roles => '{tank,damage}', attributes => '{"mode": "ctf", "tier": 3}',
+                        latencies => '{"eu": 40, "us": 10}') AS updated;
+SELECT place, players, roles, attributes, latencies FROM mm.list_queue('rl_up') ORDER BY place;
+SELECT count(*) AS matched FROM mm.preview('rl_up', '2024-01-01 12:00:10+00');
+-- another mode: the equal rule keeps them apart
+SELECT mm.update_roster(:up2, attributes => '{"mode": "koth"}') AS updated;
+SELECT attributes FROM mm.list_queue('rl_up') ORDER BY place;
+SELECT count(*) AS matched FROM mm.preview('rl_up', '2024-01-01 12:00:10+00');
+-- roles '{}' clears them; after mm.remove_player the roles and professions
+-- go to the players left in party order
+SELECT mm.update_roster(:up2, roles => '{}', attributes => '{"mode": "ctf"}') AS updated;
+SELECT players, roles FROM mm.list_queue('rl_up') ORDER BY place;
+SELECT mm.remove_player(:up, 8800081);
+SELECT mm.update_roster(:up, roles => '{damage}', professions => '{thief}') AS updated;
+SELECT players, roles, professions FROM mm.list_queue('rl_up') ORDER BY place;
+SELECT mm.update_roster(:up, roles => '{damage,tank}');
+\echo :LAST_ERROR_SQLSTATE
+-- a roster that is not waiting: false, but a bad value is still an error
+SELECT mm.update_roster(-1, roles => '{tank}') AS updated;
+SELECT mm.update_roster(-1, rating => 'NaN');
+\echo :LAST_ERROR_SQLSTATE
+SELECT mm.drop_queue('rl_up', keep_history => false);

@@ -58,6 +58,9 @@ INSERT INTO surface_overloads VALUES
 ('party_rating_agg', 'mm.party_rating_agg(double precision,double precision,double precision,double precision,double precision)'),
 ('party_rating_accum', 'mm.party_rating_accum(internal,double precision,double precision)'),
 ('party_rating_accum', 'mm.party_rating_accum(internal,double precision,double precision,double precision,double precision,double precision)'),
+-- match prediction: red and blue as loose values, or any teams as arrays
+('match_prediction_teams', 'mm.match_prediction_teams(double precision,double precision,double precision,double precision,double precision,double precision,jsonb)'),
+('match_prediction_teams', 'mm.match_prediction_teams(double precision[],double precision[],double precision[],jsonb)'),
 -- placement: every server of a place, or the servers given
 ('refresh_servers', 'mm.refresh_servers(text)'),
 ('refresh_servers', 'mm.refresh_servers(bigint[])'),

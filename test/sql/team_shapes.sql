@@ -175,6 +175,15 @@ SELECT count(mm.enqueue('tri6', ARRAY[9207::bigint], 25, 4, joined_at => '2024-0
 SELECT count(*) AS ticked FROM mm.tick('tri6', '2024-01-01 12:00:30+00');
 SELECT team, players, kind FROM mm.claim_matches('tri6');
 SELECT b.team, b.status FROM mm.backfill b WHERE b.match_id = :t6;
+-- A roster's team is one of its match's teams as mm writes it; the table
+-- checks only its name. Written otherwise, mm.report_result refuses the
+-- match (55000, naming the team and the match's teams), and changes nothing.
+UPDATE mm.roster SET team = 'green' WHERE match_id = :t6 AND team = 'team_3' AND backfill_id IS NULL;
+\set VERBOSITY default
+SELECT count(*) FROM mm.report_result(:t6, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}, "team_3": {"rank": 3}, "green": {"rank": 4}}}');
+\echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY sqlstate
+SELECT status FROM mm.match WHERE match_id = :t6;
 
 SELECT mm.drop_queue('tri3', keep_history => false);
 SELECT mm.drop_queue('tri6', keep_history => false);

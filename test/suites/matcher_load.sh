@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Load test of the queue engine, for MM_LOAD_SECONDS (default 12) seconds:
-#   - three sessions enqueue parties of 1..5, leave some, and take single
-#     players out of parties (mm.remove_player);
+# Load test of the queue engine, for MM_LOAD_SECONDS (default 12) seconds,
+# over two queues: "load", red against blue in teams of 5, and "load3",
+# three named teams of 3 (ash, oak, elm):
+#   - three sessions enqueue parties (of 1..5 in load, 1..3 in load3),
+#     leave some, and take single players out of parties (mm.remove_player);
 #   - a claimer hands out matches with mm.claim_matches;
 #   - a mm.run_ticks session ticks every 200 ms (restarted when cancelled),
 #     a second session ticks with statement_timeout = 20ms (many ticks are
@@ -10,8 +12,9 @@
 #     started again; every session reconnects.
 # Afterwards every roster is in exactly one place (waiting, matched once,
 # left), no player is in two matches or in a match of the roster it was
-# removed from, every team has exactly team_size players, every match has
-# been claimed exactly once, and the queue tables agree with each other.
+# removed from, every match has exactly its queue's teams (as its teams
+# name them) of exactly team_size players, every match has been claimed
+# exactly once, and the queue tables agree with each other.
 # TAP lines "ok - ..." / "not ok - ...".
 #
 # Every action commits together with its line in the load log, so after a
@@ -38,6 +41,8 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 psql_q >/dev/null <<'SQL' || { notok "load database set up"; exit 1; }
 CREATE EXTENSION mm;
 SELECT mm.create_queue('load', '{"filter": {"potentials_min": 5, "limit": 200}}');
+SELECT mm.create_queue('load3', '{"team_names": ["ash", "oak", "elm"], "team_size": 3,
+                                  "filter": {"potentials_min": 3, "limit": 200}}');
 CREATE TABLE load_log (session int, roster_id bigint, action text, players bigint[],
                        PRIMARY KEY (roster_id, action));
 CREATE TABLE removed_log (roster_id bigint, player_id bigint PRIMARY KEY);
@@ -59,14 +64,16 @@ DECLARE
     n int;
     rid bigint;
     p bigint;
+    q text;
 BEGIN
     WHILE clock_timestamp() < stop LOOP
         SELECT array_agg(l.roster_id) INTO mine FROM load_log l JOIN mm.roster r USING (roster_id)
         WHERE l.session = k AND l.action = 'enqueued';
         IF random() < 0.6 OR mine IS NULL THEN
-            n := 1 + floor(random() * 5)::int;
+            q := CASE WHEN random() < 0.5 THEN 'load' ELSE 'load3' END;
+            n := 1 + floor(random() * CASE q WHEN 'load' THEN 5 ELSE 3 END)::int;
             players := ARRAY(SELECT nextval('load_player') FROM generate_series(1, n));
-            rid := mm.enqueue('load', players, 1300 + random() * 400, 40 + random() * 60,
+            rid := mm.enqueue(q, players, 1300 + random() * 400, 40 + random() * 60,
                               professions => (SELECT array_agg((ARRAY['guardian','warrior','thief','ranger','engineer','necromancer','mesmer','elementalist','revenant'])[1 + floor(random() * 9)::int]) FROM generate_series(1, n)));
             INSERT INTO load_log VALUES (k, rid, 'enqueued', players);
         ELSIF random() < 0.5 THEN
@@ -97,18 +104,20 @@ enqueuer() {
 claimer() {
 	while [ "$(date +%s)" -lt "$end" ]; do
 		psql_q -c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load', 5)" \
+			-c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load3', 5)" \
 			>/dev/null 2>&1 || sleep 0.3
 		sleep 0.05
 	done
 }
 ticker() {
 	while [ "$(date +%s)" -lt "$end" ]; do
-		psql_q -c "CALL mm.run_ticks('load', '200 milliseconds', '$((end - $(date +%s))) seconds')" >/dev/null 2>&1 || sleep 0.2
+		psql_q -c "CALL mm.run_ticks(NULL, '200 milliseconds', '$((end - $(date +%s))) seconds')" >/dev/null 2>&1 || sleep 0.2
 	done
 }
 short_ticker() {
 	while [ "$(date +%s)" -lt "$end" ]; do
 		psql_q -c "SET statement_timeout = '20ms'" -c "SELECT count(*) FROM mm.tick('load')" >/dev/null 2>&1
+		psql_q -c "SET statement_timeout = '20ms'" -c "SELECT count(*) FROM mm.tick('load3')" >/dev/null 2>&1
 		sleep 0.1
 	done
 }
@@ -138,7 +147,8 @@ else
 fi
 for p in "${pids[@]}"; do wait "$p"; done
 # deliver what is left
-psql_q -c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load', 100000)" >/dev/null
+psql_q -c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load', 100000)" \
+	-c "INSERT INTO claim_log (match_id) SELECT DISTINCT match_id FROM mm.claim_matches('load3', 100000)" >/dev/null
 
 check() {
 	local what=$1 sql=$2 expect=$3 got
@@ -149,12 +159,13 @@ check() {
 psql_q -c "SELECT 'load: ' || (SELECT count(*) FROM load_log WHERE action = 'enqueued') || ' rosters queued, '
     || (SELECT count(*) FROM load_log WHERE action = 'left') || ' left, '
     || (SELECT count(*) FROM removed_log) || ' players removed, '
-    || (SELECT count(*) FROM mm.match) || ' matches, '
+    || (SELECT count(*) FROM mm.match) || ' matches ('
+    || (SELECT count(*) FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'load3') || ' of three teams), '
     || (SELECT count(*) FROM mm.roster) || ' waiting, '
     || (SELECT count(*) FROM mm.tick_log) || ' ticks committed, '
     || (SELECT coalesce(sum(matches_dropped), 0) FROM mm.tick_log) || ' matches dropped, $(cat "$cancels") cancels sent'" | sed 's/^/# /'
 rm -f "$cancels"
-check "ticks made matches" "SELECT count(*) > 0 FROM mm.match" t
+check "ticks made matches in both queues" "SELECT count(DISTINCT queue_id) = 2 FROM mm.match" t
 check "every roster is in exactly one place (waiting, matched once, or left)" "
     SELECT count(*) FROM load_log e
     WHERE e.action = 'enqueued'
@@ -169,11 +180,16 @@ check "no player is in two matches" "
 check "no removed player is in the match of the roster it was removed from, nor still waiting" "
     SELECT (SELECT count(*) FROM removed_log r JOIN mm.match_roster mr ON mr.roster_id = r.roster_id AND r.player_id = ANY (mr.players))
          + (SELECT count(*) FROM removed_log r JOIN mm.queued_player qp USING (player_id))" 0
-check "every team has exactly 5 players" "
-    SELECT count(*) FROM (SELECT match_id, team, sum(cardinality(players)) n FROM mm.match_roster GROUP BY 1, 2) t
-    WHERE n <> 5" 0
-check "every match has a red and a blue team" "
-    SELECT count(*) FROM mm.match m WHERE (SELECT count(DISTINCT team) FROM mm.match_roster r WHERE r.match_id = m.match_id) <> 2" 0
+check "every team has exactly its queue's team_size players (5 in load, 3 in load3)" "
+    SELECT count(*) FROM (SELECT mr.match_id, mr.team, sum(cardinality(mr.players)) n,
+                                 (mm.matcher_config(q.config) ->> 'team_size')::int AS size
+                          FROM mm.match_roster mr JOIN mm.queue q USING (queue_id) GROUP BY 1, 2, 4) t
+    WHERE n <> size" 0
+check "every match has its queue's teams, each with rosters, and no roster of another team" "
+    SELECT count(*) FROM mm.match m JOIN mm.queue q USING (queue_id)
+    WHERE m.teams <> CASE q.name WHEN 'load' THEN '{red,blue}'::text[] ELSE '{ash,oak,elm}' END
+       OR (SELECT count(DISTINCT team) FROM mm.match_roster r WHERE r.match_id = m.match_id) <> cardinality(m.teams)
+       OR EXISTS (SELECT FROM mm.match_roster r WHERE r.match_id = m.match_id AND r.team <> ALL (m.teams))" 0
 check "every match was claimed exactly once" "
     SELECT (SELECT count(*) FROM (SELECT match_id FROM claim_log GROUP BY 1 HAVING count(*) > 1) d)
          + (SELECT count(*) FROM mm.match m WHERE NOT EXISTS (SELECT FROM claim_log c WHERE c.match_id = m.match_id))

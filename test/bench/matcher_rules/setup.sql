@@ -3,22 +3,26 @@
 -- [100, 3000]; deviations 30-150; waits 0-300 s at the benchmark's "at",
 -- 2024-01-01 00:05:00; nine professions):
 --   single  one game mode, no rules: the 100k single-mode tick, the baseline;
---   roles   the single-mode draw with players' roles and a roles rule
---           (below);
 --   rules   the same draw over 20 game modes (attribute "mode", an equal
 --           rule) and 6 regions: each roster has a home region at 15-60 ms
 --           and the other five at 70-250 ms; a latency rule of 80 ms that
---           expands to 120 ms after 60 s and to 200 ms after 180 s.
+--           expands to 120 ms after 60 s and to 200 ms after 180 s; and
+--           roles: each player a tank (1 in 5), damage or support (2 in 5
+--           each), a roles rule of 1 tank, 2 damage and 2 support per team
+--           that any role may fill after 120 s.
 -- Both keep the GW2 defaults otherwise (potentials_min 20, potentials_max
--- 500). The cases set how many targets a tick tries (filter.rosters)
--- inside their rolled-back transaction.
+-- 500). The cases set how many targets a tick tries (filter.rosters), and
+-- which rules the rules queue has, inside their rolled-back transaction.
 SELECT setseed(0.42);
 SELECT mm.create_queue('single', '{"filter": {"rosters": 100000, "limit": 600000}}');
 SELECT mm.create_queue('rules', $${
     "filter": {"rosters": 100000, "limit": 600000},
     "attributes": {"mode": {"type": "string", "required": true}},
+    "roles": ["tank", "damage", "support"],
     "rules": [{"type": "equal", "attribute": "mode"},
-              {"type": "latency", "max": 80, "expand": [{"after": 60, "max": 120}, {"after": 180, "max": 200}]}]
+              {"type": "latency", "max": 80, "expand": [{"after": 60, "max": 120}, {"after": 180, "max": 200}]},
+              {"type": "roles", "counts": {"tank": 1, "damage": 2, "support": 2},
+               "expand": [{"after": 120, "flex": 5}]}]
 }$$);
 
 CREATE FUNCTION fill_queue(qname text, n int, first_player bigint, modes int) RETURNS void LANGUAGE sql AS $$
@@ -51,19 +55,9 @@ CREATE FUNCTION fill_queue(qname text, n int, first_player bigint, modes int) RE
 $$;
 SELECT fill_queue('single', 100000, 0, 1);
 SELECT fill_queue('rules', 100000, 100000000, 20);
--- roles: the single-mode draw again, each player a tank (1 in 5), damage
--- or support (2 in 5 each), and a roles rule of 1 tank, 2 damage and 2
--- support per team that any role may fill after 120 s
-SELECT mm.create_queue('roles', $${
-    "filter": {"rosters": 100000, "limit": 600000},
-    "roles": ["tank", "damage", "support"],
-    "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 2, "support": 2},
-               "expand": [{"after": 120, "flex": 5}]}]
-}$$);
-SELECT fill_queue('roles', 100000, 200000000, 1);
 UPDATE mm.queued_player qp
 SET role = CASE WHEN u < 0.2 THEN 'tank' WHEN u < 0.6 THEN 'damage' ELSE 'support' END
 FROM (SELECT player_id, random() AS u FROM mm.queued_player) x
-WHERE x.player_id = qp.player_id AND qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = 'roles');
+WHERE x.player_id = qp.player_id AND qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = 'rules');
 VACUUM ANALYZE mm.roster;
 VACUUM ANALYZE mm.queued_player;

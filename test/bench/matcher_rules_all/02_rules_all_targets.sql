@@ -1,4 +1,4 @@
--- mm.tick over the 100k queue of 20 modes x 6 regions (equal and latency rules), all 100k are targets (rolled back)
+-- mm.tick over the 100k queue of 20 modes x 6 regions (equal, latency and roles rules), all 100k are targets (rolled back)
 BEGIN;
 SELECT count(*) FROM mm.tick('rules', '2024-01-01 00:05:00+00');
 ROLLBACK;

@@ -24,10 +24,12 @@ WHERE m.status IN ('proposed', 'matched')
               WHERE qp.player_id = p AND r.match_id IS NULL);
 SELECT count(*), 'players twice in one match'
 FROM (SELECT mr.match_id, p FROM mm.match_roster mr, unnest(mr.players) p GROUP BY 1, 2 HAVING count(*) > 1) x;
-SELECT count(*), 'live matches without exactly a red and a blue team'
-FROM mm.match m
+SELECT count(*), 'live matches without exactly their teams (red and blue in duo, ash, oak and elm in squad)'
+FROM mm.match m JOIN mm.queue q USING (queue_id)
 WHERE m.status <> 'dissolved'
-  AND (SELECT count(DISTINCT team) FROM mm.match_roster mr WHERE mr.match_id = m.match_id) <> 2;
+  AND (m.teams <> CASE q.name WHEN 'squad' THEN '{ash,oak,elm}'::text[] ELSE '{red,blue}' END
+       OR (SELECT count(DISTINCT team) FROM mm.match_roster mr WHERE mr.match_id = m.match_id) <> cardinality(m.teams)
+       OR EXISTS (SELECT FROM mm.match_roster mr WHERE mr.match_id = m.match_id AND mr.team <> ALL (m.teams)));
 SELECT count(*), 'dissolved matches holding rosters, a result or a delivery'
 FROM mm.match m
 WHERE m.status = 'dissolved'

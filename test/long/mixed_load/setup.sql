@@ -5,13 +5,14 @@
 -- the same transaction as the call (what the log says committed, did).
 CREATE EXTENSION mm;
 CREATE EXTENSION amcheck;
--- duo: 2v2 with a two-second ready check; squad: 3v3 without one. Both
+-- duo: 2v2 with a two-second ready check; squad: three teams of 3 (ash,
+-- oak and elm) without one. Both
 -- refuse a player whose last match is not finished, so no player can be in
 -- two open matches; each rates with its own key (OpenSkill: a report reads
 -- no clock, so a later replay must give the same bits).
 SELECT mm.create_queue('duo', '{"team_size": 2, "filter": {"potentials_min": 1}, "accept_timeout": 2,
                                 "requeue_while_in_match": false, "rating": {"key": "duo"}}');
-SELECT mm.create_queue('squad', '{"team_size": 3, "filter": {"potentials_min": 1},
+SELECT mm.create_queue('squad', '{"team_size": 3, "team_names": ["ash", "oak", "elm"], "filter": {"potentials_min": 1},
                                   "requeue_while_in_match": false, "rating": {"key": "squad", "ladder": true}}');
 -- big: one tick matches every roster (no target limit, no time limit), so
 -- a tick over it runs long enough to be killed in the middle
@@ -44,6 +45,7 @@ DECLARE
     p bigint;
     rid bigint;
     outcome text;
+    teams text[];
     deserter bigint;
     result jsonb;
 BEGIN
@@ -84,18 +86,21 @@ BEGIN
         IF m IS NULL THEN
             RETURN false;
         END IF;
-        PERFORM mm.request_backfill(m, CASE WHEN random() < 0.5 THEN 'red' ELSE 'blue' END, 1);
+        PERFORM mm.request_backfill(m, (SELECT t FROM mm.match x, unnest(x.teams) t WHERE x.match_id = m
+                                        ORDER BY random() LIMIT 1), 1);
     WHEN 'report' THEN
         m := load.some_match(queue, 'matched');
         IF m IS NULL THEN
             RETURN false;
         END IF;
-        -- red wins, blue wins or a draw; sometimes a deserter of the losing
-        -- team, sometimes a player who played half the match
-        outcome := CASE WHEN random() < 0.45 THEN 'red' WHEN random() < 0.8 THEN 'blue' ELSE 'draw' END;
+        -- a team of the match wins (the others lose) or a draw; sometimes a
+        -- deserter of a losing team, sometimes a player who played half the
+        -- match
+        SELECT x.teams INTO teams FROM mm.match x WHERE x.match_id = m;
+        outcome := CASE WHEN random() < 0.8 THEN teams[1 + floor(random() * cardinality(teams))::int] ELSE 'draw' END;
         IF outcome <> 'draw' AND random() < 0.15 THEN
             SELECT x.p INTO deserter FROM mm.match_roster mr, unnest(mr.players) x(p)
-            WHERE mr.match_id = m AND mr.team = CASE outcome WHEN 'red' THEN 'blue' ELSE 'red' END
+            WHERE mr.match_id = m AND mr.team <> outcome
             ORDER BY random() LIMIT 1;
         END IF;
         SELECT x.p INTO p FROM mm.match_roster mr, unnest(mr.players) x(p)
@@ -105,9 +110,11 @@ BEGIN
                           'rank', CASE WHEN outcome IN (t, 'draw') THEN 1 ELSE 2 END,
                           'score', CASE WHEN outcome = t THEN 500 WHEN outcome = 'draw' THEN 400
                                         ELSE 200 + floor(random() * 290) END,
-                          'desertions', CASE WHEN deserter IS NOT NULL AND outcome NOT IN (t, 'draw')
+                          'desertions', CASE WHEN deserter IS NOT NULL
+                                                  AND deserter = ANY (ARRAY(SELECT u FROM mm.match_roster mr, unnest(mr.players) u
+                                                                            WHERE mr.match_id = m AND mr.team = t))
                                              THEN jsonb_build_array(deserter) ELSE '[]' END))
-                      FROM unnest(ARRAY['red', 'blue']) t),
+                      FROM unnest(teams) t),
             'players', CASE WHEN random() < 0.2 THEN jsonb_build_object(p::text, jsonb_build_object('weight', 0.5))
                             ELSE '{}' END);
         PERFORM count(*) FROM mm.report_result(m, result);

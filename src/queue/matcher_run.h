@@ -1,0 +1,141 @@
+/*-------------------------------------------------------------------------
+ *
+ * matcher_run.h
+ *		The state of one run of the matcher (MmMatcherRun), shared by the
+ *		files of the matcher and internal to them: matcher.c (createMatches:
+ *		the run over the targets, the buckets), matcher_gw2.c (the Guild
+ *		Wars 2 wiki's phases behind MmMatcherModel: gatherPotentials,
+ *		populateMatch, pickRoster, scoreRoster) and matcher_backfill.c (a
+ *		running match's open seats). The rules' phases (rules.h) that more
+ *		than one of them calls are inline here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MM_MATCHER_RUN_H
+#define MM_MATCHER_RUN_H
+
+#include "matcher.h"
+
+/* A team being populated: its rosters and running sums. */
+typedef struct Team
+{
+	int			players;
+	double		sum_rating_low; /* over players */
+	double		sum_rank;		/* over players */
+	double		dishonor;		/* total stacks */
+	int			nrosters;
+	int		   *rosters;
+} Team;
+
+/* State of one run (MmMatcherRun, matcher.h). */
+typedef struct MmMatcherRun
+{
+	const MmMatcherModel *model;	/* its phases */
+	MmRoster   *r;
+	int			n;
+	const MmMatcherConfig *cfg;
+	bool	   *in_queue;		/* in the queue now (not target, matched or failed) */
+	int		   *next;			/* live queue of each bucket as a list in queue order; n ends it */
+	int		   *prev;			/* -1 starts it */
+	int			live;			/* rosters in the live queue */
+	int			nparts;			/* buckets: rosters equal on every equal rule (one without) */
+	int		   *head;			/* per bucket: first of its live list */
+	int		   *part_live;		/* per bucket: rosters in its live list */
+	int		   *part_start;		/* per bucket: its range of by_lo */
+	int		   *part_end;
+	int		   *by_lo;			/* indexes sorted by bucket, then lo */
+	double		widest;			/* largest hi - lo */
+	int		   *potentials;		/* of the current target, in queue order */
+	int			npotentials;
+	bool	   *chosen;			/* picked for the current match */
+	int			nteams;			/* teams of a match */
+	int		   *prof_count[MM_TEAMS];	/* professions on each team */
+	int			nprofessions;
+	Team		team[MM_TEAMS];
+	/* the rules (rules.h) */
+	int			nrules;
+	const MmRule *rules;
+	double	   *limits;			/* per rule: its parameter at the target's wait */
+	int		   *levels;			/* per rule: the level of it (see rules.h, bits) */
+	uint64	  **bits;			/* per rule filtering as bits: each roster's, per level; else NULL */
+	uint64	   *tbits;			/* per rule: the target's bits at its level */
+	MmRuleState *rstate;		/* per rule: the match being populated */
+	int		   *rejected;		/* per rule: rosters it kept from the potentials */
+	int		   *blocked;		/* per rule: picks it refused while populating */
+	int			nsoft;			/* soft rules (scored) */
+	bool		backfill;		/* filling a running match: no buckets */
+} Run;
+
+/* The team's figures scoreRoster compares a roster with. */
+typedef struct MmTeamFigures
+{
+	double		rating_low;
+	double		rank;
+	double		dishonor;
+} TeamFigures;
+
+static inline int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Roster r joins the match, on team "side": the rules' state follows. */
+static inline void
+rules_join(Run *run, const MmRoster *r, int side)
+{
+	for (int k = 0; k < run->nrules; k++)
+	{
+		const MmRule *rule = &run->rules[k];
+
+		rule->ops->add(&run->rstate[k], rule, r, run->cfg->nregions);
+		/* (a running match's team the queue no longer has: no team state) */
+		if (rule->ops->team_add && side < rule->nteams)
+			rule->ops->team_add(&run->rstate[k], rule, r, side);
+	}
+}
+
+/*
+ * The populate phase of the hard rules: may roster i join the match, on
+ * team "side"? While a tick populates, the bucketing rules hold by the
+ * bucket; a backfill checks them too.
+ */
+static inline bool
+rules_fit(Run *run, int i, int side)
+{
+	for (int k = 0; k < run->nrules; k++)
+	{
+		const MmRule *rule = &run->rules[k];
+
+		if (rule->soft || (rule->ops->partitions && !run->backfill))
+			continue;
+		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
+			(rule->ops->team_fits && side < rule->nteams &&
+			 !rule->ops->team_fits(&run->rstate[k], rule, run->limits[k], &run->r[i], side)))
+		{
+			run->blocked[k]++;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The rule to blame for a failed target: the one that refused the most; -1: none. */
+static inline int
+blame(const int *counts, int nrules)
+{
+	int			best = -1;
+
+	for (int k = 0; k < nrules; k++)
+		if (counts[k] > 0 && (best < 0 || counts[k] > counts[best]))
+			best = k;
+	return best;
+}
+
+/* matcher.c: take roster i out of the live queue list */
+extern void mm_matcher_queue_remove(MmMatcherRun *run, int i);
+
+#endif							/* MM_MATCHER_RUN_H */
