@@ -57,6 +57,7 @@ OBJS        = \
 	src/rating/glicko2_policy.o \
 	src/rating/glicko2_sql.o \
 	src/rating/musigma.o \
+	src/rating/odds_scale.o \
 	src/rating/openskill.o \
 	src/rating/openskill_ims.o \
 	src/rating/openskill_model.o \

@@ -126,6 +126,7 @@ CREATE TABLE mm.match (
     region        text,
     teams         text[] NOT NULL,
     odds          float8[] NOT NULL,
+    odds_scale    float8,
     CONSTRAINT match_pkey PRIMARY KEY (match_id),
     CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
     CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
@@ -136,7 +137,8 @@ CREATE TABLE mm.match (
                                         AND '' <> ALL (teams)),
     CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
                                        AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
-                                       AND red_odds = odds[1] AND blue_odds = odds[2])
+                                       AND red_odds = odds[1] AND blue_odds = odds[2]),
+    CONSTRAINT match_odds_scale_check CHECK (odds_scale > 0 AND odds_scale < 'Infinity')
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
 -- Matches by time (the last hour's of a queue, those old enough to purge):
@@ -154,6 +156,8 @@ CREATE INDEX match_proposed_idx ON mm.match (queue_id, accept_until) WHERE accep
 COMMENT ON TABLE mm.match IS 'matches made by ticks: their teams in team order, prediction in [-1, 1] (-1 red, or with more teams the earlier team of the most lopsided pairing, dominates), each team''s odds of victory, rating spread (max - min effective rating of its rosters), status (proposed: in its ready check until accept_until; matched: ready to play; dissolved: its ready check failed; finished), when mm.claim_matches delivered it';
 COMMENT ON COLUMN mm.match.teams IS 'the match''s teams in team order, as its queue named them when it was made (red, blue, team_3, ... or the queue''s team_names); its rosters'' teams are among them';
 COMMENT ON COLUMN mm.match.odds IS 'each team''s odds of victory, in the order of teams (they add up to one)';
+COMMENT ON COLUMN mm.match.odds_scale IS 'the scale the queue''s calibration applied to its rating family''s odds when the tick made the match (1: the family''s own odds; see mm.odds_calibration); NULL: odds a tick''s rating family did not make (a match carried over from 0.1.0, whose odds came from the GW2 prediction, or written directly), which the calibration does not learn from';
+COMMENT ON CONSTRAINT match_odds_scale_check ON mm.match IS 'a scale is positive and finite';
 COMMENT ON COLUMN mm.match.red_odds IS 'the first team''s odds (odds[1]), kept for readers of two-team matches';
 COMMENT ON COLUMN mm.match.blue_odds IS 'the second team''s odds (odds[2]), kept for readers of two-team matches';
 COMMENT ON CONSTRAINT match_teams_check ON mm.match IS 'a match has 2 to 64 teams, named, in a one-dimensional array from 1';

@@ -143,6 +143,55 @@ SELECT pg_catalog.pg_extension_config_dump('mm.ratings', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_result', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.match_result_player', '');
 
+-- Calibrated odds (docs/ratings.md): a queue's odds are its rating family's
+-- scaled by what its own results taught it. mm.report_result records each
+-- result of a two-team match in mm.odds_result; the queue's next tick,
+-- which runs alone per queue, folds them into mm.odds_calibration in
+-- report order and removes them, so that reports never wait for each
+-- other on the queue's row and every result is learnt from once.
+CREATE TABLE mm.odds_calibration (
+    queue_id    int NOT NULL,
+    model       text NOT NULL,
+    scale       float8 NOT NULL,
+    information float8 NOT NULL,
+    results     bigint NOT NULL,
+    updated_at  timestamptz NOT NULL,
+    CONSTRAINT odds_calibration_pkey PRIMARY KEY (queue_id),
+    CONSTRAINT odds_calibration_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
+    CONSTRAINT odds_calibration_scale_check CHECK (scale > 0 AND scale < 'Infinity'),
+    CONSTRAINT odds_calibration_information_check CHECK (information > 0 AND information < 'Infinity'),
+    CONSTRAINT odds_calibration_results_check CHECK (results >= 0)
+);
+COMMENT ON TABLE mm.odds_calibration IS
+    'per queue, what its results taught it about the scale of its rating family''s odds (docs/ratings.md, "Calibrated odds"): the odds a tick stores are the family''s with their logit multiplied by scale; written by the queue''s ticks';
+COMMENT ON COLUMN mm.odds_calibration.model IS 'the rating family the scale was learnt for; a tick of a queue whose rating.model changed starts again from scale 1';
+COMMENT ON COLUMN mm.odds_calibration.scale IS 'the scale a: the stored odds are 1 / (1 + exp(-a ln(p / (1 - p)))) of the family''s p';
+COMMENT ON COLUMN mm.odds_calibration.information IS 'the precision of the belief about ln(scale) (1 before any result: the prior N(0, 1))';
+COMMENT ON COLUMN mm.odds_calibration.results IS 'results learnt from since the calibration started';
+COMMENT ON COLUMN mm.odds_calibration.updated_at IS 'the time of the tick that last learnt from results';
+COMMENT ON CONSTRAINT odds_calibration_scale_check ON mm.odds_calibration IS 'a scale is positive and finite';
+COMMENT ON CONSTRAINT odds_calibration_information_check ON mm.odds_calibration IS 'a precision is positive and finite';
+SELECT pg_catalog.pg_extension_config_dump('mm.odds_calibration', '');
+
+CREATE TABLE mm.odds_result (
+    queue_id    int NOT NULL,
+    match_id    bigint NOT NULL,
+    logit       float8 NOT NULL,
+    score       float8 NOT NULL,
+    reported_at timestamptz NOT NULL,
+    CONSTRAINT odds_result_pkey PRIMARY KEY (queue_id, match_id),
+    CONSTRAINT odds_result_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
+    CONSTRAINT odds_result_logit_check CHECK (logit > '-Infinity' AND logit < 'Infinity'),
+    CONSTRAINT odds_result_score_check CHECK (score IN (0, 0.5, 1))
+);
+COMMENT ON TABLE mm.odds_result IS
+    'results of two-team matches that the queue''s calibration has not learnt from yet: the rating family''s logit of the first team''s odds when the match was made, and its score (1 it ranked better, 0.5 equal, 0 worse); written by mm.report_result, learnt from and removed by the queue''s next tick';
+COMMENT ON COLUMN mm.odds_result.logit IS 'ln(p / (1 - p)) of the rating family''s odds p of the first team (the stored odds before the queue''s scale)';
+COMMENT ON CONSTRAINT odds_result_logit_check ON mm.odds_result IS 'a logit is finite (odds of exactly 0 or 1 teach nothing and are not recorded)';
+COMMENT ON CONSTRAINT odds_result_score_check ON mm.odds_result IS 'the first team won (1), drew (0.5) or lost (0)';
+SELECT pg_catalog.pg_extension_config_dump('mm.odds_result', '');
+
 -- The rating of a roster from its players' mm.ratings rows (defaults of the
 -- queue's "rating" config for players without one). With professions (one
 -- per player) and a profession_ratio r > 0, each player's rating is

@@ -211,6 +211,8 @@ DECLARE
             ADD CONSTRAINT backfill_pkey PRIMARY KEY (queue_id, backfill_id),
             ADD CONSTRAINT backfill_match_team_key UNIQUE (queue_id, match_id, team, backfill_id);
         ALTER TABLE mm.match_result DROP CONSTRAINT match_result_match_fkey;
+        ALTER TABLE mm.odds_calibration DROP CONSTRAINT odds_calibration_queue_id_fkey;
+        ALTER TABLE mm.odds_result DROP CONSTRAINT odds_result_match_fkey;
     $k$;
     t text;
     ok boolean;
@@ -259,7 +261,8 @@ BEGIN
 
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
-    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.ended_roster', 'mm.ticket_event', 'mm.tick_log'] LOOP
+    FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.ended_roster', 'mm.ticket_event', 'mm.tick_log',
+                             'mm.odds_calibration', 'mm.odds_result'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -267,12 +270,16 @@ BEGIN
                    'mm.waiting_player', 'player_id', shard_count);
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                    'mm.ratings', 'player_id', 'mm.waiting_player');
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log';
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result';
     RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
     ALTER TABLE mm.match ADD CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
     ALTER TABLE mm.tick_log ADD CONSTRAINT tick_log_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
+    ALTER TABLE mm.odds_calibration ADD CONSTRAINT odds_calibration_queue_id_fkey FOREIGN KEY (queue_id)
+        REFERENCES mm.queue ON DELETE CASCADE;
+    ALTER TABLE mm.odds_result ADD CONSTRAINT odds_result_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
     ALTER TABLE mm.queued_player ADD CONSTRAINT queued_player_roster_fkey FOREIGN KEY (queue_id, roster_id)
         REFERENCES mm.roster (queue_id, roster_id) ON DELETE CASCADE;
     ALTER TABLE mm.roster ADD CONSTRAINT roster_match_fkey FOREIGN KEY (queue_id, match_id)

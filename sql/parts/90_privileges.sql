@@ -276,6 +276,8 @@ INSERT INTO mm.privileges (object, kind, roles, definer) VALUES
 ('mm.match_result', 'relation', '{admin,analyst}', false),
 ('mm.match_result_player', 'relation', '{admin,analyst}', false),
 ('mm.rating_period_game', 'relation', '{admin,analyst}', false),
+('mm.odds_calibration', 'relation', '{admin,analyst}', false),
+('mm.odds_result', 'relation', '{admin,analyst}', false),
 ('mm.leaderboard', 'relation', '{service,admin,analyst}', false),
 ('mm.tick_log', 'relation', '{admin,analyst}', false),
 ('mm.queue_stats', 'relation', '{service,admin,analyst}', false),

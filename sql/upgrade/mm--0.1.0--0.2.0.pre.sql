@@ -524,3 +524,15 @@ DROP FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[
 DROP FUNCTION mm.match_prediction_teams(float8, float8, float8, float8, float8, float8, jsonb);
 -- mm.update_roster takes attributes, latencies and roles as mm.enqueue does
 DROP FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[]);
+
+-- ==== calibrated odds ====
+-- A queue's odds are its rating family's scaled by what its results taught
+-- it (docs/ratings.md, "Calibrated odds"). A match records the scale its
+-- tick applied; 0.1.0's matches, whose odds came from the GW2 prediction,
+-- have none, and their results teach the calibration nothing.
+ALTER TABLE mm.match ADD COLUMN odds_scale float8,
+    ADD CONSTRAINT match_odds_scale_check CHECK (odds_scale > 0 AND odds_scale < 'Infinity');
+-- per queue, what its results taught it
+-- @create mm.odds_calibration
+-- the results its next tick learns from
+-- @create mm.odds_result

@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "matcher.h"
+#include "odds_scale.h"
 #include "rating_model.h"
 
 /*
@@ -37,16 +38,17 @@ mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg)
 /*
  * The odds of a match made by the matcher, each team's probability of
  * winning under the queue's rating model from its rosters' figures
- * (rating_model.h's MmRatingScale.odds, red against blue): at two teams
- * red's is the family's odds and blue's one minus it. With k teams, team
- * i's is the mean over its pairings of its odds against the other team,
- * times 2 / k: odds_i = 2 / (k (k - 1)) sum over j != i of P(i beats j),
- * the pairwise form the families' predict uses for k teams; the odds add
- * up to one.
+ * (rating_model.h's MmRatingScale.odds, red against blue), scaled by the
+ * queue's calibration (mm_odds_scaled; scale 1 leaves them as they are):
+ * at two teams red's is the family's odds scaled and blue's one minus it.
+ * With k teams, team i's is the mean over its pairings of its scaled odds
+ * against the other team, times 2 / k: odds_i = 2 / (k (k - 1)) sum over
+ * j != i of P(i beats j), the pairwise form the families' predict uses
+ * for k teams; the odds add up to one.
  */
 void
 mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfig *cfg,
-				double *odds)
+				double scale, double *odds)
 {
 	const MmRatingModel *model = mm_rating_model_find(cfg->rating.model);
 	const void *params;
@@ -70,7 +72,8 @@ mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfi
 			rating[x] = r->rating;
 			deviation[x] = r->deviation;
 		}
-		odds[0] = model->scale.odds(params, n, team, players, rating, deviation);
+		odds[0] = mm_odds_scaled(model->scale.odds(params, n, team, players, rating, deviation),
+								 scale);
 		odds[1] = 1.0 - odds[0];
 	}
 	else
@@ -96,7 +99,8 @@ mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters, const MmMatcherConfi
 					deviation[m] = r->deviation;
 					m++;
 				}
-				e = model->scale.odds(params, m, team, players, rating, deviation);
+				e = mm_odds_scaled(model->scale.odds(params, m, team, players, rating, deviation),
+								   scale);
 				odds[i] += e;
 				odds[j] += 1.0 - e;
 			}

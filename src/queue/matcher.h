@@ -381,11 +381,13 @@ extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cf
 /*
  * Each team's odds of a match (its probability of winning), in team order,
  * into odds[cfg->nteams], under the queue's rating model from the figures
- * of its rosters (match_odds.c): at two teams the family's two-team odds; with
- * more, the mean over a team's pairings, as the families' predict does.
+ * of its rosters (match_odds.c), each pairing's odds scaled by the queue's
+ * calibration (scale 1: the family's own; odds_scale.h): at two teams the
+ * family's two-team odds; with more, the mean over a team's pairings, as
+ * the families' predict does.
  */
 extern void mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,
-							const MmMatcherConfig *cfg, double *odds);
+							const MmMatcherConfig *cfg, double scale, double *odds);
 /* Config key "team_names" (rules.c). */
 extern void mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path);
 extern void mm_team_names_render(StringInfo buf, const void *base);

@@ -115,7 +115,7 @@ put_matches(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherResult
 			odds[1] = 1.0 - odds[0];
 		}
 		else
-			mm_matcher_odds(mt, set->r, cfg, odds);
+			mm_matcher_odds(mt, set->r, cfg, 1.0, odds);
 		for (int k = 0; k < mt->nmembers; k++)
 		{
 			MmRoster   *x = &set->r[mt->members[k]];

@@ -27,7 +27,7 @@
 
 static MmStatement statements[RS_COUNT] = {
 	[RS_LOCK_MATCH] = {
-		"SELECT m.queue_id, m.status, m.teams, m.odds FROM mm.match m "
+		"SELECT m.queue_id, m.status, m.teams, m.odds, m.odds_scale FROM mm.match m "
 		"WHERE m.match_id = $match_id FOR UPDATE",
 		{{"match_id", INT8OID}}
 	},
@@ -116,6 +116,13 @@ static MmStatement statements[RS_COUNT] = {
 		{{"key", TEXTOID}, {"match_id", INT8OID}, {"at", TIMESTAMPTZOID},
 		 {"player_ids", INT8ARRAYOID}, {"opponent_ids", INT8ARRAYOID},
 		 {"scores", FLOAT8ARRAYOID}}
+	},
+	/* a two-team result for the queue's calibration of its odds */
+	[RS_INSERT_ODDS] = {
+		"INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at) "
+		"VALUES ($queue_id, $match_id, $logit, $score, $at)",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}, {"logit", FLOAT8OID},
+		 {"score", FLOAT8OID}, {"at", TIMESTAMPTZOID}}
 	},
 	[RS_INSERT_RESULT] = {
 		"INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at) "

@@ -40,6 +40,7 @@ typedef enum ResultStatement
 	RS_REASON_KNOWN,
 	RS_UPDATE_RATINGS,
 	RS_INSERT_PENDING,
+	RS_INSERT_ODDS,
 	RS_INSERT_RESULT,
 	RS_INSERT_PLAYERS,
 	RS_FINISH,
@@ -96,6 +97,8 @@ typedef struct ResMatch
 	int			nmteams;		/* the match's teams (mm.match.teams), in team order */
 	char	  **mteams;
 	double	   *odds;			/* each one's odds, in team order */
+	bool		has_odds_scale; /* the tick's calibration scale is known */
+	double		odds_scale;		/* the scale of the stored odds */
 	int			nteams;
 	ResTeam    *teams;
 	int			nplayers;

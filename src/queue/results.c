@@ -31,6 +31,7 @@
  *-------------------------------------------------------------------------
  */
 #include "result_match.h"
+#include "odds_scale.h"
 
 #include <errno.h>
 #include <math.h>
@@ -237,6 +238,37 @@ write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 	mm_execute(&a, false, 0);
 }
 
+/*
+ * A two-team result for the queue's calibration of its odds (odds_scale.h,
+ * learnt from by the queue's next tick): the family's logit of the first
+ * team's odds, the stored odds' logit divided by the scale the tick
+ * applied, and the first team's score. Nothing for a match of more teams,
+ * for odds a tick's family did not make (odds_scale NULL), and for odds of
+ * exactly 0 or 1, which have no logit.
+ */
+static void
+write_odds_result(ResMatch *m, TimestampTz at)
+{
+	double		rank[2] = {0, 0};
+	double		logit;
+	MmArgs		a;
+
+	if (m->nmteams != 2 || m->nteams != 2 || !m->has_odds_scale)
+		return;
+	logit = mm_odds_logit(m->odds[0]) / m->odds_scale;
+	if (!isfinite(logit))
+		return;
+	for (int t = 0; t < m->nteams; t++)
+		rank[res_team_order(m, t)] = m->teams[t].rank;
+	res_args(&a, RS_INSERT_ODDS);
+	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+	mm_arg(&a, "logit", Float8GetDatum(logit));
+	mm_arg(&a, "score", Float8GetDatum(rank[0] < rank[1] ? 1.0 : rank[0] == rank[1] ? 0.5 : 0.0));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_execute(&a, false, 0);
+}
+
 /* Return a match's recorded outcome, one row per player by player id. */
 static void
 put_outcome(ReturnSetInfo *rsinfo, int64 match_id)
@@ -324,6 +356,12 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 			m->odds[t] = t < nodds ? DatumGetFloat8(elems[t]) : 0;
 		m->nmteams = n;
 	}
+	{
+		Datum		scale = res_col(0, 5, &isnull);
+
+		m->has_odds_scale = !isnull;
+		m->odds_scale = isnull ? 1.0 : DatumGetFloat8(scale);
+	}
 	*done = previous_result(m->match_id, result);
 	if (*done)
 		return;
@@ -394,6 +432,8 @@ mm_report_result(PG_FUNCTION_ARGS)
 		write_result(rsinfo, &m, &cfg, result, at);
 		if (cfg.rating.pending_period)
 			write_pending_games(&m, &cfg, at);
+		if (!cfg.rating.calibration_null)
+			write_odds_result(&m, at);
 		{
 			MmArgs		a;
 

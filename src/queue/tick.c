@@ -35,6 +35,7 @@
  *-------------------------------------------------------------------------
  */
 #include "tick.h"
+#include "odds_scale.h"
 
 #include <math.h>
 
@@ -164,7 +165,8 @@ static MmStatement statements[Q_COUNT] = {
 	 * Only a ready check ($status 'proposed',
 	 * $accept_until its end) writes a ticket event per player, as mm.accept
 	 * and mm.decline go on from there ($status 'matched', $accept_until
-	 * NULL without one).
+	 * NULL without one). $odds_scale is the scale the queue's calibration
+	 * applied to the odds.
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -173,10 +175,10 @@ static MmStatement statements[Q_COUNT] = {
 		" WITH ORDINALITY AS u(no, prediction, spread, region, o) ORDER BY u.o"
 		"), m AS ("
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
-		" status, accept_until, region, teams, odds)"
+		" status, accept_until, region, teams, odds, odds_scale)"
 		" SELECT mi.match_id, $queue_id, $tick_id, $at, mi.prediction, $odds[(mi.no - 1) * cardinality($team_names) + 1],"
 		" $odds[(mi.no - 1) * cardinality($team_names) + 2], mi.spread, $status, $accept_until, mi.region, $team_names,"
-		" $odds[(mi.no - 1) * cardinality($team_names) + 1 : mi.no * cardinality($team_names)]"
+		" $odds[(mi.no - 1) * cardinality($team_names) + 1 : mi.no * cardinality($team_names)], $odds_scale"
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
@@ -199,7 +201,7 @@ static MmStatement statements[Q_COUNT] = {
 		 {"team_names", TEXTARRAYOID}, {"spreads", FLOAT8ARRAYOID},
 		 {"roster_ids", INT8ARRAYOID}, {"roster_matches", INT4ARRAYOID},
 		 {"roster_teams", INT4ARRAYOID}, {"at", TIMESTAMPTZOID}, {"status", TEXTOID},
-		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}}
+		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}, {"odds_scale", FLOAT8OID}}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -259,6 +261,31 @@ static MmStatement statements[Q_COUNT] = {
 		"WHERE r.queue_id = $queue_id AND r.match_id IS NULL AND r.joined_at <= $at - make_interval(secs => $ttl_s) "
 		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $at)",
 		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}, {"ttl_s", FLOAT8OID}}
+	},
+	/* the queue's calibration of its odds (odds_scale.h) */
+	[Q_ODDS_READ] = {
+		"SELECT c.model, c.scale, c.information, c.results FROM mm.odds_calibration c "
+		"WHERE c.queue_id = $queue_id",
+		{{"queue_id", INT4OID}}
+	},
+	/*
+	 * the results reported since the last tick, removed, in report order;
+	 * a report that commits meanwhile stays for the next tick
+	 */
+	[Q_ODDS_FOLD] = {
+		"WITH d AS (DELETE FROM mm.odds_result r WHERE r.queue_id = $queue_id "
+		"RETURNING r.logit, r.score, r.reported_at, r.match_id) "
+		"SELECT d.logit, d.score FROM d ORDER BY d.reported_at, d.match_id",
+		{{"queue_id", INT4OID}}
+	},
+	[Q_ODDS_WRITE] = {
+		"INSERT INTO mm.odds_calibration AS c (queue_id, model, scale, information, results, updated_at) "
+		"VALUES ($queue_id, $model, $scale, $information, $results, $at) "
+		"ON CONFLICT ON CONSTRAINT odds_calibration_pkey DO UPDATE "
+		"SET model = excluded.model, scale = excluded.scale, information = excluded.information, "
+		"results = excluded.results, updated_at = excluded.updated_at",
+		{{"queue_id", INT4OID}, {"model", TEXTOID}, {"scale", FLOAT8OID}, {"information", FLOAT8OID},
+		 {"results", INT8OID}, {"at", TIMESTAMPTZOID}}
 	},
 };
 
@@ -492,8 +519,8 @@ put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherCon
  */
 static void
 tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
-			MmRosterSet *set, const MmMatcherResult *res, ReturnSetInfo *rsinfo,
-			int64 *match_ids, TickFigures *fig)
+			double odds_scale, MmRosterSet *set, const MmMatcherResult *res,
+			ReturnSetInfo *rsinfo, int64 *match_ids, TickFigures *fig)
 {
 	int			nm = 0;
 	int		   *which;			/* the set indexes of the matched rosters */
@@ -546,7 +573,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		good[ngood] = m;
 		m_no[ngood] = ngood + 1;
 		m_pred[ngood] = mm_matcher_prediction(mt, cfg);
-		mm_matcher_odds(mt, set->r, cfg, &m_odds[ngood * cfg->nteams]);
+		mm_matcher_odds(mt, set->r, cfg, odds_scale, &m_odds[ngood * cfg->nteams]);
 		m_region[ngood] = mt->region < 0 ? NULL : set->region_names[mt->region];
 		m_spread[ngood++] = mt->rating_spread;
 		for (int k = 0; k < mt->nmembers; k++)
@@ -587,6 +614,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	mm_arg_maybe(&a, "accept_until",
 				 TimestampTzGetDatum(at + (int64) (cfg->queue.accept_timeout_s * USECS_PER_SEC)),
 				 cfg->queue.accept_timeout_s <= 0);
+	mm_arg(&a, "odds_scale", Float8GetDatum(odds_scale));
 	mm_run(&a, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
@@ -600,6 +628,69 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	for (int m = 0; m < res->nmatches; m++)
 		if (match_ids[m] > 0)
 			put_match_rows(rsinfo, set, cfg, &res->matches[m], match_ids[m]);
+}
+
+/*
+ * The scale of the queue's odds for this tick (odds_scale.h): with a
+ * calibration, the results reported since its last tick are learnt from in
+ * report order and removed, and what the queue knows is written back; 1
+ * without one. A queue whose rating model changed starts again from 1,
+ * without the results pending then (their odds were the other family's).
+ */
+static double
+tick_odds_scale(int32 queue_id, const MmMatcherConfig *cfg, TimestampTz at)
+{
+	MmArgs		a;
+	bool		isnull;
+	MmOddsScale s;
+	int64		results = 0;
+	bool		restart = false;
+	uint64		n;
+
+	if (cfg->rating.calibration_null)
+		return 1.0;
+	mm_odds_scale_start(&s);
+	tick_run_queue(Q_ODDS_READ, queue_id, false, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+	{
+		char	   *model = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
+															  SPI_tuptable->tupdesc, 1, &isnull));
+
+		restart = strcmp(model, cfg->rating.model) != 0;
+		if (!restart)
+		{
+			s.scale = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+												   2, &isnull));
+			s.information = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+														 3, &isnull));
+			results = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+												  4, &isnull));
+		}
+	}
+	/* the results reported since the last tick; after a change of model, dropped */
+	tick_run_queue(Q_ODDS_FOLD, queue_id, false, SPI_OK_SELECT);
+	n = restart ? 0 : SPI_processed;
+	if (n == 0 && !restart)
+		return s.scale;
+	for (uint64 i = 0; i < n; i++)
+	{
+		double		logit = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+														 1, &isnull));
+		double		score = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+														 2, &isnull));
+
+		CHECK_FOR_INTERRUPTS();
+		mm_odds_scale_update(&s, cfg->rating.calibration, logit, score);
+	}
+	mm_args_begin(&a, &statements[Q_ODDS_WRITE]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "model", CStringGetTextDatum(cfg->rating.model));
+	mm_arg(&a, "scale", Float8GetDatum(s.scale));
+	mm_arg(&a, "information", Float8GetDatum(s.information));
+	mm_arg(&a, "results", Int64GetDatum(results + (int64) n));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_INSERT);
+	return s.scale;
 }
 
 /* Expire the rosters that have waited ticket_ttl; returns how many. */
@@ -748,6 +839,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	int64		tick_id;
 	int64	   *match_ids;
 	int			dissolved;
+	double		odds_scale;
 
 	mm_require_primary("mm.tick");
 	InitMaterializedSRF(fcinfo, 0);
@@ -767,13 +859,14 @@ mm_tick(PG_FUNCTION_ARGS)
 		mm_run(&a, false, SPI_OK_SELECT);
 	}
 	tick_id = result_int64();
+	odds_scale = tick_odds_scale(queue_id, &cfg, at);
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.queue.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.queue.ticket_ttl_s);
 	/* the read sees what the tick has just changed: rosters given back, expired */
 	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
-	tick_commit(queue_id, tick_id, at, &cfg, &set, &res, rsinfo, match_ids, &fig);
+	tick_commit(queue_id, tick_id, at, &cfg, odds_scale, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.queue.accept_timeout_s > 0 ? "proposed" : "matches");

@@ -33,6 +33,9 @@ enum
 	Q_IDLE,
 	Q_LAST_TICK,
 	Q_EXPIRE,
+	Q_ODDS_READ,
+	Q_ODDS_FOLD,
+	Q_ODDS_WRITE,
 	Q_COUNT
 };
 

@@ -97,6 +97,10 @@ const MmConfigKey mm_rating_config_keys[] = {
 	{.name = "period", .type = MM_CONFIG_TEXT, .offset = RK(period),
 		.def_text = "game",
 	.doc = "game (each report rates its game) or pending (rating periods, for families that have them)"},
+	{.name = "calibration", .type = MM_CONFIG_INT, .flags = MM_CONFIG_NULLABLE,
+		.offset = RK(calibration), .null_offset = RK(calibration_null),
+		.min = 1, .max = 1000000000, .def = 500, .unit = "results",
+	.doc = "the odds stored with a match are the family's scaled by what the queue's last results (about this many) taught it (null: the family's own odds)"},
 	{.name = NULL}
 };
 

@@ -234,6 +234,9 @@ typedef struct MmRatingConfig
 								 * NULL: it has none */
 	char	   *period;			/* "game": rate each game; "pending": rating periods */
 	bool		pending_period; /* period = "pending" */
+	int			calibration;	/* results over which a queue's odds learn
+								 * their scale (odds_scale.h) */
+	bool		calibration_null;	/* none: the family's own odds */
 } MmRatingConfig;
 
 extern const MmConfigKey mm_rating_config_keys[];

@@ -218,6 +218,19 @@ SELECT (SELECT m.status FROM mm.match m WHERE m.match_id = (SELECT max(r.match_i
     \echo 'a reported 0.1.0 match is not finished or its players not rated once'
     SELECT 1/0;
 \endif
+-- 0.1.0's three matches carry no calibration scale (their odds came from the
+-- GW2 prediction), the matches 0.2.0's ticks made above have scale 1 (their
+-- queues have learnt nothing yet); the 0.1.0 match's result teaches the
+-- queue's calibration nothing
+SELECT (SELECT count(*) FROM mm.match WHERE odds_scale IS NULL) = 3
+       AND (SELECT count(*) FROM mm.match WHERE odds_scale = 1) = (SELECT count(*) FROM mm.match) - 3
+       AND (SELECT count(*) FROM mm.match) > 3
+       AND NOT EXISTS (SELECT FROM mm.odds_result) AS uncalibrated \gset
+\if :uncalibrated
+\else
+    \echo 'the calibration of odds learnt from a 0.1.0 match, or 0.1.0 matches got a scale'
+    SELECT 1/0;
+\endif
 
 -- stored configs are normalised: a queue's config is complete, numbers in
 -- their shortest form; a dishonor duration given in months (30 days each in

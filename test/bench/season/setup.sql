@@ -18,7 +18,8 @@
 --     rounds this short (see docs/benchmarks.md);
 --   - the queue config is {"team_size": 3, "rating": {"model": M, "key": K}}
 --     and nothing else: every filter, scoring and prediction key default;
---   - every random draw comes from setseed, so a run is deterministic.
+--   - every random draw comes from setseed, in an order no plan decides,
+--     so a run is deterministic.
 -- Simulated times lie in the past (an enqueue's joined_at may not be in the
 -- future); each simulated second is one transaction, and a result is rated
 -- at the real now() of its transaction, milliseconds apart, so Glicko-2's
@@ -36,7 +37,8 @@ CREATE TABLE season_match (model text, match_id bigint, made_s int, red_odds flo
 CREATE TABLE season_wait (model text, roster_id bigint, waited float8);
 CREATE TABLE season_rating (model text, player_id bigint, rating float8);
 -- why a long waiter waits: mm.explain of every roster still waiting 25 s
--- after it queued (before padding starts at 30 s)
+-- after it queued (before padding starts at 30 s; a matched roster stays in
+-- mm.roster with its match_id until its match ends)
 CREATE TABLE season_explain (model text, roster_id bigint, made_s int, players int,
                              rating float8, deviation float8, potentials int,
                              potentials_min int, outcome text);
@@ -91,9 +93,14 @@ BEGIN
             PERFORM mm.report_result(mt.match_id, CASE WHEN pr.red_won
                 THEN '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}'::jsonb
                 ELSE '{"teams": {"red": {"rank": 2}, "blue": {"rank": 1}}}'::jsonb END);
-            UPDATE party pa SET free_s = s + (random() * 10)::int, roster = NULL
-            FROM mm.match_roster mr
-            WHERE mr.match_id = mt.match_id AND pa.roster = mr.roster_id;
+            -- the parties take their breaks, drawn in party order (one row
+            -- at a time: in a joined UPDATE the draws would follow the
+            -- plan's row order, which the tables' statistics can change)
+            FOR pr IN SELECT pa.party FROM party pa JOIN mm.match_roster mr ON pa.roster = mr.roster_id
+                     WHERE mr.match_id = mt.match_id ORDER BY pa.party LOOP
+                UPDATE party pa SET free_s = s + (random() * 10)::int, roster = NULL
+                WHERE pa.party = pr.party;
+            END LOOP;
             DELETE FROM playing pl WHERE pl.match_id = mt.match_id;
         END LOOP;
         -- parties back from their break queue, rated from mm.ratings
@@ -107,7 +114,8 @@ BEGIN
             END LOOP;
         END IF;
         -- the tick of this second
-        FOR mt IN SELECT DISTINCT t.match_id FROM mm.tick(q, t0 + s * interval '1 second') t LOOP
+        FOR mt IN SELECT DISTINCT t.match_id FROM mm.tick(q, t0 + s * interval '1 second') t
+                  ORDER BY t.match_id LOOP
             made := made + 1;
             INSERT INTO playing VALUES (mt.match_id, s + 10 + (random() * 30)::int);
             INSERT INTO season_match
@@ -119,7 +127,7 @@ BEGIN
         INSERT INTO season_explain
         SELECT model, e.roster_id, s, cardinality(pa.players), w.rating, w.deviation,
                e.potentials, e.potentials_min, e.outcome
-        FROM party pa JOIN mm.roster w ON w.roster_id = pa.roster
+        FROM party pa JOIN mm.roster w ON w.roster_id = pa.roster AND w.match_id IS NULL
         CROSS JOIN LATERAL mm.explain(pa.roster, t0 + s * interval '1 second') e
         WHERE pa.joined_s = s - 25;
         EXIT WHEN made >= target AND NOT EXISTS (SELECT FROM playing);
