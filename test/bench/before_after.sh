@@ -68,7 +68,7 @@ trap cleanup EXIT
 on() {
 	local v=$1
 	shift
-	(eval "$(PG_CONFIG=${config[$v]} bash test/cluster.sh env "${cluster[$v]}")"
+	(eval "$(PG_CONFIG=${config[$v]} bash "$here/test/cluster.sh" env "${cluster[$v]}")"
 	 export PGHOST PGPORT PGUSER
 	 psql -X -q -v ON_ERROR_STOP=1 "$@")
 }
