@@ -393,12 +393,17 @@ COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
 -- mm.roster, their players with them by the foreign key's cascade (they
 -- may queue again), and keeps them in mm.ended_roster with their players in
 -- party order: the write a tick used to make per matched roster, made once
--- per match here.
+-- per match here. PL/pgSQL keeps the statement's plan for the session; as a
+-- SQL function (a data-modifying WITH is never inlined) it was planned again
+-- at every call, about 0.4 ms of a report's 1.1.
 CREATE FUNCTION mm._end_match_rosters(queue_id int, match_id bigint)
 RETURNS int
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    n int;
+BEGIN
     WITH p AS MATERIALIZED (
         SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
                coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions
@@ -421,7 +426,9 @@ AS $$
         ORDER BY d.roster_id
         RETURNING 1
     )
-    SELECT count(*)::int FROM i
+    SELECT count(*)::int INTO n FROM i;
+    RETURN n;
+END
 $$;
 COMMENT ON FUNCTION mm._end_match_rosters(int, bigint) IS
     'internal (mm.report_result, mm.abandon_match): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players in party order; returns how many';
