@@ -1,5 +1,4 @@
 -- mm.tick over the 100k single-mode queue without rules, 50 targets (rolled back)
 BEGIN;
-SELECT mm.alter_queue('single', '{"filter": {"rosters": 50}}');
 SELECT count(*) FROM mm.tick('single', '2024-01-01 00:05:00+00');
 ROLLBACK;

@@ -1,5 +1,4 @@
 -- mm.tick over the 100k queue of 20 modes x 6 regions (equal, latency and roles rules), 50 targets (rolled back)
 BEGIN;
-SELECT mm.alter_queue('rules', '{"filter": {"rosters": 50}}');
 SELECT count(*) FROM mm.tick('rules', '2024-01-01 00:05:00+00');
 ROLLBACK;

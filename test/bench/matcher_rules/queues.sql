@@ -1,28 +1,41 @@
--- Two queues of 100k waiting rosters (5v5), drawn as in the matcher
--- benchmark (party sizes 1-5, half solo; ratings ~ N(1500, 250) clamped to
--- [100, 3000]; deviations 30-150; waits 0-300 s at the benchmark's "at",
--- 2024-01-01 00:05:00; nine professions):
---   single  one game mode, no rules: the 100k single-mode tick, the baseline;
---   rules   the same draw over 20 game modes (attribute "mode", an equal
---           rule) and 6 regions: each roster has a home region at 15-60 ms
---           and the other five at 70-250 ms; a latency rule of 80 ms that
---           expands to 120 ms after 60 s and to 200 ms after 180 s; and
---           roles: each player a tank (1 in 5), damage or support (2 in 5
---           each), a roles rule of 1 tank, 2 damage and 2 support per team
---           that any role may fill after 120 s.
--- Both keep the GW2 defaults otherwise (potentials_min 20, potentials_max
--- 500). The cases set how many targets a tick tries (filter.rosters), and
--- which rules the rules queue has, inside their rolled-back transaction.
+-- The queues of the matcher_rules benchmarks: three queues of 100k waiting
+-- rosters (5v5), drawn as in the matcher benchmark (party sizes 1-5, half
+-- solo; ratings ~ N(1500, 250) clamped to [100, 3000]; deviations 30-150;
+-- waits 0-300 s at the benchmark's "at", 2024-01-01 00:05:00; nine
+-- professions), each trying :targets targets a tick (filter.rosters: the
+-- including setup.sql sets it):
+--   single   one game mode, no rules: the 100k single-mode tick, the baseline;
+--   rules    the same draw over 20 game modes (attribute "mode", an equal
+--            rule) and 6 regions: each roster has a home region at 15-60 ms
+--            and the other five at 70-250 ms; a latency rule of 80 ms that
+--            expands to 120 ms after 60 s and to 200 ms after 180 s; and
+--            roles: each player a tank (1 in 5), damage or support (2 in 5
+--            each), a roles rule of 1 tank, 2 damage and 2 support per team
+--            that any role may fill after 120 s;
+--   latency  drawn as the rules queue (its players' roles too), with its rules
+--            without the roles rule.
+-- All three rate with Glicko-2 (rating.model), the scale the ratings are
+-- drawn on, so that the filter's ranges and padding are in the ratings'
+-- units, and keep the GW2 defaults otherwise (potentials_min 20,
+-- potentials_max 500).
 SELECT setseed(0.42);
-SELECT mm.create_queue('single', '{"filter": {"rosters": 100000, "limit": 600000}}');
-SELECT mm.create_queue('rules', $${
-    "filter": {"rosters": 100000, "limit": 600000},
+SELECT mm.create_queue('single', jsonb_build_object('rating', '{"model": "glicko2"}'::jsonb,
+    'filter', jsonb_build_object('rosters', :targets, 'limit', 600000)));
+SELECT mm.create_queue('rules', jsonb_build_object('filter', jsonb_build_object('rosters', :targets, 'limit', 600000)) || $${
+    "rating": {"model": "glicko2"},
     "attributes": {"mode": {"type": "string", "required": true}},
     "roles": ["tank", "damage", "support"],
     "rules": [{"type": "equal", "attribute": "mode"},
               {"type": "latency", "max": 80, "expand": [{"after": 60, "max": 120}, {"after": 180, "max": 200}]},
               {"type": "roles", "counts": {"tank": 1, "damage": 2, "support": 2},
                "expand": [{"after": 120, "flex": 5}]}]
+}$$);
+SELECT mm.create_queue('latency', jsonb_build_object('filter', jsonb_build_object('rosters', :targets, 'limit', 600000)) || $${
+    "rating": {"model": "glicko2"},
+    "attributes": {"mode": {"type": "string", "required": true}},
+    "roles": ["tank", "damage", "support"],
+    "rules": [{"type": "equal", "attribute": "mode"},
+              {"type": "latency", "max": 80, "expand": [{"after": 60, "max": 120}, {"after": 180, "max": 200}]}]
 }$$);
 
 CREATE FUNCTION fill_queue(qname text, n int, first_player bigint, modes int) RETURNS void LANGUAGE sql AS $$
@@ -55,9 +68,10 @@ CREATE FUNCTION fill_queue(qname text, n int, first_player bigint, modes int) RE
 $$;
 SELECT fill_queue('single', 100000, 0, 1);
 SELECT fill_queue('rules', 100000, 100000000, 20);
+SELECT fill_queue('latency', 100000, 200000000, 20);
 UPDATE mm.queued_player qp
 SET role = CASE WHEN u < 0.2 THEN 'tank' WHEN u < 0.6 THEN 'damage' ELSE 'support' END
 FROM (SELECT player_id, random() AS u FROM mm.queued_player) x
-WHERE x.player_id = qp.player_id AND qp.queue_id = (SELECT queue_id FROM mm.queue WHERE name = 'rules');
+WHERE x.player_id = qp.player_id AND qp.queue_id IN (SELECT queue_id FROM mm.queue WHERE name IN ('rules', 'latency'));
 VACUUM ANALYZE mm.roster;
 VACUUM ANALYZE mm.queued_player;

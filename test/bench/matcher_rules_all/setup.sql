@@ -1,3 +1,4 @@
--- The queues of the matcher_rules benchmark (its setup.sql), ticked with
--- every roster a target.
-\i test/bench/matcher_rules/setup.sql
+-- The queues of test/bench/matcher_rules/queues.sql, each ticked with every
+-- one of its 100k rosters a target.
+\set targets 100000
+\i test/bench/matcher_rules/queues.sql
