@@ -27,8 +27,9 @@
 # Usage: PG_CONFIG=... bash test/bench/matcher_durable.sh [PORT]
 # PORT defaults to MM_PORT+2 (test/ports.sh). It creates a cluster in
 # MM_TMPDIR (default /tmp)/mm-durable-PORT, prints a markdown report and
-# removes the cluster. Not part of make bench (that cluster runs with
-# fsync off).
+# removes the cluster. Not part of make bench: it needs pg_walinspect,
+# autovacuum off and lock-wait logging, in a cluster of its own, and takes
+# several minutes.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
