@@ -151,8 +151,7 @@ mm_explain(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = roster_queue(roster_id, &name, &cfg);
-	tick_run_queue(Q_READ, queue_id, true, SPI_OK_SELECT);
-	mm_read_rosters(at, true, &cfg, &set);
+	tick_read_queue(queue_id, at, &cfg, &set);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;

@@ -376,6 +376,9 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
+struct SPITupleTable;
+extern void mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
+									struct SPITupleTable *players, uint64 nplayers);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*

@@ -276,6 +276,72 @@ read_players(ArrayType *arr, int64 roster, PlayerOf **players, int *nplayers, in
 }
 
 /*
+ * The rows of a queue's players grouped by roster (columns roster_id,
+ * players: their number, professions, roles), in roster id order, with
+ * their ids taken out for a binary search.
+ */
+typedef struct Grouped
+{
+	SPITupleTable *rows;
+	int64	   *ids;
+	uint64		n;
+	Columns		c;
+	Row			row;
+} Grouped;
+
+static void
+grouped_init(Grouped *g, SPITupleTable *rows, uint64 n)
+{
+	Oid			id_types[] = {INT8OID};
+	Oid			text_array[] = {TEXTARRAYOID};
+	TupleDesc	desc = rows->tupdesc;
+
+	memset(g, 0, sizeof(*g));
+	g->rows = rows;
+	g->n = n;
+	g->c.roster_id = column(desc, "roster_id", true, id_types, 1);
+	g->c.players = column(desc, "players", true, number_types, 6);
+	g->c.professions = column(desc, "professions", false, text_array, 1);
+	g->c.roles = column(desc, "roles", false, text_array, 1);
+	g->ids = palloc(sizeof(int64) * Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		g->ids[i] = DatumGetInt64(SPI_getbinval(rows->vals[i], desc, g->c.roster_id, &isnull));
+		if (isnull || (i > 0 && g->ids[i] <= g->ids[i - 1]))
+			elog(ERROR, "the players grouped by roster are not in roster id order");
+	}
+	g->row.values = palloc(sizeof(Datum) * desc->natts);
+	g->row.nulls = palloc(sizeof(bool) * desc->natts);
+}
+
+/* Deform the grouped row of roster "id" into g->row; false when it has none. */
+static bool
+grouped_find(Grouped *g, int64 id)
+{
+	uint64		lo = 0;
+	uint64		hi = g->n;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (g->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == g->n || g->ids[lo] != id)
+		return false;
+	heap_deform_tuple(g->rows->vals[lo], g->rows->tupdesc, g->row.values, g->row.nulls);
+	return true;
+}
+
+static void read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out,
+						 Grouped *grouped);
+
+/*
  * Build the roster array from the rows of an executed SPI query (in
  * SPI_tuptable). With "counts", players is the number of players (the
  * queue tables, where keys keep players unique), and a roster without
@@ -284,6 +350,32 @@ read_players(ArrayType *arr, int64 roster, PlayerOf **players, int *nplayers, in
  */
 void
 mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out)
+{
+	read_rosters(at, counts, cfg, out, NULL);
+}
+
+/*
+ * The same from a queue's rosters (SPI_tuptable: the roster columns, no
+ * players, professions or roles) and its players grouped by roster
+ * ("players", "nplayers" rows: roster_id, players, professions, roles, in
+ * roster id order, as an earlier statement under the same snapshot
+ * returned them). A roster without a grouped row has no players and is
+ * left out; grouped rows without a roster (rosters in a match) are not
+ * read.
+ */
+void
+mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
+						SPITupleTable *players, uint64 nplayers)
+{
+	Grouped		g;
+
+	grouped_init(&g, players, nplayers);
+	read_rosters(at, true, cfg, out, &g);
+}
+
+static void
+read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out,
+			 Grouped *grouped)
 {
 	Oid			jsonb_types[] = {JSONBOID};
 	MmRuleReader rd = {0};
@@ -308,7 +400,9 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 				 errmsg("too many rosters"),
 				 errdetail("The query returned %llu rows.", (unsigned long long) n)));
 	c.roster_id = column(desc, "roster_id", true, id_types, 2);
-	if (counts)
+	if (grouped)
+		c.players = 0;
+	else if (counts)
 		c.players = column(desc, "players", true, number_types, 6);
 	else
 		c.players = column(desc, "players", true, players_types, 2);
@@ -338,21 +432,36 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		MmRoster   *x = &r[kept];
 		bool		isnull;
 		Datum		d;
+		int64		id;
+
+		/* the players' columns: of the row, or of its grouped row */
+		const Row  *prow = &row;
+		TupleDesc	pdesc = desc;
+		const Columns *pc = &c;
 
 		CHECK_FOR_INTERRUPTS();
 		/* every column at once (one by one, each walks the row again) */
 		heap_deform_tuple(SPI_tuptable->vals[i], desc, row.values, row.nulls);
-		if (counts && number(&row, desc, c.players, "players", 0) == 0)
-			continue;
-		kept++;
 		d = row_value(&row, c.roster_id, &isnull);
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("rosters query column \"roster_id\" must not be null")));
-		x->id = SPI_gettypeid(desc, c.roster_id) == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);
+		id = SPI_gettypeid(desc, c.roster_id) == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);
+		if (grouped)
+		{
+			if (!grouped_find(grouped, id))
+				continue;
+			prow = &grouped->row;
+			pdesc = grouped->rows->tupdesc;
+			pc = &grouped->c;
+		}
+		if (counts && number(prow, pdesc, pc->players, "players", 0) == 0)
+			continue;
+		kept++;
+		x->id = id;
 		if (counts)
-			x->players = (int) number(&row, desc, c.players, "players", 0);
+			x->players = (int) number(prow, pdesc, pc->players, "players", 0);
 		else
 		{
 			d = row_value(&row, c.players, &isnull);
@@ -403,16 +512,16 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 				x->age = Max(0.0, (at - joined) / 1e6);
 			}
 		}
-		if (c.professions)
+		if (pc->professions)
 		{
-			d = row_value(&row, c.professions, &isnull);
+			d = row_value(prow, pc->professions, &isnull);
 			if (!isnull)
 				read_professions(x, DatumGetArrayTypeP(d), &prof);
 		}
 		x->role_count = NULL;
-		if (c.roles && cfg->nroles > 0)
+		if (pc->roles && cfg->nroles > 0)
 		{
-			d = row_value(&row, c.roles, &isnull);
+			d = row_value(prow, pc->roles, &isnull);
 			if (!isnull)
 				mm_rules_read_roles(cfg, x, DatumGetArrayTypeP(d), !counts);
 		}
@@ -440,12 +549,6 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 		mm_rules_read_finish(r, kept, &rd);
 	cfg->nregions = rd.nregions;
 	out->region_names = rd.region_names;
-	out->reader = NULL;
-	if (rd.values != NULL)
-	{
-		out->reader = palloc(sizeof(MmRuleReader));
-		*out->reader = rd;
-	}
 	out->reader = NULL;
 	if (rd.values != NULL)
 	{

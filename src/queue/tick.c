@@ -65,53 +65,49 @@ static MmStatement statements[Q_COUNT] = {
 		{{"name", TEXTOID}}
 	},
 	/*
-	 * players: the count; professions and roles: those given, in no order
-	 * (a role queue's role counts per roster; other queues' players have
-	 * none, and the filter leaves their arrays NULL). No join:
-	 * the rosters and their players are one append of two scans, grouped
-	 * by roster, so no plan can run a grouped read of the players once per
+	 * The whole queue (mm.explain, and a tick whose targets need more than
+	 * its first reads) in two statements under one snapshot, joined in C
+	 * (tick_read_queue): the waiting rosters in queue order, and the
+	 * queue's players grouped by roster in roster id order (the seat key's
+	 * order, so no sort). players: the count; professions and roles: those
+	 * given, in no order (a role queue's role counts per roster; other
+	 * queues' players have none, and the filter leaves their arrays NULL).
+	 * No join, so no plan can run a grouped read of the players once per
 	 * roster (what a nested loop over a join with the grouped players did
 	 * when the statistics said the queue held one roster: a new queue, a
-	 * burst of enqueues). A roster row has the roster's figures and no
-	 * seat, a player row a seat and no figures; a roster is read when it
-	 * has both (the inner join's rows), in queue order. The whole queue:
-	 * mm.explain, and a tick whose targets need more than its first reads.
+	 * burst of enqueues); each statement scans one table. One grouped
+	 * statement over the union of both tables cost about five times as
+	 * much at 100k rosters: every roster's attributes and latencies went
+	 * through an aggregate, and the union's rows through a sort.
 	 */
-	[Q_READ] = {
-		"SELECT u.roster_id, count(u.seat) AS players, max(u.rating) AS rating, "
-		"max(u.deviation) AS deviation, max(u.rank) AS rank, max(u.ladder_points) AS ladder_points, "
-		"max(u.dishonor) AS dishonor, "
-		"array_agg(u.profession) FILTER (WHERE u.profession IS NOT NULL) AS professions, "
-		"max(u.joined_at) AS joined_at, "
-		"(array_agg(u.attributes) FILTER (WHERE u.attributes IS NOT NULL))[1] AS attributes, "
-		"(array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1] AS latencies, "
-		"array_agg(u.role) FILTER (WHERE u.role IS NOT NULL) AS roles "
-		"FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, "
-		"r.dishonor, r.joined_at, NULL::int AS seat, NULL::text AS profession, r.attributes, r.latencies, "
-		"NULL::text AS role "
-		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL "
-		"UNION ALL "
-		"SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.seat, qp.profession, NULL, NULL, "
-		"qp.role "
-		"FROM mm.queued_player qp WHERE qp.queue_id = $queue_id) u "
-		"GROUP BY u.roster_id "
-		"HAVING count(u.position) > 0 AND count(u.seat) > 0 "
-		"ORDER BY max(u.position)",
+	[Q_READ_ROSTERS] = {
+		"SELECT r.roster_id, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor, r.joined_at, "
+		"r.attributes, r.latencies "
+		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL ORDER BY r.position",
+		{{"queue_id", INT4OID}}
+	},
+	[Q_READ_PLAYERS] = {
+		"SELECT qp.roster_id, count(*) AS players, "
+		"array_agg(qp.profession) FILTER (WHERE qp.profession IS NOT NULL) AS professions, "
+		"array_agg(qp.role) FILTER (WHERE qp.role IS NOT NULL) AS roles "
+		"FROM mm.queued_player qp WHERE qp.queue_id = $queue_id "
+		"GROUP BY qp.roster_id ORDER BY qp.roster_id",
 		{{"queue_id", INT4OID}}
 	},
 	/*
 	 * The first $limit rosters of the queue in queue order (the position
 	 * index), each with its players' count, professions and roles read from the
 	 * seat key by the roster's id: no aggregate over the queue's players.
-	 * The same columns as Q_READ; a roster without players comes with 0
-	 * (mm_read_rosters leaves it out), so that the rows are the rosters
-	 * read, fewer than $limit only when the queue has no more. The players are
+	 * The columns of Q_READ_ROSTERS and Q_READ_PLAYERS; a roster without
+	 * players comes with 0 (mm_read_rosters leaves it out), so that the
+	 * rows are the rosters read, fewer than $limit only when the queue has
+	 * no more. The players are
 	 * a lateral subquery, an index lookup per roster read whatever the
 	 * statistics say (the seat key is the only way to its queue_id and
 	 * roster_id); "roster_id = ANY (the ids read)" was a filter over all
 	 * the queue's players, each checked against the whole array, when the
 	 * statistics knew nothing of the queue. A roster column the matcher
-	 * reads goes into both lists of r.
+	 * reads goes into both lists of r and into Q_READ_ROSTERS.
 	 */
 	[Q_READ_FIRST] = {
 		"SELECT r.roster_id, p.players, r.rating, r.deviation, r.rank, r.ladder_points, "
@@ -128,8 +124,8 @@ static MmStatement statements[Q_COUNT] = {
 	},
 	/*
 	 * How many of the first $limit waiting rosters there are: fewer than
-	 * $limit, and the first read is the whole queue, which the grouped
-	 * read (Q_READ) reads faster than a lookup of the players per roster
+	 * $limit, and the first read is the whole queue, which
+	 * tick_read_queue reads faster than a lookup of the players per roster
 	 * (Q_READ_FIRST): a burst, whose targets are every roster.
 	 */
 	[Q_FITS] = {
@@ -300,6 +296,24 @@ tick_run_queue(int q, int32 queue_id, bool read_only, int expected)
 	mm_run(&a, read_only, expected);
 }
 
+/*
+ * Read a queue's waiting rosters whole, in queue order, into "set": its
+ * players grouped by roster, then its rosters, both in the active
+ * snapshot (read-only statements take no new one), joined by roster id.
+ */
+void
+tick_read_queue(int32 queue_id, TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *set)
+{
+	SPITupleTable *players;
+	uint64		nplayers;
+
+	tick_run_queue(Q_READ_PLAYERS, queue_id, true, SPI_OK_SELECT);
+	players = SPI_tuptable;
+	nplayers = SPI_processed;
+	tick_run_queue(Q_READ_ROSTERS, queue_id, true, SPI_OK_SELECT);
+	mm_read_rosters_grouped(at, cfg, set, players, nplayers);
+}
+
 /* The single int8 value of the first column of the last result. */
 static int64
 result_int64(void)
@@ -386,14 +400,21 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 		if (result_int64() < limit)
 			limit = 0;
 	}
-	/* limit 0: the whole queue, in one grouped read of all its players */
-	mm_args_begin(&a, &statements[limit > 0 ? Q_READ_FIRST : Q_READ]);
-	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 	if (limit > 0)
+	{
+		mm_args_begin(&a, &statements[Q_READ_FIRST]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 		mm_arg(&a, "limit", Int64GetDatum(limit));
-	mm_run(&a, true, SPI_OK_SELECT);
-	rows = SPI_processed;
-	mm_read_rosters(at, true, cfg, set);
+		mm_run(&a, true, SPI_OK_SELECT);
+		rows = SPI_processed;
+		mm_read_rosters(at, true, cfg, set);
+	}
+	else
+	{
+		/* limit 0: the whole queue, its players grouped in one scan */
+		tick_read_queue(queue_id, at, cfg, set);
+		rows = 0;
+	}
 	if (own)
 		PopActiveSnapshot();
 	return limit == 0 || rows < (uint64) limit;

@@ -22,7 +22,8 @@
 enum
 {
 	Q_QUEUE,
-	Q_READ,
+	Q_READ_ROSTERS,
+	Q_READ_PLAYERS,
 	Q_READ_FIRST,
 	Q_FITS,
 	Q_OLDEST,
@@ -41,6 +42,8 @@ enum
 
 /* Run statement q with one argument, $queue_id; check that it did what it is for. */
 extern void tick_run_queue(int q, int32 queue_id, bool read_only, int expected);
+/* Read a queue's waiting rosters whole, in queue order. */
+extern void tick_read_queue(int32 queue_id, TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *set);
 /* Try to take an advisory lock (MM_TICK_LOCK or MM_RUN_LOCK) on a queue. */
 extern bool queue_try_lock(int32 key, int32 queue_id, bool session);
 extern void queue_unlock(int32 key, int32 queue_id);
