@@ -6,50 +6,10 @@ EXTVERSION  = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mm.cont
 MODULE_big  = mm
 PGFILEDESC  = "mm - game matchmaking and skill rating"
 OBJS        = \
-	src/analytics/calibration.o \
-	src/analytics/glicko2_replay.o \
-	src/analytics/openskill_replay.o \
-	src/analytics/rating_replay.o \
-	src/analytics/replay.o \
-	src/async/async.o \
-	src/async/async_config.o \
-	src/async/async_store.o \
 	src/core/arrays.o \
 	src/core/config.o \
 	src/core/mm.o \
 	src/core/statement.o \
-	src/gw2/gw2_dishonor.o \
-	src/gw2/gw2_ladder.o \
-	src/gw2/gw2_prediction.o \
-	src/placement/placement.o \
-	src/placement/placement_config.o \
-	src/placement/placement_score.o \
-	src/placement/signals.o \
-	src/queue/backfill.o \
-	src/queue/matcher.o \
-	src/queue/matcher_backfill.o \
-	src/queue/matcher_gw2.o \
-	src/queue/match_odds.o \
-	src/queue/queue.o \
-	src/queue/queue_commit.o \
-	src/queue/queue_config.o \
-	src/queue/ready.o \
-	src/queue/result_match.o \
-	src/queue/results.o \
-	src/queue/results_check.o \
-	src/queue/results_rating.o \
-	src/queue/roster_read.o \
-	src/queue/rule_distance.o \
-	src/queue/rule_equal.o \
-	src/queue/rule_intersect.o \
-	src/queue/rule_latency.o \
-	src/queue/rule_party.o \
-	src/queue/rule_roles.o \
-	src/queue/rules.o \
-	src/queue/rules_config.o \
-	src/queue/tick.o \
-	src/queue/explain.o \
-	src/queue/run_ticks.o \
 	src/rating/elo.o \
 	src/rating/glicko2_math.o \
 	src/rating/glicko2_model.o \
@@ -64,11 +24,52 @@ OBJS        = \
 	src/rating/openskill_sql.o \
 	src/rating/rating_config.o \
 	src/rating/rating_families.o \
-	src/rating/rating_model.o
+	src/rating/rating_model.o \
+	src/analytics/calibration.o \
+	src/analytics/glicko2_replay.o \
+	src/analytics/openskill_replay.o \
+	src/analytics/rating_replay.o \
+	src/analytics/replay.o \
+	src/gw2/gw2_dishonor.o \
+	src/gw2/gw2_ladder.o \
+	src/gw2/gw2_prediction.o \
+	src/matcher/match_odds.o \
+	src/matcher/matcher.o \
+	src/matcher/matcher_backfill.o \
+	src/matcher/matcher_gw2.o \
+	src/matcher/rule_distance.o \
+	src/matcher/rule_equal.o \
+	src/matcher/rule_intersect.o \
+	src/matcher/rule_latency.o \
+	src/matcher/rule_party.o \
+	src/matcher/rule_roles.o \
+	src/matcher/rules.o \
+	src/queue/backfill.o \
+	src/queue/explain.o \
+	src/queue/queue.o \
+	src/queue/queue_commit.o \
+	src/queue/queue_config.o \
+	src/queue/ready.o \
+	src/queue/roster_read.o \
+	src/queue/roster_values.o \
+	src/queue/rules_config.o \
+	src/queue/run_ticks.o \
+	src/queue/tick.o \
+	src/results/result_match.o \
+	src/results/results.o \
+	src/results/results_check.o \
+	src/results/results_rating.o \
+	src/placement/placement.o \
+	src/placement/placement_config.o \
+	src/placement/placement_score.o \
+	src/placement/signals.o \
+	src/async/async.o \
+	src/async/async_config.o \
+	src/async/async_store.o
 
 # src/ by layer (docs/architecture.md): each folder's headers are on the
 # include path, so a file includes any header by its name.
-MM_SRC_DIRS = core rating analytics gw2 queue placement async
+MM_SRC_DIRS = core rating analytics gw2 matcher queue results placement async
 
 SQL_SOURCES = sql/mm.sql $(sort $(wildcard sql/parts/*.sql))
 # Released scripts are frozen as they shipped. The current version's install
@@ -83,7 +84,7 @@ UPGRADES    = $(patsubst sql/upgrade/%.pre.sql,sql/%.sql,$(wildcard sql/upgrade/
 DATA_built  = sql/mm--$(EXTVERSION).sql $(UPGRADES)
 DATA        = $(RELEASED)
 
-# pg_regress: every test/sql/*.sql, expected output in test/expected/.
+# pg_regress: every test/sql/*.sql, expected output in expected/.
 REGRESS      = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
 REGRESS_OPTS = --inputdir=test --load-extension=mm
 

@@ -33,11 +33,12 @@ COMMENT ON TYPE mm.glicko IS 'a Glicko-2 rating on the Glicko scale: rating, rat
 -- (SQLSTATE 25006, read_only_sql_transaction) before PostgreSQL's
 -- "cannot execute ... in a read-only transaction" deeper inside them.
 
+-- @access internal
 CREATE FUNCTION mm._require_primary(fname text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'mm_require_primary_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm._require_primary(text) IS
+COMMENT ON FUNCTION mm._require_primary IS
     'internal: raise "<fname> must run on the primary" (SQLSTATE 25006) when this server is a standby in recovery; the functions that write call it first';
 
 -- A NULL where a value is needed is refused with SQLSTATE 22004 naming the
@@ -47,18 +48,20 @@ COMMENT ON FUNCTION mm._require_primary(text) IS
 -- folded (and raise) when a query calling it is planned, whatever the WHERE
 -- clause that guards it.
 
+-- @access public
 CREATE FUNCTION mm._null_arg(arg text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'mm_null_arg_sql'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm._null_arg(text) IS
+COMMENT ON FUNCTION mm._null_arg IS
     'internal: raise "<arg> must not be null" (SQLSTATE 22004); a function calls it when its argument arg is NULL';
 
 -- musigma: ordinal
 
+-- @access public
 CREATE FUNCTION mm.ordinal(mu float8, sigma float8, z float8 DEFAULT 3)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_ordinal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.ordinal(float8, float8, float8) IS
+COMMENT ON FUNCTION mm.ordinal IS
     'conservative skill estimate mu - z * sigma (z defaults to 3)';

@@ -6,7 +6,7 @@
 # on any failure, or when the build or the cluster could not be set up.
 #
 # Suites:
-#   regress    pg_regress over test/sql/*.sql against test/expected/*.out
+#   regress    pg_regress over test/sql/*.sql against expected/*.out
 #   isolation  isolationtester over test/isolation/specs/*.spec
 #   suites     every executable test/suites/*.sh; each prints TAP lines
 #              ("ok - what" / "not ok - what" / "ok - what # SKIP why") and

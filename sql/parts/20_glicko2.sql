@@ -1,105 +1,119 @@
 
 -- Glicko-2 (Glickman's glicko2.pdf) and the GW2 rating policy (the Guild Wars 2 wiki's PvP matchmaking page).
 
+-- @access public
 CREATE FUNCTION mm.glicko2_rate(player mm.glicko, opp_rating float8[], opp_rd float8[],
                                 score float8[], tau float8 DEFAULT NULL, policy jsonb DEFAULT NULL)
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_rate'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], float8, jsonb) IS
+COMMENT ON FUNCTION mm.glicko2_rate IS
     'rate one Glicko-2 rating period (Glickman steps 1-8); empty arrays are a period without games; tau NULL is the policy''s system_constant (0.5 without one); a policy adds GW2 clamps and max change';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_idle(player mm.glicko, periods float8, policy jsonb DEFAULT NULL)
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_idle'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_idle(mm.glicko, float8, jsonb) IS
+COMMENT ON FUNCTION mm.glicko2_idle IS
     'deviation growth over idle rating periods: sqrt(rd^2 + t vol^2) on the Glicko-2 scale, or the policy''s max_periods rule';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_expect(rating float8, rd float8, opp_rating float8, opp_rd float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_glicko2_expect'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_expect(float8, float8, float8, float8) IS
+COMMENT ON FUNCTION mm.glicko2_expect IS
     'expected score of a player against an opponent, both deviations combined';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_expect(player mm.glicko, opponent mm.glicko)
 RETURNS float8
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT mm.glicko2_expect((player).rating, (player).rd, (opponent).rating, (opponent).rd) $$;
-COMMENT ON FUNCTION mm.glicko2_expect(mm.glicko, mm.glicko) IS
+COMMENT ON FUNCTION mm.glicko2_expect IS
     'expected score of a player against an opponent, both deviations combined (the mm.glicko form; inlined by the planner)';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_effective(player mm.glicko)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_glicko2_effective'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_effective(mm.glicko) IS
+COMMENT ON FUNCTION mm.glicko2_effective IS
     'effective rating rating - rd, as GW2 matchmaking uses it (the Guild Wars 2 wiki''s PvP matchmaking page)';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_policy(policy jsonb DEFAULT '{}')
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_glicko2_policy'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_policy(jsonb) IS
+COMMENT ON FUNCTION mm.glicko2_policy IS
     'the GW2 rating policy with every key filled in (the Guild Wars 2 wiki''s values as defaults); checks the policy; NULL (no policy) gives NULL';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_rating_at(player mm.glicko, updated_at timestamptz,
                                      at timestamptz DEFAULT now(), policy jsonb DEFAULT '{}')
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_rating_at'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_rating_at(mm.glicko, timestamptz, timestamptz, jsonb) IS
+COMMENT ON FUNCTION mm.glicko2_rating_at IS
     'a rating as of a time: the default if last updated before the policy''s reset, else idle growth over the whole periods elapsed; policy defaults to the Guild Wars 2 wiki''s ({}); NULL is no policy (plain Glicko-2 growth, periods of the default length)';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_blend(core mm.glicko, profession mm.glicko, policy jsonb DEFAULT '{}')
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_blend'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_blend(mm.glicko, mm.glicko, jsonb) IS
+COMMENT ON FUNCTION mm.glicko2_blend IS
     'blend core and profession ratings by the policy''s rating.profession_ratio (0 core only, 1 profession only); policy defaults to the Guild Wars 2 wiki''s ({}); NULL (no policy) is an error';
 
+-- @access admin, analyst
 CREATE FUNCTION mm.glicko2_replay(games text, period interval DEFAULT NULL, tau float8 DEFAULT NULL,
                                   policy jsonb DEFAULT NULL, per_game boolean DEFAULT false)
 RETURNS TABLE(player_id bigint, rating float8, rd float8, vol float8, games bigint, last_played timestamptz)
 AS 'MODULE_PATHNAME', 'mm_glicko2_replay'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION mm.glicko2_replay(text, interval, float8, jsonb, boolean) IS
+COMMENT ON FUNCTION mm.glicko2_replay IS
     're-rate a game history (player_id, opponent_id, score, played_at) in rating periods or game by game; final ratings per player';
 
 -- The rating-period aggregate: float8[] state
 -- [rating, rd, vol, tau, sum g^2 E (1 - E), sum g (s - E), games].
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_step(state float8[], rating float8, rd float8, vol float8,
                                        opp_rating float8, opp_rd float8, score float8)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_glicko2_period_step'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_period_step(float8[], float8, float8, float8, float8, float8, float8) IS
+COMMENT ON FUNCTION mm.glicko2_period_step IS
     'transition function of mm.glicko2_period';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_step(state float8[], rating float8, rd float8, vol float8,
                                        opp_rating float8, opp_rd float8, score float8, tau float8)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_glicko2_period_step'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_period_step(float8[], float8, float8, float8, float8, float8, float8, float8) IS
+COMMENT ON FUNCTION mm.glicko2_period_step IS
     'transition function of mm.glicko2_period with tau';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_combine(a float8[], b float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_glicko2_period_combine'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_period_combine(float8[], float8[]) IS
+COMMENT ON FUNCTION mm.glicko2_period_combine IS
     'combine function of mm.glicko2_period: adds the partial sums of one player';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_final(state float8[])
 RETURNS mm.glicko
 AS 'MODULE_PATHNAME', 'mm_glicko2_period_final'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.glicko2_period_final(float8[]) IS
+COMMENT ON FUNCTION mm.glicko2_period_final IS
     'final function of mm.glicko2_period: Glickman steps 3-8 from the sums';
 
+-- @access public
 CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
                                    opp_rating float8, opp_rd float8, score float8) (
     SFUNC = mm.glicko2_period_step,
@@ -109,9 +123,10 @@ CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
     INITCOND = '{}',
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8) IS
+COMMENT ON AGGREGATE mm.glicko2_period IS
     'one Glicko-2 rating period over a player''s games (GROUP BY player), tau 0.5; equal to mm.glicko2_rate';
 
+-- @access public
 CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
                                    opp_rating float8, opp_rd float8, score float8, tau float8) (
     SFUNC = mm.glicko2_period_step,
@@ -121,7 +136,7 @@ CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
     INITCOND = '{}',
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8) IS
+COMMENT ON AGGREGATE mm.glicko2_period IS
     'one Glicko-2 rating period over a player''s games (GROUP BY player) with tau; equal to mm.glicko2_rate';
 
 -- The rating-period aggregate with a policy: it collects one player's games
@@ -140,6 +155,7 @@ CREATE TYPE mm.glicko2_period_state AS (
 COMMENT ON TYPE mm.glicko2_period_state IS
     'state of mm.glicko2_period with a policy: the player, tau, the policy and the games so far (the arguments of mm.glicko2_rate)';
 
+-- @access public
 CREATE FUNCTION mm._glicko2_period_policy_check(state mm.glicko2_period_state, with_policy boolean)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -192,9 +208,10 @@ BEGIN
     RETURN state;
 END
 $$;
-COMMENT ON FUNCTION mm._glicko2_period_policy_check(mm.glicko2_period_state, boolean) IS
+COMMENT ON FUNCTION mm._glicko2_period_policy_check IS
     'internal: refuse a glicko2_period state that mm.glicko2_rate would refuse (and its policy, when asked)';
 
+-- @access public
 CREATE FUNCTION mm._glicko2_period_policy_merge(a mm.glicko2_period_state, b mm.glicko2_period_state)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -216,9 +233,10 @@ BEGIN
     RETURN a;
 END
 $$;
-COMMENT ON FUNCTION mm._glicko2_period_policy_merge(mm.glicko2_period_state, mm.glicko2_period_state) IS
+COMMENT ON FUNCTION mm._glicko2_period_policy_merge IS
     'internal: the games of two checked glicko2_period states of one player, an error for two players';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
                                               rating float8, rd float8, vol float8,
                                               opp_rating float8, opp_rd float8, score float8,
@@ -249,9 +267,10 @@ BEGIN
     RETURN mm._glicko2_period_policy_merge(state, game);
 END
 $$;
-COMMENT ON FUNCTION mm.glicko2_period_policy_step(mm.glicko2_period_state, float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+COMMENT ON FUNCTION mm.glicko2_period_policy_step IS
     'transition function of mm.glicko2_period with a policy: checks the row and adds its game';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_policy_combine(a mm.glicko2_period_state, b mm.glicko2_period_state)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -267,9 +286,10 @@ BEGIN
                                           mm._glicko2_period_policy_check(b, false));
 END
 $$;
-COMMENT ON FUNCTION mm.glicko2_period_policy_combine(mm.glicko2_period_state, mm.glicko2_period_state) IS
+COMMENT ON FUNCTION mm.glicko2_period_policy_combine IS
     'combine function of mm.glicko2_period with a policy: the games of both parts, for one player; both parts checked';
 
+-- @access public
 CREATE FUNCTION mm.glicko2_period_policy_final(state mm.glicko2_period_state)
 RETURNS mm.glicko
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -278,9 +298,10 @@ AS $$
     SELECT mm.glicko2_rate((state).player, (state).opp_rating, (state).opp_rd, (state).score,
                            (state).tau, (state).policy)
 $$;
-COMMENT ON FUNCTION mm.glicko2_period_policy_final(mm.glicko2_period_state) IS
+COMMENT ON FUNCTION mm.glicko2_period_policy_final IS
     'final function of mm.glicko2_period with a policy: mm.glicko2_rate over the games collected (which checks every field)';
 
+-- @access public
 CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
                                    opp_rating float8, opp_rd float8, score float8,
                                    tau float8, policy jsonb) (
@@ -290,5 +311,5 @@ CREATE AGGREGATE mm.glicko2_period(rating float8, rd float8, vol float8,
     COMBINEFUNC = mm.glicko2_period_policy_combine,
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.glicko2_period(float8, float8, float8, float8, float8, float8, float8, jsonb) IS
+COMMENT ON AGGREGATE mm.glicko2_period IS
     'one Glicko-2 rating period over a player''s games (GROUP BY player) under a policy (NULL: none); tau NULL is the policy''s system_constant; equal to mm.glicko2_rate with that policy';

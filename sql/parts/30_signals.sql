@@ -3,55 +3,62 @@
 
 -- Signal functions: each maps attributes to a score in [0, 1].
 
+-- @access public
 CREATE FUNCTION mm.numeric_signal(a float8, b float8, max_relevant_difference float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_numeric_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.numeric_signal(float8, float8, float8) IS
+COMMENT ON FUNCTION mm.numeric_signal IS
     'numerical signal: 1 - min(|a - b| / max_relevant_difference, 1)';
 
+-- @access public
 CREATE FUNCTION mm.ratio_signal(part float8, whole float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_ratio_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.ratio_signal(float8, float8) IS
+COMMENT ON FUNCTION mm.ratio_signal IS
     'ratio signal: part / whole clamped to [0, 1]; 0 when whole is 0 (an empty server)';
 
+-- @access public
 CREATE FUNCTION mm.age_signal(server_average_age float8, joining_player_age float8,
                               max_relevant_difference float8 DEFAULT 25)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_age_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.age_signal(float8, float8, float8) IS
+COMMENT ON FUNCTION mm.age_signal IS
     'Roblox Age signal: 1 - min(25, |avg server age - joining age|) / 25 (the normalizing factor defaults to 25)';
 
+-- @access public
 CREATE FUNCTION mm.latency_signal(estimated_ping_ms float8, max_relevant_difference float8 DEFAULT 250)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_latency_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.latency_signal(float8, float8) IS
+COMMENT ON FUNCTION mm.latency_signal IS
     'Roblox Latency signal: 1 - min(250, estimated ping ms) / 250';
 
+-- @access public
 CREATE FUNCTION mm.occupancy_signal(players int, capacity int)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_occupancy_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.occupancy_signal(int, int) IS
+COMMENT ON FUNCTION mm.occupancy_signal IS
     'Roblox Occupancy signal: players in server / server capacity';
 
+-- @access public
 CREATE FUNCTION mm.play_history_signal(server_average float8, joining_player float8,
                                        max_relevant_difference float8 DEFAULT 4.6)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_play_history_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.play_history_signal(float8, float8, float8) IS
+COMMENT ON FUNCTION mm.play_history_signal IS
     'Roblox Play History signal: 1 - min(1, |avg server play history - joining| / 4.6) (log10 minutes over 28 days)';
 
+-- @access public
 CREATE FUNCTION mm.friends_signal(preferred_players_in_server bigint)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_friends_signal'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.friends_signal(bigint) IS
+COMMENT ON FUNCTION mm.friends_signal IS
     'Roblox Friends signal: min(preferred players in server, 1) / 1';
 
 -- Inlined by the planner into the calling query, so it costs what the same
@@ -61,36 +68,41 @@ COMMENT ON FUNCTION mm.friends_signal(bigint) IS
 -- body is qualified (the operator and both types), so the caller's
 -- search_path never changes what it means. The body is strict (an operator
 -- and two casts), which a STRICT function needs to be inlined.
+-- @access public
 CREATE FUNCTION mm.categorical_signal(a anyelement, b anyelement)
 RETURNS float8
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT (a OPERATOR(pg_catalog.=) b)::pg_catalog.int4::pg_catalog.float8 $$;
-COMMENT ON FUNCTION mm.categorical_signal(anyelement, anyelement) IS
+COMMENT ON FUNCTION mm.categorical_signal IS
     'categorical equality signal: 1 when the values are equal, else 0 (server categorical custom signals); inlined by the planner';
 
 -- Aggregates over a server's players.
 
+-- @access public
 CREATE FUNCTION mm.share_accum(state float8[], value anyelement, target anyelement)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_share_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.share_accum(float8[], anyelement, anyelement) IS
+COMMENT ON FUNCTION mm.share_accum IS
     'transition function of mm.share: state {players with the target value, players}';
 
+-- @access public
 CREATE FUNCTION mm.share_combine(a float8[], b float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_share_combine'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.share_combine(float8[], float8[]) IS
+COMMENT ON FUNCTION mm.share_combine IS
     'combine function of mm.share';
 
+-- @access public
 CREATE FUNCTION mm.share_final(state float8[])
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_share_final'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.share_final(float8[]) IS
+COMMENT ON FUNCTION mm.share_final IS
     'final function of mm.share: the fraction of players with the target value (0 over no players)';
 
+-- @access public
 CREATE AGGREGATE mm.share(value anyelement, target anyelement) (
     SFUNC = mm.share_accum,
     STYPE = float8[],
@@ -99,30 +111,34 @@ CREATE AGGREGATE mm.share(value anyelement, target anyelement) (
     INITCOND = '{0,0}',
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.share(anyelement, anyelement) IS
+COMMENT ON AGGREGATE mm.share IS
     'fraction of rows whose value equals the target (the joining player''s): language, device type, voice chat, clustering; 1 - share diversifies';
 
+-- @access public
 CREATE FUNCTION mm.weighted_score_accum(state float8[], score float8, weight float8)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_weighted_score_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.weighted_score_accum(float8[], float8, float8) IS
+COMMENT ON FUNCTION mm.weighted_score_accum IS
     'transition function of mm.weighted_score: state {sum of weight * score, signals counted}';
 
+-- @access public
 CREATE FUNCTION mm.weighted_score_combine(a float8[], b float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_weighted_score_combine'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.weighted_score_combine(float8[], float8[]) IS
+COMMENT ON FUNCTION mm.weighted_score_combine IS
     'combine function of mm.weighted_score';
 
+-- @access public
 CREATE FUNCTION mm.weighted_score_final(state float8[])
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_weighted_score_final'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.weighted_score_final(float8[]) IS
+COMMENT ON FUNCTION mm.weighted_score_final IS
     'final function of mm.weighted_score: the server score';
 
+-- @access public
 CREATE AGGREGATE mm.weighted_score(score float8, weight float8) (
     SFUNC = mm.weighted_score_accum,
     STYPE = float8[],
@@ -131,25 +147,28 @@ CREATE AGGREGATE mm.weighted_score(score float8, weight float8) (
     INITCOND = '{0,0}',
     PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE mm.weighted_score(float8, float8) IS
+COMMENT ON AGGREGATE mm.weighted_score IS
     'server score: sum of weight * signal score; weights >= 0, weight 0 drops the signal, scores in [0, 1]';
 
 -- The placement engine.
 
+-- @access public
 CREATE FUNCTION mm.check_place_config(config jsonb)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_check_place_config'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.check_place_config(jsonb) IS
+COMMENT ON FUNCTION mm.check_place_config IS
     'validate a place configuration: true, or an error saying what is wrong';
 
+-- @access public
 CREATE FUNCTION mm.place_config(config jsonb)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_place_config'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.place_config(jsonb) IS
+COMMENT ON FUNCTION mm.place_config IS
     'a place configuration checked and complete, as mm.set_place_config stores it: every key, each signal given with its kind and every key its kind takes (defaults written out), numbers in their shortest round-trip form';
 
+-- @access admin, analyst
 CREATE TABLE mm.place_configs (
     place  text PRIMARY KEY,
     config jsonb NOT NULL CHECK (mm.check_place_config(config))
@@ -158,10 +177,12 @@ COMMENT ON TABLE mm.place_configs IS
     'matchmaking configuration per place: {"voice_chat": bool, "include_defaults": bool, "signals": {name: {kind, weight, ...}}}, complete, as mm.place_config returns it; places without a row use the Roblox default configuration';
 SELECT pg_catalog.pg_extension_config_dump('mm.place_configs', '');
 
+-- @access internal
 CREATE SEQUENCE mm.server_id_seq;
 COMMENT ON SEQUENCE mm.server_id_seq IS 'server ids of mm.servers';
 SELECT pg_catalog.pg_extension_config_dump('mm.server_id_seq', '');
 
+-- @access admin, analyst
 CREATE TABLE mm.servers (
     server_id        bigint PRIMARY KEY DEFAULT nextval('mm.server_id_seq'),
     place            text NOT NULL,
@@ -179,8 +200,10 @@ ALTER SEQUENCE mm.server_id_seq OWNED BY mm.servers.server_id;
 CREATE INDEX servers_place_idx ON mm.servers (place);
 COMMENT ON TABLE mm.servers IS
     'live servers of each place: capacity, server attributes, and the occupancy and player-attribute aggregates that mm.refresh_servers maintains';
+COMMENT ON INDEX mm.servers_place_idx IS 'the servers of a place (mm.place_player reads them)';
 SELECT pg_catalog.pg_extension_config_dump('mm.servers', '');
 
+-- @access admin, analyst
 CREATE TABLE mm.server_players (
     player_id  bigint PRIMARY KEY,
     server_id  bigint NOT NULL REFERENCES mm.servers ON DELETE CASCADE,
@@ -190,8 +213,10 @@ CREATE TABLE mm.server_players (
 CREATE INDEX server_players_server_idx ON mm.server_players (server_id);
 COMMENT ON TABLE mm.server_players IS
     'players on servers with their attributes (a player is on at most one server)';
+COMMENT ON INDEX mm.server_players_server_idx IS 'the players of a server';
 SELECT pg_catalog.pg_extension_config_dump('mm.server_players', '');
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.refresh_servers(server_ids bigint[])
 RETURNS int
 LANGUAGE sql VOLATILE
@@ -241,9 +266,10 @@ WITH ids AS (
 )
 SELECT count(*)::int FROM upd
 $$;
-COMMENT ON FUNCTION mm.refresh_servers(bigint[]) IS
+COMMENT ON FUNCTION mm.refresh_servers IS
     'recompute occupancy and player-attribute aggregates of the given servers from mm.server_players; returns the number of servers updated';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.refresh_servers(place text)
 RETURNS int
 LANGUAGE sql VOLATILE
@@ -252,9 +278,10 @@ AS $$
 SELECT mm._null_arg('place') WHERE place IS NULL;
 SELECT mm.refresh_servers(ARRAY(SELECT s.server_id FROM mm.servers s WHERE s.place = refresh_servers.place))
 $$;
-COMMENT ON FUNCTION mm.refresh_servers(text) IS
+COMMENT ON FUNCTION mm.refresh_servers IS
     'recompute occupancy and aggregates of every server of a place (after writing mm.server_players directly)';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.add_server(place text, capacity int, attributes jsonb DEFAULT '{}')
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE
@@ -284,9 +311,10 @@ BEGIN
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.add_server(text, int, jsonb) IS
+COMMENT ON FUNCTION mm.add_server IS
     'start a server of a place with a capacity and server attributes; returns its id';
 
+-- @access admin; definer
 CREATE FUNCTION mm.set_place_config(place text, config jsonb)
 RETURNS void
 LANGUAGE sql VOLATILE
@@ -298,16 +326,18 @@ INSERT INTO mm.place_configs (place, config)
 VALUES (set_place_config.place, mm.place_config(set_place_config.config))
 ON CONFLICT ON CONSTRAINT place_configs_pkey DO UPDATE SET config = EXCLUDED.config
 $$;
-COMMENT ON FUNCTION mm.set_place_config(text, jsonb) IS
+COMMENT ON FUNCTION mm.set_place_config IS
     'set the matchmaking configuration of a place, the whole config (validated, errors say what is wrong; stored complete, as mm.place_config returns it)';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.rank_servers(place text, player jsonb, preferred bigint[] DEFAULT '{}')
 RETURNS TABLE (server_id bigint, score float8, signals text[], signal_scores float8[])
 AS 'MODULE_PATHNAME', 'mm_rank_servers'
 LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000;
-COMMENT ON FUNCTION mm.rank_servers(text, jsonb, bigint[]) IS
+COMMENT ON FUNCTION mm.rank_servers IS
     'every non-full server of a place scored for a joining player (attributes as jsonb, preferred = friends or same-IP player ids), best first, with each signal''s score';
 
+-- @access public
 CREATE FUNCTION mm.server_breakdown(signals text[], signal_scores float8[])
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -333,9 +363,10 @@ BEGIN
             FROM unnest(signals, signal_scores) AS u(n, s));  -- ROWS FROM form: not qualifiable
 END
 $$;
-COMMENT ON FUNCTION mm.server_breakdown(text[], float8[]) IS
+COMMENT ON FUNCTION mm.server_breakdown IS
     'the per-signal breakdown of a rank_servers row as a jsonb object {signal: score}';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.place_player(server_id bigint, player_id bigint, player jsonb DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -372,9 +403,10 @@ BEGIN
     PERFORM mm.refresh_servers(ARRAY[place_player.server_id]);
 END
 $$;
-COMMENT ON FUNCTION mm.place_player(bigint, bigint, jsonb) IS
+COMMENT ON FUNCTION mm.place_player IS
     'put a player on a given server if it has a free slot (errors when full)';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.join_server(place text, player_id bigint, player jsonb DEFAULT '{}',
                                preferred bigint[] DEFAULT '{}')
 RETURNS bigint
@@ -415,9 +447,10 @@ BEGIN
     RETURN NULL;
 END
 $$;
-COMMENT ON FUNCTION mm.join_server(text, bigint, jsonb, bigint[]) IS
+COMMENT ON FUNCTION mm.join_server IS
     'put a joining player on the best-scoring server of a place with a free slot, atomically; NULL when every server is full';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.leave_server(player_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE
@@ -441,9 +474,10 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.leave_server(bigint) IS
+COMMENT ON FUNCTION mm.leave_server IS
     'take a player off their server; false when they were on none';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.get_server_attribute(server_id bigint, name text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -469,9 +503,10 @@ BEGIN
     RETURN attrs -> name;
 END
 $$;
-COMMENT ON FUNCTION mm.get_server_attribute(bigint, text) IS
+COMMENT ON FUNCTION mm.get_server_attribute IS
     'a server attribute''s value (MatchmakingService:GetServerAttribute); errors when unset';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.set_server_attribute(server_id bigint, name text, value jsonb)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -494,12 +529,13 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.set_server_attribute(bigint, text, jsonb) IS
+COMMENT ON FUNCTION mm.set_server_attribute IS
     'set a server attribute (MatchmakingService:SetServerAttribute): a string, number or boolean';
 
 -- Placement, finished: remove a server, update a seated player, join a
 -- party, the weights of a place's signals and a weighted breakdown.
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.remove_server(server_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE
@@ -514,9 +550,10 @@ BEGIN
     RETURN FOUND;
 END
 $$;
-COMMENT ON FUNCTION mm.remove_server(bigint) IS
+COMMENT ON FUNCTION mm.remove_server IS
     'shut a server down: remove it and its players; false when there was none';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.set_player_attributes(player_id bigint, attributes jsonb)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE
@@ -554,9 +591,10 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.set_player_attributes(bigint, jsonb) IS
+COMMENT ON FUNCTION mm.set_player_attributes IS
     'update a seated player''s attributes: the given keys replace theirs, null removes one; the server''s aggregates follow; false when the player is on no server';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.join_party(place text, player_ids bigint[], players jsonb[] DEFAULT NULL,
                               preferred bigint[] DEFAULT '{}')
 RETURNS bigint
@@ -632,16 +670,18 @@ BEGIN
     RETURN NULL;
 END
 $$;
-COMMENT ON FUNCTION mm.join_party(text, bigint[], jsonb[], bigint[]) IS
+COMMENT ON FUNCTION mm.join_party IS
     'put a party on the best server (ranked for its first player) with a free slot for every member, all or none; NULL when no server has room';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.place_signals(place text)
 RETURNS TABLE(signal text, kind text, weight float8)
 AS 'MODULE_PATHNAME', 'mm_place_signals'
 LANGUAGE C STABLE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION mm.place_signals(text) IS
+COMMENT ON FUNCTION mm.place_signals IS
     'the signals a place scores servers with (its config or the Roblox default), weight-0 signals left out, in rank_servers'' order';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.server_breakdown_weighted(place text, signals text[], signal_scores float8[])
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -689,5 +729,5 @@ BEGIN
     RETURN result;
 END
 $$;
-COMMENT ON FUNCTION mm.server_breakdown_weighted(text, text[], float8[]) IS
+COMMENT ON FUNCTION mm.server_breakdown_weighted IS
     'the breakdown of a rank_servers row with each signal''s weight: {signal: {"score", "weight", "weighted"}}; the weighted values sum to the row''s score';

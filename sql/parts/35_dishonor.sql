@@ -5,6 +5,7 @@
 
 -- The dishonor config: one row when set with mm.set_dishonor_config; no row
 -- means the GW2 wiki's defaults. Dumped with the data (pg_dump keeps it).
+-- @access admin, analyst
 CREATE TABLE mm.dishonor_settings (
     singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     config     jsonb NOT NULL,
@@ -16,6 +17,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.dishonor_settings', '');
 
 -- Each player's dishonor: "stacks" counted at "stacks_at" (they decay from
 -- there), and the end of the current timeout.
+-- @access admin, analyst
 CREATE TABLE mm.dishonor_players (
     player_id     bigint PRIMARY KEY,
     stacks        integer NOT NULL CHECK (stacks >= 0),
@@ -28,21 +30,24 @@ COMMENT ON TABLE mm.dishonor_players IS
     'players'' dishonor: stacks as counted at stacks_at (decaying from there), end of the timeout, last reason';
 SELECT pg_catalog.pg_extension_config_dump('mm.dishonor_players', '');
 
+-- @access public
 CREATE FUNCTION mm.dishonor_config_resolve(config jsonb)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_dishonor_config_resolve'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.dishonor_config_resolve(jsonb) IS
+COMMENT ON FUNCTION mm.dishonor_config_resolve IS
     'check a dishonor config (overrides of the defaults) and return it complete';
 
+-- @access public
 CREATE FUNCTION mm.dishonor_config_defaults()
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 RETURN mm.dishonor_config_resolve('{}'::jsonb);
-COMMENT ON FUNCTION mm.dishonor_config_defaults() IS
+COMMENT ON FUNCTION mm.dishonor_config_defaults IS
     'the GW2 wiki''s dishonor config: stack_duration 15m, timeout_duration 30s, timeout_exponent 1.5, timeout_rounding 1m, penalties abandon 10, queue_dodge 4, banned 1000000';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.dishonor_config()
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -51,9 +56,10 @@ BEGIN ATOMIC
     SELECT coalesce((SELECT s.config FROM mm.dishonor_settings s WHERE s.singleton),
                     mm.dishonor_config_defaults());
 END;
-COMMENT ON FUNCTION mm.dishonor_config() IS
+COMMENT ON FUNCTION mm.dishonor_config IS
     'the dishonor config in force: the one set with mm.set_dishonor_config, else the defaults';
 
+-- @access admin; definer
 CREATE FUNCTION mm.set_dishonor_config(config jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
@@ -92,10 +98,11 @@ BEGIN
     RETURN resolved;
 END;
 $$;
-COMMENT ON FUNCTION mm.set_dishonor_config(jsonb) IS
+COMMENT ON FUNCTION mm.set_dishonor_config IS
     'set the dishonor config (overrides of the defaults, which replace any earlier setting); returns it complete; refused (22023) when its penalties leave out a reason a live queue names as dodge_reason or rating.desertion_reason';
 
 -- The dishonor reasons a complete queue config names, by key (null: none).
+-- @access internal
 CREATE FUNCTION mm._queue_reasons(config jsonb)
 RETURNS TABLE (key text, reason text)
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -107,25 +114,27 @@ AS $$
     WHERE k.reason IS NOT NULL
     ORDER BY k.o
 $$;
-COMMENT ON FUNCTION mm._queue_reasons(jsonb) IS
+COMMENT ON FUNCTION mm._queue_reasons IS
     'internal: the dishonor reasons a complete queue config names: its dodge_reason and rating.desertion_reason, those not null';
 
 -- Whether a reason is one of the dishonor config's penalties.
+-- @access internal
 CREATE FUNCTION mm._dishonor_reason_known(reason text)
 RETURNS boolean
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 RETURN (mm.dishonor_config() -> 'penalties') ? reason;
-COMMENT ON FUNCTION mm._dishonor_reason_known(text) IS
+COMMENT ON FUNCTION mm._dishonor_reason_known IS
     'internal: true when the dishonor config in force has a penalty for the reason';
 
 -- The reasons of the dishonor config in force, for hints.
+-- @access internal
 CREATE FUNCTION mm._dishonor_reasons()
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 RETURN (SELECT string_agg(k, ', ' ORDER BY k) FROM jsonb_object_keys(mm.dishonor_config() -> 'penalties') k);
-COMMENT ON FUNCTION mm._dishonor_reasons() IS
+COMMENT ON FUNCTION mm._dishonor_reasons IS
     'internal: the reasons of the dishonor config in force, in order, for hints';
 
 -- Check a queue's dishonor reasons against the dishonor config in force
@@ -133,6 +142,7 @@ COMMENT ON FUNCTION mm._dishonor_reasons() IS
 -- mm.dishonor_settings in SHARE mode: a mm.set_dishonor_config running
 -- meanwhile has committed (its change is seen here) or waits for this
 -- transaction (and sees the queue).
+-- @access internal
 CREATE FUNCTION mm._check_queue_reasons(name text, config jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -153,30 +163,34 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION mm._check_queue_reasons(text, jsonb) IS
+COMMENT ON FUNCTION mm._check_queue_reasons IS
     'internal (mm.create_queue, mm.alter_queue): refuse (22023) a queue config whose dodge_reason or rating.desertion_reason is not a reason of the dishonor config in force';
 
+-- @access public
 CREATE FUNCTION mm.dishonor_timeout(stacks integer, config jsonb DEFAULT '{}')
 RETURNS interval
 AS 'MODULE_PATHNAME', 'mm_dishonor_timeout'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.dishonor_timeout(integer, jsonb) IS
+COMMENT ON FUNCTION mm.dishonor_timeout IS
     'timeout earned by a player who now has this many stacks: roundInterval(stacks^timeout_exponent * timeout_duration, timeout_rounding)';
 
+-- @access public
 CREATE FUNCTION mm.dishonor_decay(stacks integer, elapsed interval, config jsonb DEFAULT '{}')
 RETURNS integer
 AS 'MODULE_PATHNAME', 'mm_dishonor_decay'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.dishonor_decay(integer, interval, jsonb) IS
+COMMENT ON FUNCTION mm.dishonor_decay IS
     'stacks left after elapsed: one stack expires per full stack_duration';
 
+-- @access public
 CREATE FUNCTION mm.dishonor_penalty(reason text, config jsonb DEFAULT '{}')
 RETURNS integer
 AS 'MODULE_PATHNAME', 'mm_dishonor_penalty'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.dishonor_penalty(text, jsonb) IS
+COMMENT ON FUNCTION mm.dishonor_penalty IS
     'stacks of dishonor a reason adds (config "penalties"); unknown reasons are an error';
 
+-- @access public
 CREATE FUNCTION mm.dishonor_apply(stacks integer, stacks_at timestamptz, timeout_until timestamptz,
                                   reason text, at timestamptz, config jsonb DEFAULT '{}',
                                   OUT new_stacks integer, OUT new_stacks_at timestamptz,
@@ -184,17 +198,19 @@ CREATE FUNCTION mm.dishonor_apply(stacks integer, stacks_at timestamptz, timeout
 RETURNS record
 AS 'MODULE_PATHNAME', 'mm_dishonor_apply'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.dishonor_apply(integer, timestamptz, timestamptz, text, timestamptz, jsonb) IS
+COMMENT ON FUNCTION mm.dishonor_apply IS
     'applyDishonor on a player''s state (stacks counted at stacks_at, NULL: at "at"; end of the timeout, NULL: none): the state after the penalty at "at"';
 
+-- @access public
 CREATE FUNCTION mm.dishonor_current(stacks integer, stacks_at timestamptz, at timestamptz,
                                     config jsonb DEFAULT '{}')
 RETURNS integer
 AS 'MODULE_PATHNAME', 'mm_dishonor_current'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.dishonor_current(integer, timestamptz, timestamptz, jsonb) IS
+COMMENT ON FUNCTION mm.dishonor_current IS
     'stacks left at "at" of stacks counted at stacks_at (no decay before stacks_at)';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.dishonor(player_id bigint, reason text, at timestamptz DEFAULT now(),
                             OUT stacks integer, OUT timeout_until timestamptz)
 RETURNS record
@@ -230,9 +246,10 @@ BEGIN
     timeout_until := next.new_timeout_until;
 END;
 $$;
-COMMENT ON FUNCTION mm.dishonor(bigint, text, timestamptz) IS
+COMMENT ON FUNCTION mm.dishonor IS
     'give a player dishonor for a reason at a time: adds the reason''s stacks and a timeout; returns the stacks and the end of the timeout';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.dishonor_statuses(player_ids bigint[], at timestamptz DEFAULT now())
 RETURNS TABLE (player_id bigint, stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
@@ -247,9 +264,10 @@ BEGIN ATOMIC
     LEFT JOIN mm.dishonor_players d ON d.player_id = p.id
     ORDER BY p.ord;
 END;
-COMMENT ON FUNCTION mm.dishonor_statuses(bigint[], timestamptz) IS
+COMMENT ON FUNCTION mm.dishonor_statuses IS
     'several players'' dishonor at a time: current (decayed) stacks and the end of the timeout (NULL when none); one row per element, in order';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.dishonor_status(player_id bigint, at timestamptz DEFAULT now())
 RETURNS TABLE (stacks integer, timeout_until timestamptz)
 LANGUAGE sql STABLE
@@ -260,9 +278,10 @@ BEGIN ATOMIC
     SELECT s.stacks, s.timeout_until
     FROM mm.dishonor_statuses(ARRAY[dishonor_status.player_id], dishonor_status.at) s;
 END;
-COMMENT ON FUNCTION mm.dishonor_status(bigint, timestamptz) IS
+COMMENT ON FUNCTION mm.dishonor_status IS
     'a player''s dishonor at a time: current (decayed) stacks and the end of the timeout (NULL when none); always one row';
 
+-- @access admin; definer
 CREATE FUNCTION mm.dishonor_clear(player_id bigint)
 RETURNS boolean
 LANGUAGE sql VOLATILE
@@ -272,5 +291,5 @@ BEGIN ATOMIC
     WITH gone AS (DELETE FROM mm.dishonor_players d WHERE d.player_id = dishonor_clear.player_id RETURNING 1)
     SELECT count(*) > 0 FROM gone;
 END;
-COMMENT ON FUNCTION mm.dishonor_clear(bigint) IS
+COMMENT ON FUNCTION mm.dishonor_clear IS
     'pardon a player: remove their stacks and timeout; true if they had any record';

@@ -7,42 +7,48 @@
 -- A rating family's state, as mm.ratings and the result history keep it:
 -- a float8[] of the family's columns in order (OpenSkill: mu, sigma;
 -- Glicko-2: rating, rd, vol), checked by the family (src/rating/rating_model.h).
+-- @access public
 CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_rating_state_check'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm._rating_state_valid(text, float8[]) IS
+COMMENT ON FUNCTION mm._rating_state_valid IS
     'internal (CHECK of mm.ratings and mm.match_result_player): whether a float8[] is a state of the named rating family: one dimension, one element per column of the family, no NULL, each finite (and positive where the family says so)';
 
+-- @access public
 CREATE FUNCTION mm.rating_fields(model text, state float8[])
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_rating_fields'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.rating_fields(text, float8[]) IS
+COMMENT ON FUNCTION mm.rating_fields IS
     'a rating family''s state as an object of its columns by name: openskill {"mu", "sigma"}, glicko2 {"rating", "rd", "vol"}; an unknown family or a state that is not the family''s is an error (22023)';
 
+-- @access public
 CREATE FUNCTION mm.rating_conservative(model text, state float8[], last_played timestamptz DEFAULT NULL,
                                        at timestamptz DEFAULT NULL)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'mm_rating_conservative'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm.rating_conservative(text, float8[], timestamptz, timestamptz) IS
+COMMENT ON FUNCTION mm.rating_conservative IS
     'a rating family''s conservative rating of a state (higher is better): openskill the ordinal mu - 3 sigma, glicko2 rating - 2 rd; with last_played and at, of the state as of at (Glicko-2''s idle deviation growth)';
 
+-- @access public
 CREATE FUNCTION mm._rating_state_at(model text, state float8[], last_played timestamptz, at timestamptz)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_rating_state_at'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm._rating_state_at(text, float8[], timestamptz, timestamptz) IS
+COMMENT ON FUNCTION mm._rating_state_at IS
     'internal: a stored state as of a time by its family (Glicko-2: the idle deviation growth since last_played, as mm.glicko2_rating_at with the default policy); as stored when last_played is NULL';
 
+-- @access public
 CREATE FUNCTION mm._rating_defaults(config jsonb)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_rating_defaults'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm._rating_defaults(jsonb) IS
+COMMENT ON FUNCTION mm._rating_defaults IS
     'internal (mm.roster_rating): a new player''s state under a queue config''s rating section, from its family';
 
+-- @access public
 CREATE FUNCTION mm._roster_rating(config jsonb, at timestamptz, ratio float8,
                                   core float8[], core_played timestamptz[],
                                   profession float8[], profession_played timestamptz[],
@@ -50,7 +56,7 @@ CREATE FUNCTION mm._roster_rating(config jsonb, at timestamptz, ratio float8,
 RETURNS record
 AS 'MODULE_PATHNAME', 'mm_rating_roster'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm._roster_rating(jsonb, timestamptz, float8, float8[], timestamptz[], float8[], timestamptz[]) IS
+COMMENT ON FUNCTION mm._roster_rating IS
     'internal (mm.roster_rating): a roster''s rating and deviation from its players'' core and profession states (one row of the family''s columns per player) as of a time, blended by ratio, formed by the queue''s rating family';
 
 -- One row per player, rating key (what the Guild Wars 2 wiki calls a
@@ -58,6 +64,7 @@ COMMENT ON FUNCTION mm._roster_rating(jsonb, timestamptz, float8, float8[], time
 -- queue's "rating" config names the key and the family; the family's
 -- state is one float8[] checked by the family, so that a family adds no
 -- column. mm.rating_fields(model, state) reads it by name.
+-- @access admin, analyst
 CREATE TABLE mm.ratings (
     player_id     bigint NOT NULL,
     key           text NOT NULL,
@@ -77,6 +84,7 @@ COMMENT ON CONSTRAINT ratings_state_check ON mm.ratings IS 'the state is one of 
 
 -- A match's result, at most one per match: its primary key is what makes a
 -- report happen exactly once.
+-- @access admin, analyst
 CREATE TABLE mm.match_result (
     match_id    bigint NOT NULL,
     queue_id    int NOT NULL,
@@ -91,6 +99,7 @@ CREATE TABLE mm.match_result (
 );
 COMMENT ON TABLE mm.match_result IS 'the result of a match as mm.report_result received it (status reported), or its abandonment (mm.abandon_match); one per match';
 
+-- @access admin, analyst
 CREATE TABLE mm.match_result_player (
     match_id        bigint NOT NULL,
     player_id       bigint NOT NULL,
@@ -122,6 +131,7 @@ COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team
 -- whose rating config says "period": "pending"): one row per player and
 -- opposing player of a reported match, scored 1, 0.5 or 0.
 -- mm.close_rating_period rates them all at once and removes them.
+-- @access admin, analyst
 CREATE TABLE mm.rating_period_game (
     key         text NOT NULL,
     match_id    bigint NOT NULL,
@@ -149,6 +159,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.match_result_player', '');
 -- which runs alone per queue, folds them into mm.odds_calibration in
 -- report order and removes them, so that reports never wait for each
 -- other on the queue's row and every result is learnt from once.
+-- @access admin, analyst
 CREATE TABLE mm.odds_calibration (
     queue_id    int NOT NULL,
     model       text NOT NULL,
@@ -173,6 +184,7 @@ COMMENT ON CONSTRAINT odds_calibration_scale_check ON mm.odds_calibration IS 'a 
 COMMENT ON CONSTRAINT odds_calibration_information_check ON mm.odds_calibration IS 'a precision is positive and finite';
 SELECT pg_catalog.pg_extension_config_dump('mm.odds_calibration', '');
 
+-- @access admin, analyst
 CREATE TABLE mm.odds_result (
     queue_id    int NOT NULL,
     match_id    bigint NOT NULL,
@@ -198,6 +210,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.odds_result', '');
 -- (1 - r) * core + r * profession, field by field (the Guild Wars 2 wiki's
 -- Rating/@profession-ratio; mm.glicko2_blend), the profession's rating
 -- being the row of key "<key>/<profession>".
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.roster_rating(players bigint[], rating_config jsonb DEFAULT '{}', at timestamptz DEFAULT now(),
                                  professions text[] DEFAULT NULL,
                                  OUT rating float8, OUT deviation float8)
@@ -252,7 +265,7 @@ BEGIN
                                                    AND pr.key = (rc ->> 'key') || '/' || professions[u.o])) x;
 END
 $$;
-COMMENT ON FUNCTION mm.roster_rating(bigint[], jsonb, timestamptz, text[]) IS
+COMMENT ON FUNCTION mm.roster_rating IS
     'a roster''s rating and deviation from its players'' mm.ratings rows of the queue''s rating key and family (the family''s defaults for players without one), formed by the family: OpenSkill, the IMS party rating (mm.party_rating) and deviation 0; Glicko-2, the mean rating and mean deviation with idle growth; with professions (one per player) each player''s rating blends core and profession ("<key>/<profession>") by profession_ratio';
 
 -- Close the open Glicko-2 rating period of a rating key (Glickman's paper:
@@ -261,6 +274,7 @@ COMMENT ON FUNCTION mm.roster_rating(bigint[], jsonb, timestamptz, text[]) IS
 -- game per opposing team by the team likelihood of mm.report_result.
 -- Players who did not play keep their row; their idle deviation growth is
 -- applied when their rating is read (mm.glicko2_rating_at from last_played).
+-- @access service, admin; definer
 CREATE FUNCTION mm.close_rating_period(key text, at timestamptz DEFAULT now())
 RETURNS TABLE (player_id bigint, games bigint, rating float8, rd float8, vol float8)
 LANGUAGE plpgsql
@@ -335,11 +349,12 @@ BEGIN
     RETURNING r.player_id, n.games, r.state[1], r.state[2], r.state[3];
 END
 $$;
-COMMENT ON FUNCTION mm.close_rating_period(text, timestamptz) IS
+COMMENT ON FUNCTION mm.close_rating_period IS
     'close the open Glicko-2 rating period of a rating key: rate every player with games in mm.rating_period_game with all of them at once (mm.glicko2_period, one game per opposing team by the team likelihood, from the ratings when the period began) and remove them; returns the players rated; players who did not play grow their deviation when read';
 
 -- Leaderboards: per rating key and family, players by the family's
 -- conservative rating as of now.
+-- @access service, admin, analyst
 CREATE VIEW mm.leaderboard AS
 SELECT x.key, x.model, x.player_id, x.conservative_rating, x.ladder_points, x.games, x.last_played,
        rank() OVER (PARTITION BY x.key, x.model ORDER BY x.conservative_rating DESC) AS position
@@ -350,7 +365,7 @@ FROM (SELECT r.key, r.model, r.player_id,
 COMMENT ON VIEW mm.leaderboard IS
     'players who played, per rating key and family, ranked by the family''s conservative rating as of now (mm.rating_conservative): OpenSkill the ordinal mu - 3 sigma, Glicko-2 rating - 2 rd with idle growth';
 
--- In C (src/queue/results.c): the result is checked against the match's rosters
+-- In C (src/results/results.c): the result is checked against the match's rosters
 -- as they are at report time, the rating rows are locked in player-id
 -- order, the players are rated in memory and every write is one prepared
 -- multi-row statement.
@@ -360,6 +375,7 @@ COMMENT ON VIEW mm.leaderboard IS
 -- outcome. Everything else (scores, desertions, players) stays as given. A
 -- result that is not an object of teams with numeric ranks is left as it
 -- is. mm.report_result compares a second report with the first by this.
+-- @access internal
 CREATE FUNCTION mm._result_outcome(result jsonb)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -379,14 +395,15 @@ RETURN CASE
                                    FROM jsonb_each(result -> 'teams') t) x),
                             '{}'::jsonb))
     ELSE result END;
-COMMENT ON FUNCTION mm._result_outcome(jsonb) IS
+COMMENT ON FUNCTION mm._result_outcome IS
     'internal (mm.report_result): a result with each team''s rank replaced by its dense rank among the teams (1 the best), so that two results stating the same order compare equal';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.report_result(match_id bigint, result jsonb)
 RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result'
 LANGUAGE C VOLATILE ROWS 10;
-COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
+COMMENT ON FUNCTION mm.report_result IS
     'rate a match exactly once with its queue''s "rating" config and rating family (mm.ratings rows of the key and family) (with profession_ratio > 0 the players'' profession ratings too; with "period": "pending" the games wait for mm.close_rating_period), ladder points from the match''s prediction, dishonor for desertions; records every player''s before and after (backfilled players included), marks the match finished and its open backfill requests expired; a repeated report of the same outcome (the same result, team ranks compared by their order: ranks 0 and 1 repeat ranks 1 and 2) returns the first outcome, a different one is an error (23505)';
 
 -- A match that ends (reported or abandoned) takes its rosters out of
@@ -396,6 +413,7 @@ COMMENT ON FUNCTION mm.report_result(bigint, jsonb) IS
 -- per match here. PL/pgSQL keeps the statement's plan for the session; as a
 -- SQL function (a data-modifying WITH is never inlined) it was planned again
 -- at every call, about 0.4 ms of a report's 1.1.
+-- @access internal
 CREATE FUNCTION mm._end_match_rosters(queue_id int, match_id bigint)
 RETURNS int
 LANGUAGE plpgsql
@@ -430,9 +448,10 @@ BEGIN
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION mm._end_match_rosters(int, bigint) IS
+COMMENT ON FUNCTION mm._end_match_rosters IS
     'internal (mm.report_result, mm.abandon_match): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players in party order; returns how many';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -468,5 +487,5 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.abandon_match(bigint) IS
+COMMENT ON FUNCTION mm.abandon_match IS
     'end a match that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished (its open backfill requests expired), so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match is an error';

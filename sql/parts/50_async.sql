@@ -6,44 +6,50 @@
 
 -- C helpers
 
+-- @access public
 CREATE FUNCTION mm.async_config(config jsonb)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_async_config'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.async_config(jsonb) IS
+COMMENT ON FUNCTION mm.async_config IS
     'check a pool config and return it with every key, defaults filled in';
 
+-- @access public
 CREATE FUNCTION mm.async_bucket(config jsonb, mmr float8)
 RETURNS int
 AS 'MODULE_PATHNAME', 'mm_async_bucket'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.async_bucket(jsonb, float8) IS
+COMMENT ON FUNCTION mm.async_bucket IS
     'MMR bucket label (0 .. mmr_bucket_count - 1) of an MMR under a pool config; MMRs outside the range go to the edge buckets';
 
+-- @access public
 CREATE FUNCTION mm.async_bucket_bounds(config jsonb, first int, last int,
                                        OUT lower_mmr float8, OUT upper_mmr float8)
 AS 'MODULE_PATHNAME', 'mm_async_bucket_bounds'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.async_bucket_bounds(jsonb, int, int) IS
+COMMENT ON FUNCTION mm.async_bucket_bounds IS
     'MMR interval [lower_mmr, upper_mmr) covered by buckets first..last; NULL where an edge bucket is unbounded';
 
+-- @access public
 CREATE FUNCTION mm.async_search(config jsonb, mmr float8, retries int,
                                 OUT bucket int, OUT buckets int[],
                                 OUT lower_mmr float8, OUT upper_mmr float8)
 AS 'MODULE_PATHNAME', 'mm_async_search'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.async_search(jsonb, float8, int) IS
+COMMENT ON FUNCTION mm.async_search IS
     'buckets a query searches, in visiting order (own bucket, the adjacent one on the query''s side, then alternately outwards), and the MMR interval they cover (NULL where unbounded)';
 
+-- @access public
 CREATE FUNCTION mm.async_labels(labels text[])
 RETURNS text[]
 AS 'MODULE_PATHNAME', 'mm_async_labels'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.async_labels(text[]) IS
+COMMENT ON FUNCTION mm.async_labels IS
     'hard labels as a set: sorted bytewise, duplicates removed; NULL and empty labels refused';
 
 -- Tables
 
+-- @access admin, analyst
 CREATE TABLE mm.async_pools (
     pool       text PRIMARY KEY CHECK (pool <> ''),
     config     jsonb NOT NULL,
@@ -52,6 +58,7 @@ CREATE TABLE mm.async_pools (
 COMMENT ON TABLE mm.async_pools IS
     'async opponent pools and their configs (complete, as mm.async_config returns them)';
 
+-- @access admin, analyst
 CREATE TABLE mm.async_entries (
     entry_id   bigserial PRIMARY KEY,
     pool       text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
@@ -77,6 +84,7 @@ COMMENT ON INDEX mm.async_entries_player IS
 -- pool has a player_cache_size, summed per bucket by mm.rebalance_pool. Rows
 -- are only ever added (and merged by mm.rebalance_pool), so concurrent puts
 -- never update the same row; the table is dumped like the entries.
+-- @access admin, analyst
 CREATE TABLE mm.async_samples (
     sample_id bigserial PRIMARY KEY,
     pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
@@ -95,6 +103,7 @@ COMMENT ON INDEX mm.async_samples_bucket IS
 -- The dynamic bucket sizing model (Metaplay's documentation's DynamicBucketSizingModel):
 -- capacities set by mm.rebalance_pool. Buckets without a row use
 -- bucket_initial_size.
+-- @access admin, analyst
 CREATE TABLE mm.async_bucket_sizes (
     pool     text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
     labels   text[] NOT NULL,
@@ -117,6 +126,7 @@ COMMENT ON TABLE mm.async_bucket_sizes IS
 -- written under another bucket layout (a put that read the config before a
 -- concurrent mm.alter_pool) never serves the new one. Not dumped: a
 -- restored pool counts again.
+-- @access internal
 CREATE TABLE mm.async_fill_bounds (
     pool      text NOT NULL REFERENCES mm.async_pools ON DELETE CASCADE ON UPDATE CASCADE,
     labels    text[] NOT NULL,
@@ -140,6 +150,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.async_samples_sample_id_seq', '')
 
 -- Internal helpers
 
+-- @access internal
 CREATE FUNCTION mm._async_pool_config(pool text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -163,9 +174,10 @@ BEGIN
     RETURN cfg;
 END
 $$;
-COMMENT ON FUNCTION mm._async_pool_config(text) IS
+COMMENT ON FUNCTION mm._async_pool_config IS
     'internal: the config of a pool; an error if the pool does not exist';
 
+-- @access internal
 CREATE FUNCTION mm._async_capacity(pool text, labels text[], bucket int, config jsonb)
 RETURNS int
 LANGUAGE sql STABLE
@@ -175,9 +187,10 @@ AS $$
                      WHERE s.pool = $1 AND s.labels = $2 AND s.bucket = $3),
                     ($4 ->> 'bucket_initial_size')::int)
 $$;
-COMMENT ON FUNCTION mm._async_capacity(text, text[], int, jsonb) IS
+COMMENT ON FUNCTION mm._async_capacity IS
     'internal: capacity of a bucket: its rebalanced size, else bucket_initial_size';
 
+-- @access internal
 CREATE FUNCTION mm._async_fill(pool text, labels text[], lower_mmr float8, upper_mmr float8,
                               upto int)
 RETURNS int
@@ -191,9 +204,10 @@ AS $$
                                ORDER BY e.mmr
                                LIMIT $5) f
 $$;
-COMMENT ON FUNCTION mm._async_fill(text, text[], float8, float8, int) IS
+COMMENT ON FUNCTION mm._async_fill IS
     'internal: entries a bucket holds, counted on the index up to upto (NULL: all)';
 
+-- @access internal
 CREATE FUNCTION mm._async_entry_seq(OUT entry_seq bigint, OUT seq_file oid)
 LANGUAGE sql VOLATILE
 SET search_path = mm, pg_catalog, pg_temp
@@ -201,9 +215,10 @@ AS $$
     SELECT coalesce(pg_catalog.pg_sequence_last_value('mm.async_entries_entry_id_seq'::pg_catalog.regclass), 0),
            pg_catalog.pg_relation_filenode('mm.async_entries_entry_id_seq'::pg_catalog.regclass)
 $$;
-COMMENT ON FUNCTION mm._async_entry_seq() IS
+COMMENT ON FUNCTION mm._async_entry_seq IS
     'internal: the last entry id handed out (0 before the first) and the storage of its sequence, which TRUNCATE ... RESTART IDENTITY renews';
 
+-- @access internal
 CREATE FUNCTION mm._async_fill_bound(pool text, labels text[], bucket int,
                                     lower_mmr float8, upper_mmr float8)
 RETURNS bigint
@@ -216,9 +231,10 @@ AS $$
       AND f.lower_mmr = $4 AND f.upper_mmr = $5
       AND f.seq_file = s.seq_file AND f.entry_seq <= s.entry_seq
 $$;
-COMMENT ON FUNCTION mm._async_fill_bound(text, text[], int, float8, float8) IS
+COMMENT ON FUNCTION mm._async_fill_bound IS
     'internal: at most this many entries are in a bucket [lower_mmr, upper_mmr) (from mm.async_fill_bounds); NULL when unknown';
 
+-- @access internal
 CREATE FUNCTION mm._async_check_ids(ids bigint[], what text)
 RETURNS bigint[]
 LANGUAGE plpgsql IMMUTABLE
@@ -239,9 +255,10 @@ BEGIN
     RETURN ids;
 END
 $$;
-COMMENT ON FUNCTION mm._async_check_ids(bigint[], text) IS
+COMMENT ON FUNCTION mm._async_check_ids IS
     'internal: refuse a NULL id array or NULL elements';
 
+-- @access internal
 CREATE FUNCTION mm._async_check_query(mmr float8, labels text[], retries int)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
@@ -256,11 +273,12 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._async_check_query(float8, text[], int) IS
+COMMENT ON FUNCTION mm._async_check_query IS
     'internal: refuse NULL query arguments';
 
 -- Pools
 
+-- @access admin; definer
 CREATE FUNCTION mm.create_pool(name text, config jsonb DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql
@@ -284,9 +302,10 @@ BEGIN
     VALUES (name, mm.async_config(coalesce(config, '{}')));
 END
 $$;
-COMMENT ON FUNCTION mm.create_pool(text, jsonb) IS
+COMMENT ON FUNCTION mm.create_pool IS
     'create an async opponent pool; config keys mirror Metaplay''s async matchmaker documentation (see docs/async.md), unknown keys are an error';
 
+-- @access admin; definer
 CREATE FUNCTION mm.alter_pool(name text, config jsonb, replace boolean DEFAULT false)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -331,9 +350,10 @@ BEGIN
     RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_pool(text, jsonb, boolean) IS
+COMMENT ON FUNCTION mm.alter_pool IS
     'change some keys of a pool config (replace: set the whole config, defaults for keys left out); returns the new config. A new MMR range or bucket count forgets the sizing model and restarts the rebalancing sample from the entries held';
 
+-- @access admin; definer
 CREATE FUNCTION mm.drop_pool(name text)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -345,9 +365,10 @@ BEGIN
     RETURN FOUND;
 END
 $$;
-COMMENT ON FUNCTION mm.drop_pool(text) IS
+COMMENT ON FUNCTION mm.drop_pool IS
     'drop a pool with its entries; false if there was none';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.pool_buckets(pool text)
 RETURNS TABLE(labels text[], bucket int, lower_mmr float8, upper_mmr float8,
               fill int, capacity int, inserts bigint)
@@ -377,11 +398,12 @@ BEGIN
     ORDER BY k.labels, k.bucket;
 END
 $$;
-COMMENT ON FUNCTION mm.pool_buckets(text) IS
+COMMENT ON FUNCTION mm.pool_buckets IS
     'the buckets of a pool that hold entries or were sampled: MMR interval (NULL where an edge bucket is unbounded), fill (counted now), capacity, entries added since the sample started';
 
 -- Entries
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.put_entry(pool text, player_id bigint, mmr float8,
                              labels text[] DEFAULT '{}', model jsonb DEFAULT NULL)
 RETURNS bigint
@@ -506,9 +528,10 @@ BEGIN
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.put_entry(text, bigint, float8, text[], jsonb) IS
+COMMENT ON FUNCTION mm.put_entry IS
     'add or update a player''s entry (the player state update of Metaplay''s documentation); returns the entry id, NULL if ignored by player_ignore_update_insert_threshold';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.remove_entry(entry_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -520,9 +543,10 @@ BEGIN
     RETURN FOUND;
 END
 $$;
-COMMENT ON FUNCTION mm.remove_entry(bigint) IS
+COMMENT ON FUNCTION mm.remove_entry IS
     'remove one entry; false if there was none';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.remove_entries(pool text, player_id bigint)
 RETURNS int
 LANGUAGE plpgsql
@@ -540,18 +564,20 @@ BEGIN
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION mm.remove_entries(text, bigint) IS
+COMMENT ON FUNCTION mm.remove_entries IS
     'remove every entry of a player from a pool (he is no longer available); returns how many';
 
 -- Offers
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.offer_entry(entry_id bigint)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_offer_entry'
 LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION mm.offer_entry(bigint) IS
+COMMENT ON FUNCTION mm.offer_entry IS
     'offer an entry picked from mm.find_candidates: true if it was still available (then removed per the pool''s threshold), false if gone or taken by a concurrent query';
 
+-- @access internal
 CREATE FUNCTION mm._async_query(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                                p_exclude bigint[], p_searcher bigint,
                                OUT cfg jsonb, OUT lab text[], OUT excl bigint[],
@@ -571,18 +597,20 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._async_query(text, float8, text[], int, bigint[], bigint) IS
+COMMENT ON FUNCTION mm._async_query IS
     'internal: check a find query and resolve it: the pool config, the label set, the ids never offered, the searched MMR interval (NULL where unbounded)';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.find_opponent(pool text, mmr float8, labels text[] DEFAULT '{}',
                                  retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
                                  searcher bigint DEFAULT NULL)
 RETURNS TABLE(result text, player_id bigint, mmr float8, quality float8, model jsonb)
 AS 'MODULE_PATHNAME', 'mm_find_opponent'
 LANGUAGE C VOLATILE ROWS 1;
-COMMENT ON FUNCTION mm.find_opponent(text, float8, text[], int, bigint[], bigint) IS
+COMMENT ON FUNCTION mm.find_opponent IS
     'the best opponent for a query (Metaplay''s async matchmaker documentation): success, none_found or fake_opponent; never the searcher or an excluded player';
 
+-- @access internal
 CREATE FUNCTION mm._async_candidates(p_pool text, p_mmr float8, p_labels text[], p_retries int,
                                     p_exclude bigint[], p_searcher bigint, p_max int)
 RETURNS TABLE(o_entry_id bigint, o_player_id bigint, o_mmr float8, o_labels text[],
@@ -624,9 +652,10 @@ BEGIN
     LIMIT p_max;
 END
 $$;
-COMMENT ON FUNCTION mm._async_candidates(text, float8, text[], int, bigint[], bigint, int) IS
+COMMENT ON FUNCTION mm._async_candidates IS
     'internal: the body of mm.find_candidates';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.find_candidates(pool text, mmr float8, labels text[] DEFAULT '{}',
                                    retries int DEFAULT 0, exclude bigint[] DEFAULT '{}',
                                    searcher bigint DEFAULT NULL, max_candidates int DEFAULT 100)
@@ -637,11 +666,12 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
     SELECT * FROM mm._async_candidates($1, $2, $3, $4, $5, $6, $7)
 $$;
-COMMENT ON FUNCTION mm.find_candidates(text, float8, text[], int, bigint[], bigint, int) IS
+COMMENT ON FUNCTION mm.find_candidates IS
     'the nearest candidates in the searched buckets, for ranking by the game''s own quality; claim the chosen one with mm.offer_entry';
 
 -- Dynamic bucket sizing
 
+-- @access admin; definer
 CREATE FUNCTION mm.rebalance_pool(pool text)
 RETURNS TABLE(labels text[], bucket int, capacity int)
 LANGUAGE plpgsql
@@ -710,5 +740,5 @@ BEGIN
     WHERE z.pool = rebalance_pool.pool ORDER BY z.labels, z.bucket;
 END
 $$;
-COMMENT ON FUNCTION mm.rebalance_pool(text) IS
+COMMENT ON FUNCTION mm.rebalance_pool IS
     'size each bucket from the observed share of inserts (the dynamic bucket sizing of Metaplay''s documentation): capacity = max(bucket_min_size, player_cache_size * share)';

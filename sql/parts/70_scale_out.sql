@@ -12,6 +12,7 @@
 -- only. mm.enqueue writes a player's row in the same distributed
 -- transaction as the roster; a row whose roster has ended is taken over by
 -- the player's next enqueue (ticks never write it).
+-- @access admin, analyst
 CREATE TABLE mm.waiting_player (
     player_id bigint NOT NULL,
     queue_id  int NOT NULL,
@@ -23,6 +24,7 @@ COMMENT ON TABLE mm.waiting_player IS
     'on Citus (mm.citus_distribute_queues), the roster each player last queued in, one row per player, distributed by player: mm.enqueue refuses a player whose roster here still waits; empty on a single node, where mm.queued_player''s key does this';
 SELECT pg_catalog.pg_extension_config_dump('mm.waiting_player', '');
 
+-- @access internal
 CREATE FUNCTION mm._queues_distributed()
 RETURNS boolean
 LANGUAGE plpgsql STABLE
@@ -39,10 +41,11 @@ BEGIN
     RETURN d;
 END
 $$;
-COMMENT ON FUNCTION mm._queues_distributed() IS
+COMMENT ON FUNCTION mm._queues_distributed IS
     'internal: true when mm.citus_distribute_queues has distributed the queue tables (Citus metadata names mm.waiting_player)';
 
 -- A live queue's name from its id, or an error.
+-- @access internal
 CREATE FUNCTION mm._queue_name(queue_id int)
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -59,7 +62,7 @@ BEGIN
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION mm._queue_name(int) IS 'internal: the name of the live queue of that id, or an error';
+COMMENT ON FUNCTION mm._queue_name IS 'internal: the name of the live queue of that id, or an error';
 
 -- Citus: hold the players of a new roster cluster-wide (mm.enqueue calls it
 -- after inserting the roster). In player order, so that two enqueues sharing
@@ -72,6 +75,7 @@ COMMENT ON FUNCTION mm._queue_name(int) IS 'internal: the name of the live queue
 -- waiting: the enqueue that wrote the row may still be committing on the
 -- roster's worker (a distributed commit does not become visible on every
 -- node at the same instant).
+-- @access internal
 CREATE FUNCTION mm._hold_players(queue_id int, roster_id bigint, players bigint[])
 RETURNS void
 LANGUAGE plpgsql
@@ -110,13 +114,14 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION mm._hold_players(int, bigint, bigint[]) IS
+COMMENT ON FUNCTION mm._hold_players IS
     'internal (Citus): record a new roster''s players in mm.waiting_player, refusing a player whose previous roster may still wait';
 
 -- The queue-id forms: Citus sends a call whose distribution argument is the
 -- queue id to the worker holding the queue (create_distributed_function in
 -- mm.citus_distribute_queues). On a single node they call the name forms.
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.tick(queue_id int, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
 LANGUAGE plpgsql
@@ -127,9 +132,10 @@ BEGIN
     RETURN QUERY SELECT t.match_id, t.roster_id, t.team FROM mm.tick(mm._queue_name(queue_id), at) t;
 END
 $$;
-COMMENT ON FUNCTION mm.tick(int, timestamptz) IS
+COMMENT ON FUNCTION mm.tick IS
     'mm.tick of the queue of that id; on Citus it runs on the worker holding the queue';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.enqueue(queue_id int, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
@@ -146,9 +152,10 @@ BEGIN
                       dishonor, professions, joined_at, attributes, latencies, roles);
 END
 $$;
-COMMENT ON FUNCTION mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[]) IS
+COMMENT ON FUNCTION mm.enqueue IS
     'mm.enqueue into the queue of that id; on Citus it runs on the worker holding the queue';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.claim_matches(queue_id int, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
                kind text, backfill_id bigint)
@@ -162,9 +169,10 @@ BEGIN
                  FROM mm.claim_matches(mm._queue_name(queue_id), max) c;
 END
 $$;
-COMMENT ON FUNCTION mm.claim_matches(int, int) IS
+COMMENT ON FUNCTION mm.claim_matches IS
     'mm.claim_matches of the queue of that id; on Citus it runs on the worker holding the queue';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.leave(queue_id int, roster_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -177,10 +185,11 @@ BEGIN
     RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false, now(), queue_id));
 END
 $$;
-COMMENT ON FUNCTION mm.leave(int, bigint) IS
+COMMENT ON FUNCTION mm.leave IS
     'mm.leave of a roster of the queue of that id (false if it is not waiting there); on Citus it runs on the worker holding the queue';
 
 -- The DBA's step on a Citus coordinator.
+-- @access internal
 CREATE FUNCTION mm.citus_distribute_queues(shard_count int DEFAULT 32)
 RETURNS SETOF text
 LANGUAGE plpgsql
@@ -338,5 +347,5 @@ BEGIN
     RETURN NEXT 'delegated by queue_id: mm.tick, mm.enqueue, mm.claim_matches, mm.leave (queue-id forms)';
 END
 $$;
-COMMENT ON FUNCTION mm.citus_distribute_queues(int) IS
+COMMENT ON FUNCTION mm.citus_distribute_queues IS
     'Citus coordinator only (a DBA''s step, once): put each queue''s rosters, players, matches, accepts, backfill requests, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player and mm.ratings by player, one id range per node, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';

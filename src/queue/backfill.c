@@ -39,7 +39,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
+#include "queue.h"
 #include "statement.h"
 
 #include "catalog/pg_type.h"

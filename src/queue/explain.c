@@ -93,19 +93,19 @@ explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined
 				else
 					appendStringInfo(&b, "rule \"%s\" (%s) keeps the %d potentials from filling two teams",
 									 rule->name, rule->type, x->npotentials);
-				if (rule->ops->param == NULL)
+				if (rule->kind->param == NULL)
 				{
 					appendStringInfoString(&b, "; it does not expand");
 					return b.data;
 				}
-				appendStringInfo(&b, " at %s %g%s", rule->ops->param, mm_rule_limit(rule, x->age),
-								 rule->ops->unit);
+				appendStringInfo(&b, " at %s %g%s", rule->kind->param, mm_rule_limit(rule, x->age),
+								 rule->kind->unit);
 				next = mm_rule_next_step(rule, x->age, &next_value);
 				if (next < 0)
 					appendStringInfoString(&b, "; it does not expand further");
 				else
 					appendStringInfo(&b, "; its expansion relaxes it to %s %g%s at %s",
-									 rule->ops->param, next_value, rule->ops->unit,
+									 rule->kind->param, next_value, rule->kind->unit,
 									 timestamptz_to_str(joined + (int64) (next * USECS_PER_SEC)));
 				return b.data;
 			}

@@ -8,7 +8,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
+#include "queue.h"
 #include "rating_model.h"
 #include "statement.h"
 

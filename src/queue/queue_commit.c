@@ -7,7 +7,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
+#include "queue.h"
 #include "statement.h"
 
 #include "catalog/pg_type.h"

@@ -9,7 +9,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
+#include "queue.h"
 #include "rating_model.h"
 
 /* Parse and check a queue configuration (NULL: defaults). */

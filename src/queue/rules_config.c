@@ -7,8 +7,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
-#include "rules.h"
+#include "queue.h"
 
 #include <math.h>
 
@@ -18,19 +17,7 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
-/* The rule types, each in its own file (rule_<type>.c) */
-static const MmRuleOps *const rule_types[] = {
-	&mm_rule_equal, &mm_rule_distance, &mm_rule_intersect, &mm_rule_latency, &mm_rule_roles,
-	&mm_rule_party
-};
-
 #define BIT(t) MM_ATTR_BIT(t)
-
-static const char *
-rule_type_list(void)
-{
-	return "equal, distance, intersect, latency, roles, party";
-}
 
 /* Config keys */
 
@@ -576,22 +563,21 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		RuleRaw		raw;
 		char	   *p = psprintf("%s[%d]", path, i);
 		MmRule	   *rule = &cfg->rules[i];
-		const MmRuleOps *ops = NULL;
+		const MmRuleType *ops;
 		int			pk = 0;
 
 		memset(&raw, 0, sizeof(raw));
 		mm_config_defaults(rule_keys, &raw);
 		mm_config_parse_value(&elems[i], what, p, rule_keys, &raw);
-		for (int t = 0; t < (int) lengthof(rule_types); t++)
-			if (strcmp(rule_types[t]->type, raw.type) == 0)
-				ops = rule_types[t];
+		ops = mm_rule_type_find(raw.type);
 		if (ops == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s key \"%s.type\" is invalid", what, p),
 					 errdetail("The value is \"%s\".", raw.type),
-					 errhint("Use one of: %s.", rule_type_list())));
-		rule->ops = ops;
+					 errhint("Use one of: %s.", mm_rule_type_names())));
+		rule->kind = ops;
+		rule->ops = ops->ops;
 		rule->type = raw.type;
 		rule->attribute = raw.attribute_null ? NULL : raw.attribute;
 		rule->attr = -1;
@@ -643,7 +629,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		/* soft: scored by its weight, no limit, no expansion */
 		rule->soft = raw.soft;
 		rule->weight = raw.weight;
-		if (raw.soft && ops->measure == NULL)
+		if (raw.soft && !ops->soft)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s rule \"%s\" cannot be soft", what, p),
@@ -762,13 +748,13 @@ mm_rules_render(StringInfo buf, const void *base)
 		appendStringInfoString(buf, "{\"name\": ");
 		escape_json(buf, r->name);
 		appendStringInfoString(buf, ", \"type\": ");
-		escape_json(buf, r->ops->type);
+		escape_json(buf, r->kind->type);
 		if (r->attribute)
 		{
 			appendStringInfoString(buf, ", \"attribute\": ");
 			escape_json(buf, r->attribute);
 		}
-		if (r->ncounts > 0 || strcmp(r->ops->type, "roles") == 0)
+		if (r->ncounts > 0 || strcmp(r->kind->type, "roles") == 0)
 		{
 			appendStringInfoString(buf, ", \"counts\": {");
 			for (int k = 0; k < r->ncounts; k++)
@@ -789,12 +775,12 @@ mm_rules_render(StringInfo buf, const void *base)
 			appendStringInfoChar(buf, '}');
 			continue;
 		}
-		if (r->ops->param)
+		if (r->kind->param)
 		{
-			appendStringInfo(buf, ", \"%s\": ", r->ops->param);
+			appendStringInfo(buf, ", \"%s\": ", r->kind->param);
 			mm_append_float8(buf, r->value);
 		}
-		if (r->ops->param == NULL)
+		if (r->kind->param == NULL)
 		{
 			appendStringInfoChar(buf, '}');
 			continue;
@@ -807,7 +793,7 @@ mm_rules_render(StringInfo buf, const void *base)
 				escape_json(buf, r->steps[s].after.text);
 			else
 				mm_append_float8(buf, r->steps[s].after.seconds);
-			appendStringInfo(buf, ", \"%s\": ", r->ops->param);
+			appendStringInfo(buf, ", \"%s\": ", r->kind->param);
 			mm_append_float8(buf, r->steps[s].value);
 			appendStringInfoChar(buf, '}');
 		}
@@ -827,7 +813,7 @@ mm_rules_check(MmMatcherConfig *cfg)
 		rule->team_size = cfg->team_size;
 		rule->nteams = cfg->nteams;
 		rule->nroles = cfg->nroles;
-		if (strcmp(rule->ops->type, "party") == 0)
+		if (strcmp(rule->kind->type, "party") == 0)
 		{
 			if (rule->premade == 0)
 				rule->premade = Max(cfg->team_size, 2);
@@ -838,7 +824,7 @@ mm_rules_check(MmMatcherConfig *cfg)
 						 errdetail("Its premade is %d and its min %g; teams have %d players.",
 								   rule->premade, rule->value, cfg->team_size)));
 		}
-		if (strcmp(rule->ops->type, "roles") == 0)
+		if (strcmp(rule->kind->type, "roles") == 0)
 		{
 			int			sum = 0;
 
@@ -879,14 +865,14 @@ mm_rules_check(MmMatcherConfig *cfg)
 							rule->name, rule->attribute),
 					 errhint("Declare it under \"attributes\", such as {\"%s\": {\"type\": \"string\"}}.",
 							 rule->attribute)));
-		if ((rule->ops->attr_types & BIT(cfg->attrs[rule->attr].type)) == 0)
+		if ((rule->kind->attr_types & BIT(cfg->attrs[rule->attr].type)) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("queue config rule \"%s\" cannot read attribute \"%s\" of type %s",
 							rule->name, rule->attribute, cfg->attrs[rule->attr].type_name),
-					 errhint("A %s rule reads %s.", rule->ops->type,
-							 strcmp(rule->ops->type, "equal") == 0 ? "a number or a string" :
-							 strcmp(rule->ops->type, "distance") == 0 ? "a number" : "a string_set")));
+					 errhint("A %s rule reads %s.", rule->kind->type,
+							 strcmp(rule->kind->type, "equal") == 0 ? "a number or a string" :
+							 strcmp(rule->kind->type, "distance") == 0 ? "a number" : "a string_set")));
 	}
 }
 

@@ -8,7 +8,7 @@
 #ifndef MM_TICK_H
 #define MM_TICK_H
 
-#include "matcher.h"
+#include "queue.h"
 #include "statement.h"
 
 #define MM_TICK_LOCK	0x6d6d0001

@@ -18,8 +18,8 @@ END
 $$;
 
 -- every function, procedure, aggregate, table, view and sequence of schema
--- mm has a row (a new object needs one line in sql/parts/90_privileges.sql
--- and the same in the upgrade script)
+-- mm has a row (a new object needs its "-- @access" line above its CREATE;
+-- sql/generate.pl writes the row into the install and upgrade scripts)
 SELECT p.oid::regprocedure AS unclassified_function
 FROM pg_proc p
 WHERE p.pronamespace = 'mm'::regnamespace

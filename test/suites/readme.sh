@@ -54,7 +54,7 @@ for block in "$work"/*.sql; do
 	fi
 done
 
-# What each page's examples print, compared with test/expected/readme/PAGE.out
+# What each page's examples print, compared with expected/readme/PAGE.out
 # (MM_README_ACCEPT=1 writes those files). What depends on the clock is
 # masked: timestamps, intervals, backend PIDs, psql's name for the block's
 # file; runs of spaces and of dashes are squeezed, so that a column's width
@@ -69,7 +69,7 @@ mask() {
 		-e 's/^psql:[^ ]*\.sql:[0-9]+: /psql: /' \
 		-e 's/-{3,}/---/g' -e 's/ +/ /g' -e 's/ +$//'
 }
-expected_dir=test/expected/readme
+expected_dir=expected/readme
 mkdir -p "$expected_dir"
 n=0
 for page in "${pages[@]}"; do

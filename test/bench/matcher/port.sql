@@ -1,7 +1,7 @@
 -- The Guild Wars 2 wiki's matcher pseudo-code (createMatches, withdrawRosters,
 -- gatherPotentials, populateMatch, shouldPopulateRed, pickRoster,
 -- scoreRoster) ported literally to PL/pgSQL, with the readings of
--- docs/architecture.md, "How mm reads its sources" that mm takes (see src/queue/matcher.c): the baseline of
+-- docs/architecture.md, "How mm reads its sources" that mm takes (see src/matcher/matcher.c): the baseline of
 -- the matcher benchmark, and the reference test/sql/matcher_port.sql
 -- compares mm.match_rosters with. Every target scans the whole queue for
 -- potentials, as the GW2 wiki page does.

@@ -14,7 +14,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
 #include "rules.h"
 
 static bool
@@ -119,9 +118,14 @@ party_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfi
 	return reach;
 }
 
-const MmRuleOps mm_rule_party = {
-	.type = "party", .param = "min", .param_min = 0, .param_max = 1000,
-	.param_required = true, .relax_up = false, .unit = " players in parties",
-	.admit = party_admit, .bits = party_bits, .start = party_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
-	.team_fits = party_team_fits, .team_add = party_team_add, .backfill = party_backfill
+static const MmRuleOps party_ops = {
+	.admit = party_admit, .bits = party_bits, .start = party_start, .fits = mm_rule_always_fits,
+	.add = mm_rule_no_add, .team_fits = party_team_fits, .team_add = party_team_add,
+	.backfill = party_backfill
+};
+
+const MmRuleType mm_rule_party = {
+	.type = "party", .param = "min", .param_min = 0, .param_max = 1000, .param_required = true,
+	.relax_up = false, .unit = " players in parties",
+	.ops = &party_ops
 };

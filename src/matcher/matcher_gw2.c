@@ -60,7 +60,7 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 		const MmRule *rule = &run->rules[k];
 		bool		ok;
 
-		if (rule->ops->partitions || rule->soft)
+		if (rule->kind->partitions || rule->soft)
 			continue;
 		if (run->bits[k] != NULL)
 			ok = (run->tbits[k] &

@@ -22,7 +22,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
 #include "rules.h"
 
 /* Players the counts still lack on a team holding "have", with r added (r NULL: not). */
@@ -132,9 +131,14 @@ roles_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfi
 	return Max(limit, need);
 }
 
-const MmRuleOps mm_rule_roles = {
-	.type = "roles", .param = "flex", .param_min = 0, .param_max = 1000,
-	.param_default = 0, .relax_up = true, .unit = " any-role seats", .teams = true,
-	.admit = roles_admit, .bits = roles_bits, .start = roles_start, .fits = mm_rule_always_fits, .add = mm_rule_no_add,
-	.team_fits = roles_team_fits, .team_add = roles_team_add, .backfill = roles_backfill
+static const MmRuleOps roles_ops = {
+	.admit = roles_admit, .bits = roles_bits, .start = roles_start, .fits = mm_rule_always_fits,
+	.add = mm_rule_no_add, .team_fits = roles_team_fits, .team_add = roles_team_add,
+	.backfill = roles_backfill
+};
+
+const MmRuleType mm_rule_roles = {
+	.type = "roles", .param = "flex", .param_min = 0, .param_max = 1000, .param_default = 0,
+	.relax_up = true, .unit = " any-role seats", .teams = true,
+	.ops = &roles_ops
 };

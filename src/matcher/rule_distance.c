@@ -7,7 +7,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
 #include "rules.h"
 
 #include <math.h>
@@ -88,10 +87,13 @@ distance_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBac
 	return st->lo <= st->hi ? Max(limit, st->hi - st->lo) : limit;
 }
 
-const MmRuleOps mm_rule_distance = {
-	.type = "distance", .param = "max", .param_min = 0, .param_max = 1e15,
-	.param_required = true, .relax_up = true, .attr_types = MM_ATTR_BIT(MM_ATTR_NUMBER),
-	.unit = "",
+static const MmRuleOps distance_ops = {
 	.admit = distance_admit, .start = distance_start, .fits = distance_fits, .add = distance_add,
 	.measure = distance_measure, .backfill = distance_backfill
+};
+
+const MmRuleType mm_rule_distance = {
+	.type = "distance", .param = "max", .param_min = 0, .param_max = 1e15, .param_required = true,
+	.relax_up = true, .attr_types = MM_ATTR_BIT(MM_ATTR_NUMBER), .unit = "", .soft = true,
+	.ops = &distance_ops
 };

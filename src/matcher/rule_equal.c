@@ -9,7 +9,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
 #include "rules.h"
 
 bool
@@ -116,9 +115,13 @@ equal_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBackfi
 	return limit;
 }
 
-const MmRuleOps mm_rule_equal = {
-	.type = "equal", .attr_types = MM_ATTR_BIT(MM_ATTR_NUMBER) | MM_ATTR_BIT(MM_ATTR_STRING),
-	.partitions = true,
+static const MmRuleOps equal_ops = {
 	.admit = equal_admit, .start = equal_start, .fits = equal_fits, .add = equal_add,
 	.backfill = equal_backfill
+};
+
+const MmRuleType mm_rule_equal = {
+	.type = "equal", .attr_types = MM_ATTR_BIT(MM_ATTR_NUMBER) | MM_ATTR_BIT(MM_ATTR_STRING),
+	.partitions = true,
+	.ops = &equal_ops
 };

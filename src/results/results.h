@@ -14,7 +14,7 @@
 
 #include "mm.h"
 #include "gw2.h"
-#include "matcher.h"
+#include "queue.h"
 #include "rating_model.h"
 #include "statement.h"
 

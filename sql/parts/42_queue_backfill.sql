@@ -2,16 +2,18 @@
 -- queue fills the team's open seats from the queue, before it makes new
 -- matches, with the matcher's own scoring against that team and the
 -- queue's rules against the match (src/queue/backfill.c, mm_matcher_backfill
--- in src/queue/matcher.c). The rosters are delivered like a
+-- in src/matcher/matcher_backfill.c). The rosters are delivered like a
 -- match: on the queue's NOTIFY channel and by mm.claim_matches, marked
 -- kind 'backfill'.
 
+-- @access internal
 CREATE SEQUENCE mm.backfill_id_seq;
 COMMENT ON SEQUENCE mm.backfill_id_seq IS 'ids of mm.backfill';
 
 -- One row per request. Its match and team are keys: a request is for a
 -- match of the queue (cascading with it) and for one of its teams; status
 -- says where it is, and the columns each status needs are CHECKed.
+-- @access admin, analyst
 CREATE TABLE mm.backfill (
     backfill_id  bigint NOT NULL DEFAULT nextval('mm.backfill_id_seq'),
     queue_id     int NOT NULL,
@@ -63,6 +65,7 @@ ALTER TABLE mm.ended_roster
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.backfill_id_seq', '');
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.request_backfill(match_id bigint, team text, players int, roles text[] DEFAULT '{}')
 RETURNS bigint
 LANGUAGE plpgsql
@@ -143,9 +146,10 @@ BEGIN
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.request_backfill(bigint, text, int, text[]) IS
+COMMENT ON FUNCTION mm.request_backfill IS
     'ask the next tick of a match''s queue to fill "players" open seats of its team "team" (players left the running match, with roles, one per seat or none) from the queue, before new matches, with the matcher''s scoring against that team and the queue''s rules against the match; returns the request id; the filled rosters are delivered by mm.claim_matches (kind backfill) and the queue''s channel; refused for a finished match, an unknown team, players < 1 or more than the team''s room, roles the queue does not declare';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.cancel_backfill(backfill_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -171,5 +175,5 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.cancel_backfill(bigint) IS
+COMMENT ON FUNCTION mm.cancel_backfill IS
     'cancel an open backfill request; false if it is no longer open (filled, cancelled, or expired with its match); waits for a tick that is filling it';

@@ -1,36 +1,15 @@
 /*-------------------------------------------------------------------------
  *
- * rules.c
- *		Roster attributes, roles and the rules of a queue (rules.h): the
- *		steps of a rule's expansion, the checking of a roster's attributes and latencies (mm.enqueue) and
- *		their reading for the matcher. The config keys "attributes",
- *		"roles" and "rules", and the list of rule types (each in its own
- *		file, rule_<type>.c), are rules_config.c.
- *
- * The rules (hard: a filter on a target's potentials, and a check on every
- * roster that joins its match or one of its teams; distance and latency
- * may instead be soft, "soft": true with a "weight": no filter, a score):
- *	- equal: every roster of the match has the same value of a number or
- *	  string attribute (game mode, platform). The matcher buckets the queue
- *	  on it, so a target only ever looks at its own bucket. No parameter.
- *	- distance: the largest difference of a number attribute within the
- *	  match is at most "max".
- *	- intersect: the rosters of the match share at least "min" values of a
- *	  string_set attribute (default 1: a common language).
- *	- latency: the match is played in one region where every roster's
- *	  latency is at most "max" ms; the match records the region of the
- *	  lowest worst latency.
- *	- roles: each team has the given number of players per declared role
- *	  ("counts"); "flex" of a team's counted seats may take any role.
- *	- party: a match holding a party of "premade" players has at least
- *	  "min" players in parties on each team.
- * "expand" relaxes the parameter with the target's wait: a list of steps
- * {"after": duration, <parameter>: value}, each looser than the one before.
+ * roster_values.c
+ *		A roster's attributes, latencies and roles: checked when a roster is
+ *		queued (mm.enqueue, mm.update_roster) and read into the matcher's
+ *		structs (MmAttrValue, MmRoster.lat, MmRoster.role_count; matcher.h)
+ *		when rosters are read (roster_read.c, backfill.c). String values and
+ *		regions are interned to ids per read, so the matcher compares ints.
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
-#include "rules.h"
+#include "queue.h"
 
 #include <math.h>
 
@@ -39,65 +18,6 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
-
-
-double
-mm_rule_limit(const MmRule *rule, double age)
-{
-	return mm_rule_level_limit(rule, mm_rule_level(rule, age));
-}
-
-int
-mm_rule_level(const MmRule *rule, double age)
-{
-	int			level = 0;
-
-	while (level < rule->nsteps && rule->steps[level].after.seconds <= age)
-		level++;
-	return level;
-}
-
-double
-mm_rule_level_limit(const MmRule *rule, int level)
-{
-	return level == 0 ? rule->value : rule->steps[level - 1].value;
-}
-
-double
-mm_rule_next_step(const MmRule *rule, double age, double *value)
-{
-	for (int s = 0; s < rule->nsteps; s++)
-		if (rule->steps[s].after.seconds > age)
-		{
-			*value = rule->steps[s].value;
-			return rule->steps[s].after.seconds;
-		}
-	return -1;
-}
-
-/* The id of a declared role; -1: not declared. */
-int
-mm_role_find(const MmMatcherConfig *cfg, const char *name)
-{
-	for (int k = 0; k < cfg->nroles; k++)
-		if (strcmp(cfg->roles[k], name) == 0)
-			return k;
-	return -1;
-}
-
-/* The declared roles, for messages. */
-char *
-mm_role_list(const MmMatcherConfig *cfg)
-{
-	StringInfoData b;
-
-	initStringInfo(&b);
-	for (int k = 0; k < cfg->nroles; k++)
-		appendStringInfo(&b, "%s%s", k ? ", " : "", cfg->roles[k]);
-	if (cfg->nroles == 0)
-		appendStringInfoString(&b, "no roles");
-	return b.data;
-}
 
 /* Attribute values */
 

@@ -30,7 +30,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "result_match.h"
+#include "results.h"
 #include "odds_scale.h"
 
 #include <errno.h>

@@ -15,6 +15,36 @@
 #define MM_MATCHER_RUN_H
 
 #include "matcher.h"
+#include "rules.h"
+
+typedef struct MmMatcherRun MmMatcherRun;
+
+/*
+ * The matcher's phases as one interface, as MmRatingModel is for rating
+ * families: filter (a target's potentials: gatherPotentials), populate
+ * (fill its teams: populateMatch, shouldPopulateRed, pickRoster) and score
+ * (a potential for a team: scoreRoster). GW2's, in matcher_gw2.c, is the
+ * one mm_matcher_run (matcher.c) and mm_matcher_backfill
+ * (matcher_backfill.c) run; its state (MmMatcherRun, matcher_run.h) is
+ * private to those files. The rules (rules.h) plug into these phases: hard
+ * rules' admit into filter, their fits into populate, soft rules' measure
+ * into score; mm.explain names the rule that blocked a target.
+ */
+struct MmTeamFigures;
+
+typedef struct MmMatcherModel
+{
+	const char *name;
+	/* the target's potentials, in queue order, into the run */
+	void		(*filter) (MmMatcherRun *run, const MmRoster *target);
+	/* fill every team around the target; false: they could not be filled */
+	bool		(*populate) (MmMatcherRun *run, int target);
+	/* how well roster i fits team "side" (higher is better) */
+	double		(*score) (const MmMatcherRun *run, int i, int side, const struct MmTeamFigures *team,
+						  double max_ladder, int max_roster_size);
+} MmMatcherModel;
+
+extern const MmMatcherModel mm_matcher_gw2;
 
 /* A team being populated: its rosters and running sums. */
 typedef struct Team
@@ -27,7 +57,7 @@ typedef struct Team
 	int		   *rosters;
 } Team;
 
-/* State of one run (MmMatcherRun, matcher.h). */
+/* State of one run. */
 typedef struct MmMatcherRun
 {
 	const MmMatcherModel *model;	/* its phases */
@@ -110,7 +140,7 @@ rules_fit(Run *run, int i, int side)
 	{
 		const MmRule *rule = &run->rules[k];
 
-		if (rule->soft || (rule->ops->partitions && !run->backfill))
+		if (rule->soft || (rule->kind->partitions && !run->backfill))
 			continue;
 		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
 			(rule->ops->team_fits && side < rule->nteams &&

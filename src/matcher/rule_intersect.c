@@ -7,7 +7,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
 #include "rules.h"
 
 static int
@@ -98,10 +97,13 @@ intersect_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBa
 	return Min(limit, st->nids);
 }
 
-const MmRuleOps mm_rule_intersect = {
-	.type = "intersect", .param = "min", .param_min = 0, .param_max = 1000,
-	.param_default = 1, .relax_up = false, .attr_types = MM_ATTR_BIT(MM_ATTR_SET),
-	.unit = " shared values",
-	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits, .add = intersect_add,
-	.backfill = intersect_backfill
+static const MmRuleOps intersect_ops = {
+	.admit = intersect_admit, .start = intersect_start, .fits = intersect_fits,
+	.add = intersect_add, .backfill = intersect_backfill
+};
+
+const MmRuleType mm_rule_intersect = {
+	.type = "intersect", .param = "min", .param_min = 0, .param_max = 1000, .param_default = 1,
+	.relax_up = false, .attr_types = MM_ATTR_BIT(MM_ATTR_SET), .unit = " shared values",
+	.ops = &intersect_ops
 };

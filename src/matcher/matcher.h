@@ -1,10 +1,26 @@
 /*-------------------------------------------------------------------------
  *
  * matcher.h
- *		The GW2 PvP roster matcher (the Guild Wars 2 wiki's PvP matchmaking page) over an in-memory array of
- *		rosters: plain C structs, no fmgr. roster_read.c reads rosters from
- *		SQL; mm.match_rosters (queue.c) and a tick (tick.c) call
- *		mm_matcher_run, and a tick writes the results back.
+ *		The matcher: the whole of its interface.
+ *
+ * The matcher is mm's pure computation: the Guild Wars 2 wiki's PvP
+ * roster matcher (createMatches, gatherPotentials, populateMatch,
+ * scoreRoster) over an in-memory array of rosters, the queue's rules
+ * (attributes, latencies, roles, parties), the search of a backfill and a
+ * match's odds. It works on the plain C structs below and nothing else: it
+ * reads no table, runs no SQL and parses no jsonb. The queue (src/queue/)
+ * reads a queue's config and its rosters into these structs before it
+ * calls mm_matcher_run or mm_matcher_backfill, and writes their results
+ * back; mm.match_rosters runs it over any query's rows; the results
+ * (src/results/) read a match's rating config. make test's layout suite
+ * fails if a file of src/matcher/ uses SPI, opens a relation, reads a
+ * catalog or includes a header of the queue or the results.
+ *
+ * Files: matcher.c (createMatches: the run over the targets, buckets),
+ * matcher_gw2.c (the GW2 wiki's phases), matcher_backfill.c (a running
+ * match's open seats), match_odds.c (a match's prediction and odds),
+ * rules.c and rule_<type>.c (the rules' phases, one file per type);
+ * matcher_run.h and rules.h are private to them.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,10 +31,116 @@
 #include "config.h"
 #include "gw2.h"
 #include "rating_model.h"
-#include "rules.h"
-#include "datatype/timestamp.h"
-#include "utils/array.h"
-#include "utils/hsearch.h"
+
+/* Attributes, roles and rules */
+
+typedef enum MmAttrType
+{
+	MM_ATTR_NUMBER,
+	MM_ATTR_STRING,
+	MM_ATTR_SET					/* a set of strings */
+} MmAttrType;
+
+/* One declared attribute (config key "attributes"). */
+typedef struct MmAttrDecl
+{
+	char	   *name;
+	MmAttrType	type;
+	char	   *type_name;		/* as given */
+	bool		required;
+	struct JsonbValue *def;		/* the default; NULL: none */
+} MmAttrDecl;
+
+/* A roster's value of one attribute, strings interned to ids. */
+typedef struct MmAttrValue
+{
+	bool		present;		/* false: missing (declared after it was queued) */
+	double		num;			/* number */
+	int			id;				/* string */
+	int			nset;			/* string_set: sorted distinct ids */
+	int		   *set;
+} MmAttrValue;
+
+/* One step of an expansion: from "after" seconds of the target's wait. */
+typedef struct MmExpandStep
+{
+	MmDuration	after;
+	double		value;
+} MmExpandStep;
+
+#define MM_ATTR_BIT(t) (1 << (t))
+
+/* A rule's phases in the matcher: private to it (rules.h). */
+struct MmRuleOps;
+
+/*
+ * A type of rule, as the config reader sees it: its name, its parameter
+ * (key, range, default, which way relaxes), the attribute types it takes,
+ * whether it buckets the queue, may be soft or reads the queue's roles.
+ * Each type is one file of the matcher, rule_<type>.c.
+ */
+typedef struct MmRuleType
+{
+	const char *type;
+	const char *param;			/* its parameter's key; NULL: none */
+	double		param_min;		/* its range */
+	double		param_max;
+	bool		param_required;
+	double		param_default;
+	bool		relax_up;		/* a larger parameter is looser */
+	int			attr_types;		/* bit per MmAttrType allowed; 0: no attribute */
+	bool		partitions;		/* the queue is bucketed on it (equal) */
+	const char *unit;			/* of the parameter, in messages */
+	bool		soft;			/* it may be soft (scored, not filtered) */
+	bool		teams;			/* it reads the queue's roles (roles) */
+	const struct MmRuleOps *ops;	/* its phases */
+} MmRuleType;
+
+/* The rule types, in the order the docs list them; NULL ends the list. */
+extern const MmRuleType *const mm_rule_types[];
+
+/* The type of that name; NULL: none. */
+extern const MmRuleType *mm_rule_type_find(const char *type);
+
+/* The rule types' names, for messages ("equal, distance, ..."). */
+extern const char *mm_rule_type_names(void);
+
+/* One rule of a queue (config key "rules"). */
+typedef struct MmRule
+{
+	const MmRuleType *kind;		/* its type */
+	const struct MmRuleOps *ops;	/* kind->ops */
+	char	   *name;			/* unique in the queue; default: its type and attribute */
+	char	   *type;
+	char	   *attribute;		/* NULL: none (latency) */
+	int			attr;			/* index of the attribute; -1: none */
+	double		value;			/* its parameter before any expansion */
+	int			nsteps;
+	MmExpandStep *steps;		/* by "after", ascending */
+	bool		soft;			/* scored, not filtered (distance, latency) */
+	double		weight;			/* soft: score points per unit of its measure */
+	int			team_size;		/* the queue's (set by mm_rules_check) */
+	int			nteams;			/* the queue's teams (set by mm_rules_check) */
+	/* roles: players needed per role, by name as given and per role id */
+	int			ncounts;
+	char	  **count_names;
+	int		   *count_values;
+	int			nroles;			/* the queue's declared roles */
+	int		   *need;			/* per role id */
+	int			premade;		/* party: the party size that brings the rule in */
+} MmRule;
+
+/*
+ * Teams of a match: the queue's "teams", at most MM_TEAMS. The rules that
+ * look at teams (roles, party) keep their state per team, indexed by side,
+ * and loop over the queue's teams (MmRule.nteams).
+ */
+#define MM_TEAMS 64
+
+/* The match records a region that no roster read has a latency to. */
+#define MM_REGION_ABSENT (-2)
+
+/* The queue's config */
 
 /* <Filter>: which rosters are a target's potentials ("filter" keys). */
 typedef struct MmFilterConfig
@@ -204,36 +326,7 @@ typedef struct MmMatcherResult
 	bool		undecided;		/* cfg->prefix: a target needs more of the queue */
 } MmMatcherResult;
 
-/*
- * The matcher's phases as one interface, as MmRatingModel is for rating
- * families: filter (a target's potentials: gatherPotentials), populate
- * (fill its teams: populateMatch, shouldPopulateRed, pickRoster) and score
- * (a potential for a team: scoreRoster). GW2's, in matcher_gw2.c, is the
- * one mm_matcher_run (matcher.c) and mm_matcher_backfill
- * (matcher_backfill.c) run; its state (MmMatcherRun, matcher_run.h) is
- * private to those files. The rules (rules.h) plug into these phases: hard
- * rules' admit into filter, their fits into populate, soft rules' measure
- * into score; mm.explain names the rule that blocked a target.
- */
-typedef struct MmMatcherRun MmMatcherRun;
-struct MmTeamFigures;
 
-typedef struct MmMatcherModel
-{
-	const char *name;
-	/* the target's potentials, in queue order, into the run */
-	void		(*filter) (MmMatcherRun *run, const MmRoster *target);
-	/* fill every team around the target; false: they could not be filled */
-	bool		(*populate) (MmMatcherRun *run, int target);
-	/* how well roster i fits team "side" (higher is better) */
-	double		(*score) (const MmMatcherRun *run, int i, int side, const struct MmTeamFigures *team,
-						  double max_ladder, int max_roster_size);
-} MmMatcherModel;
-
-extern const MmMatcherModel mm_matcher_gw2;
-
-extern void mm_matcher_defaults(MmMatcherConfig *cfg);
-extern void mm_matcher_check(MmMatcherConfig *cfg);
 extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
 extern void mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 						   const MmMatcherConfig *cfg,
@@ -278,107 +371,6 @@ extern void mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 								const MmMatcherConfig *cfg, MmBackfillTeam *team,
 								bool *taken);
 
-/* The rosters read from a query (roster_read.c). */
-typedef struct MmRosterSet
-{
-	MmRoster   *r;
-	int			n;
-	int			nprof;			/* distinct professions */
-	char	  **prof_names;		/* their names, by profession id */
-	char	  **region_names;	/* by region id (cfg->nregions) */
-	struct MmRuleReader *reader;	/* how their values were read (rules); NULL: none */
-} MmRosterSet;
-
-/* Interning of the attribute values and regions of the rosters read. */
-typedef struct MmRuleReader
-{
-	HTAB	   *values;
-	int			nvalues;
-	HTAB	   *regions;
-	int			nregions;
-	char	  **region_names;
-	int		   *region_id;		/* once finished: a region's id by the order it was read in */
-#define MM_KEY_CACHE 16
-	int			key_region[MM_KEY_CACHE];	/* per key position: the region it was last, + 1 */
-} MmRuleReader;
-
-extern HTAB *mm_intern_create(const char *name);
-extern int	mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names);
-extern void mm_rules_check(MmMatcherConfig *cfg);
-/*
- * A roster's attributes checked against those cfg declares, defaults
- * filled in, and its latencies checked (22023 naming what is wrong).
- */
-extern Jsonb *mm_rules_check_attributes(const MmMatcherConfig *cfg, Jsonb *attrs, Jsonb *lat);
-/* Refuse a value that does not fit an attribute's declaration; "whose" names it. */
-extern void mm_rules_check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose);
-/* Config key "roles"; a role's id (-1: not declared); the roles for messages. */
-extern void mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path);
-extern void mm_roles_render(StringInfo buf, const void *base);
-extern int	mm_role_find(const MmMatcherConfig *cfg, const char *name);
-extern char *mm_role_list(const MmMatcherConfig *cfg);
-/*
- * Read a roster's roles (a text[] of its players' roles, NULL: none);
- * strict refuses a role the queue does not declare, otherwise it counts as
- * none.
- */
-extern void mm_rules_read_roles(const MmMatcherConfig *cfg, MmRoster *x, ArrayType *roles, bool strict);
-/* Count one player's role on a roster (strict: an undeclared role is an error). */
-extern void mm_rules_add_role(const MmMatcherConfig *cfg, MmRoster *x, const char *name, bool strict);
-/*
- * Read a roster's attributes and latencies (either NULL: not given);
- * strict refuses values that do not fit the declarations (a rosters query),
- * otherwise they count as missing (the queue tables, checked at enqueue).
- */
-extern void mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
-								 bool strict, MmRuleReader *rd);
-extern void mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd);
-/*
- * Read another roster's attributes and latencies as those of the rosters
- * read by rd (finished): string values get the same ids, latencies the same
- * regions (a region none of them has is left out). rd may be NULL (the
- * queue reads neither).
- */
-extern void mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
-							   MmRuleReader *rd);
-/* The id of a region among the rosters read by rd; -1 if none of them has it. */
-extern int	mm_rules_region_id(const MmRuleReader *rd, const char *name);
-
-/* SQL side (roster_read.c, queue_commit.c, tick.c, backfill.c): these use SPI and fmgr. */
-extern void mm_queue_config(Jsonb *config, MmMatcherConfig *cfg);
-
-/* Order int64 values (for qsort and bsearch). */
-extern int	mm_cmp_int64(const void *a, const void *b);
-
-/* A roster id and its index in a roster set; lookups are sorted by id. */
-typedef struct MmRosterIndex
-{
-	int64		id;
-	int			index;
-} MmRosterIndex;
-
-/*
- * The lookup of the rosters set->r[which[k]] (k < n), or of every roster
- * of the set when which is NULL (n ignored); *nout gets its length.
- */
-extern MmRosterIndex *mm_roster_lookup(const MmRosterSet *set, const int *which, int n,
-									   int *nout);
-
-/* The set index of roster "id" in a lookup of n, or -1. */
-extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
-
-/*
- * Lock the waiting rosters set->r[which[k]] (k < n) of a queue, skipping
- * those another session holds (FOR UPDATE SKIP LOCKED), then count their
- * players in a new snapshot, so that a player removed meanwhile shows.
- * Returns per set index whether the roster is held with all the players
- * the set read: a match or a fill of rosters not all whole is dropped.
- */
-extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
-extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
-struct SPITupleTable;
-extern void mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
-									struct SPITupleTable *players, uint64 nplayers);
 extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cfg);
 
 /*
@@ -391,31 +383,21 @@ extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cf
  */
 extern void mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,
 							const MmMatcherConfig *cfg, double scale, double *odds);
-/* Config key "team_names" (rules.c). */
-extern void mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path);
-extern void mm_team_names_render(StringInfo buf, const void *base);
-/*
- * NOTIFY a queue's channel (mm_queue_<queue id>) with match ids under
- * "key" (ids <= 0 skipped), split so that no payload exceeds NOTIFY's
- * limit; sent when the transaction commits.
- */
-extern void mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
-							const char *key);
-/*
- * backfill.c: a tick fills the open backfill requests of its queue in two
- * steps, planned in memory over the rosters read (again if the tick reads
- * more of the queue), then written
- */
-typedef struct MmBackfillPlan MmBackfillPlan;
-extern bool mm_backfill_plan(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-							 const MmRosterSet *set, MmBackfillPlan **plan, MmRosterSet *rest);
-extern int	mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
-							  const MmRosterSet *set, const MmBackfillPlan *plan);
 
-/*
- * ready.c: dissolve a queue's proposed matches whose ready check ended;
- * returns how many, and in *failed how many could not be dissolved
- */
-extern int	mm_ready_resolve(int32 queue_id, TimestampTz at, int *failed);
+/* The parameter of a rule after the target has waited "age" seconds. */
+extern double mm_rule_limit(const MmRule *rule, double age);
+
+/* Its level: 0 for the rule's value, s + 1 from expansion step s on. */
+extern int	mm_rule_level(const MmRule *rule, double age);
+
+/* The parameter of a rule at a level. */
+extern double mm_rule_level_limit(const MmRule *rule, int level);
+
+/* The wait (seconds) of the rule's next expansion step after "age"; -1: none. */
+extern double mm_rule_next_step(const MmRule *rule, double age, double *value);
+
+/* A declared role's id (-1: not declared); the declared roles, for messages. */
+extern int	mm_role_find(const MmMatcherConfig *cfg, const char *name);
+extern char *mm_role_list(const MmMatcherConfig *cfg);
 
 #endif							/* MM_MATCHER_H */

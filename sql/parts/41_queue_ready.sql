@@ -11,6 +11,7 @@
 
 -- One row per player who accepted a proposed match; the key makes an
 -- accept count once.
+-- @access admin, analyst
 CREATE TABLE mm.match_accept (
     match_id    bigint NOT NULL,
     player_id   bigint NOT NULL,
@@ -28,6 +29,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.match_accept', '');
 -- who dodged one of its ready checks may not queue in it again. One row per
 -- queue and player; a later dodge moves "until" (no stacks). No foreign key
 -- to mm.queue (mm.drop_queue and mm.purge delete a queue's rows).
+-- @access admin, analyst
 CREATE TABLE mm.queue_dodge (
     queue_id  int NOT NULL,
     player_id bigint NOT NULL,
@@ -51,6 +53,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
 -- dodge_reason the dishonor config does not know (mm.set_dishonor_config
 -- refuses to drop one a queue uses; a direct change of its table may
 -- have) gives no dishonor: the caller warns (mm._dodge_reason_warning).
+-- @access internal
 CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
@@ -134,7 +137,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
+COMMENT ON FUNCTION mm._dissolve_match IS
     'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place (not one whose player queued again, even in a transaction still running), the others are removed; the dodgers get the queue''s dodge_reason dishonor (none when the dishonor config does not know the reason) and its dodge_timeout (mm.queue_dodge)';
 
 -- Announce dissolved matches on the queue's channel, with the reason:
@@ -142,6 +145,7 @@ COMMENT ON FUNCTION mm._dissolve_match(bigint, bigint[], text, timestamptz) IS
 -- (delivered when the caller's transaction commits), in pieces of 250 ids
 -- so that each payload stays under NOTIFY's 8000 bytes; the queue's name
 -- only when short enough, as the tick's payloads.
+-- @access internal
 CREATE FUNCTION mm._notify_dissolved(queue_id int, match_ids bigint[], reason text)
 RETURNS void
 LANGUAGE plpgsql
@@ -161,11 +165,12 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION mm._notify_dissolved(int, bigint[], text) IS
+COMMENT ON FUNCTION mm._notify_dissolved IS
     'internal: NOTIFY a queue''s channel that matches dissolved, with the reason (declined, accept_timeout, drop_queue): {"queue_id", "queue", "dissolved": [match ids], "reason"}, 250 ids per notification';
 
 -- Warn, once for the matches given, when a queue's dodge_reason is not a
 -- reason of the dishonor config (their dodgers get no dishonor).
+-- @access internal
 CREATE FUNCTION mm._dodge_reason_warning(queue_id int, match_ids bigint[])
 RETURNS void
 LANGUAGE plpgsql
@@ -184,7 +189,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._dodge_reason_warning(int, bigint[]) IS
+COMMENT ON FUNCTION mm._dodge_reason_warning IS
     'internal (mm.tick, mm.decline): a WARNING when the queue''s dodge_reason is not a reason of the dishonor config, naming the matches whose dodgers get no dishonor';
 
 -- The ready checks of a queue that ended by "at", dissolved; those another
@@ -196,6 +201,7 @@ COMMENT ON FUNCTION mm._dodge_reason_warning(int, bigint[]) IS
 -- subtransaction each; a match that fails gets a WARNING, stays proposed
 -- (the next tick tries again) and is counted in "failed"
 -- (mm.tick_log.dissolves_failed).
+-- @access internal
 CREATE FUNCTION mm._resolve_proposals(queue_id int, at timestamptz, OUT dissolved int, OUT failed int)
 RETURNS record
 LANGUAGE plpgsql
@@ -247,11 +253,12 @@ BEGIN
     PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, done, 'accept_timeout');
 END
 $$;
-COMMENT ON FUNCTION mm._resolve_proposals(int, timestamptz) IS
+COMMENT ON FUNCTION mm._resolve_proposals IS
     'internal (mm.tick): dissolve the proposed matches of a queue whose ready check ended by "at", skipping those another session holds, and announce those dissolved on the queue''s channel (reason accept_timeout); a match that cannot be dissolved gets a WARNING and stays proposed; returns how many were dissolved and how many failed';
 
 -- Lock a match for mm.accept and mm.decline and find the player's roster
 -- in it (NULL when the match is no longer proposed).
+-- @access internal
 CREATE FUNCTION mm._ready_match(match_id bigint, player_id bigint, OUT m mm.match, OUT roster_id bigint)
 RETURNS record
 LANGUAGE plpgsql
@@ -279,9 +286,10 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._ready_match(bigint, bigint) IS
+COMMENT ON FUNCTION mm._ready_match IS
     'internal: lock a match for mm.accept or mm.decline and find the player''s roster in it (none when dissolved); errors for a missing match or a player not in it';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.accept(match_id bigint, player_id bigint)
 RETURNS text
 LANGUAGE plpgsql
@@ -339,9 +347,10 @@ BEGIN
     RETURN 'matched';
 END
 $$;
-COMMENT ON FUNCTION mm.accept(bigint, bigint) IS
+COMMENT ON FUNCTION mm.accept IS
     'a player accepts a proposed match (ready check); returns the match''s status: proposed while others have not accepted, matched once all have (the match is then notified on the queue''s channel and claimable); accepting again changes nothing; refused (55000) once the ready check has ended or the match was dissolved';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.decline(match_id bigint, player_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -372,5 +381,5 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.decline(bigint, bigint) IS
+COMMENT ON FUNCTION mm.decline IS
     'a player declines a proposed match (ready check): the match dissolves at once; the player''s roster is removed and the player gets the queue''s dodge_reason dishonor; the other rosters go back to the queue in their old place; after the end of the ready check, every player who did not accept is a dodger; the queue''s channel announces the dissolved match with its reason at commit; true when it dissolved the match, false when it was already dissolved';

@@ -9,7 +9,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "matcher.h"
 #include "rules.h"
 
 #include <math.h>
@@ -145,9 +144,13 @@ mm_rule_region(const MmRuleState *st, double limit, int nregions)
 	return best;
 }
 
-const MmRuleOps mm_rule_latency = {
+static const MmRuleOps latency_ops = {
+	.admit = latency_admit, .bits = latency_bits, .start = latency_start, .fits = latency_fits,
+	.add = latency_add, .measure = latency_measure, .backfill = latency_backfill
+};
+
+const MmRuleType mm_rule_latency = {
 	.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
-	.param_required = true, .relax_up = true, .unit = " ms",
-	.admit = latency_admit, .bits = latency_bits, .start = latency_start, .fits = latency_fits, .add = latency_add,
-	.measure = latency_measure, .backfill = latency_backfill
+	.param_required = true, .relax_up = true, .unit = " ms", .soft = true,
+	.ops = &latency_ops
 };

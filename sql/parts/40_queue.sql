@@ -1,11 +1,16 @@
--- Roster matcher (the Guild Wars 2 wiki's PvP matchmaking page, GW2 PvP matchmaking): queue tables, enqueue and
--- leave, the matcher over any query, transactional ticks for pg_cron.
+-- The queue: its tables, enqueue and leave, the ticket lifecycle,
+-- transactional ticks for pg_cron, match delivery and statistics. The
+-- matcher it runs is sql/parts/39_matcher.sql (src/matcher/); ready checks
+-- and backfill are 41_queue_ready.sql and 42_queue_backfill.sql; results
+-- are 45_results.sql.
 
 -- Queue tables. All are owned by the extension and dumped with the data
 -- (pg_extension_config_dump), sequences too.
 
+-- @access internal
 CREATE SEQUENCE mm.queue_id_seq;
 COMMENT ON SEQUENCE mm.queue_id_seq IS 'ids of mm.queue';
+-- @access service, admin, analyst
 CREATE TABLE mm.queue (
     queue_id   int PRIMARY KEY DEFAULT nextval('mm.queue_id_seq'),
     name       text NOT NULL CHECK (name <> ''),
@@ -18,8 +23,10 @@ COMMENT ON INDEX mm.queue_name_idx IS 'a live queue''s name is unique; a dropped
 ALTER SEQUENCE mm.queue_id_seq OWNED BY mm.queue.queue_id;
 COMMENT ON TABLE mm.queue IS 'matchmaking queues and their matcher configuration (see mm.matcher_config); dropped_at is set when mm.drop_queue keeps the history';
 
+-- @access internal
 CREATE SEQUENCE mm.roster_id_seq;
 COMMENT ON SEQUENCE mm.roster_id_seq IS 'ids of rosters (parties), waiting or matched';
+-- @access internal
 CREATE SEQUENCE mm.roster_position_seq;
 COMMENT ON SEQUENCE mm.roster_position_seq IS 'queue order of waiting rosters; a failed target takes a new, last position';
 
@@ -27,6 +34,7 @@ COMMENT ON SEQUENCE mm.roster_position_seq IS 'queue order of waiting rosters; a
 -- beside the queue's (for example distributed by queue). Invariants are
 -- keys, foreign keys and CHECKs: no triggers, so TRUNCATE, replication
 -- role "replica" and pg_restore --disable-triggers cannot bypass them.
+-- @access admin, analyst
 CREATE TABLE mm.roster (
     roster_id     bigint NOT NULL DEFAULT nextval('mm.roster_id_seq'),
     queue_id      int NOT NULL,
@@ -86,6 +94,7 @@ COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finit
 -- exception is a queue's requeue_while_in_match: a player who queues again
 -- while its match is played keeps its row in that match, marked requeued,
 -- which the unique index no longer counts.
+-- @access admin, analyst
 CREATE TABLE mm.queued_player (
     player_id  bigint NOT NULL,
     roster_id  bigint NOT NULL,
@@ -107,10 +116,13 @@ COMMENT ON INDEX mm.queued_player_player_key IS 'a player is in at most one rost
 COMMENT ON COLUMN mm.queued_player.requeued IS 'the player queued again while the roster''s match was being played (requeue_while_in_match) or after its ready check ended: the row only records it in that match (a dissolve removes the roster)';
 COMMENT ON INDEX mm.queued_player_seat_key IS 'players of a roster in party order';
 
+-- @access internal
 CREATE SEQUENCE mm.match_id_seq;
 COMMENT ON SEQUENCE mm.match_id_seq IS 'ids of mm.match';
+-- @access internal
 CREATE SEQUENCE mm.tick_id_seq;
 COMMENT ON SEQUENCE mm.tick_id_seq IS 'ids of mm.tick_log';
+-- @access admin, analyst
 CREATE TABLE mm.match (
     match_id      bigint NOT NULL DEFAULT nextval('mm.match_id_seq'),
     queue_id      int NOT NULL,
@@ -172,6 +184,7 @@ COMMENT ON INDEX mm.match_proposed_idx IS 'proposed matches of a queue by the en
 -- A matched roster stays in mm.roster (its match id there is a foreign
 -- key to the match) until its match ends; then it moves here, with its
 -- players, as the match's history.
+-- @access admin, analyst
 CREATE TABLE mm.ended_roster (
     match_id      bigint NOT NULL,
     roster_id     bigint NOT NULL,
@@ -210,6 +223,7 @@ ALTER TABLE mm.roster
 -- Every roster of every match, open or ended, as one relation: the rosters
 -- of open matches (proposed or being played) from mm.roster with their
 -- players in party order, those of ended matches from mm.ended_roster.
+-- @access admin, analyst
 CREATE VIEW mm.match_roster AS
 SELECT r.match_id, r.roster_id, r.team,
        ARRAY(SELECT qp.player_id FROM mm.queued_player qp
@@ -238,8 +252,10 @@ COMMENT ON VIEW mm.match_roster IS 'the rosters of each match, open (from mm.ros
 -- than the row); mm.drop_queue and mm.purge delete a queue's rows.
 -- event_id orders the events as they happened (their "at" is the tick's
 -- time, which a caller may give).
+-- @access internal
 CREATE SEQUENCE mm.ticket_event_id_seq;
 COMMENT ON SEQUENCE mm.ticket_event_id_seq IS 'ids of mm.ticket_event, in the order events are recorded';
+-- @access admin, analyst
 CREATE TABLE mm.ticket_event (
     event_id  bigint NOT NULL DEFAULT nextval('mm.ticket_event_id_seq'),
     roster_id bigint NOT NULL,
@@ -267,6 +283,7 @@ COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.
 COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';
 COMMENT ON INDEX mm.ticket_event_dissolved_idx IS 'what became of the rosters of a dissolved match: waiting again or removed (mm.match_players)';
 
+-- @access admin, analyst
 CREATE TABLE mm.tick_log (
     tick_id            bigint PRIMARY KEY,
     queue_id           int NOT NULL REFERENCES mm.queue ON DELETE CASCADE,
@@ -312,53 +329,19 @@ SELECT pg_catalog.pg_extension_config_dump('mm.ticket_event_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_log', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.tick_id_seq', '');
 
--- The matcher in C.
+-- A roster's attributes and latencies, checked at enqueue.
 
-CREATE FUNCTION mm.matcher_config(config jsonb DEFAULT '{}')
-RETURNS jsonb
-AS 'MODULE_PATHNAME', 'mm_matcher_config'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.matcher_config(jsonb) IS
-    'check a queue config and return it with every default filled in';
-
-CREATE FUNCTION mm.rating_scales()
-RETURNS TABLE (model text, deviations float8, padding float8, rating_distance float8, rating_spread float8)
-AS 'MODULE_PATHNAME', 'mm_rating_scales'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.rating_scales() IS
-    'per rating model, on its own scale, what a queue''s filter.deviations, filter.padding, scoring.rating_distance and prediction.rating.spread are when its config leaves them null (the default)';
-
-CREATE FUNCTION mm.matcher_padding(config jsonb, waited float8)
-RETURNS float8
-AS 'MODULE_PATHNAME', 'mm_matcher_padding_sql'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mm.matcher_padding(jsonb, float8) IS
-    'rating padding added on each side of a roster''s range after waiting "waited" seconds';
-
-CREATE FUNCTION mm.match_rosters(rosters text, config jsonb DEFAULT '{}', at timestamptz DEFAULT now())
-RETURNS TABLE (match_no int, roster_id bigint, team text, prediction float8, odds float8, rating_spread float8,
-               region text)
-AS 'MODULE_PATHNAME', 'mm_match_rosters'
-LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION mm.match_rosters(text, jsonb, timestamptz) IS
-    'run the GW2 roster matcher over the rows of a query (roster_id, players, rating; optional deviation, rank, ladder_points, dishonor, professions, joined_at, attributes, latencies) in the order it returns them, with the config''s rules; region is the region a latency rule chose (NULL without one)';
-
-CREATE FUNCTION mm._match_rosters(rosters text, config jsonb, at timestamptz, naive bool DEFAULT false)
-RETURNS TABLE (roster_id bigint, outcome text, match_no int, team text, failed_no int, reason text)
-AS 'MODULE_PATHNAME', 'mm_match_rosters_outcomes'
-LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION mm._match_rosters(text, jsonb, timestamptz, bool) IS
-    'internal (tests): the outcome of every matched roster and tried target of mm.match_rosters (matched with match_no and team, or failed with its order of failure and reason); naive scans the queue for potentials as the GW2 pseudo-code does';
-
+-- @access internal
 CREATE FUNCTION mm._check_attributes(config jsonb, attributes jsonb, latencies jsonb)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mm_check_attributes'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION mm._check_attributes(jsonb, jsonb, jsonb) IS
+COMMENT ON FUNCTION mm._check_attributes IS
     'internal: check a roster''s attributes against the attributes a queue config declares (22023 naming the attribute) and its latencies (region -> finite ms, at least 0; at least one region when the config has a latency rule); returns the attributes with the declared defaults filled in';
 
 -- Queues
 
+-- @access admin; definer
 CREATE FUNCTION mm.create_queue(name text, config jsonb DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql
@@ -386,10 +369,11 @@ EXCEPTION WHEN unique_violation THEN
               HINT = 'Pick another name, or change its config with mm.alter_queue.';
 END
 $$;
-COMMENT ON FUNCTION mm.create_queue(text, jsonb) IS
+COMMENT ON FUNCTION mm.create_queue IS
     'create a queue with a matcher config (keys: team_size, filter, scoring, prediction; see mm.matcher_config); stores the config complete, as mm.matcher_config returns it';
 
 -- Merge jsonb objects: b's keys replace a's, nested objects merge.
+-- @access internal
 CREATE FUNCTION mm._jsonb_merge(a jsonb, b jsonb)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -402,9 +386,10 @@ AS $$
                               FROM jsonb_each(b) k), '{}')
            ELSE b END
 $$;
-COMMENT ON FUNCTION mm._jsonb_merge(jsonb, jsonb) IS
+COMMENT ON FUNCTION mm._jsonb_merge IS
     'internal: b merged into a: b''s keys replace a''s, nested objects are merged key by key';
 
+-- @access admin; definer
 CREATE FUNCTION mm.alter_queue(name text, config jsonb, replace boolean DEFAULT false)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -452,9 +437,10 @@ BEGIN
     RETURN new_cfg;
 END
 $$;
-COMMENT ON FUNCTION mm.alter_queue(text, jsonb, boolean) IS
+COMMENT ON FUNCTION mm.alter_queue IS
     'change some keys of a queue''s config (nested objects merge; replace => true starts again from the defaults; a new rating.model starts rating.options from that family''s defaults); stores and returns the config complete; the next tick uses it; rosters larger than a new team_size are removed (reason team_size)';
 
+-- @access admin; definer
 CREATE FUNCTION mm.drop_queue(name text, keep_history boolean DEFAULT true)
 RETURNS void
 LANGUAGE plpgsql
@@ -489,10 +475,11 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm.drop_queue(text, boolean) IS
+COMMENT ON FUNCTION mm.drop_queue IS
     'drop a queue: its waiting rosters are removed, its matches in a ready check dissolved without dishonor; with keep_history (the default) its matches, ticket history and tick log stay (the queue row is marked dropped, its name free again) until mm.purge trims them; keep_history => false deletes them all';
 
 -- Look up a queue by name, or fail.
+-- @access internal
 CREATE FUNCTION mm._queue(name text)
 RETURNS mm.queue
 LANGUAGE plpgsql STABLE
@@ -510,13 +497,14 @@ BEGIN
     RETURN q;
 END
 $$;
-COMMENT ON FUNCTION mm._queue(text) IS 'internal: the queue of that name, or an error';
+COMMENT ON FUNCTION mm._queue IS 'internal: the queue of that name, or an error';
 
 
 -- Rosters
 
 -- Check a roster's numbers (enqueue and update_roster); the table's CHECKs
 -- hold the same rules, these give the message.
+-- @access internal
 CREATE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
                                  ladder_points float8, dishonor int, professions text[], players int)
 RETURNS void
@@ -572,11 +560,12 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION mm._check_roster(float8, float8, float8, float8, int, text[], int) IS
+COMMENT ON FUNCTION mm._check_roster IS
     'internal: check a roster''s rating (from -1e9 to 1e9), deviation (from 0 to 1e9), rank, ladder points, dishonor and professions (each a name of at most 63 bytes)';
 
 -- Check a roster's roles (enqueue and update_roster): one per player, in the
 -- order of its players, or none; each one of the queue's declared roles.
+-- @access internal
 CREATE FUNCTION mm._check_roles(config jsonb, queue text, roles text[], players int, what text DEFAULT 'roster')
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
@@ -606,9 +595,10 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION mm._check_roles(jsonb, text, text[], int, text) IS
+COMMENT ON FUNCTION mm._check_roles IS
     'internal: check a roster''s roles (or a backfill request''s, "what") against its queue''s complete config (mm.matcher_config): one per player or none, each a role the queue declares';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviation float8 DEFAULT 0,
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
@@ -816,12 +806,13 @@ BEGIN
     RETURN id;
 END
 $$;
-COMMENT ON FUNCTION mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[]) IS
+COMMENT ON FUNCTION mm.enqueue IS
     'queue a roster (party); roles (one per player, or none) must be roles the queue declares; attributes are checked against the queue''s declared attributes (defaults filled in) and latencies (region -> ms) against its latency rule; rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
 -- skip_locked) are left alone. Returns the rosters taken out.
+-- @access internal
 CREATE FUNCTION mm._end_rosters(roster_ids bigint[], status text, reason text, skip_locked boolean,
                                 at timestamptz DEFAULT now(), queue_id int DEFAULT NULL)
 RETURNS SETOF bigint
@@ -889,9 +880,10 @@ BEGIN
     SELECT r.roster_id FROM r;
 END
 $$;
-COMMENT ON FUNCTION mm._end_rosters(bigint[], text, text, boolean, timestamptz, int) IS
+COMMENT ON FUNCTION mm._end_rosters IS
     'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event; with queue_id, only rosters of that queue, every statement kept to it (skip_locked is not taken then)';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -903,9 +895,10 @@ BEGIN
     RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false));
 END
 $$;
-COMMENT ON FUNCTION mm.leave(bigint) IS
+COMMENT ON FUNCTION mm.leave IS
     'take a waiting roster out of its queue; false if it is not waiting (already matched or left); waits for a tick that is matching it';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.leave_player(player_id bigint)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -920,9 +913,10 @@ BEGIN
     RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
 END
 $$;
-COMMENT ON FUNCTION mm.leave_player(bigint) IS
+COMMENT ON FUNCTION mm.leave_player IS
     'take the waiting roster of a player (with the whole party) out of its queue; returns its roster id, or NULL if the player is not waiting';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.remove_player(roster_id bigint, player_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -956,9 +950,10 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.remove_player(bigint, bigint) IS
+COMMENT ON FUNCTION mm.remove_player IS
     'take one player out of a waiting roster; the rest of the party keeps waiting in its place (the last player takes the roster out); false if the player is not in that waiting roster';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.update_roster(roster_id bigint, rating float8 DEFAULT NULL, deviation float8 DEFAULT NULL,
                                  rank float8 DEFAULT NULL, ladder_points float8 DEFAULT NULL,
                                  dishonor int DEFAULT NULL, professions text[] DEFAULT NULL,
@@ -1022,7 +1017,7 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int, text[], jsonb, jsonb, text[]) IS
+COMMENT ON FUNCTION mm.update_roster IS
     'change a waiting roster''s data (NULL keeps a value; professions or roles ''{}'' clears them); attributes, latencies and roles are checked as mm.enqueue checks them (attributes replace the stored ones, defaults filled in); false if it is not waiting; keeps its place in the queue';
 
 -- A queue's waiting rosters with their players in party order. No join:
@@ -1030,6 +1025,7 @@ COMMENT ON FUNCTION mm.update_roster(bigint, float8, float8, float8, float8, int
 -- roster, so no plan reads the grouped players once per roster (a nested
 -- loop that the planner chose over a join when the statistics said the
 -- queue held one roster: a new queue, a burst of enqueues).
+-- @access internal
 CREATE FUNCTION mm._rosters(queue_id int)
 RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz,
@@ -1055,9 +1051,10 @@ AS $$
     GROUP BY u.roster_id
     HAVING count(u.position) > 0 AND count(u.seat) > 0
 $$;
-COMMENT ON FUNCTION mm._rosters(int) IS
+COMMENT ON FUNCTION mm._rosters IS
     'internal: a queue''s waiting rosters with their players, professions and roles in party order, attributes and latencies (rosters without players are not waiting for anything and are left out)';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[],
@@ -1073,11 +1070,12 @@ SELECT mm._null_arg('at') WHERE at IS NULL;
     FROM mm._rosters((mm._queue(queue)).queue_id) r
     ORDER BY r.queue_position
 $$;
-COMMENT ON FUNCTION mm.list_queue(text, timestamptz) IS
+COMMENT ON FUNCTION mm.list_queue IS
     'the waiting rosters of a queue in queue order (place 1 is tried first), with their attributes, latencies and players'' roles';
 
 -- Ticket lifecycle
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.ticket_status(player_id bigint)
 RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
                match_status text, reason text)
@@ -1119,9 +1117,10 @@ SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
     LEFT JOIN mm.match m ON m.match_id = x.match_id
     ORDER BY x.pri LIMIT 1
 $$;
-COMMENT ON FUNCTION mm.ticket_status(bigint) IS
+COMMENT ON FUNCTION mm.ticket_status IS
     'where a player is now: waiting (queue, roster, since when), in a ready check (proposed, or accepted, with the match id), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when; removed by a dissolved match names it); no row if the player never queued or its history was purged';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.roster_status(roster_id bigint)
 RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
 LANGUAGE sql STABLE
@@ -1148,11 +1147,12 @@ SELECT mm._null_arg('roster_id') WHERE roster_id IS NULL;
     ) x
     ORDER BY x.seq NULLS LAST
 $$;
-COMMENT ON FUNCTION mm.roster_status(bigint) IS
+COMMENT ON FUNCTION mm.roster_status IS
     'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); with a ready check also proposed and accepted, and waiting again or removed when the match dissolved (with the match and the reason); its last row is its state now';
 
 -- Ticks
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.tick(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
 AS 'MODULE_PATHNAME', 'mm_tick'
@@ -1160,16 +1160,18 @@ LANGUAGE C VOLATILE
 -- the statement that moves a tick's matches has join estimates far above
 -- its real size; JIT compiling it would cost more than running it
 SET jit = off;
-COMMENT ON FUNCTION mm.tick(text, timestamptz) IS
+COMMENT ON FUNCTION mm.tick IS
     'one matchmaking tick of a queue in this transaction: returns at once if another tick of the queue is running; reads the queue without locking it, then locks, records and removes only the rosters of each match (a match whose roster left meanwhile is dropped whole), requeues failed targets at the back, logs';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.preview(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (match_id bigint, roster_id bigint, team text)
 AS 'MODULE_PATHNAME', 'mm_preview'
 LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION mm.preview(text, timestamptz) IS
+COMMENT ON FUNCTION mm.preview IS
     'the matches a tick would make now, numbered from 1, without writing or locking anything';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.explain(roster_id bigint, at timestamptz DEFAULT now())
 RETURNS TABLE (roster_id bigint, queue text, place int, waited_s float8, rating_low float8,
                range_low float8, range_high float8, widening_from timestamptz, widening_until timestamptz,
@@ -1177,11 +1179,12 @@ RETURNS TABLE (roster_id bigint, queue text, place int, waited_s float8, rating_
                outcome text, detail text)
 AS 'MODULE_PATHNAME', 'mm_explain'
 LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION mm.explain(bigint, timestamptz) IS
+COMMENT ON FUNCTION mm.explain IS
     'why a waiting roster has not matched: its place, rating range at "at" and when it widens, the potentials a tick trying it first would find against potentials_min, and the outcome (match, too_large, no_potentials, potentials_min, incomplete) in words; nothing is written';
 
 -- Match delivery
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.queue_channel(queue text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -1190,9 +1193,10 @@ AS $$
 SELECT mm._null_arg('queue') WHERE queue IS NULL;
     SELECT 'mm_queue_' || (mm._queue(queue)).queue_id
 $$;
-COMMENT ON FUNCTION mm.queue_channel(text) IS
+COMMENT ON FUNCTION mm.queue_channel IS
     'the NOTIFY channel of a queue (mm_queue_<queue id>): after a tick that made matches commits, it carries {"queue_id", "queue", "matches": [match ids]}; with a ready check "proposed" (then "matches" when the last accept commits) and "dissolved" with a "reason"; filled backfills under "backfills"; a payload is a hint (any role may LISTEN and NOTIFY on any channel), mm.claim_matches the authority';
 
+-- @access service, admin; definer
 CREATE FUNCTION mm.claim_matches(queue text, max int DEFAULT 100)
 RETURNS TABLE (match_id bigint, created_at timestamptz, roster_id bigint, team text, players bigint[],
                kind text, backfill_id bigint)
@@ -1248,12 +1252,13 @@ BEGIN
     ORDER BY x.part, x.match_id, x.backfill_id, x.team_no, x.roster_id;
 END
 $$;
-COMMENT ON FUNCTION mm.claim_matches(text, int) IS
+COMMENT ON FUNCTION mm.claim_matches IS
     'hand up to "max" undelivered matches and up to "max" undelivered backfills of a queue to this caller, one row per roster: kind match (the rosters a match was made with; never a match in its ready check, nor a dissolved one) or backfill (the rosters a tick put into a running match, with the request''s backfill_id; created_at is when it was filled); each goes to exactly one caller whatever order ticks commit in (FOR UPDATE SKIP LOCKED); marked delivered in the caller''s transaction, so a rollback gives them back';
 
 -- What a backend needs to know of its matches: who is in a match (the
 -- proposed notification names only match ids), and, after a crash, the
 -- matches it claimed and never reported or abandoned.
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.match_players(match_ids bigint[])
 RETURNS TABLE (match_id bigint, status text, accept_until timestamptz, roster_id bigint, team text,
                players bigint[], accepted bigint[], backfill_id bigint, requeued boolean)
@@ -1299,9 +1304,10 @@ BEGIN
     ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team_no, x.roster_id;
 END
 $$;
-COMMENT ON FUNCTION mm.match_players(bigint[]) IS
+COMMENT ON FUNCTION mm.match_players IS
     'who is in these matches, one row per roster: the match''s status (and end of its ready check), team, players, the players who accepted (ready check), and the backfill request that brought a roster in; for a dissolved match, each roster it gave up, requeued true when it went back to the queue and false when it was removed (team unknown); for the ids of a queue notification (ARRAY[id] for one match), so that a backend never asks per player; an unknown match id is an error (42704)';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.open_matches(queue text)
 RETURNS TABLE (match_id bigint, created_at timestamptz, claimed_at timestamptz, roster_id bigint, team text,
                players bigint[], backfill_id bigint)
@@ -1325,18 +1331,20 @@ BEGIN
     ORDER BY m.match_id, mr.backfill_id NULLS FIRST, array_position(m.teams, mr.team), mr.roster_id;
 END
 $$;
-COMMENT ON FUNCTION mm.open_matches(text) IS
+COMMENT ON FUNCTION mm.open_matches IS
     'the matches of a queue that mm.claim_matches delivered and that are neither reported nor abandoned, one row per roster as delivered (a backfill''s rosters once claimed): for a backend that restarts after a crash; claimed_at is when the match was claimed';
 
+-- @access service, admin
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
                               span interval DEFAULT '75 seconds')
 AS 'MODULE_PATHNAME', 'mm_run_ticks'
 LANGUAGE C;
-COMMENT ON PROCEDURE mm.run_ticks(text, interval, interval) IS
+COMMENT ON PROCEDURE mm.run_ticks IS
     'tick a queue (every queue when NULL) every "every" (at least 100 ms) until "span" of wall time has passed, each tick of each queue in its own transaction; a queue whose tick fails gets a WARNING and the others go on; a queue another run_ticks is ticking is taken over at the first tick slot after that run ends, so runs scheduled each minute with a span over a minute (the default 75 seconds) overlap and hand over without a gap';
 
 -- Statistics
 
+-- @access service, admin, analyst
 CREATE VIEW mm.queue_stats AS
 SELECT q.name AS queue,
        w.rosters AS waiting_rosters,
@@ -1395,6 +1403,7 @@ COMMENT ON VIEW mm.queue_stats IS
 -- then by rating; their median time to match. For a waiting roster, only
 -- those that waited at least as long as it has count, and the estimate is
 -- what is left of their median. NULL when no such roster was matched.
+-- @access internal
 CREATE FUNCTION mm._estimate_wait(queue_id int, rating float8, players int, waited interval, at timestamptz)
 RETURNS interval
 LANGUAGE plpgsql STABLE
@@ -1416,9 +1425,10 @@ BEGIN
           LIMIT 20) n);
 END
 $$;
-COMMENT ON FUNCTION mm._estimate_wait(int, float8, int, interval, timestamptz) IS
+COMMENT ON FUNCTION mm._estimate_wait IS
     'internal: the median time to match of the 20 rosters of a queue matched in the hour before "at" nearest by party size, then rating, among those that waited at least "waited", less "waited"; NULL without any';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.estimate_wait(queue text, rating float8, players int DEFAULT 1, at timestamptz DEFAULT now())
 RETURNS interval
 LANGUAGE plpgsql STABLE
@@ -1445,9 +1455,10 @@ BEGIN
     RETURN mm._estimate_wait(q.queue_id, estimate_wait.rating, estimate_wait.players, interval '0', estimate_wait.at);
 END
 $$;
-COMMENT ON FUNCTION mm.estimate_wait(text, float8, int, timestamptz) IS
+COMMENT ON FUNCTION mm.estimate_wait IS
     'the wait a new roster of this rating and party size can expect in a queue: the median time to match of the 20 rosters matched in the last hour nearest to it by party size, then by rating; NULL when nothing was matched in the last hour';
 
+-- @access service, admin, analyst; definer
 CREATE FUNCTION mm.estimate_roster_wait(roster_id bigint, at timestamptz DEFAULT now())
 RETURNS interval
 LANGUAGE plpgsql STABLE
@@ -1470,11 +1481,12 @@ BEGIN
                              estimate_roster_wait.at);
 END
 $$;
-COMMENT ON FUNCTION mm.estimate_roster_wait(bigint, timestamptz) IS
+COMMENT ON FUNCTION mm.estimate_roster_wait IS
     'the wait left for a waiting roster: among the 20 rosters of its queue matched in the last hour that waited at least as long as it has, nearest by party size then rating, their median time to match less its wait so far; NULL when none waited that long';
 
 -- Retention
 
+-- @access admin; definer
 CREATE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -1547,5 +1559,5 @@ BEGIN
     RETURN total;
 END
 $$;
-COMMENT ON FUNCTION mm.purge(interval, int) IS
+COMMENT ON FUNCTION mm.purge IS
     'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

@@ -106,7 +106,7 @@ rules_bits(Run *run)
 		uint64	   *bits;
 
 		run->bits[k] = NULL;
-		if (rule->ops->bits == NULL || rule->ops->partitions || rule->soft ||
+		if (rule->ops->bits == NULL || rule->kind->partitions || rule->soft ||
 			levels > MM_FILTER_LEVELS)
 			continue;
 		bits = palloc(sizeof(uint64) * levels * Max(run->n, 1));
@@ -205,7 +205,7 @@ cmp_part(const void *a, const void *b)
 		const MmAttrValue *u,
 				   *v;
 
-		if (!rule->ops->partitions)
+		if (!rule->kind->partitions)
 			continue;
 		u = &x->attr[rule->attr];
 		v = &y->attr[rule->attr];
@@ -232,7 +232,7 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 	int			nparts = 0;
 
 	for (int k = 0; k < cfg->nrules; k++)
-		if (cfg->rules[k].ops->partitions)
+		if (cfg->rules[k].kind->partitions)
 		{
 			any++;
 			rule = &cfg->rules[k];
@@ -523,7 +523,7 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 				if (rosters[target].fail_rule < 0 && run.part_live[rosters[target].part] == 0 &&
 					run.live > 0)
 					for (int k = 0; k < run.nrules && rosters[target].fail_rule < 0; k++)
-						if (run.rules[k].ops->partitions)
+						if (run.rules[k].kind->partitions)
 							rosters[target].fail_rule = k;
 			}
 		}

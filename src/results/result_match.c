@@ -7,7 +7,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "result_match.h"
+#include "results.h"
 
 #include <errno.h>
 #include <math.h>

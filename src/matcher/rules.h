@@ -1,109 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * rules.h
- *		Roster attributes, players' roles and the declarative rules of a
- *		queue: the config keys "attributes", "roles" and "rules", the values
- *		a roster carries, and the interface through which a rule plugs into
- *		the matcher's phases (MmMatcherModel, matcher.h).
+ *		The rules' phases inside the matcher (private to src/matcher/): the
+ *		interface through which a rule type plugs into the matcher's phases
+ *		(MmMatcherModel, matcher_run.h), and the state a match being
+ *		populated holds per rule. The types a config reader sees (MmRule,
+ *		MmRuleType, MmAttrDecl, MmAttrValue) are in matcher.h.
  *
- * A queue declares its attributes (name -> type number, string or
- * string_set; a default; whether required). A roster carries their values
- * (mm.roster.attributes) and its latency per region (mm.roster.latencies).
- * Its players may carry roles (mm.queued_player.role), counted per roster
- * (MmRoster.role_count). A hard rule filters the potentials of a target
- * (admit, pairwise against the target) and keeps a match being populated
- * consistent (start, fits, add, over every roster of the match; team_fits,
- * team_add over the team a roster joins). A soft rule (distance, latency)
- * filters nothing: its measure, times its weight, comes off a potential's
- * score. Each rule has at most one parameter (a distance's "max", an
- * intersection's "min", a latency's "max", a roles rule's "flex", a party
- * rule's "min"), which an "expand" schedule relaxes step by step with the
- * target's wait. The GW2 rating filter and scoring stay the matcher's own;
- * a queue without rules matches exactly as before.
+ * A hard rule filters the potentials of a target (admit, pairwise against
+ * the target) and keeps a match being populated consistent (start, fits,
+ * add, over every roster of the match; team_fits, team_add over the team a
+ * roster joins). A soft rule (distance, latency) filters nothing: its
+ * measure, times its weight, comes off a potential's score. Each rule has
+ * at most one parameter (a distance's "max", an intersection's "min", a
+ * latency's "max", a roles rule's "flex", a party rule's "min"), which an
+ * "expand" schedule relaxes step by step with the target's wait. The GW2
+ * rating filter and scoring stay the matcher's own; a queue without rules
+ * matches exactly as before.
  *
  * The rules plug into the matcher's phases: filter (admit), populate
  * (start, fits, add over the match; team_fits, team_add over its teams),
  * score (measure, for a soft rule, weighed by its "weight"), backfill (the
  * same state over a running match, a roster joining one of its teams) and
- * explain (its type, parameter and unit, which mm.explain names). A new rule is
- * one file src/rule_<type>.c defining its MmRuleOps, a line in rules.c's
- * list, its config keys (rule_keys) and its documentation.
+ * explain (its type, parameter and unit, which mm.explain names). A new
+ * rule is one file src/matcher/rule_<type>.c defining its MmRuleType and
+ * MmRuleOps, a line in mm_rule_types[] (rules.c), its config keys
+ * (rule_keys, src/queue/rules_config.c) and its documentation.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef MM_RULES_H
 #define MM_RULES_H
 
-#include "config.h"
-
-typedef enum MmAttrType
-{
-	MM_ATTR_NUMBER,
-	MM_ATTR_STRING,
-	MM_ATTR_SET					/* a set of strings */
-} MmAttrType;
-
-/* One declared attribute (config key "attributes"). */
-typedef struct MmAttrDecl
-{
-	char	   *name;
-	MmAttrType	type;
-	char	   *type_name;		/* as given */
-	bool		required;
-	JsonbValue *def;			/* the default; NULL: none */
-} MmAttrDecl;
-
-/* A roster's value of one attribute, strings interned to ids. */
-typedef struct MmAttrValue
-{
-	bool		present;		/* false: missing (declared after it was queued) */
-	double		num;			/* number */
-	int			id;				/* string */
-	int			nset;			/* string_set: sorted distinct ids */
-	int		   *set;
-} MmAttrValue;
-
-/* One step of an expansion: from "after" seconds of the target's wait. */
-typedef struct MmExpandStep
-{
-	MmDuration	after;
-	double		value;
-} MmExpandStep;
-
-struct MmRuleOps;
-
-#define MM_ATTR_BIT(t) (1 << (t))
-
-/* One rule of a queue (config key "rules"). */
-typedef struct MmRule
-{
-	const struct MmRuleOps *ops;
-	char	   *name;			/* unique in the queue; default: its type and attribute */
-	char	   *type;
-	char	   *attribute;		/* NULL: none (latency) */
-	int			attr;			/* index of the attribute; -1: none */
-	double		value;			/* its parameter before any expansion */
-	int			nsteps;
-	MmExpandStep *steps;		/* by "after", ascending */
-	bool		soft;			/* scored, not filtered (distance, latency) */
-	double		weight;			/* soft: score points per unit of its measure */
-	int			team_size;		/* the queue's (set by mm_rules_check) */
-	int			nteams;			/* the queue's teams (set by mm_rules_check) */
-	/* roles: players needed per role, by name as given and per role id */
-	int			ncounts;
-	char	  **count_names;
-	int		   *count_values;
-	int			nroles;			/* the queue's declared roles */
-	int		   *need;			/* per role id */
-	int			premade;		/* party: the party size that brings the rule in */
-} MmRule;
-
-/*
- * Teams of a match: the queue's "teams", at most MM_TEAMS. The rules that
- * look at teams (roles, party) keep their state per team, indexed by side,
- * and loop over the queue's teams (MmRule.nteams).
- */
-#define MM_TEAMS 64
+#include "matcher.h"
 
 /* What a match being populated holds, per rule. */
 typedef struct MmRuleState
@@ -136,21 +65,10 @@ typedef struct MmBackfillSeats
 	int			region;			/* the match's region id; -1: none recorded; MM_REGION_ABSENT */
 } MmBackfillSeats;
 
-/* The match records a region that no roster read has a latency to. */
-#define MM_REGION_ABSENT (-2)
 
+/* A rule type's phases (its MmRuleType in matcher.h names it). */
 typedef struct MmRuleOps
 {
-	const char *type;
-	const char *param;			/* its parameter's key; NULL: none */
-	double		param_min;		/* its range */
-	double		param_max;
-	bool		param_required;
-	double		param_default;
-	bool		relax_up;		/* a larger parameter is looser */
-	int			attr_types;		/* bit per MmAttrType allowed; 0: no attribute */
-	bool		partitions;		/* the queue is bucketed on it (equal) */
-	const char *unit;			/* of the parameter, in messages */
 	/* filter: may p be a potential of target? */
 	bool		(*admit) (const MmRule *rule, double limit, const struct MmRoster *target,
 						  const struct MmRoster *p, int nregions);
@@ -202,16 +120,15 @@ typedef struct MmRuleOps
 	 */
 	double		(*backfill) (MmRuleState *st, const MmRule *rule, double limit,
 							 const MmBackfillSeats *seats, int nregions);
-	bool		teams;			/* the rule reads the queue's roles (roles) */
 } MmRuleOps;
 
 /* The rule types, one file each (rule_*.c); rules.c lists them. */
-extern const MmRuleOps mm_rule_equal;
-extern const MmRuleOps mm_rule_distance;
-extern const MmRuleOps mm_rule_intersect;
-extern const MmRuleOps mm_rule_latency;
-extern const MmRuleOps mm_rule_roles;
-extern const MmRuleOps mm_rule_party;
+extern const MmRuleType mm_rule_equal;
+extern const MmRuleType mm_rule_distance;
+extern const MmRuleType mm_rule_intersect;
+extern const MmRuleType mm_rule_latency;
+extern const MmRuleType mm_rule_roles;
+extern const MmRuleType mm_rule_party;
 
 /* Phase functions shared by rule types that have nothing to do there. */
 extern void mm_rule_no_start(MmRuleState *st, const MmRule *rule, const struct MmRoster *t, int nregions);
@@ -228,24 +145,6 @@ extern bool mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule);
  * its expansion steps) may filter as bits (MmRuleOps.bits).
  */
 #define MM_FILTER_LEVELS 4
-
-/* The parameter of a rule after the target has waited "age" seconds. */
-extern double mm_rule_limit(const MmRule *rule, double age);
-
-/* Its level: 0 for the rule's value, s + 1 from expansion step s on. */
-extern int	mm_rule_level(const MmRule *rule, double age);
-
-/* The parameter of a rule at a level. */
-extern double mm_rule_level_limit(const MmRule *rule, int level);
-
-/* The wait (seconds) of the rule's next expansion step after "age"; -1: none. */
-extern double mm_rule_next_step(const MmRule *rule, double age, double *value);
-
-/* Config keys "attributes" and "rules" (MM_CONFIG_CUSTOM callbacks). */
-extern void mm_attributes_parse(JsonbValue *v, void *base, const char *what, const char *path);
-extern void mm_attributes_render(StringInfo buf, const void *base);
-extern void mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path);
-extern void mm_rules_render(StringInfo buf, const void *base);
 
 /*
  * The region of the lowest worst latency of a match's latency state within
