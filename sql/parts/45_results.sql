@@ -365,6 +365,70 @@ FROM (SELECT r.key, r.model, r.player_id,
 COMMENT ON VIEW mm.leaderboard IS
     'players who played, per rating key and family, ranked by the family''s conservative rating as of now (mm.rating_conservative): OpenSkill the ordinal mu - 3 sigma, Glicko-2 rating - 2 rd with idle growth';
 
+-- Ratings by name, per family, for analysts: each family's state read into
+-- named columns (the order of mm.rating_fields), one view over the ratings
+-- and one over the result history (a player's games in report order, with
+-- the state before and after each). Views, so they read the tables as they
+-- are; a condition on key and player_id reaches mm.ratings' primary key
+-- and mm.match_result_player's rows by player.
+-- @access admin, analyst
+CREATE VIEW mm.openskill_ratings AS
+SELECT r.key, r.player_id, r.state[1] AS mu, r.state[2] AS sigma,
+       r.state[1] - 3 * r.state[2] AS ordinal, r.games, r.last_played, r.ladder_points
+FROM mm.ratings r WHERE r.model = 'openskill';
+COMMENT ON VIEW mm.openskill_ratings IS
+    'OpenSkill ratings by name: rating key, player, mu, sigma, the ordinal mu - 3 sigma (the leaderboard''s order), games rated, when the last was reported, ladder points';
+
+-- @access admin, analyst
+CREATE VIEW mm.glicko2_ratings AS
+SELECT r.key, r.player_id, r.state[1] AS rating, r.state[2] AS rd, r.state[3] AS volatility,
+       r.games, r.last_played, r.ladder_points
+FROM mm.ratings r WHERE r.model = 'glicko2';
+COMMENT ON VIEW mm.glicko2_ratings IS
+    'Glicko-2 ratings by name: rating key, player, rating, rd and volatility as stored after the last game (the matcher and the leaderboard grow rd over the rating periods idle since), games rated, when the last was reported, ladder points';
+
+-- @access admin, analyst
+CREATE VIEW mm.elo_ratings AS
+SELECT r.key, r.player_id, r.state[1] AS rating, r.state[2]::int AS elo_games,
+       r.games, r.last_played, r.ladder_points
+FROM mm.ratings r WHERE r.model = 'elo';
+COMMENT ON VIEW mm.elo_ratings IS
+    'Elo ratings by name: rating key, player, rating, the games Elo counted (below the queue''s provisional_games a game moves the rating by k_provisional, else by k), games rated, when the last was reported, ladder points';
+
+-- @access admin, analyst
+CREATE VIEW mm.openskill_rating_history AS
+SELECT p.key, p.player_id, row_number() OVER w AS game, p.match_id, r.reported_at, p.team, p.rank, p.weight,
+       p.state_before[1] AS mu_before, p.state_before[2] AS sigma_before,
+       p.state_after[1] AS mu_after, p.state_after[2] AS sigma_after,
+       p.state_after[1] - 3 * p.state_after[2] AS ordinal_after
+FROM mm.match_result_player p JOIN mm.match_result r ON r.match_id = p.match_id
+WHERE p.model = 'openskill'
+WINDOW w AS (PARTITION BY p.key, p.player_id ORDER BY r.reported_at, p.match_id);
+COMMENT ON VIEW mm.openskill_rating_history IS
+    'each OpenSkill-rated game of each player in report order: rating key, player, its game number in the key, match, when reported, team, rank, weight, mu and sigma before and after, the ordinal after';
+
+-- @access admin, analyst
+CREATE VIEW mm.glicko2_rating_history AS
+SELECT p.key, p.player_id, row_number() OVER w AS game, p.match_id, r.reported_at, p.team, p.rank, p.weight,
+       p.state_before[1] AS rating_before, p.state_before[2] AS rd_before, p.state_before[3] AS volatility_before,
+       p.state_after[1] AS rating_after, p.state_after[2] AS rd_after, p.state_after[3] AS volatility_after
+FROM mm.match_result_player p JOIN mm.match_result r ON r.match_id = p.match_id
+WHERE p.model = 'glicko2'
+WINDOW w AS (PARTITION BY p.key, p.player_id ORDER BY r.reported_at, p.match_id);
+COMMENT ON VIEW mm.glicko2_rating_history IS
+    'each Glicko-2-rated game of each player in report order: rating key, player, its game number in the key, match, when reported, team, rank, weight, rating, rd and volatility before and after (after NULL: a pending rating period not yet closed)';
+
+-- @access admin, analyst
+CREATE VIEW mm.elo_rating_history AS
+SELECT p.key, p.player_id, row_number() OVER w AS game, p.match_id, r.reported_at, p.team, p.rank, p.weight,
+       p.state_before[1] AS rating_before, p.state_after[1] AS rating_after,
+       p.state_after[1] - p.state_before[1] AS change
+FROM mm.match_result_player p JOIN mm.match_result r ON r.match_id = p.match_id
+WHERE p.model = 'elo'
+WINDOW w AS (PARTITION BY p.key, p.player_id ORDER BY r.reported_at, p.match_id);
+COMMENT ON VIEW mm.elo_rating_history IS
+    'each Elo-rated game of each player in report order: rating key, player, its game number in the key, match, when reported, team, rank, weight, rating before and after and the change';
+
 -- In C (src/results/results.c): the result is checked against the match's rosters
 -- as they are at report time, the rating rows are locked in player-id
 -- order, the players are rated in memory and every write is one prepared

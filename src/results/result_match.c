@@ -217,7 +217,7 @@ res_find_player(ResMatch *m, int64 id)
 /*
  * The place of team t (of the result, m->teams) in the match's team order
  * (mm.match.teams). The tick and the backfill write only those teams; the
- * tables do not hold it (docs/matchmaking.md, Team shapes), so a roster
+ * tables do not hold it (docs/matcher.md, Team shapes), so a roster
  * written otherwise is refused here.
  */
 int

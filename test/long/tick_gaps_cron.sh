@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ticks without gaps under pg_cron, as docs/matchmaking.md schedules them
+# Ticks without gaps under pg_cron, as docs/queue.md schedules them
 # for pg_cron 1.4 (Debian 12's): a job every minute calling
 # mm.run_ticks(queue, '1 second', '75 seconds'), so each run overlaps the
 # next by 15 seconds and hands the queue over. For MM_LONG_CRON_MINUTES
