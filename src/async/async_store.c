@@ -196,7 +196,7 @@ async_read_config(AsyncRels *r, Datum pool)
 	Jsonb	   *config = NULL;
 
 	async_scan_key(&key, r->pools_key, 1, BTEqualStrategyNumber, F_TEXTEQ, pool);
-	scan = index_beginscan(r->pools, r->pools_key, GetActiveSnapshot(), 1, 0);
+	scan = mm_index_beginscan(r->pools, r->pools_key, GetActiveSnapshot(), 1, 0);
 	index_rescan(scan, &key, 1, NULL, 0);
 	if (index_getnext_slot(scan, ForwardScanDirection, r->pool_slot))
 	{
@@ -263,7 +263,7 @@ async_window(AsyncRels *r, const AsyncQuery *q, bool above, double from, double 
 				   Float8GetDatum(from));
 	async_scan_key(&keys[3], r->search, 3, BTLessStrategyNumber, F_FLOAT8LT,
 				   Float8GetDatum(to));
-	scan = index_beginscan(r->entries, r->search, GetActiveSnapshot(), 4, 0);
+	scan = mm_index_beginscan(r->entries, r->search, GetActiveSnapshot(), 4, 0);
 	index_rescan(scan, keys, 4, NULL, 0);
 	while (index_getnext_slot(scan, above ? ForwardScanDirection : BackwardScanDirection, slot))
 	{

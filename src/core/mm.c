@@ -39,7 +39,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-PG_MODULE_MAGIC;
+MM_MODULE_MAGIC;
 
 void		_PG_init(void);
 

@@ -16,6 +16,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
@@ -46,11 +48,14 @@ extern int	mm_tick_read_batch;
  * replaced), and also when CREATE FUNCTION validates it. mm's version of
  * the macro checks the version there, so the check costs nothing per call
  * and covers every C function, including those added later, without a line
- * in any of them. Same as fmgr.h's definition plus the check.
+ * in any of them. Same as fmgr.h's definition plus the check; the function
+ * itself is PGDLLEXPORT as in fmgr.h since PostgreSQL 16, whose PGXS builds
+ * with -fvisibility=hidden (before 16 every symbol was visible, and the
+ * mark changes nothing).
  */
 #undef PG_FUNCTION_INFO_V1
 #define PG_FUNCTION_INFO_V1(funcname) \
-extern Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
 extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
 const Pg_finfo_record * \
 CppConcat(pg_finfo_,funcname) (void) \
@@ -78,7 +83,7 @@ extern void mm_require_primary(const char *fname);
  * naming it as the function's declaration does. SQL and PL/pgSQL functions
  * call the SQL form, mm._null_arg(arg), when an argument is NULL.
  */
-extern void mm_null_arg(const char *arg) pg_attribute_noreturn();
+pg_noreturn extern void mm_null_arg(const char *arg);
 extern void mm_args_not_null(FunctionCallInfo fcinfo, uint64 nullable);
 
 /*
