@@ -184,16 +184,21 @@ match_outcomes(FunctionCallInfo fcinfo)
 			continue;
 		values[0] = Int64GetDatum(x->id);
 		values[1] = CStringGetTextDatum(x->state == MM_ROSTER_MATCHED ? "matched" : "failed");
-		values[2] = Int32GetDatum(x->match + 1);
-		values[3] = CStringGetTextDatum(cfg.team_names[x->team]);
-		values[4] = Int32GetDatum(x->fail_order + 1);
-		values[5] = CStringGetTextDatum(x->fail_reason == MM_FAIL_RULE
-										? psprintf("rule:%s", cfg.rules[x->fail_rule].name)
-										: mm_fail_reason_names[x->fail_reason]);
+		/* a matched roster has no failure, a failed one no team: never read them */
 		if (x->state == MM_ROSTER_MATCHED)
+		{
+			values[2] = Int32GetDatum(x->match + 1);
+			values[3] = CStringGetTextDatum(cfg.team_names[x->team]);
 			nulls[4] = nulls[5] = true;
+		}
 		else
+		{
+			values[4] = Int32GetDatum(x->fail_order + 1);
+			values[5] = CStringGetTextDatum(x->fail_reason == MM_FAIL_RULE
+											? psprintf("rule:%s", cfg.rules[x->fail_rule].name)
+											: mm_fail_reason_names[x->fail_reason]);
 			nulls[2] = nulls[3] = true;
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	SPI_finish();
