@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Throwaway PostgreSQL clusters for mm's test, demo and bench commands.
 #
-#   test/cluster.sh deps            install what is missing (as root, via apt-get)
+#   test/cluster.sh deps            install what is missing (as root, via apt-get,
+#                                   for Debian's packages only; any other
+#                                   PG_CONFIG is checked, never installed into)
 #   test/cluster.sh build           build with COPT=-Werror and install the extension
 #   test/cluster.sh start NAME      (re)create and start cluster NAME
 #   test/cluster.sh stop NAME       stop cluster NAME (no error if not running)
-#   test/cluster.sh env NAME        print the PG* variables that reach it
-#   test/cluster.sh port NAME       print its port (NAME may also be replica
-#                                   or citus: the first port of those)
+#   test/cluster.sh env NAME        print the PG* variables that reach it, and
+#                                   PATH with PG_CONFIG's programs first
+#   test/cluster.sh port NAME       print its port (NAME may also be replica,
+#                                   citus or upgrade: the first port of those)
 #   test/cluster.sh dir NAME        print its data directory's folder
 #
 # NAME is test, demo, bench or crash. Ports and folders derive from one base
@@ -16,7 +19,8 @@
 #   MM_PORT    base port B, default 54329. A run uses B to B+9: test B, demo
 #              B+1, bench B+2, crash B+3, the replica suite's primary and
 #              standby B+4 and B+5, the Citus coordinator and workers B+6 to
-#              B+8 (test/citus/cluster.sh). Give two runs on one host bases
+#              B+8 (test/citus/cluster.sh), the server upgrade suite's
+#              B+9. Give two runs on one host bases
 #              at least 10 apart.
 #   MM_TMPDIR  base folder, default /tmp: every cluster's folder is
 #              MM_TMPDIR/mm-pg-NAME-PORT (data/, server.log and the unix
@@ -30,7 +34,9 @@
 # correctness suites that never crash the machine); bench and crash with all
 # three on, as PostgreSQL's defaults: writes are measured, and crashes
 # tested, durably. Run as root, the server runs as the postgres OS user.
-# PG_CONFIG picks the PostgreSQL installation.
+# PG_CONFIG picks the PostgreSQL installation: Debian's packages of
+# PostgreSQL 15 by default, or any installation of 15 to 18 (docs/development.md,
+# "Other PostgreSQL versions"); its own programs run the clusters.
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -60,12 +66,71 @@ as_owner() {
 	fi
 }
 
+# The major version N when PG_CONFIG is the pg_config of Debian's packages
+# (/usr/lib/postgresql/N/bin/pg_config, the default: N = 15); fails for any
+# other installation, such as PostgreSQL built from source under a prefix.
+debian_major() {
+	local n
+	case "$PG_CONFIG" in
+		/usr/lib/postgresql/*/bin/pg_config) ;;
+		*) return 1 ;;
+	esac
+	n=${PG_CONFIG#/usr/lib/postgresql/}
+	n=${n%%/*}
+	case "$n" in '' | *[!0-9]*) return 1 ;; esac
+	echo "$n"
+}
+
+# What a PostgreSQL installation built from source must hold for make test
+# (configure ... && make world-bin && make install-world-bin, then pg_cron
+# built and installed with its pg_config): prints each missing piece.
+missing_in_installation() {
+	local bindir pkglibdir sharedir incdir pgxs prog
+	if [ ! -x "$PG_CONFIG" ]; then
+		echo "$PG_CONFIG (no such executable)"
+		return
+	fi
+	bindir=$("$PG_CONFIG" --bindir)
+	pkglibdir=$("$PG_CONFIG" --pkglibdir)
+	sharedir=$("$PG_CONFIG" --sharedir)
+	incdir=$("$PG_CONFIG" --includedir-server)
+	pgxs=$(dirname "$("$PG_CONFIG" --pgxs)")/../..
+	for prog in postgres initdb pg_ctl psql pg_dump pg_restore pgbench pg_basebackup pg_upgrade; do
+		[ -x "$bindir/$prog" ] || echo "$bindir/$prog"
+	done
+	[ -f "$incdir/postgres.h" ] || echo "$incdir/postgres.h (the server headers)"
+	for prog in src/test/regress/pg_regress src/test/isolation/pg_isolation_regress src/test/isolation/isolationtester; do
+		[ -x "$pgxs/$prog" ] || echo "$(cd "$pgxs" && pwd)/$prog (make world-bin installs it)"
+	done
+	for lib in pg_cron amcheck pg_walinspect; do
+		[ -f "$pkglibdir/$lib.so" ] && [ -f "$sharedir/extension/$lib.control" ] ||
+			echo "$lib in $pkglibdir and $sharedir/extension"
+	done
+}
+
+# Install what is missing. For Debian's packages (PG_CONFIG under
+# /usr/lib/postgresql/N/bin), as root with apt-get: postgresql-N, its server
+# development package and pg_cron. Any other installation is the caller's:
+# nothing is installed into it and apt-get is never run; what it lacks is
+# listed and the command fails.
 cmd_deps() {
-	local need=()
-	[ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql-15)
-	[ -x /usr/lib/postgresql/15/bin/pg_config ] && [ -f /usr/include/postgresql/15/server/postgres.h ] \
-		|| need+=(postgresql-server-dev-15)
-	[ -f /usr/lib/postgresql/15/lib/pg_cron.so ] || need+=(postgresql-15-cron)
+	local need=() major missing
+	if ! major=$(debian_major); then
+		missing=$(missing_in_installation)
+		command -v make >/dev/null || missing+=$'\n'"make"
+		command -v gcc >/dev/null || missing+=$'\n'"gcc"
+		command -v python3 >/dev/null || missing+=$'\n'"python3 (the fuzz suite's client)"
+		missing=$(echo "$missing" | sed '/^$/d')
+		[ -z "$missing" ] && return 0
+		echo "cluster.sh: the PostgreSQL installation of $PG_CONFIG lacks:" >&2
+		echo "$missing" | sed 's/^/  /' >&2
+		echo "HINT: it is not Debian's (/usr/lib/postgresql/N/bin/pg_config), so nothing is installed into it; docs/development.md says what a source build needs." >&2
+		exit 1
+	fi
+	[ -x "/usr/lib/postgresql/$major/bin/postgres" ] || need+=("postgresql-$major")
+	[ -x "/usr/lib/postgresql/$major/bin/pg_config" ] && [ -f "/usr/include/postgresql/$major/server/postgres.h" ] \
+		|| need+=("postgresql-server-dev-$major")
+	[ -f "/usr/lib/postgresql/$major/lib/pg_cron.so" ] || need+=("postgresql-$major-cron")
 	command -v make >/dev/null && command -v gcc >/dev/null || need+=(make gcc)
 	# the fuzz suite's client
 	command -v python3 >/dev/null || need+=(python3)
@@ -161,11 +226,17 @@ CONF
 		|| { cat "$dir/server.log" >&2; exit 1; }
 }
 
+# The variables that reach cluster NAME, and PATH with PG_CONFIG's programs
+# first: psql, pg_dump, pgbench... of the server's own version (Debian's
+# /usr/bin/psql is a wrapper that picks the newest client installed, and a
+# pg_dump older than the server refuses to dump it).
 cmd_env() {
-	local name=$1 port dir
+	local name=$1 port dir bindir
 	port=$(port_of "$name")
 	dir=$(dir_of "$name")
+	bindir=$("$PG_CONFIG" --bindir)
 	echo "export PGHOST=$dir PGPORT=$port PGUSER=postgres"
+	echo "export PATH=$bindir:\$PATH"
 }
 
 case "${1:-}" in
@@ -176,7 +247,7 @@ case "${1:-}" in
 	env) cmd_env "${2:?cluster name}" ;;
 	port)
 		case "${2:?cluster name}" in
-			replica | citus) mm_port "$2" || exit 2 ;;
+			replica | citus | upgrade) mm_port "$2" || exit 2 ;;
 			*) port_of "$2" ;;
 		esac
 		;;

@@ -12,7 +12,8 @@
 #   B+4  replica   test/suites/replica.sh: the primary; B+5 its hot standby
 #   B+6  citus     test/citus/cluster.sh: the coordinator (127.0.0.1);
 #                  B+7 and B+8 the workers (127.0.0.1)
-#   B+9  spare
+#   B+9  upgrade   test/suites/server_upgrade.sh: the server before and
+#                  after pg_upgrade, one at a time (unix socket only)
 #
 # Two runs on one host do not disturb each other when their bases are at
 # least 10 apart (or when they use different MM_TMPDIRs: only the Citus nodes
@@ -33,7 +34,8 @@ mm_base() {
 	echo "$base"
 }
 
-# mm_port KIND: the port of KIND (test, demo, bench, crash, replica, citus);
+# mm_port KIND: the port of KIND (test, demo, bench, crash, replica, citus,
+# upgrade);
 # replica and citus are the first of their ports.
 mm_port() {
 	local base offset
@@ -45,7 +47,8 @@ mm_port() {
 		crash) offset=3 ;;
 		replica) offset=4 ;;
 		citus) offset=6 ;;
-		*) echo "unknown server kind \"$1\" (test, demo, bench, crash, replica or citus)" >&2; return 2 ;;
+		upgrade) offset=9 ;;
+		*) echo "unknown server kind \"$1\" (test, demo, bench, crash, replica, citus or upgrade)" >&2; return 2 ;;
 	esac
 	echo $((base + offset))
 }

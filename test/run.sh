@@ -11,7 +11,12 @@
 #   suites     every executable test/suites/*.sh; each prints TAP lines
 #              ("ok - what" / "not ok - what" / "ok - what # SKIP why") and
 #              exits non-zero on failure.
-#              They get PGHOST, PGPORT, PGUSER and MM_ROOT in the environment.
+#              They get PGHOST, PGPORT, PGUSER, MM_ROOT and PG_CONFIG in the
+#              environment, and PATH with PG_CONFIG's programs first.
+#
+# PG_CONFIG picks the PostgreSQL installation (default: Debian's packages of
+# PostgreSQL 15, installed when missing); any other is used as it is
+# (docs/development.md, "Other PostgreSQL versions").
 #
 # MM_ONLY (a developer's shortcut, unset in CI) runs only the parts it names,
 # separated by spaces: "regress", "isolation" and suite names without .sh,
@@ -50,16 +55,24 @@ finish() {
 }
 trap finish EXIT
 
-# Count pg_regress / pg_isolation_regress result lines of one run.
+# A failed test in pg_regress / pg_isolation_regress output: "... FAILED"
+# up to PostgreSQL 15, a TAP line "not ok N - name" from 16 on.
+regress_failed='\.\.\. +FAILED|\.\.\. +failed|^not ok [0-9]+ '
+
+# Count pg_regress / pg_isolation_regress result lines of one run ("test
+# name ... ok" up to 15, "ok N - name" from 16 on).
 count_pg_regress() {
 	local out=$1 ok bad
-	ok=$(grep -cE '\.\.\. +ok( |$)' "$out" || true)
-	bad=$(grep -cE '\.\.\. +FAILED|\.\.\. +failed' "$out" || true)
+	ok=$(grep -cE '\.\.\. +ok( |$)|^ok [0-9]+ ' "$out" || true)
+	bad=$(grep -cE "$regress_failed" "$out" || true)
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 }
 
 bash "$cluster" deps || { echo "FAILED: installing dependencies"; failed=$((failed + 1)); exit 1; }
+# The suites run PG_CONFIG's own programs (psql, pg_dump, pgbench...).
+export PATH="$("$PG_CONFIG" --bindir):$PATH"
+echo "== $("$PG_CONFIG" --version) ($PG_CONFIG)"
 echo "== build and install"
 bash "$cluster" build || { echo "FAILED: build"; failed=$((failed + 1)); exit 1; }
 echo "== start throwaway cluster"
@@ -80,7 +93,7 @@ if [ "$regress" -gt 0 ] && wanted regress; then
 			echo "---- regression.diffs"
 			cat regression.diffs
 		fi
-		grep -qE '\.\.\. +FAILED' "$log/regress.out" || failed=$((failed + 1))
+		grep -qE "$regress_failed" "$log/regress.out" || failed=$((failed + 1))
 	fi
 fi
 
@@ -96,7 +109,7 @@ if [ "$specs" -gt 0 ] && wanted isolation; then
 			echo "---- output_iso/regression.diffs"
 			cat output_iso/regression.diffs
 		fi
-		grep -qE '\.\.\. +FAILED' "$log/isolation.out" || failed=$((failed + 1))
+		grep -qE "$regress_failed" "$log/isolation.out" || failed=$((failed + 1))
 	fi
 fi
 

@@ -28,6 +28,8 @@ shopt -s inherit_errexit
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+# psql of the servers' own version
+export PATH="$("$PG_CONFIG" --bindir):$PATH"
 cluster=test/citus/cluster.sh
 runs=${MM_BENCH_RUNS:-3}
 enqueues=${MM_BENCH_ENQUEUES:-300}

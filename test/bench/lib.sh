@@ -49,4 +49,6 @@ throwaway_cluster() {
 	# shellcheck disable=SC2064 # the folder is fixed now
 	trap "as_owner '$bindir/pg_ctl' -D '$dir/data' -m fast -w stop >/dev/null 2>&1; rm -rf '$dir'" EXIT
 	export PGHOST=$dir PGPORT=$port PGUSER=postgres
+	# psql, pgbench... of the server's own version
+	export PATH=$bindir:$PATH
 }

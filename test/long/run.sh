@@ -10,6 +10,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 export MM_ROOT=$here
+# The suites run PG_CONFIG's own programs (psql, pg_dump, pgbench...).
+export PATH="$("$PG_CONFIG" --bindir):$PATH"
 passed=0
 failed=0
 skipped=0

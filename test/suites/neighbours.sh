@@ -59,26 +59,34 @@ ports_of() {
 	echo "$p"
 	echo $((p + 1))
 	echo $((p + 2))
+	MM_PORT=$1 bash test/cluster.sh port upgrade || return 1
 }
 mine=$(ports_of "$base")
 theirs=$(ports_of "$other")
-if [ "$(echo "$mine" | sort -u | wc -l)" = 9 ] &&
+if [ "$(echo "$mine" | sort -u | wc -l)" = 10 ] &&
 	[ "$(echo "$mine" | awk -v b="$base" '$1 < b || $1 > b + 9' | wc -l)" = 0 ]; then
-	ok "the 9 servers of a run have distinct ports, all within MM_PORT to MM_PORT+9 ($(echo $mine))"
+	ok "the 10 servers of a run have distinct ports, all within MM_PORT to MM_PORT+9 ($(echo $mine))"
 else
-	notok "the 9 servers of a run have distinct ports, all within MM_PORT to MM_PORT+9 (got $(echo $mine))"
+	notok "the 10 servers of a run have distinct ports, all within MM_PORT to MM_PORT+9 (got $(echo $mine))"
 fi
 if [ -z "$(comm -12 <(echo "$mine" | sort) <(echo "$theirs" | sort))" ]; then
 	ok "runs with bases $base and $other share no port"
 else
 	notok "runs with bases $base and $other share no port (both: $(comm -12 <(echo "$mine" | sort) <(echo "$theirs" | sort) | tr '\n' ' '))"
 fi
-got=$(MM_PORT=$other MM_TMPDIR=$second bash test/cluster.sh env test)
+env_lines=$(MM_PORT=$other MM_TMPDIR=$second bash test/cluster.sh env test)
+got=$(echo "$env_lines" | head -1)
 if [ "$got" = "export PGHOST=$second/mm-pg-test-$other PGPORT=$other PGUSER=postgres" ] &&
 	[ "$(MM_PORT=$other MM_TMPDIR=$second bash test/cluster.sh dir crash)" = "$second/mm-pg-crash-$((other + 3))" ]; then
 	ok "MM_PORT and MM_TMPDIR move a cluster's port and folder"
 else
 	notok "MM_PORT and MM_TMPDIR move a cluster's port and folder (got: $got)"
+fi
+# the clients that reach a cluster are its server's version (PG_CONFIG's)
+if [ "$(echo "$env_lines" | sed -n 2p)" = "export PATH=$bindir:\$PATH" ]; then
+	ok "a cluster's environment puts PG_CONFIG's programs first on PATH ($bindir)"
+else
+	notok "a cluster's environment puts PG_CONFIG's programs first on PATH (got: $(echo "$env_lines" | sed -n 2p))"
 fi
 high=$((65535 - 5))
 if MM_PORT=${base}x bash test/cluster.sh port test >/dev/null 2>&1 || MM_PORT=$high bash test/cluster.sh port test >/dev/null 2>&1; then
