@@ -1,12 +1,19 @@
 -- The extension as a whole: install, drop, reinstall, and every object documented.
 \set VERBOSITY default
 
--- Every member object of the extension has a COMMENT.
+-- Every member object of the extension has a COMMENT. A type PostgreSQL
+-- makes for another object (a table's or view's row type, any type's array
+-- type) is documented by that object; PostgreSQL 17 and later record such
+-- types as members too, 15 and 16 do not.
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS undocumented
 FROM pg_depend d
 JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
 WHERE e.extname = 'mm' AND d.deptype = 'e'
   AND pg_catalog.obj_description(d.objid, (SELECT relname FROM pg_class WHERE oid = d.classid)) IS NULL
+  AND NOT EXISTS (SELECT FROM pg_type t
+                  WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
+                    AND (EXISTS (SELECT FROM pg_class c WHERE c.oid = t.typrelid AND c.relkind <> 'c')
+                         OR EXISTS (SELECT FROM pg_type el WHERE el.oid = t.typelem AND el.typarray = t.oid)))
 ORDER BY 1;
 
 -- Every member object lives in schema mm (functions, types, tables, ...).

@@ -51,6 +51,24 @@ if [ -z "$missing" ]; then
 else
 	notok "every test/sql/*.sql has its expected/*.out (missing:$missing)"
 fi
+# pg_regress's alternative output (expected/NAME_N.out, N 1 to 9: output that
+# differs by PostgreSQL version) belongs to a test with its own
+# expected/NAME.out, whose comments name the alternative file and say why.
+bad=''
+for f in expected/*_[1-9].out; do
+	[ -e "$f" ] || continue
+	n=$(basename "$f" .out)
+	base=${n%_[1-9]}
+	if [ ! -f "test/sql/$base.sql" ] || [ ! -f "expected/$base.out" ] ||
+		! grep -q "^--.*expected/$n\.out" "test/sql/$base.sql"; then
+		bad="$bad $n"
+	fi
+done
+if [ -z "$bad" ]; then
+	ok "every alternative expected output (expected/NAME_N.out) has its test, its expected/NAME.out and a comment there saying why"
+else
+	notok "every alternative expected output (expected/NAME_N.out) has its test, its expected/NAME.out and a comment there saying why (not:$bad)"
+fi
 
 # 2. The three components.
 for d in src/matcher src/queue src/results; do
