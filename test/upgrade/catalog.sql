@@ -2,7 +2,11 @@
 -- databases can be compared with diff: a fresh install of the current
 -- version against one upgraded from an earlier release. Object identities
 -- are by name, never by OID; column order is the visible order (dropped
--- columns skipped). Used by test/suites/upgrade.sh.
+-- columns skipped). A privilege list is compared by what it grants: a NULL
+-- list reads as the default it stands for (acldefault), items sorted, so
+-- that an explicit list equal to the default (a fresh install's GRANT to
+-- PUBLIC) and the NULL that pg_upgrade restores for it compare equal. Used
+-- by test/suites/upgrade.sh and test/suites/server_upgrade.sh.
 \pset format unaligned
 \pset tuples_only on
 \pset footer off
@@ -25,7 +29,7 @@ lines AS (
     SELECT 'member ' || pg_describe_object(classid, objid, 0) FROM members
     UNION ALL
     -- schemas owned by the extension: acl and comment
-    SELECT 'schema ' || n.nspname || ' acl=' || coalesce(n.nspacl::text, '-') || ' comment=' || coalesce(obj_description(n.oid, 'pg_namespace'), '-')
+    SELECT 'schema ' || n.nspname || ' acl=' || (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(coalesce(n.nspacl, acldefault('n', n.nspowner))) x) || ' comment=' || coalesce(obj_description(n.oid, 'pg_namespace'), '-')
     FROM pg_namespace n WHERE n.nspname = 'mm'
     UNION ALL
     -- functions, procedures and aggregates
@@ -40,7 +44,7 @@ lines AS (
         || ' config=' || coalesce(p.proconfig::text, '-')
         || ' body=' || CASE WHEN l.lanname = 'c' THEN p.prosrc || '@' || coalesce(p.probin, '')
                             ELSE md5(coalesce(p.prosrc, '') || coalesce(pg_get_function_sqlbody(p.oid), '')) END
-        || ' acl=' || coalesce(p.proacl::text, '-')
+        || ' acl=' || (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(coalesce(p.proacl, acldefault('f', p.proowner))) x)
         || ' owner=' || p.proowner::regrole::text
         || ' comment=' || coalesce(obj_description(p.oid, 'pg_proc'), '-')
     FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
@@ -65,7 +69,7 @@ lines AS (
         || ' persistence=' || c.relpersistence::text
         || ' options=' || coalesce(c.reloptions::text, '-')
         || ' rls=' || c.relrowsecurity || '/' || c.relforcerowsecurity
-        || ' acl=' || coalesce(c.relacl::text, '-')
+        || ' acl=' || (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(coalesce(c.relacl, acldefault(CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END::"char", c.relowner))) x)
         || ' owner=' || c.relowner::regrole::text
         || ' comment=' || coalesce(obj_description(c.oid, 'pg_class'), '-')
         || CASE WHEN c.relkind IN ('v', 'm') THEN ' view=' || md5(pg_get_viewdef(c.oid)) ELSE '' END
@@ -117,7 +121,7 @@ lines AS (
     -- types: base, enum, domain, composite, range
     SELECT 'type ' || t.oid::regtype::text || ' kind=' || t.typtype::text
         || ' comment=' || coalesce(obj_description(t.oid, 'pg_type'), '-')
-        || ' acl=' || coalesce(t.typacl::text, '-')
+        || ' acl=' || (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(coalesce(t.typacl, acldefault('T', t.typowner))) x)
         || CASE WHEN t.typtype = 'e' THEN ' labels=' || (SELECT string_agg(enumlabel, ',' ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = t.oid) ELSE '' END
         || CASE WHEN t.typtype = 'd' THEN ' base=' || format_type(t.typbasetype, t.typtypmod) || ' notnull=' || t.typnotnull ELSE '' END
     FROM pg_type t
