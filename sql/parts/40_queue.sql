@@ -470,6 +470,7 @@ BEGIN
                                 'removed', 'drop_queue', false);
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.roster_arrival a WHERE a.queue_id = id;
         DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
     END IF;
@@ -618,6 +619,7 @@ DECLARE
     s timestamptz;
     stacks int;
     id bigint;
+    pos bigint;
     distributed boolean;
     held boolean;
 BEGIN
@@ -784,7 +786,7 @@ BEGIN
                            latencies)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at, attributes,
             latencies)
-    RETURNING roster.roster_id INTO id;
+    RETURNING roster.roster_id, roster.position INTO id, pos;
     BEGIN
         -- in player order, as a dissolve gives players back: an enqueue and
         -- a dissolve (or two enqueues) sharing players wait for each other
@@ -799,6 +801,11 @@ BEGIN
     END;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
     SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    -- the arrival, as the matcher reads it, for mm.whatif's replays
+    INSERT INTO mm.roster_arrival (roster_id, queue_id, arrived_at, position, joined_at, rating, deviation, rank,
+                                   ladder_points, dishonor, players, professions, roles, attributes, latencies)
+    VALUES (id, q.queue_id, now(), pos, joined_at, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks),
+            players, nullif(professions, '{}'), nullif(roles, '{}'), nullif(attributes, '{}'), nullif(latencies, '{}'));
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players);
@@ -1525,6 +1532,15 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
+    -- arrivals of rosters that are not waiting (mm.whatif's record)
+    IF left_rows > 0 THEN
+        DELETE FROM mm.roster_arrival a WHERE a.roster_id IN
+            (SELECT x.roster_id FROM mm.roster_arrival x
+             WHERE x.arrived_at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             ORDER BY x.roster_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
     -- matches that are finished or delivered, or of a dropped queue (nobody
     -- can claim those any more), with their rosters
     IF left_rows > 0 THEN
@@ -1552,6 +1568,7 @@ BEGIN
           AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.roster_arrival a WHERE a.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.queue_dodge d WHERE d.queue_id = q.queue_id);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n;
@@ -1560,4 +1577,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge IS
-    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history and arrivals of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
