@@ -59,6 +59,7 @@ typedef struct Proposal
 	int			n;
 	WhatifRoster **members;
 	bool	   *removed;		/* per member: a player did not accept */
+	bool		open;			/* not dissolved yet */
 } Proposal;
 
 /* A player's waiting roster. */
@@ -324,6 +325,7 @@ dissolve(Replay *rp, int p)
 {
 	Proposal   *pr = &rp->props[p];
 
+	pr->open = false;
 	for (int k = 0; k < pr->n; k++)
 	{
 		WhatifRoster *w = pr->members[k];
@@ -463,6 +465,7 @@ take_match(Replay *rp, TimestampTz t, const MmMatch *mt, MmRoster *arr, WhatifRo
 		pr->n = mt->nmembers;
 		pr->members = MemoryContextAlloc(rec->keep, sizeof(WhatifRoster *) * mt->nmembers);
 		pr->removed = removed;
+		pr->open = true;
 		for (int k = 0; k < mt->nmembers; k++)
 		{
 			pr->members[k] = idx[mt->members[k]];
@@ -614,9 +617,8 @@ mm_whatif_replay(WhatifRecord *rec, uint64 seed, const char *label, WhatifResult
 		if (rp.q[i]->state == WI_WAITING)
 			outcome(&rp, rp.q[i], WI_WAITING, 0, NAN, -1);
 	for (int p = 0; p < rp.nprops; p++)
-		for (int k = 0; k < rp.props[p].n; k++)
-			if (rp.props[p].members[k]->state == WI_PROPOSED)
-				outcome(&rp, rp.props[p].members[k], WI_PROPOSED, 0, NAN, -1);
+		for (int k = 0; k < rp.props[p].n && rp.props[p].open; k++)
+			outcome(&rp, rp.props[p].members[k], WI_PROPOSED, 0, NAN, -1);
 	ereport(NOTICE,
 			(errmsg("whatif %s: 100%%, %d ticks replayed, %d matches", label, rec->nticks, res->nmatches)));
 }

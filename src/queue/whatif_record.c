@@ -31,8 +31,8 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-/* Arrivals read per batch. */
-#define BATCH_ROWS 4096
+/* Arrivals read per batch (mm.whatif_read_batch: fewer, for the tests). */
+#define BATCH_ROWS (mm_whatif_read_batch > 0 ? mm_whatif_read_batch : 4096)
 
 enum
 {
@@ -48,14 +48,14 @@ enum
 static MmStatement statements[W_COUNT] = {
 	/*
 	 * The queue, its config with the given one merged in as mm.alter_queue
-	 * merges it (another rating family starts from its own options), checked
-	 * and completed by mm.matcher_config, and its calibration.
+	 * merges it (another rating family starts from its own options; the
+	 * result is checked when it is read), and its calibration.
 	 */
 	[W_QUEUE] = {
 		"SELECT q.queue_id, q.config, "
-		"mm.matcher_config(mm._jsonb_merge(CASE WHEN jsonb_typeof($config -> 'rating') = 'object' "
+		"mm._jsonb_merge(CASE WHEN jsonb_typeof($config -> 'rating') = 'object' "
 		"AND $config -> 'rating' ? 'model' AND $config #>> '{rating,model}' IS DISTINCT FROM q.config #>> '{rating,model}' "
-		"THEN q.config #- '{rating,options}' ELSE q.config END, $config)), c.model, c.scale "
+		"THEN q.config #- '{rating,options}' ELSE q.config END, $config), c.model, c.scale "
 		"FROM mm.queue q LEFT JOIN mm.odds_calibration c ON c.queue_id = q.queue_id "
 		"WHERE q.name = $name AND q.dropped_at IS NULL",
 		{{"name", TEXTOID}, {"config", JSONBOID}}
@@ -270,7 +270,7 @@ read_ticks(WhatifRecord *rec, Interval *every)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("queue \"%s\" has no ticks recorded between %s and %s", rec->queue,
-						timestamptz_to_str(rec->since), timestamptz_to_str(rec->until)),
+						pstrdup(timestamptz_to_str(rec->since)), pstrdup(timestamptz_to_str(rec->until))),
 				 errhint("Replay at a cadence of your own, such as every => '5 seconds'.")));
 }
 

@@ -67,8 +67,8 @@ whatif_args(FunctionCallInfo fcinfo, WhatifArgs *a)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("since must be before until"),
-				 errdetail("since is %s and until is %s.", timestamptz_to_str(a->since),
-						   timestamptz_to_str(a->until)),
+				 errdetail("since is %s and until is %s.", pstrdup(timestamptz_to_str(a->since)),
+						   pstrdup(timestamptz_to_str(a->until))),
 				 errhint("Give the window to replay, such as since => now() - interval '1 hour', until => now().")));
 	a->every = PG_ARGISNULL(4) ? NULL : PG_GETARG_INTERVAL_P(4);
 	a->rate_given = !PG_ARGISNULL(5);
