@@ -593,7 +593,7 @@ mm_whatif_replay(WhatifRecord *rec, uint64 seed, const char *label, WhatifResult
 
 	for (int k = 0; k < rec->nticks; k++)
 	{
-		TimestampTz t = rec->ticks[k];
+		TimestampTz t = rec->every > 0 ? rec->since + k * rec->every : rec->ticks[k];
 		int			tenth;
 
 		CHECK_FOR_INTERRUPTS();

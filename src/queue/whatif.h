@@ -63,7 +63,8 @@ typedef struct WhatifRecord
 	TimestampTz until;
 	TimestampTz lookback;		/* arrivals from here may still wait at since */
 	int			nticks;
-	TimestampTz *ticks;
+	TimestampTz *ticks;			/* the recorded ticks; NULL at a cadence */
+	int64		every;			/* a cadence's step (microseconds); 0: recorded */
 	int			nlive;
 	WhatifLive *live;
 	HTAB	   *live_by_set;	/* roster set hash -> first live match index */

@@ -209,28 +209,31 @@ read_ticks(WhatifRecord *rec, Interval *every)
 	int			cap = 1024;
 
 	rec->nticks = 0;
-	rec->ticks = palloc(sizeof(TimestampTz) * cap);
+	rec->every = 0;
 	if (every != NULL)
 	{
-		int64		step = every->time + (int64) every->day * USECS_PER_DAY +
-			(int64) every->month * DAYS_PER_MONTH * USECS_PER_DAY;
+		double		step = (double) every->time + (double) every->day * USECS_PER_DAY +
+			(double) every->month * DAYS_PER_MONTH * USECS_PER_DAY;
+		double		n;
 
-		if (step < 100 * 1000)
+		if (!(step >= 100 * 1000))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("every must be at least 100 milliseconds"),
 					 errhint("Replay at the queue's recorded tick times with every => NULL.")));
-		for (TimestampTz t = rec->since; t < rec->until; t += step)
-		{
-			if (rec->nticks == cap)
-			{
-				cap *= 2;
-				rec->ticks = repalloc_huge(rec->ticks, sizeof(TimestampTz) * cap);
-			}
-			rec->ticks[rec->nticks++] = t;
-		}
+		/* the ticks of a cadence are counted, not kept */
+		n = ceil(((double) rec->until - (double) rec->since) / step);
+		if (n > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many ticks to replay"),
+					 errdetail("The window holds %.0f ticks of every; at most %d can be replayed.", n, PG_INT32_MAX),
+					 errhint("Replay a shorter window, or at a longer cadence.")));
+		rec->every = (int64) step;
+		rec->nticks = (int) n;
 		return;
 	}
+	rec->ticks = palloc(sizeof(TimestampTz) * cap);
 	{
 		MmArgs		a;
 
@@ -260,6 +263,11 @@ read_ticks(WhatifRecord *rec, Interval *every)
 				continue;
 			if (rec->nticks == cap)
 			{
+				if (cap >= PG_INT32_MAX / 2)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("too many ticks to replay"),
+							 errhint("Replay a shorter window.")));
 				cap *= 2;
 				rec->ticks = repalloc_huge(rec->ticks, sizeof(TimestampTz) * cap);
 			}
