@@ -619,7 +619,6 @@ DECLARE
     s timestamptz;
     stacks int;
     id bigint;
-    pos bigint;
     distributed boolean;
     held boolean;
 BEGIN
@@ -786,7 +785,7 @@ BEGIN
                            latencies)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at, attributes,
             latencies)
-    RETURNING roster.roster_id, roster.position INTO id, pos;
+    RETURNING roster.roster_id INTO id;
     BEGIN
         -- in player order, as a dissolve gives players back: an enqueue and
         -- a dissolve (or two enqueues) sharing players wait for each other
@@ -801,11 +800,13 @@ BEGIN
     END;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
     SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
-    -- the arrival, as the matcher reads it, for mm.whatif's replays
+    -- the arrival as the matcher reads it (the roster's row as written), for mm.whatif
     INSERT INTO mm.roster_arrival (roster_id, queue_id, arrived_at, position, joined_at, rating, deviation, rank,
                                    ladder_points, dishonor, players, professions, roles, attributes, latencies)
-    VALUES (id, q.queue_id, now(), pos, joined_at, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks),
-            players, nullif(professions, '{}'), nullif(roles, '{}'), nullif(attributes, '{}'), nullif(latencies, '{}'));
+    SELECT r.roster_id, r.queue_id, now(), r.position, r.joined_at, r.rating, r.deviation, r.rank, r.ladder_points,
+           r.dishonor, players, nullif(professions, '{}'), nullif(roles, '{}'), nullif(r.attributes, '{}'),
+           nullif(r.latencies, '{}')
+    FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.roster_id = id;
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players);

@@ -54,21 +54,21 @@ SELECT pg_catalog.pg_extension_config_dump('mm.roster_arrival', '');
 -- which JIT compiling would slow by seconds (jit off: a day of a busy queue
 -- replayed in 28 s instead of 2 minutes).
 -- @access admin, analyst
-CREATE FUNCTION mm.whatif(queue text, config jsonb, since timestamptz, until timestamptz,
+CREATE FUNCTION mm.whatif(queue text, since timestamptz, until timestamptz, config jsonb DEFAULT '{}',
                           every interval DEFAULT NULL, accept_rate float8 DEFAULT NULL, seed bigint DEFAULT 0)
-RETURNS TABLE (segment text, value text, rosters bigint, matches bigint, players_matched bigint,
+RETURNS TABLE (segment text, value text, rosters bigint, games bigint, players_matched bigint,
                wait_p50 interval, wait_p90 interval, wait_p99 interval, left_or_expired bigint,
                still_waiting bigint, favourite_odds float8, mean_latency float8)
 AS 'MODULE_PATHNAME', 'mm_whatif'
 LANGUAGE C STABLE
 SET jit = off;
 COMMENT ON FUNCTION mm.whatif IS
-    'replay the rosters that arrived in a queue between since and until through the matcher under the queue''s config with "config" merged in (''{}'': as it is), at the recorded tick times (every: at that cadence instead), in memory: per segment (all, rating_decile, party_size, region, mode), the rosters, matches made, players matched, waits, rosters that left or expired before a match, still waiting at the end, the favourite''s mean odds and the mean latency; ready checks replayed as recorded where the same rosters meet, otherwise drawn at accept_rate (NULL: the recorded rate) with seed; reads, never writes or locks what a tick needs';
+    'replay the rosters that arrived in a queue between since and until through the matcher under the queue''s config with "config" merged in (''{}'': as it is), at the recorded tick times (every: at that cadence instead), in memory: per segment (all, rating_decile, party_size, region, mode), the rosters, matches made (games), players matched, waits, rosters that left or expired before a match, still waiting at the end, the favourite''s mean odds and the mean latency; ready checks replayed as recorded where the same rosters meet, otherwise drawn at accept_rate (NULL: the recorded rate) with seed; reads, never writes or locks what a tick needs';
 
 -- @access admin, analyst
-CREATE FUNCTION mm.whatif_compare(queue text, configs jsonb[], since timestamptz, until timestamptz,
+CREATE FUNCTION mm.whatif_compare(queue text, since timestamptz, until timestamptz, configs jsonb[],
                                   every interval DEFAULT NULL, accept_rate float8 DEFAULT NULL, seed bigint DEFAULT 0)
-RETURNS TABLE (config_no int, config jsonb, segment text, value text, rosters bigint, matches bigint,
+RETURNS TABLE (config_no int, config jsonb, segment text, value text, rosters bigint, games bigint,
                players_matched bigint, wait_p50 interval, wait_p90 interval, wait_p99 interval,
                left_or_expired bigint, still_waiting bigint, favourite_odds float8, mean_latency float8)
 AS 'MODULE_PATHNAME', 'mm_whatif_compare'
@@ -78,7 +78,7 @@ COMMENT ON FUNCTION mm.whatif_compare IS
     'mm.whatif of each config over the same window, the queue''s current config first (config_no 0, config ''{}''), then configs[1], configs[2], ... (config_no 1, 2, ...): one row per config and segment';
 
 -- @access admin, analyst
-CREATE FUNCTION mm.whatif_matches(queue text, config jsonb, since timestamptz, until timestamptz,
+CREATE FUNCTION mm.whatif_matches(queue text, since timestamptz, until timestamptz, config jsonb DEFAULT '{}',
                                   every interval DEFAULT NULL, accept_rate float8 DEFAULT NULL, seed bigint DEFAULT 0)
 RETURNS TABLE (tick_at timestamptz, match_no int, roster_id bigint, team text, waited interval,
                status text, live_match_id bigint)

@@ -57,8 +57,8 @@ whatif_args(FunctionCallInfo fcinfo, WhatifArgs *a)
 	/* every (4) and accept_rate (5) may be NULL */
 	mm_args_not_null(fcinfo, (1 << 4) | (1 << 5));
 	a->queue = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	a->since = PG_GETARG_TIMESTAMPTZ(2);
-	a->until = PG_GETARG_TIMESTAMPTZ(3);
+	a->since = PG_GETARG_TIMESTAMPTZ(1);
+	a->until = PG_GETARG_TIMESTAMPTZ(2);
 	if (TIMESTAMP_NOT_FINITE(a->since) || TIMESTAMP_NOT_FINITE(a->until))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -374,7 +374,7 @@ run_one(ReturnSetInfo *rsinfo, const WhatifArgs *a, Jsonb *config, const char *l
 	MemoryContextDelete(rec.keep);
 }
 
-/* mm.whatif(queue, config, since, until, every, accept_rate, seed) */
+/* mm.whatif(queue, since, until, config, every, accept_rate, seed) */
 Datum
 mm_whatif(PG_FUNCTION_ARGS)
 {
@@ -383,7 +383,7 @@ mm_whatif(PG_FUNCTION_ARGS)
 	Jsonb	   *config;
 
 	whatif_args(fcinfo, &a);
-	config = check_config(PG_GETARG_JSONB_P(1), "config");
+	config = check_config(PG_GETARG_JSONB_P(3), "config");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -392,7 +392,7 @@ mm_whatif(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* mm.whatif_matches(queue, config, since, until, every, accept_rate, seed) */
+/* mm.whatif_matches(queue, since, until, config, every, accept_rate, seed) */
 Datum
 mm_whatif_matches(PG_FUNCTION_ARGS)
 {
@@ -401,7 +401,7 @@ mm_whatif_matches(PG_FUNCTION_ARGS)
 	Jsonb	   *config;
 
 	whatif_args(fcinfo, &a);
-	config = check_config(PG_GETARG_JSONB_P(1), "config");
+	config = check_config(PG_GETARG_JSONB_P(3), "config");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -410,7 +410,7 @@ mm_whatif_matches(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* mm.whatif_compare(queue, configs, since, until, every, accept_rate, seed) */
+/* mm.whatif_compare(queue, since, until, configs, every, accept_rate, seed) */
 Datum
 mm_whatif_compare(PG_FUNCTION_ARGS)
 {
@@ -423,7 +423,7 @@ mm_whatif_compare(PG_FUNCTION_ARGS)
 	Jsonb	   *current;
 
 	whatif_args(fcinfo, &a);
-	arr = PG_GETARG_ARRAYTYPE_P(1);
+	arr = PG_GETARG_ARRAYTYPE_P(3);
 	if (ARR_NDIM(arr) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),

@@ -76,7 +76,7 @@ FROM mm.roster_arrival a JOIN mm.queue q USING (queue_id) WHERE q.name = 'wi_liv
 
 -- Same config, same matches: every live match of the window, made by the
 -- live tick the replay made it at, of the same rosters in the same teams
-CREATE TABLE wi_replay AS SELECT * FROM mm.whatif_matches('wi_live', '{}', :'since', now());
+CREATE TABLE wi_replay AS SELECT * FROM mm.whatif_matches('wi_live', :'since', now());
 CREATE TABLE wi_played AS
 SELECT m.match_id, m.created_at, mr.roster_id, mr.team, mr.waited
 FROM mm.match m JOIN mm.queue q USING (queue_id) JOIN mm.match_roster mr USING (match_id)
@@ -92,7 +92,7 @@ FROM wi_replay;
 
 -- and the figures are the live ones: matches, players, waits, rosters that
 -- left or expired, rosters still waiting
-WITH w AS (SELECT * FROM mm.whatif('wi_live', '{}', :'since', now()) WHERE segment = 'all'),
+WITH w AS (SELECT * FROM mm.whatif('wi_live', :'since', now()) WHERE segment = 'all'),
 live AS (SELECT count(DISTINCT p.match_id) AS matches,
                 (SELECT sum(cardinality(mr.players)) FROM mm.match_roster mr
                  WHERE mr.roster_id IN (SELECT roster_id FROM wi_played)) AS players,
@@ -105,7 +105,7 @@ gone AS (SELECT count(DISTINCT e.roster_id) AS n FROM mm.ticket_event e JOIN mm.
 waiting AS (SELECT count(*) AS n FROM mm.roster r JOIN mm.queue q USING (queue_id)
             WHERE q.name = 'wi_live' AND r.match_id IS NULL),
 arrived AS (SELECT count(*) AS n FROM mm.roster_arrival a JOIN mm.queue q USING (queue_id) WHERE q.name = 'wi_live')
-SELECT w.rosters = arrived.n AS rosters, w.matches = live.matches AS matches,
+SELECT w.rosters = arrived.n AS rosters, w.games = live.matches AS games,
        w.players_matched = live.players AS players,
        abs(extract(epoch FROM w.wait_p50 - live.p50)) < 1e-6 AS p50,
        abs(extract(epoch FROM w.wait_p90 - live.p90)) < 1e-6 AS p90,
@@ -116,36 +116,36 @@ FROM w, live, gone, waiting, arrived;
 
 -- every segment adds up to its rosters: deciles of ten (or so) rosters,
 -- party sizes, best regions, modes
-SELECT segment, sum(rosters) = (SELECT rosters FROM mm.whatif('wi_live', '{}', :'since', now()) WHERE segment = 'all') AS adds_up,
+SELECT segment, sum(rosters) = (SELECT rosters FROM mm.whatif('wi_live', :'since', now()) WHERE segment = 'all') AS adds_up,
        count(*) AS groups, string_agg(value, ',' ORDER BY value COLLATE "C") FILTER (WHERE segment <> 'rating_decile') AS values
-FROM mm.whatif('wi_live', '{}', :'since', now()) GROUP BY segment ORDER BY min(segment);
+FROM mm.whatif('wi_live', :'since', now()) GROUP BY segment ORDER BY min(segment);
 
 -- a window from the middle: the rosters the live queue held then start it
 SELECT count(*) > 0 AS carried_over
-FROM mm.whatif_matches('wi_live', '{}', (SELECT min(created_at) + (max(created_at) - min(created_at)) / 2 FROM wi_played), now()) r
+FROM mm.whatif_matches('wi_live', (SELECT min(created_at) + (max(created_at) - min(created_at)) / 2 FROM wi_played), now()) r
 JOIN mm.roster_arrival a USING (roster_id)
 WHERE a.arrived_at < (SELECT min(created_at) + (max(created_at) - min(created_at)) / 2 FROM wi_played);
 
 -- Another config: a wider window matches sooner, less evenly
-SELECT c.config_no, c.config,
-       c.wait_p50 <= (SELECT wait_p50 FROM mm.whatif('wi_live', '{}', :'since', now()) WHERE segment = 'all') AS waits_no_longer
-FROM mm.whatif_compare('wi_live', ARRAY['{"filter": {"padding": 200, "deviations": 4}}']::jsonb[], :'since', now()) c
+SELECT c.config_no, c.config, c.games > 0 AS games,
+       c.wait_p50 <= (SELECT wait_p50 FROM mm.whatif('wi_live', :'since', now()) WHERE segment = 'all') AS waits_no_longer
+FROM mm.whatif_compare('wi_live', :'since', now(), ARRAY['{"filter": {"padding": 200, "deviations": 4}}']::jsonb[]) c
 WHERE c.segment = 'all' ORDER BY c.config_no;
 -- the same config at a cadence of its own
-SELECT count(*) > 0 AS at_a_cadence FROM mm.whatif('wi_live', '{}', :'since', now(), every => '1 second');
+SELECT count(*) > 0 AS at_a_cadence FROM mm.whatif('wi_live', :'since', now(), '{}', every => '1 second');
 
 -- A ready check added to a queue that had none: outcomes drawn at the
 -- accept rate given (none recorded): all accept, the live matches; none
 -- accept, no match, every proposed roster removed
-SELECT matches = (SELECT count(DISTINCT match_id) FROM wi_played) AS all_accept
-FROM mm.whatif('wi_live', '{"accept_timeout": "10 seconds"}', :'since', now(), accept_rate => 1)
+SELECT games = (SELECT count(DISTINCT match_id) FROM wi_played) AS all_accept
+FROM mm.whatif('wi_live', :'since', now(), '{"accept_timeout": "10 seconds"}', accept_rate => 1)
 WHERE segment = 'all';
-SELECT matches AS no_accept, left_or_expired + still_waiting = rosters AS all_removed
-FROM mm.whatif('wi_live', '{"accept_timeout": "10 seconds"}', :'since', now(), accept_rate => 0)
+SELECT games AS no_accept, left_or_expired + still_waiting = rosters AS all_removed
+FROM mm.whatif('wi_live', :'since', now(), '{"accept_timeout": "10 seconds"}', accept_rate => 0)
 WHERE segment = 'all';
 -- drawn with a seed: the same seed, the same replay
-SELECT (SELECT array_agg(roster_id ORDER BY match_no, roster_id) FROM mm.whatif_matches('wi_live', '{"accept_timeout": "10 seconds"}', :'since', now(), accept_rate => 0.8, seed => 7))
-     = (SELECT array_agg(roster_id ORDER BY match_no, roster_id) FROM mm.whatif_matches('wi_live', '{"accept_timeout": "10 seconds"}', :'since', now(), accept_rate => 0.8, seed => 7))
+SELECT (SELECT array_agg(roster_id ORDER BY match_no, roster_id) FROM mm.whatif_matches('wi_live', :'since', now(), '{"accept_timeout": "10 seconds"}', accept_rate => 0.8, seed => 7))
+     = (SELECT array_agg(roster_id ORDER BY match_no, roster_id) FROM mm.whatif_matches('wi_live', :'since', now(), '{"accept_timeout": "10 seconds"}', accept_rate => 0.8, seed => 7))
        AS same_seed_same_replay;
 
 -- A queue with a ready check: its outcomes replayed as recorded
@@ -176,26 +176,26 @@ CALL wi_ready_run();
 SELECT m.status, count(*) AS matches FROM mm.match m JOIN mm.queue q USING (queue_id)
 WHERE q.name = 'wi_ready' GROUP BY m.status ORDER BY m.status;
 SELECT r.status, m.status AS live_status, count(*) AS rosters
-FROM mm.whatif_matches('wi_ready', '{}', :'since_ready', now() + interval '1 minute') r
+FROM mm.whatif_matches('wi_ready', :'since_ready', now() + interval '1 minute') r
 JOIN mm.match m ON m.match_id = r.live_match_id
 GROUP BY r.status, m.status ORDER BY r.status, m.status;
-SELECT rosters, matches, left_or_expired, still_waiting
-FROM mm.whatif('wi_ready', '{}', :'since_ready', now() + interval '1 minute') WHERE segment = 'all';
+SELECT rosters, games, left_or_expired, still_waiting
+FROM mm.whatif('wi_ready', :'since_ready', now() + interval '1 minute') WHERE segment = 'all';
 
 -- Errors
 SET TIME ZONE 'UTC';
-SELECT * FROM mm.whatif('no_such_queue', '{}', :'since', now());
-SELECT * FROM mm.whatif(NULL, '{}', :'since', now());
-SELECT * FROM mm.whatif('wi_live', '{}', '2030-01-01 12:00', '2030-01-01 11:00');
-SELECT * FROM mm.whatif('wi_live', '{}', :'since', 'infinity');
-SELECT * FROM mm.whatif('wi_live', '{"filter": {"padding": -1}}', :'since', now());
-SELECT * FROM mm.whatif('wi_live', '{"no_such_key": 1}', :'since', now());
-SELECT * FROM mm.whatif('wi_live', '[]', :'since', now());
-SELECT * FROM mm.whatif('wi_live', '{}', :'since', now(), accept_rate => 1.5);
-SELECT * FROM mm.whatif('wi_live', '{}', :'since', now(), every => '10 milliseconds');
-SELECT * FROM mm.whatif('wi_live', '{}', '2001-01-01', '2001-01-02');
-SELECT * FROM mm.whatif_compare('wi_live', ARRAY[NULL]::jsonb[], :'since', now());
-SELECT * FROM mm.whatif_compare('wi_live', ARRAY[['{}']]::jsonb[], :'since', now());
+SELECT * FROM mm.whatif('no_such_queue', :'since', now());
+SELECT * FROM mm.whatif(NULL, :'since', now());
+SELECT * FROM mm.whatif('wi_live', '2030-01-01 12:00', '2030-01-01 11:00');
+SELECT * FROM mm.whatif('wi_live', :'since', 'infinity');
+SELECT * FROM mm.whatif('wi_live', :'since', now(), '{"filter": {"padding": -1}}');
+SELECT * FROM mm.whatif('wi_live', :'since', now(), '{"no_such_key": 1}');
+SELECT * FROM mm.whatif('wi_live', :'since', now(), '[]');
+SELECT * FROM mm.whatif('wi_live', :'since', now(), '{}', accept_rate => 1.5);
+SELECT * FROM mm.whatif('wi_live', :'since', now(), '{}', every => '10 milliseconds');
+SELECT * FROM mm.whatif('wi_live', '2001-01-01', '2001-01-02');
+SELECT * FROM mm.whatif_compare('wi_live', :'since', now(), ARRAY[NULL]::jsonb[]);
+SELECT * FROM mm.whatif_compare('wi_live', :'since', now(), ARRAY[['{}']]::jsonb[]);
 RESET TIME ZONE;
 
 -- The record: one row per roster queued, trimmed by mm.purge with the rest
