@@ -606,7 +606,7 @@ mm_whatif_replay(WhatifRecord *rec, uint64 seed, const char *label, WhatifResult
 		{
 			notched = tenth;
 			ereport(NOTICE,
-					(errmsg("whatif %s: %d%%, simulated time %s, %d matches", label, tenth * 10,
+					(errmsg("whatif %s: %d%%, simulated time %s, matches made: %d", label, tenth * 10,
 							timestamptz_to_str(t), res->nmatches)));
 		}
 	}
@@ -620,5 +620,5 @@ mm_whatif_replay(WhatifRecord *rec, uint64 seed, const char *label, WhatifResult
 		for (int k = 0; k < rp.props[p].n && rp.props[p].open; k++)
 			outcome(&rp, rp.props[p].members[k], WI_PROPOSED, 0, NAN, -1);
 	ereport(NOTICE,
-			(errmsg("whatif %s: 100%%, %d ticks replayed, %d matches", label, rec->nticks, res->nmatches)));
+			(errmsg("whatif %s: 100%%, ticks replayed: %d, matches made: %d", label, rec->nticks, res->nmatches)));
 }
