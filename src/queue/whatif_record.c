@@ -130,7 +130,7 @@ static MmStatement statements[W_COUNT] = {
 		"min(e.at) FILTER (WHERE e.status = 'removed' AND e.match_id IS NOT NULL) AS dodged_at, "
 		"min(e.at) FILTER (WHERE e.status = 'matched' AND NOT EXISTS (SELECT FROM mm.ticket_event p "
 		"WHERE p.roster_id = e.roster_id AND p.match_id = e.match_id AND p.status = 'proposed')) AS backfill_at "
-		"FROM mm.ticket_event e WHERE e.roster_id = a.roster_id) x "
+		"FROM mm.ticket_event e WHERE e.roster_id = a.roster_id AND e.queue_id = a.queue_id) x "
 		"WHERE a.queue_id = $queue_id AND a.arrived_at >= $lo AND a.arrived_at < $until "
 		"ORDER BY a.arrived_at, a.position",
 		{{"queue_id", INT4OID}, {"lo", TIMESTAMPTZOID}, {"until", TIMESTAMPTZOID},
