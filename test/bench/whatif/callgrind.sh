@@ -47,7 +47,7 @@ for h in "${hours[@]}"; do
 SELECT pg_backend_pid();
 SELECT count(*) FROM mm.whatif('busy', $(window "$h"));
 SQL
-	sleep 0.3
+	while [ ! -s "$out/run" ] && kill -0 "$!" 2>/dev/null; do sleep 0.05; done
 	pid=$(head -1 "$out/run")
 	max=0
 	t0=$(date +%s%N)
@@ -79,3 +79,4 @@ for h in "${hours[@]}"; do
 		"$(awk -v a="$per" -v b="$base" 'BEGIN {print a / b}')" "${peak[$h]}" "${wall[$h]}"
 done
 rm -rf "$out"
+exit 0
