@@ -43,6 +43,7 @@ window() { echo "'2026-01-01 00:00+00', timestamptz '2026-01-01 00:00+00' + inte
 # peak RssAnon (MB) and wall time (ms) of a replay in a new session
 declare -A peak wall
 for h in "${hours[@]}"; do
+	rm -f "$out/run"
 	psql -X -q -At -d bench_whatif >"$out/run" 2>/dev/null <<SQL &
 SELECT pg_backend_pid();
 SELECT count(*) FROM mm.whatif('busy', $(window "$h"));
