@@ -55,6 +55,9 @@ OBJS        = \
 	src/queue/rules_config.o \
 	src/queue/run_ticks.o \
 	src/queue/tick.o \
+	src/queue/whatif.o \
+	src/queue/whatif_record.o \
+	src/queue/whatif_sql.o \
 	src/results/result_match.o \
 	src/results/results.o \
 	src/results/results_check.o \

@@ -4,7 +4,8 @@
 #   test/plots.sh deps              install gnuplot-nox if missing (as root)
 #   test/plots.sh analytics DIR [DB]
 #                                   plots of a simulated season into DIR:
-#                                   convergence.png, reliability.png, beta_fit.png
+#                                   convergence.png, reliability.png, beta_fit.png,
+#                                   whatif_waits.png
 #                                   (needs PGHOST/PGPORT/PGUSER of a running
 #                                   cluster with mm installed); with DB, a
 #                                   database whose queues made matches, also
@@ -17,7 +18,8 @@
 #                                   (wait histogram per rating model) and
 #                                   season_reliability.png (the favourite's stored odds)
 #   test/plots.sh docs              regenerate the PNGs that docs/analytics.md
-#                                   shows (docs/img/), on a throwaway cluster
+#                                   and docs/whatif.md show (docs/img/), on a
+#                                   throwaway cluster
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -110,6 +112,31 @@ cmd_analytics() {
 		set key top right
 		plot "$tmp/fit.tsv" using 1:2 with linespoints pointtype 7 title "ratings started at the hidden skill", \
 		     "" using 1:3 with linespoints pointtype 5 title "ratings learned from mu 25, sigma 8.33"
+	GP
+	# the what-if replay: an hour of a busy queue under three configs
+	psql -X -q -d "$db" -v ON_ERROR_STOP=1 -f test/plots/whatif.sql
+	for c in 0 1 2; do
+		cfg=$(echo '{}|{"filter": {"potentials_min": 4}}|{"filter": {"deviations": 1, "padding": 4}}' | cut -d'|' -f$((c + 1)))
+		tsv "$db" "SET client_min_messages = warning;
+			SELECT least(extract(epoch FROM waited), 30) FROM mm.whatif_matches('plot_whatif', '2026-01-01 00:00+00', '2026-01-01 01:00+00', '$cfg')" >"$tmp/whatif_$c.tsv"
+	done
+	gnuplot <<-GP
+		set terminal pngcairo size 720,440 noenhanced
+		set output "$dir/whatif_waits.png"
+		set title "mm.whatif: an hour of a busy 5v5 queue, three configs (30: 30 s or more)"
+		set xlabel "seconds waited"
+		set ylabel "share of rosters matched"
+		set style fill transparent solid 0.5
+		set xrange [-0.5:30.5]
+		set grid ytics
+		bin(x) = floor(x + 0.5)
+		set boxwidth 1
+		stats "$tmp/whatif_0.tsv" using 1 nooutput name "C0"
+		stats "$tmp/whatif_1.tsv" using 1 nooutput name "C1"
+		stats "$tmp/whatif_2.tsv" using 1 nooutput name "C2"
+		plot "$tmp/whatif_0.tsv" using (bin(\$1)):(1.0 / C0_records) smooth frequency with boxes lc rgb "#3366cc" title "the queue's config", \
+		     "$tmp/whatif_1.tsv" using (bin(\$1)):(1.0 / C1_records) smooth frequency with boxes lc rgb "#339933" title "potentials_min 4", \
+		     "$tmp/whatif_2.tsv" using (bin(\$1)):(1.0 / C2_records) smooth frequency with boxes lc rgb "#cc6633" title "deviations 1, padding 4"
 	GP
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 

@@ -470,6 +470,7 @@ BEGIN
                                 'removed', 'drop_queue', false);
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
+        DELETE FROM mm.roster_arrival a WHERE a.queue_id = id;
         DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
     END IF;
@@ -799,6 +800,13 @@ BEGIN
     END;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id)
     SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
+    -- the arrival as the matcher reads it (the roster's row as written), for mm.whatif
+    INSERT INTO mm.roster_arrival (roster_id, queue_id, arrived_at, position, joined_at, rating, deviation, rank,
+                                   ladder_points, dishonor, players, professions, roles, attributes, latencies)
+    SELECT r.roster_id, r.queue_id, now(), r.position, r.joined_at, r.rating, r.deviation, r.rank, r.ladder_points,
+           r.dishonor, players, nullif(professions, '{}'), nullif(roles, '{}'), nullif(r.attributes, '{}'),
+           nullif(r.latencies, '{}')
+    FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.roster_id = id;
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players);
@@ -1525,6 +1533,15 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
+    -- arrivals of rosters that are not waiting (mm.whatif's record)
+    IF left_rows > 0 THEN
+        DELETE FROM mm.roster_arrival a WHERE a.roster_id IN
+            (SELECT x.roster_id FROM mm.roster_arrival x
+             WHERE x.arrived_at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             ORDER BY x.roster_id LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        total := total + n; left_rows := left_rows - n;
+    END IF;
     -- matches that are finished or delivered, or of a dropped queue (nobody
     -- can claim those any more), with their rosters
     IF left_rows > 0 THEN
@@ -1552,6 +1569,7 @@ BEGIN
           AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id)
+          AND NOT EXISTS (SELECT FROM mm.roster_arrival a WHERE a.queue_id = q.queue_id)
           AND NOT EXISTS (SELECT FROM mm.queue_dodge d WHERE d.queue_id = q.queue_id);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n;
@@ -1560,4 +1578,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge IS
-    'delete history older than "older_than": tick log, ticket history of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history and arrivals of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

@@ -213,6 +213,8 @@ DECLARE
             ADD CONSTRAINT ended_roster_roster_id_key UNIQUE (queue_id, roster_id);
         ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey,
             ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (queue_id, event_id);
+        ALTER TABLE mm.roster_arrival DROP CONSTRAINT roster_arrival_pkey,
+            ADD CONSTRAINT roster_arrival_pkey PRIMARY KEY (queue_id, roster_id);
         ALTER TABLE mm.match_accept DROP CONSTRAINT match_accept_match_fkey, DROP CONSTRAINT match_accept_pkey,
             ADD CONSTRAINT match_accept_pkey PRIMARY KEY (queue_id, match_id, player_id);
         ALTER TABLE mm.backfill DROP CONSTRAINT backfill_match_fkey, DROP CONSTRAINT backfill_pkey,
@@ -271,7 +273,7 @@ BEGIN
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
     FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.ended_roster', 'mm.ticket_event', 'mm.tick_log',
-                             'mm.odds_calibration', 'mm.odds_result'] LOOP
+                             'mm.odds_calibration', 'mm.odds_result', 'mm.roster_arrival'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -279,7 +281,7 @@ BEGIN
                    'mm.waiting_player', 'player_id', shard_count);
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                    'mm.ratings', 'player_id', 'mm.waiting_player');
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result';
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result, mm.roster_arrival';
     RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;

@@ -536,3 +536,8 @@ ALTER TABLE mm.match ADD COLUMN odds_scale float8,
 -- @create mm.odds_calibration
 -- the results its next tick learns from
 -- @create mm.odds_result
+
+-- ==== what-if replays ====
+-- One row per roster queued from now on: what it arrived with, kept after it
+-- leaves (0.1.0 kept no such record: replays start with the update)
+-- @create mm.roster_arrival

@@ -46,6 +46,9 @@ void		_PG_init(void);
 /* mm.tick_read_batch: rosters a tick reads first; 0: from the queue config. */
 int			mm_tick_read_batch = 0;
 
+/* mm.whatif_read_batch: arrivals a what-if replay reads at a time; 0: 4096. */
+int			mm_whatif_read_batch = 0;
+
 /* mm.check_version: off only to run an old version's SQL on purpose (tests). */
 static bool mm_check_version_enabled = true;
 
@@ -65,6 +68,14 @@ _PG_init(void)
 							"Rosters a tick reads first (0: twice filter.rosters plus filter.potentials_max).",
 							"A developer setting: a small value makes ticks read the queue in many steps, as the tests do.",
 							&mm_tick_read_batch,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("mm.whatif_read_batch",
+							"Arrivals a what-if replay reads at a time (0: 4096).",
+							"A developer setting: a small value makes a replay read its arrivals in many batches, as the tests do.",
+							&mm_whatif_read_batch,
 							0, 0, INT_MAX,
 							PGC_SUSET,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,

@@ -38,8 +38,10 @@
  */
 extern void mm_check_version(void);
 
-/* mm.tick_read_batch (a developer setting): rosters a tick reads first, 0 automatic */
+/* mm.tick_read_batch (a developer setting): rosters a tick reads first, 0 automatic;
+ * mm.whatif_read_batch: arrivals a what-if replay reads at a time, 0 automatic */
 extern int	mm_tick_read_batch;
+extern int	mm_whatif_read_batch;
 
 /*
  * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.

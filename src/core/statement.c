@@ -217,6 +217,18 @@ mm_stream(MmArgs *a, bool read_only, DestReceiver *dest)
 			 SPI_result_code_string(ret), a->st->sql);
 }
 
+Portal
+mm_open_cursor(MmArgs *a, bool read_only)
+{
+	SPIPlanPtr	plan = args_plan(a);
+	Portal		portal = SPI_cursor_open(NULL, plan, a->values, a->nulls, read_only);
+
+	if (portal == NULL)
+		elog(ERROR, "SPI_cursor_open failed: %s, running \"%.60s\"",
+			 SPI_result_code_string(SPI_result), a->st->sql);
+	return portal;
+}
+
 SPIPlanPtr
 mm_prepare_rows_query(const char *query, const char *what, const char *hint)
 {

@@ -94,6 +94,14 @@ extern void mm_run(MmArgs *a, bool read_only, int expected);
 extern void mm_stream(MmArgs *a, bool read_only, DestReceiver *dest);
 
 /*
+ * Open a cursor over its rows, to be read in batches (SPI_cursor_fetch, each
+ * batch in SPI_tuptable) and closed with SPI_cursor_close: a read too large
+ * to hold, whose rows each need more than a receiver's one look.
+ */
+struct PortalData;
+extern struct PortalData *mm_open_cursor(MmArgs *a, bool read_only);
+
+/*
  * Prepare a query a user passed as text (a history to replay, rosters to
  * match), which must be a single plain SELECT (or VALUES) returning rows;
  * "what" names it in the error, "hint" says what it should return.

@@ -130,6 +130,22 @@ extern int	mm_roster_find(const MmRosterIndex *lookup, int n, int64 id);
  */
 extern bool *mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n);
 extern void mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out);
+/*
+ * The ids a reading of rosters interns (professions, attribute values,
+ * regions), kept by a caller that reads rosters in batches whose ids must
+ * agree (the what-if replay, whatif_record.c): each read starts from them
+ * and leaves them updated. Its regions are interned, in name order, before
+ * the first read, so that the latencies of every batch are dense over the
+ * same ids.
+ */
+typedef struct MmRosterIds
+{
+	int			nprof;
+	int			prof_cap;
+	char	  **prof_names;
+	MmRuleReader rd;
+} MmRosterIds;
+extern void mm_read_rosters_ids(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out, MmRosterIds *ids);
 struct SPITupleTable;
 extern void mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
 									struct SPITupleTable *players, uint64 nplayers);

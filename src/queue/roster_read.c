@@ -339,7 +339,7 @@ grouped_find(Grouped *g, int64 id)
 }
 
 static void read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out,
-						 Grouped *grouped);
+						 Grouped *grouped, MmRosterIds *ids);
 
 /*
  * Build the roster array from the rows of an executed SPI query (in
@@ -351,7 +351,18 @@ static void read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRo
 void
 mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out)
 {
-	read_rosters(at, counts, cfg, out, NULL);
+	read_rosters(at, counts, cfg, out, NULL, NULL);
+}
+
+/*
+ * The same for rosters read in batches whose ids must agree (queue.h):
+ * players is the number of players, and the professions, attribute values
+ * and regions are interned in "ids", across the batches.
+ */
+void
+mm_read_rosters_ids(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out, MmRosterIds *ids)
+{
+	read_rosters(at, true, cfg, out, NULL, ids);
 }
 
 /*
@@ -370,12 +381,12 @@ mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
 	Grouped		g;
 
 	grouped_init(&g, players, nplayers);
-	read_rosters(at, true, cfg, out, &g);
+	read_rosters(at, true, cfg, out, &g, NULL);
 }
 
 static void
 read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out,
-			 Grouped *grouped)
+			 Grouped *grouped, MmRosterIds *ids)
 {
 	Oid			jsonb_types[] = {JSONBOID};
 	MmRuleReader rd = {0};
@@ -416,7 +427,15 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 	c.attributes = column(desc, "attributes", false, jsonb_types, 1);
 	c.latencies = column(desc, "latencies", false, jsonb_types, 1);
 	c.roles = column(desc, "roles", false, text_array, 1);
-	if (cfg->nattrs > 0 || cfg->latency_rule >= 0)
+	if (ids != NULL)
+	{
+		/* the ids of the batches read before */
+		rd = ids->rd;
+		prof.n = ids->nprof;
+		prof.cap = ids->prof_cap;
+		prof.names = ids->prof_names;
+	}
+	if ((cfg->nattrs > 0 || cfg->latency_rule >= 0) && rd.values == NULL)
 	{
 		rd.values = mm_intern_create("mm attribute values");
 		rd.regions = mm_intern_create("mm regions");
@@ -557,6 +576,13 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 	}
 	if (!counts)
 		check_unique(r, kept, players, nplayers);
+	if (ids != NULL)
+	{
+		ids->rd = rd;
+		ids->nprof = prof.n;
+		ids->prof_cap = prof.cap;
+		ids->prof_names = prof.names;
+	}
 	out->r = r;
 	out->n = kept;
 	out->nprof = prof.n;

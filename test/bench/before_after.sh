@@ -35,13 +35,17 @@
 #                     (report_result/setup.sql: 30,000 5v5 matches)
 #   find_opponent     async/01_find_opponent.sql (1,000 queries, 1M entries),
 #                     5 times a run
+#   enqueue           500 mm.enqueue calls of a solo, each its own
+#                     transaction (a commit each, synchronous), into a 5v5
+#                     queue (what the arrival record, mm.roster_arrival, adds
+#                     to a queue's writes)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 before_rev=${1:?usage: test/bench/before_after.sh BEFORE [AFTER]}
 after_rev=${2:-HEAD}
 rounds=${MM_ROUNDS:-5}
-all_cases=openskill_replay,glicko2_replay,tick_burst,tick_steady,report_result,find_opponent
+all_cases=openskill_replay,glicko2_replay,tick_burst,tick_steady,report_result,find_opponent,enqueue
 cases=${MM_CASES:-$all_cases}
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 . test/ports.sh
@@ -163,6 +167,8 @@ for v in before after; do
 		on "$v" -d "$db" -c "CREATE EXTENSION mm" >/dev/null
 		if [ "$db" = bench_tick ]; then
 			tick_setup | on "$v" -d "$db" >/dev/null
+		elif [ "$db" = bench_enqueue ]; then
+			on "$v" -d "$db" -c "SELECT mm.create_queue('enq')" -c "CREATE SEQUENCE enq_player" >/dev/null
 		else
 			(cd "$work/$v/src" && on "$v" -d "$db" -f "$(setup_of "$c")" >/dev/null)
 		fi
@@ -177,6 +183,7 @@ case_sql() {
 		find_opponent) cat "$work/$v/src/test/bench/async/01_find_opponent.sql" ;;
 		tick_burst) printf "BEGIN;\nSELECT count(*) FROM mm.tick('burst', '2024-01-01 00:05:00+00');\nROLLBACK;\n" ;;
 		tick_steady) printf "BEGIN;\nSELECT count(*) FROM mm.tick('steady', '2024-01-01 00:05:00+00');\nROLLBACK;\n" ;;
+		enqueue) for _ in $(seq 1 500); do echo "SELECT mm.enqueue('enq', ARRAY[nextval('enq_player')], 1500, 50);"; done ;;
 		report_result)
 			cat <<'SQL'
 SELECT count(*) FROM (SELECT nextval('todo_report') AS m FROM generate_series(1, 3000)) p,

@@ -165,6 +165,12 @@ INSERT INTO null_sample VALUES
 -- (CALLed here inside a transaction block, it refuses to run: 2D000)
 ('mm.run_ticks(text, interval, interval)', '{"''nq''", "''1 second''", "''0 seconds''"}'),
 ('mm.purge(interval, int)', '{"''1 day''"}'),
+('mm.whatif(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)',
+ '{"''nq''", "''2024-01-01 12:00+00''", "''2024-01-01 12:01+00''", "''{}''", "''10 seconds''"}'),
+('mm.whatif_compare(text, timestamptz, timestamptz, jsonb[], interval, float8, bigint)',
+ '{"''nq''", "''2024-01-01 12:00+00''", "''2024-01-01 12:01+00''", "''{}''", "''10 seconds''"}'),
+('mm.whatif_matches(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)',
+ '{"''nq''", "''2024-01-01 12:00+00''", "''2024-01-01 12:01+00''", "''{}''", "''10 seconds''"}'),
 ('mm.accept(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
 ('mm.decline(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
 ('mm.request_backfill(bigint, text, int, text[])', '{"(SELECT delivered FROM null_fix)", "''blue''", 1}'),
@@ -218,6 +224,12 @@ INSERT INTO null_allowed VALUES
 ('mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean)', 'hi', 'none: the grid is searched instead'),
 ('mm.glicko2_fit(text, text, float8[], float8, float8, int, interval, boolean)', 'period', 'none given: rating periods of 3 days'),
 ('mm.config_keys(text)', 'kind', 'no kind: the keys of every config'),
+('mm.whatif(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)', 'every', 'none: the recorded tick times'),
+('mm.whatif(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)', 'accept_rate', 'none: the recorded accept rate'),
+('mm.whatif_compare(text, timestamptz, timestamptz, jsonb[], interval, float8, bigint)', 'every', 'none: the recorded tick times'),
+('mm.whatif_compare(text, timestamptz, timestamptz, jsonb[], interval, float8, bigint)', 'accept_rate', 'none: the recorded accept rate'),
+('mm.whatif_matches(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)', 'every', 'none: the recorded tick times'),
+('mm.whatif_matches(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)', 'accept_rate', 'none: the recorded accept rate'),
 ('mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], float8, jsonb)', 'tau', 'no tau given: the policy''s system constant, 0.5 without a policy'),
 ('mm.glicko2_rate(mm.glicko, float8[], float8[], float8[], float8, jsonb)', 'policy', 'no policy: plain Glicko-2'),
 ('mm.glicko2_idle(mm.glicko, float8, jsonb)', 'policy', 'no policy: plain Glicko-2'),
@@ -321,6 +333,8 @@ WHERE p.pronamespace = 'mm'::regnamespace
   AND coalesce(obj_description(p.oid, 'pg_proc'), '') NOT LIKE 'internal:%';
 
 CREATE TEMP TABLE null_outcome (fn regprocedure, arg text, argpos int, outcome text, message text);
+-- (the what-if replays say how far they are with NOTICEs)
+SET client_min_messages = warning;
 DO $$
 DECLARE
     f record;
@@ -371,6 +385,7 @@ BEGIN
     END LOOP;
 END
 $$;
+RESET client_min_messages;
 
 SELECT count(*) AS functions, count(*) FILTER (WHERE proisstrict AND provolatile = 'i') AS pure_strict,
        (SELECT count(*) FROM null_outcome WHERE argpos > 0) AS null_calls
