@@ -69,6 +69,13 @@ if [ -z "$bad" ]; then
 else
 	notok "every alternative expected output (expected/NAME_N.out) has its test, its expected/NAME.out and a comment there saying why (not:$bad)"
 fi
+# Differences between PostgreSQL versions are guarded in one header.
+versioned=$(grep -rlE 'PG_VERSION_NUM|PG_MAJORVERSION' src --include='*.c' --include='*.h' | grep -vx 'src/core/pg_compat.h')
+if [ -z "$versioned" ]; then
+	ok "only src/core/pg_compat.h tests the PostgreSQL version (PG_VERSION_NUM)"
+else
+	notok "only src/core/pg_compat.h tests the PostgreSQL version (PG_VERSION_NUM; also: $(echo $versioned))"
+fi
 
 # 2. The three components.
 for d in src/matcher src/queue src/results; do
