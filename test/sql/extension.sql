@@ -74,11 +74,15 @@ CREATE EXTENSION mm;
 \echo :LAST_ERROR_SQLSTATE
 SELECT extname, extversion, extrelocatable FROM pg_extension WHERE extname = 'mm';
 
--- A schema mm that is not the extension's is not taken over.
+-- A schema mm that is not the extension's is not taken over. (Terse: from
+-- PostgreSQL 18 an error in an extension script also names the script's
+-- line in a CONTEXT, 15 to 17 print none.)
 DROP EXTENSION mm;
 CREATE SCHEMA mm;
+\set VERBOSITY terse
 CREATE EXTENSION mm;
 \echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY default
 DROP SCHEMA mm;
 CREATE EXTENSION mm;
 
