@@ -463,6 +463,22 @@ ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_match_fkey TO ended_r
 ALTER TABLE mm.ended_roster DROP CONSTRAINT match_roster_team_check;
 ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63);
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_backfill_fkey TO ended_roster_backfill_fkey;
+-- From PostgreSQL 18 each NOT NULL is a constraint named after the table it
+-- was made on: the renamed table's get the names a fresh install gives them
+-- (before 18 there are none, and this renames nothing).
+DO $$
+DECLARE
+    c name;
+BEGIN
+    FOR c IN SELECT conname FROM pg_catalog.pg_constraint
+             WHERE conrelid = 'mm.ended_roster'::regclass AND contype = 'n' AND conname LIKE 'match\_roster\_%'
+             ORDER BY conname
+    LOOP
+        EXECUTE format('ALTER TABLE mm.ended_roster RENAME CONSTRAINT %I TO %I',
+                       c, 'ended_roster_' || substr(c, length('match_roster_') + 1));
+    END LOOP;
+END
+$$;
 -- the rosters of 0.1.0's matches that are not finished go back to
 -- mm.roster, in their match (0.1.0 made no proposed or dissolved match)
 INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, ladder_points, dishonor, joined_at,
