@@ -57,7 +57,9 @@ serverlog=$PGHOST/server.log
 if make -s PG_CONFIG="$copy_config" with_llvm=no installcheck ISOLATION= >"$work/regress.log" 2>&1; then
 	echo "ok - regression suite passes under UBSan"
 else
-	grep -E '^test |FAILED' "$work/regress.log" | sed 's/^/# /'
+	# up to 15 "test name ... FAILED", from 16 TAP lines "not ok N - name"
+	grep -E '^test |FAILED|^not ok ' "$work/regress.log" | sed 's/^/# /'
+	[ -f regression.diffs ] && head -60 regression.diffs | sed 's/^/#   /'
 	echo "not ok - regression suite under UBSan"
 fi
 MM_ROOT=$work/src MM_FUZZ_CALLS=${MM_FUZZ_CALLS:-3000} bash test/suites/fuzz.sh 2>&1 | sed 's/^ok - /ok - under UBSan: /'
