@@ -54,7 +54,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
 -- refuses to drop one a queue uses; a direct change of its table may
 -- have) gives no dishonor: the caller warns (mm._dodge_reason_warning).
 -- @access internal
-CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
+CREATE FUNCTION mm._dissolve_match(queue_id int, match_id bigint, dodgers bigint[], reason text, at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -69,7 +69,7 @@ DECLARE
     taken bigint[];
     p bigint;
 BEGIN
-    SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
+    SELECT * INTO m FROM mm.match x WHERE x.queue_id = _dissolve_match.queue_id AND x.match_id = _dissolve_match.match_id;
     cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
     dodge := cfg ->> 'dodge_reason';
     -- a duration: seconds, or interval text
@@ -80,7 +80,8 @@ BEGIN
                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                       AND CASE WHEN dodgers IS NULL
                                THEN NOT EXISTS (SELECT FROM mm.match_accept a
-                                                WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                                                WHERE a.queue_id = m.queue_id AND a.match_id = m.match_id
+                                                  AND a.player_id = u.p)
                                ELSE u.p = ANY (dodgers) END
                     ORDER BY u.p);
     -- a reason the dishonor config does not know gives no dishonor (the
@@ -122,7 +123,7 @@ BEGIN
     SET match_id = NULL, team = NULL, waited = NULL, backfill_id = NULL, joined_at = least(r.joined_at, now())
     WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.roster_id = ANY (back);
     DELETE FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id;
-    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
 
     IF dodge IS NOT NULL THEN
         FOREACH p IN ARRAY dodged LOOP
@@ -227,7 +228,7 @@ BEGIN
     PERFORM mm._dodge_reason_warning(_resolve_proposals.queue_id, ids);
     BEGIN
         FOREACH id IN ARRAY ids LOOP
-            PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+            PERFORM mm._dissolve_match(_resolve_proposals.queue_id, id, NULL, 'accept_timeout', _resolve_proposals.at);
         END LOOP;
         dissolved := cardinality(ids);
         PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, ids, 'accept_timeout');
@@ -237,7 +238,7 @@ BEGIN
     END;
     FOREACH id IN ARRAY ids LOOP
         BEGIN
-            PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+            PERFORM mm._dissolve_match(_resolve_proposals.queue_id, id, NULL, 'accept_timeout', _resolve_proposals.at);
             dissolved := dissolved + 1;
             done := done || id;
         EXCEPTION WHEN OTHERS THEN
@@ -264,13 +265,17 @@ RETURNS record
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    q int;
 BEGIN
     IF match_id IS NULL OR player_id IS NULL THEN
         RAISE EXCEPTION 'match_id and player_id must not be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     -- one decision at a time per match: accepts, declines and ticks queue up
-    SELECT * INTO m FROM mm.match x WHERE x.match_id = _ready_match.match_id FOR UPDATE;
+    -- (found by its queue too: on Citus, on its shard)
+    q := mm._match_queue(match_id);
+    SELECT * INTO m FROM mm.match x WHERE x.queue_id = q AND x.match_id = _ready_match.match_id FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'match % does not exist', match_id
             USING ERRCODE = 'undefined_object', HINT = 'mm.ticket_status tells a player''s match.';
@@ -325,13 +330,13 @@ BEGIN
     END IF;
     SELECT sum(cardinality(mr.players)) INTO players FROM mm.match_roster mr
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
-    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.match_id = m.match_id;
+    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.queue_id = m.queue_id AND a.match_id = m.match_id;
     IF accepted < players THEN
         RETURN 'proposed';
     END IF;
 
     -- everyone accepted: the match is ready to play, notified and claimable
-    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
     SELECT mr.roster_id, u.p, 'matched', now(), m.queue_id, m.match_id
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
@@ -372,10 +377,10 @@ BEGIN
     PERFORM mm._dodge_reason_warning(m.queue_id, ARRAY[m.match_id]);
     -- after the end of the ready check everyone who did not accept dodged
     IF now() < m.accept_until THEN
-        PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+        PERFORM mm._dissolve_match(m.queue_id, m.match_id, ARRAY[player_id], 'declined', now());
         PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'declined');
     ELSE
-        PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+        PERFORM mm._dissolve_match(m.queue_id, m.match_id, NULL, 'accept_timeout', now());
         PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'accept_timeout');
     END IF;
     RETURN true;

@@ -64,6 +64,89 @@ END
 $$;
 COMMENT ON FUNCTION mm._queue_name IS 'internal: the name of the live queue of that id, or an error';
 
+-- Where a row named by its id alone lives: the queue of a match, a
+-- roster, a backfill request. On a single node each is a lookup in a key;
+-- on Citus, where the queue tables are distributed by queue, an id names
+-- no queue and the lookup reads every shard (in parallel, each by an
+-- index): the calls that take such an id find the queue this way first,
+-- then run every statement on the queue's shard. The queue-id forms skip
+-- it.
+
+-- @access internal
+CREATE FUNCTION mm._match_queue(match_id bigint)
+RETURNS int
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q int;
+BEGIN
+    SELECT m.queue_id INTO q FROM mm.match m WHERE m.match_id = _match_queue.match_id;
+    RETURN q;
+END
+$$;
+COMMENT ON FUNCTION mm._match_queue IS 'internal: the queue of a match, NULL if there is no such match';
+
+-- A roster waiting or in an open match (mm.roster), in an ended match
+-- (mm.ended_roster), or gone with its history kept (mm.ticket_event).
+-- @access internal
+CREATE FUNCTION mm._roster_queue(roster_id bigint)
+RETURNS int
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q int;
+BEGIN
+    SELECT r.queue_id INTO q FROM mm.roster r WHERE r.roster_id = _roster_queue.roster_id;
+    IF NOT FOUND THEN
+        SELECT e.queue_id INTO q FROM mm.ended_roster e WHERE e.roster_id = _roster_queue.roster_id;
+    END IF;
+    IF NOT FOUND THEN
+        SELECT e.queue_id INTO q FROM mm.ticket_event e WHERE e.roster_id = _roster_queue.roster_id LIMIT 1;
+    END IF;
+    RETURN q;
+END
+$$;
+COMMENT ON FUNCTION mm._roster_queue IS
+    'internal: the queue of a roster (waiting, in a match, in an ended match, or gone with its ticket history), NULL if none is known';
+
+-- @access internal
+CREATE FUNCTION mm._backfill_queue(backfill_id bigint)
+RETURNS int
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    q int;
+BEGIN
+    SELECT b.queue_id INTO q FROM mm.backfill b WHERE b.backfill_id = _backfill_queue.backfill_id;
+    RETURN q;
+END
+$$;
+COMMENT ON FUNCTION mm._backfill_queue IS 'internal: the queue of a backfill request, NULL if there is no such request';
+
+-- On Citus, the roster a player queued in last, from its row of
+-- mm.waiting_player (on the player's shard): the only roster where the
+-- player may be waiting, and the one whose history says where it is now.
+-- NULLs on a single node, where the player's rows of the queue tables are
+-- found by their player_id indexes.
+-- @access internal
+CREATE FUNCTION mm._player_roster(player_id bigint, OUT queue_id int, OUT roster_id bigint)
+RETURNS record
+LANGUAGE plpgsql STABLE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF mm._queues_distributed() THEN
+        SELECT w.queue_id, w.roster_id INTO queue_id, roster_id
+        FROM mm.waiting_player w WHERE w.player_id = _player_roster.player_id;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._player_roster IS
+    'internal (Citus): the queue and roster a player last queued in (mm.waiting_player); NULLs on a single node';
+
 -- Citus: hold the players of a new roster cluster-wide (mm.enqueue calls it
 -- after inserting the roster). In player order, so that two enqueues sharing
 -- players wait for each other instead of deadlocking. A row naming another
@@ -188,6 +271,14 @@ $$;
 COMMENT ON FUNCTION mm.leave IS
     'mm.leave of a roster of the queue of that id (false if it is not waiting there); on Citus it runs on the worker holding the queue';
 
+-- @access service, admin; definer
+CREATE FUNCTION mm.report_result(queue_id int, match_id bigint, result jsonb)
+RETURNS SETOF mm.match_result_player
+AS 'MODULE_PATHNAME', 'mm_report_result_queue'
+LANGUAGE C VOLATILE ROWS 10;
+COMMENT ON FUNCTION mm.report_result IS
+    'mm.report_result of a match of the queue of that id (a match of another queue does not exist for it); on Citus it runs on the worker holding the queue, without looking the match up on every shard';
+
 -- The DBA's step on a Citus coordinator.
 -- @access internal
 CREATE FUNCTION mm.citus_distribute_queues(shard_count int DEFAULT 32)
@@ -219,9 +310,20 @@ DECLARE
             DROP CONSTRAINT backfill_match_team_key,
             ADD CONSTRAINT backfill_pkey PRIMARY KEY (queue_id, backfill_id),
             ADD CONSTRAINT backfill_match_team_key UNIQUE (queue_id, match_id, team, backfill_id);
-        ALTER TABLE mm.match_result DROP CONSTRAINT match_result_match_fkey;
+        ALTER TABLE mm.match_result_player DROP CONSTRAINT match_result_player_match_fkey,
+            DROP CONSTRAINT match_result_player_pkey,
+            ADD CONSTRAINT match_result_player_pkey PRIMARY KEY (queue_id, match_id, player_id);
+        ALTER TABLE mm.rating_period_game DROP CONSTRAINT rating_period_game_match_fkey;
+        ALTER TABLE mm.match_result DROP CONSTRAINT match_result_match_fkey, DROP CONSTRAINT match_result_pkey,
+            ADD CONSTRAINT match_result_pkey PRIMARY KEY (queue_id, match_id);
         ALTER TABLE mm.odds_calibration DROP CONSTRAINT odds_calibration_queue_id_fkey;
         ALTER TABLE mm.odds_result DROP CONSTRAINT odds_result_match_fkey;
+        -- a match, an ended roster and a backfill request named by their
+        -- id alone (mm._match_queue, mm._roster_queue, mm._backfill_queue):
+        -- an index on each shard where the dropped keys were
+        CREATE INDEX match_match_id_idx ON mm.match (match_id);
+        CREATE INDEX ended_roster_roster_idx ON mm.ended_roster (roster_id);
+        CREATE INDEX backfill_backfill_id_idx ON mm.backfill (backfill_id);
     $k$;
     t text;
     ok boolean;
@@ -271,16 +373,19 @@ BEGIN
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
     FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.ended_roster', 'mm.ticket_event', 'mm.tick_log',
-                             'mm.odds_calibration', 'mm.odds_result'] LOOP
+                             'mm.odds_calibration', 'mm.odds_result', 'mm.match_result', 'mm.match_result_player',
+                             'mm.queue_dodge'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.waiting_player', 'player_id', shard_count);
-    EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
-                   'mm.ratings', 'player_id', 'mm.waiting_player');
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result';
-    RETURN NEXT 'distributed by player_id: mm.waiting_player, mm.ratings';
+    FOREACH t IN ARRAY ARRAY['mm.ratings', 'mm.rating_period_game'] LOOP
+        EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
+                       t, 'player_id', 'mm.waiting_player');
+    END LOOP;
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result, mm.match_result, mm.match_result_player, mm.queue_dodge';
+    RETURN NEXT 'distributed by player_id, colocated: mm.waiting_player, mm.ratings, mm.rating_period_game';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
     ALTER TABLE mm.match ADD CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;
@@ -303,6 +408,10 @@ BEGIN
         REFERENCES mm.backfill (queue_id, match_id, team, backfill_id) ON DELETE CASCADE;
     ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_backfill_fkey FOREIGN KEY (queue_id, match_id, team, backfill_id)
         REFERENCES mm.backfill (queue_id, match_id, team, backfill_id) ON DELETE CASCADE;
+    ALTER TABLE mm.match_result ADD CONSTRAINT match_result_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE;
+    ALTER TABLE mm.match_result_player ADD CONSTRAINT match_result_player_match_fkey FOREIGN KEY (queue_id, match_id)
+        REFERENCES mm.match_result (queue_id, match_id) ON DELETE CASCADE;
     RETURN NEXT 'foreign keys restored with queue_id';
 
     -- ids made on different nodes must not collide: each node draws from
@@ -332,7 +441,7 @@ BEGIN
     -- calls sent to the worker holding the queue
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
                              'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
-                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
+                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)', 'mm.report_result(int, bigint, jsonb)'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_function(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -341,10 +450,10 @@ BEGIN
     -- enqueue, read and write beyond the queue's shard
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
                              'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
-                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
+                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)', 'mm.report_result(int, bigint, jsonb)'] LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.allow_nested_distributed_execution = on', t);
     END LOOP;
-    RETURN NEXT 'delegated by queue_id: mm.tick, mm.enqueue, mm.claim_matches, mm.leave (queue-id forms)';
+    RETURN NEXT 'delegated by queue_id: mm.tick, mm.enqueue, mm.claim_matches, mm.leave, mm.report_result (queue-id forms)';
 END
 $$;
 COMMENT ON FUNCTION mm.citus_distribute_queues IS
