@@ -723,8 +723,7 @@ BEGIN
     END IF;
 
     -- a player in a ready check (a proposed match, until its end) is not
-    -- free to queue (on Citus the ready check is not supported: see the
-    -- scaling docs)
+    -- free to queue
     IF NOT distributed THEN
         SELECT e.player_id, e.match_id INTO p, other
         FROM unnest(players) AS u(x)
@@ -741,8 +740,8 @@ BEGIN
     END IF;
 
     -- requeue_while_in_match false: a player whose last match is not
-    -- finished waits for it
-    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+    -- finished waits for it (on Citus mm._hold_players checks both, below)
+    IF NOT distributed AND NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
         SELECT e.player_id, e.match_id INTO p, other
         -- its last roster that went into a match (with the player in it)
         -- (each event's roster looked up by its key, in the match it is in
@@ -813,7 +812,7 @@ BEGIN
     SELECT id, u.x, 'waiting', joined_at, q.queue_id FROM unnest(players) AS u(x);
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
-        PERFORM mm._hold_players(q.queue_id, id, players);
+        PERFORM mm._hold_players(q.queue_id, id, players, queue, NOT (cfg ->> 'requeue_while_in_match')::boolean);
     END IF;
     RETURN id;
 END
@@ -1131,7 +1130,10 @@ BEGIN
                      CASE WHEN e.status <> 'waiting' THEN e.at END AS since, e.match_id, e.reason
               FROM mm.ticket_event e WHERE e.player_id = ticket_status.player_id
                 AND (wq IS NULL OR (e.queue_id = wq AND e.roster_id = wr))
-              ORDER BY e.event_id DESC LIMIT 1) e
+              -- (on Citus a roster's events may be written on its worker
+              -- and on the coordinator, whose ids are of different ranges:
+              -- by time first there)
+              ORDER BY CASE WHEN wq IS NOT NULL THEN e.at END DESC, e.event_id DESC LIMIT 1) e
         -- (the roster looked up by its key where it is, in an open match or
         -- an ended one: never a read of every match's rosters; its queue is
         -- wq on Citus, which keeps each read on that queue's shard)
@@ -1164,6 +1166,9 @@ AS $$
 DECLARE
     -- the roster's queue: every statement is kept to it (on Citus, its shard)
     q int := mm._roster_queue(roster_id);
+    -- on Citus a roster's events may be written on its worker and on the
+    -- coordinator, whose ids are of different ranges: by time first there
+    by_time boolean := mm._queues_distributed();
 BEGIN
     IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     RETURN QUERY
@@ -1185,7 +1190,7 @@ BEGIN
           AND NOT EXISTS (SELECT FROM mm.ticket_event e
                           WHERE e.queue_id = q AND e.roster_id = mr.roster_id AND e.match_id = mr.match_id)
     ) x
-    ORDER BY x.seq NULLS LAST;
+    ORDER BY CASE WHEN by_time THEN x.at END, x.seq NULLS LAST;
 END
 $$;
 COMMENT ON FUNCTION mm.roster_status IS

@@ -68,6 +68,9 @@ DECLARE
     back bigint[];
     taken bigint[];
     p bigint;
+    pr bigint;
+    wq int;
+    wr bigint;
 BEGIN
     SELECT * INTO m FROM mm.match x WHERE x.queue_id = _dissolve_match.queue_id AND x.match_id = _dissolve_match.match_id;
     cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
@@ -96,10 +99,24 @@ BEGIN
     WHERE qp.queue_id = m.queue_id
       AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id)
     ORDER BY qp.player_id FOR UPDATE;
+    -- on Citus a player who queued again meanwhile, in another queue, has
+    -- no row here marked requeued (that key holds per queue): its own row of
+    -- mm.waiting_player names its new roster. The rows locked in player
+    -- order, one at a time, as mm.enqueue takes them.
+    IF mm._queues_distributed() THEN
+        FOR pr, p IN SELECT mr.roster_id, u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id ORDER BY u.p LOOP
+            SELECT w.queue_id, w.roster_id INTO wq, wr FROM mm.waiting_player w WHERE w.player_id = p FOR UPDATE;
+            IF FOUND AND (wq, wr) IS DISTINCT FROM (m.queue_id, pr) THEN
+                taken := taken || pr;
+            END IF;
+        END LOOP;
+    END IF;
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                     AND NOT mr.players && dodged
                     AND cardinality(mr.players) > 0
+                    AND NOT mr.roster_id = ANY (coalesce(taken, '{}'))
                     AND NOT EXISTS (SELECT FROM mm.queued_player qp
                                     WHERE qp.queue_id = mr.queue_id AND qp.roster_id = mr.roster_id AND qp.requeued)
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
@@ -158,7 +175,7 @@ DECLARE
     i int := 1;
 BEGIN
     WHILE i <= n LOOP
-        PERFORM pg_catalog.pg_notify('mm_queue_' || queue_id,
+        PERFORM mm._notify('mm_queue_' || queue_id,
             format('{"queue_id": %s%s, "dissolved": [%s], "reason": %s}', queue_id,
                    CASE WHEN octet_length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
                    array_to_string(match_ids[i:i + 249], ', '), to_json(reason)));
@@ -344,7 +361,7 @@ BEGIN
     ORDER BY mr.roster_id, u.p;
     -- the payload carries the queue's name as the tick's does: only when
     -- short enough (a queue of 0.1.0 may have a name of any length)
-    PERFORM pg_catalog.pg_notify('mm_queue_' || m.queue_id,
+    PERFORM mm._notify('mm_queue_' || m.queue_id,
                                  format('{"queue_id": %s%s, "matches": [%s]}', m.queue_id,
                                         (SELECT ', "queue": ' || to_json(q.name) FROM mm.queue q
                                          WHERE q.queue_id = m.queue_id AND octet_length(q.name) < 1950),

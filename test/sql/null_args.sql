@@ -176,6 +176,7 @@ INSERT INTO null_sample VALUES
 ('mm.rating_conservative(text, float8[], timestamptz, timestamptz)', '{"''glicko2''", "''{1500, 350, 0.06}''", "''2024-01-01 00:00+00''", "''2024-06-01 00:00+00''"}'),
 ('mm.close_rating_period(text, timestamptz)', '{"''nq_key''"}'),
 ('mm.report_result(bigint, jsonb)', '{"(SELECT delivered FROM null_fix)", "''{\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}''"}'),
+('mm.report_result(int, bigint, jsonb)', '{"(SELECT queue_id FROM null_fix)", "(SELECT delivered FROM null_fix)", "''{\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}''"}'),
 ('mm.abandon_match(bigint)', '{"(SELECT delivered FROM null_fix)"}'),
 -- async pools
 ('mm.create_pool(text, jsonb)', '{"''npool_new''"}'),

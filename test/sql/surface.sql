@@ -72,7 +72,9 @@ INSERT INTO surface_overloads VALUES
 ('claim_matches', 'mm.claim_matches(text,integer)'),
 ('claim_matches', 'mm.claim_matches(integer,integer)'),
 ('leave', 'mm.leave(bigint)'),
-('leave', 'mm.leave(integer,bigint)');
+('leave', 'mm.leave(integer,bigint)'),
+('report_result', 'mm.report_result(bigint,jsonb)'),
+('report_result', 'mm.report_result(integer,bigint,jsonb)');
 
 -- public functions that share a name outside the sets (none)
 SELECT f.fn, f.result FROM surface_fn f
