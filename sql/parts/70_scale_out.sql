@@ -432,11 +432,13 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF pg_catalog.to_regclass('pg_catalog.pg_dist_local_group') IS NOT NULL
-       AND EXISTS (SELECT FROM pg_catalog.pg_dist_local_group l, pg_catalog.pg_sequence q
+    -- (a statement naming Citus's catalog is planned only where it exists)
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_local_group') IS NOT NULL THEN
+        IF EXISTS (SELECT FROM pg_catalog.pg_dist_local_group l, pg_catalog.pg_sequence q
                    WHERE l.groupid > 0 AND q.seqrelid = 'mm.roster_id_seq'::regclass
                      AND q.seqmin <> 1 + (l.groupid::bigint << 48)) THEN
-        PERFORM mm._citus_node_ranges();
+            PERFORM mm._citus_node_ranges();
+        END IF;
     END IF;
 END
 $$;
