@@ -1472,7 +1472,9 @@ LEFT JOIN (
     WHERE mt.created_at > now() - interval '1 hour'
     GROUP BY mt.queue_id
 ) m ON m.queue_id = q.queue_id
-WHERE q.dropped_at IS NULL;
+WHERE q.dropped_at IS NULL
+-- in the order the queues were created, as the rows of mm.queue come
+ORDER BY q.queue_id;
 COMMENT ON VIEW mm.queue_stats IS
     'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches played (made and not dissolved: matched or finished; a match still in its ready check is neither), proposals dissolved by a ready check, matches a tick made on average (proposals included), mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches; mm.estimate_wait tells it for a rating)';
 
