@@ -403,8 +403,9 @@ BEGIN
     SELECT l.groupid INTO g FROM pg_catalog.pg_dist_local_group l;
     lo := CASE WHEN g = 0 THEN 1 ELSE 1 + (g << 48) END;
     hi := (g + 1) << 48;
-    -- one node's sequences are set by one session at a time
-    PERFORM pg_catalog.pg_advisory_xact_lock(1835888748, 3);
+    -- one node's sequences are set by one session at a time (the advisory
+    -- lock 0x6d6d0003, beside the ticks' 0x6d6d0001 and 0x6d6d0002)
+    PERFORM pg_catalog.pg_advisory_xact_lock(1835859971, 0);
     FOREACH s IN ARRAY ARRAY['mm.roster_id_seq', 'mm.roster_position_seq', 'mm.match_id_seq',
                              'mm.tick_id_seq', 'mm.ticket_event_id_seq', 'mm.backfill_id_seq'] LOOP
         CONTINUE WHEN EXISTS (SELECT FROM pg_catalog.pg_sequence q
