@@ -458,6 +458,11 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RAISE EXCEPTION 'mm._citus_node_keys needs Citus'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Extension citus is not installed in this database: a single node keeps its keys.';
+    END IF;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_constraint c
                    WHERE c.conrelid = 'mm.match'::regclass AND c.conname = 'match_pkey') THEN
         RETURN false;
