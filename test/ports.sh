@@ -12,8 +12,11 @@
 #   B+4  replica   test/suites/replica.sh: the primary; B+5 its hot standby
 #   B+6  citus     test/citus/cluster.sh: the coordinator (127.0.0.1);
 #                  B+7 and B+8 the workers (127.0.0.1)
-#   B+9  upgrade   test/suites/server_upgrade.sh: the server before and
+#   B+9  one suite at a time (the suites run one after another):
+#        upgrade   test/suites/server_upgrade.sh: the server before and
 #                  after pg_upgrade, one at a time (unix socket only)
+#        citus     test/citus/cluster.sh: the worker the Citus suite adds
+#                  to its cluster later (127.0.0.1)
 #
 # Two runs on one host do not disturb each other when their bases are at
 # least 10 apart (or when they use different MM_TMPDIRs: only the Citus nodes

@@ -223,17 +223,25 @@ ALTER TABLE mm.roster
 -- Every roster of every match, open or ended, as one relation: the rosters
 -- of open matches (proposed or being played) from mm.roster with their
 -- players in party order, those of ended matches from mm.ended_roster.
+-- An open match's rosters are joined to their players and grouped by
+-- roster (every column of the roster a grouping column), not read by a
+-- subquery per roster: a condition on the view's queue_id, match_id or
+-- roster_id reaches mm.roster's indexes and, through the join's equality
+-- on queue_id, mm.queued_player too, so that on Citus a read of one
+-- queue's matches runs whole on the queue's shard (a correlated subquery
+-- names no queue, and Citus would send it to every shard).
 -- @access admin, analyst
 CREATE VIEW mm.match_roster AS
 SELECT r.match_id, r.roster_id, r.team,
-       ARRAY(SELECT qp.player_id FROM mm.queued_player qp
-             WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id ORDER BY qp.seat) AS players,
+       coalesce(array_agg(qp.player_id ORDER BY qp.seat) FILTER (WHERE qp.player_id IS NOT NULL), '{}') AS players,
        r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
-       ARRAY(SELECT qp.profession FROM mm.queued_player qp
-             WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.profession IS NOT NULL
-             ORDER BY qp.seat) AS professions,
+       coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
        r.joined_at, r.waited, r.queue_id, r.position, r.backfill_id, r.attributes, r.latencies
-FROM mm.roster r WHERE r.match_id IS NOT NULL
+FROM mm.roster r
+LEFT JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
+WHERE r.match_id IS NOT NULL
+GROUP BY r.queue_id, r.roster_id, r.match_id, r.team, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
+         r.joined_at, r.waited, r.position, r.backfill_id, r.attributes, r.latencies
 UNION ALL
 SELECT e.match_id, e.roster_id, e.team, e.players, e.rating, e.deviation, e.rank, e.ladder_points, e.dishonor,
        e.professions, e.joined_at, e.waited, e.queue_id, e.position, e.backfill_id, e.attributes, e.latencies
@@ -400,6 +408,7 @@ DECLARE
     new_cfg jsonb;
     size int;
     removed int;
+    too_large bigint[];
 BEGIN
     IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     IF config IS NULL OR replace IS NULL THEN
@@ -424,12 +433,14 @@ BEGIN
     UPDATE mm.queue SET config = new_cfg WHERE queue.queue_id = q.queue_id;
     PERFORM mm._check_queue_reasons(name, new_cfg);
     -- rosters larger than a team now could never match: take them out
-    SELECT count(*) INTO removed
-    FROM mm._end_rosters(ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
-                               JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
-                               WHERE qp.queue_id = q.queue_id AND r.match_id IS NULL
-                               GROUP BY qp.roster_id HAVING count(*) > size),
-                         'removed', 'team_size', false);
+    -- (found first, then taken out by a statement of their own: on Citus
+    -- a function that runs statements on the queue's shard is not called
+    -- from a statement that itself runs there)
+    too_large := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                       JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
+                       WHERE qp.queue_id = q.queue_id AND r.match_id IS NULL
+                       GROUP BY qp.roster_id HAVING count(*) > size);
+    SELECT count(*) INTO removed FROM mm._end_rosters(too_large, 'removed', 'team_size', false, now(), q.queue_id);
     IF removed > 0 THEN
         RAISE NOTICE '% rosters of queue "%" had more players than the new team size and were removed', removed, name
             USING HINT = 'mm.ticket_status tells their players; they may queue again in smaller parties.';
@@ -449,6 +460,7 @@ AS $$
 DECLARE
     id int;
     dissolved bigint[];
+    waiting bigint[];
 BEGIN
     IF name IS NULL THEN PERFORM mm._null_arg('name'); END IF;
     IF keep_history IS NULL THEN PERFORM mm._null_arg('keep_history'); END IF;
@@ -464,10 +476,10 @@ BEGIN
         -- removed: the queue is dropped)
         dissolved := ARRAY(SELECT m.match_id FROM mm.match m WHERE m.queue_id = id AND m.accept_until IS NOT NULL
                            ORDER BY m.match_id FOR UPDATE);
-        PERFORM mm._dissolve_match(x, '{}', 'drop_queue', now()) FROM unnest(dissolved) x;
+        PERFORM mm._dissolve_match(id, x, '{}', 'drop_queue', now()) FROM unnest(dissolved) x;
         PERFORM mm._notify_dissolved(id, dissolved, 'drop_queue');
-        PERFORM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id AND r.match_id IS NULL),
-                                'removed', 'drop_queue', false);
+        waiting := ARRAY(SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = id AND r.match_id IS NULL);
+        PERFORM mm._end_rosters(waiting, 'removed', 'drop_queue', false, now(), id);
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.roster_arrival a WHERE a.queue_id = id;
@@ -712,8 +724,7 @@ BEGIN
     END IF;
 
     -- a player in a ready check (a proposed match, until its end) is not
-    -- free to queue (on Citus the ready check is not supported: see the
-    -- scaling docs)
+    -- free to queue
     IF NOT distributed THEN
         SELECT e.player_id, e.match_id INTO p, other
         FROM unnest(players) AS u(x)
@@ -730,8 +741,8 @@ BEGIN
     END IF;
 
     -- requeue_while_in_match false: a player whose last match is not
-    -- finished waits for it
-    IF NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
+    -- finished waits for it (on Citus mm._hold_players checks both, below)
+    IF NOT distributed AND NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
         SELECT e.player_id, e.match_id INTO p, other
         -- its last roster that went into a match (with the player in it)
         -- (each event's roster looked up by its key, in the match it is in
@@ -809,7 +820,7 @@ BEGIN
     FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.roster_id = id;
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
-        PERFORM mm._hold_players(q.queue_id, id, players);
+        PERFORM mm._hold_players(q.queue_id, id, players, queue, NOT (cfg ->> 'requeue_while_in_match')::boolean);
     END IF;
     RETURN id;
 END
@@ -829,18 +840,26 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     ids bigint[];
-    queues int[];
+    q int;
 BEGIN
     IF _end_rosters.queue_id IS NOT NULL THEN
         -- one queue, named by the caller: every statement is kept to that
         -- queue by an equality on queue_id (on Citus, to its shard; the
         -- queue-id forms of mm.leave run there). The waiting rosters are
-        -- locked first: a tick matching one is waited for, and then it is
-        -- in a match, not waiting, and is left alone with its players.
-        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
-                     WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (roster_ids)
-                       AND r.match_id IS NULL
-                     ORDER BY r.roster_id FOR UPDATE);
+        -- locked first: a tick matching one is waited for (or skipped, when
+        -- skip_locked), and then it is in a match, not waiting, and is left
+        -- alone with its players.
+        IF skip_locked THEN
+            ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                         WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (roster_ids)
+                           AND r.match_id IS NULL
+                         ORDER BY r.roster_id FOR UPDATE SKIP LOCKED);
+        ELSE
+            ids := ARRAY(SELECT r.roster_id FROM mm.roster r
+                         WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (roster_ids)
+                           AND r.match_id IS NULL
+                         ORDER BY r.roster_id FOR UPDATE);
+        END IF;
         RETURN QUERY
         WITH p AS (
             DELETE FROM mm.queued_player qp
@@ -859,37 +878,15 @@ BEGIN
         SELECT r.roster_id FROM r;
         RETURN;
     END IF;
-    -- only waiting rosters, locked first (a roster a tick is matching is
-    -- waited for, or skipped when skip_locked; once matched it is not
-    -- waiting and is left alone with its players)
-    IF skip_locked THEN
-        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
-                     WHERE r.roster_id = ANY (roster_ids) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED);
-    ELSE
-        ids := ARRAY(SELECT r.roster_id FROM mm.roster r
-                     WHERE r.roster_id = ANY (roster_ids) AND r.match_id IS NULL ORDER BY r.roster_id FOR UPDATE);
-    END IF;
-    -- their queues, so that the players are found by their key (queue,
-    -- roster), not by a scan of every queue's players
-    queues := ARRAY(SELECT DISTINCT r.queue_id FROM mm.roster r WHERE r.roster_id = ANY (ids));
-    -- the players first: Citus runs each part of this statement on its own,
-    -- and deleting the rosters first would cascade to the players before
-    -- they are recorded
-    RETURN QUERY
-    WITH p AS (
-        DELETE FROM mm.queued_player qp WHERE qp.queue_id = ANY (queues) AND qp.roster_id = ANY (ids)
-        RETURNING qp.queue_id, qp.roster_id, qp.player_id
-    ), r AS (
-        DELETE FROM mm.roster r WHERE r.roster_id = ANY (ids) RETURNING r.queue_id, r.roster_id
-    ), e AS (
-        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
-        SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, p.queue_id, _end_rosters.reason FROM p
-    )
-    SELECT r.roster_id FROM r;
+    -- rosters of any queues: each queue's in turn, in queue order (their
+    -- queues read without a lock; a roster's queue never changes)
+    FOR q IN SELECT DISTINCT r.queue_id FROM mm.roster r WHERE r.roster_id = ANY (roster_ids) ORDER BY 1 LOOP
+        RETURN QUERY SELECT x FROM mm._end_rosters(roster_ids, status, reason, skip_locked, at, q) x;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION mm._end_rosters IS
-    'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event; with queue_id, only rosters of that queue, every statement kept to it (skip_locked is not taken then)';
+    'internal: take waiting rosters out of their queue (left, expired or removed) and record it in mm.ticket_event, locked first (those another session holds skipped when skip_locked); with queue_id, only rosters of that queue; without it, each of their queues in turn, every statement kept to one queue';
 
 -- @access service, admin; definer
 CREATE FUNCTION mm.leave(roster_id bigint)
@@ -900,7 +897,8 @@ AS $$
 BEGIN
     IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     PERFORM mm._require_primary('mm.leave');
-    RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false));
+    RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false, now(),
+                                               mm._roster_queue(roster_id)));
 END
 $$;
 COMMENT ON FUNCTION mm.leave IS
@@ -914,11 +912,15 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     ids bigint[];
+    -- on Citus the queue the player last queued in (NULL on a single node)
+    w record := mm._player_roster(player_id);
 BEGIN
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     PERFORM mm._require_primary('mm.leave_player');
-    ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp WHERE qp.player_id = leave_player.player_id AND NOT qp.requeued);
-    RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false) r);
+    ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
+                 WHERE qp.player_id = leave_player.player_id AND NOT qp.requeued
+                   AND (w.queue_id IS NULL OR qp.queue_id = w.queue_id));
+    RETURN (SELECT max(r) FROM mm._end_rosters(ids, 'left', 'leave_player', false, now(), w.queue_id) r);
 END
 $$;
 COMMENT ON FUNCTION mm.leave_player IS
@@ -937,22 +939,24 @@ BEGIN
     IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     -- lock the roster: a tick that chose it drops that match, or has made
-    -- it and we find the roster gone
+    -- it and we find the roster gone (every statement names the roster's
+    -- queue: on Citus, its shard)
+    q := mm._roster_queue(roster_id);
     SELECT r.queue_id INTO q FROM mm.roster r
-    WHERE r.roster_id = remove_player.roster_id AND r.match_id IS NULL FOR UPDATE;
+    WHERE r.queue_id = q AND r.roster_id = remove_player.roster_id AND r.match_id IS NULL FOR UPDATE;
     IF NOT FOUND OR NOT EXISTS (SELECT FROM mm.queued_player qp
-                                WHERE qp.roster_id = remove_player.roster_id
+                                WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id
                                   AND qp.player_id = remove_player.player_id) THEN
         RETURN false;
     END IF;
     SELECT count(*) - 1 INTO others FROM mm.queued_player qp
     WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id;
     IF others = 0 THEN
-        PERFORM mm._end_rosters(ARRAY[roster_id], 'removed', 'remove_player', false);
+        PERFORM mm._end_rosters(ARRAY[roster_id], 'removed', 'remove_player', false, now(), q);
         RETURN true;
     END IF;
     DELETE FROM mm.queued_player qp
-    WHERE qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
+    WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
     VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
     RETURN true;
@@ -975,14 +979,17 @@ DECLARE
     n int;
     r mm.roster;
     q mm.queue;
+    qid int;
 BEGIN
     IF roster_id IS NULL THEN
         RAISE EXCEPTION 'roster_id must not be null' USING ERRCODE = 'null_value_not_allowed';
     END IF;
     -- lock the roster first: its players cannot change meanwhile (they are
-    -- found by their key, queue and roster)
+    -- found by their key, queue and roster; every statement names the
+    -- queue: on Citus, its shard)
+    qid := mm._roster_queue(update_roster.roster_id);
     SELECT * INTO r FROM mm.roster x
-    WHERE x.roster_id = update_roster.roster_id AND x.match_id IS NULL FOR UPDATE;
+    WHERE x.queue_id = qid AND x.roster_id = update_roster.roster_id AND x.match_id IS NULL FOR UPDATE;
     IF NOT FOUND THEN
         -- not waiting: a bad value is still an error, not false
         PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, NULL, 0);
@@ -1038,9 +1045,14 @@ CREATE FUNCTION mm._rosters(queue_id int)
 RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz,
                attributes jsonb, latencies jsonb, roles text[])
-LANGUAGE sql STABLE STRICT
+LANGUAGE plpgsql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+BEGIN
+    -- PL/pgSQL, not SQL: Citus plans the statements of an SQL function
+    -- without its arguments' values and cannot send them to the queue's
+    -- shard; a PL/pgSQL statement is planned with them
+    RETURN QUERY
     SELECT u.roster_id, max(u.position), array_agg(u.player_id ORDER BY u.seat) FILTER (WHERE u.seat IS NOT NULL),
            max(u.rating), max(u.deviation), max(u.rank), max(u.ladder_points), max(u.dishonor),
            coalesce(array_agg(u.profession ORDER BY u.seat) FILTER (WHERE u.profession IS NOT NULL), '{}'),
@@ -1057,7 +1069,8 @@ AS $$
                  NULL, NULL, qp.role
           FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id) u
     GROUP BY u.roster_id
-    HAVING count(u.position) > 0 AND count(u.seat) > 0
+    HAVING count(u.position) > 0 AND count(u.seat) > 0;
+END
 $$;
 COMMENT ON FUNCTION mm._rosters IS
     'internal: a queue''s waiting rosters with their players, professions and roles in party order, attributes and latencies (rosters without players are not waiting for anything and are left out)';
@@ -1067,16 +1080,22 @@ CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[],
                joined_at timestamptz, waited interval, attributes jsonb, latencies jsonb, roles text[])
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-SELECT mm._null_arg('queue') WHERE queue IS NULL;
-SELECT mm._null_arg('at') WHERE at IS NULL;
+DECLARE
+    q int;
+BEGIN
+    IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
+    IF at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
+    q := (mm._queue(queue)).queue_id;
+    RETURN QUERY
     SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
-           r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, at - r.joined_at,
+           r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, list_queue.at - r.joined_at,
            r.attributes, r.latencies, r.roles
-    FROM mm._rosters((mm._queue(queue)).queue_id) r
-    ORDER BY r.queue_position
+    FROM mm._rosters(q) r
+    ORDER BY r.queue_position;
+END
 $$;
 COMMENT ON FUNCTION mm.list_queue IS
     'the waiting rosters of a queue in queue order (place 1 is tried first), with their attributes, latencies and players'' roles';
@@ -1087,16 +1106,28 @@ COMMENT ON FUNCTION mm.list_queue IS
 CREATE FUNCTION mm.ticket_status(player_id bigint)
 RETURNS TABLE (status text, queue text, roster_id bigint, since timestamptz, match_id bigint,
                match_status text, reason text)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
+DECLARE
+    -- on Citus, the roster the player queued in last (mm.waiting_player):
+    -- every statement is kept to its queue's shard; NULL on a single node
+    wq int;
+    wr bigint;
+BEGIN
+    IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
+    SELECT w.queue_id, w.roster_id INTO wq, wr FROM mm._player_roster(player_id) w;
+    IF wq IS NULL AND mm._queues_distributed() THEN
+        RETURN;   -- the player never queued
+    END IF;
+    RETURN QUERY
     SELECT x.status, q.name, x.roster_id, coalesce(x.since, m.created_at), x.match_id, m.status, x.reason
     FROM (
         SELECT 'waiting'::text AS status, r.queue_id, r.roster_id, r.joined_at AS since,
                NULL::bigint AS match_id, NULL::text AS reason, 0 AS pri
-        FROM mm.queued_player qp JOIN mm.roster r ON r.roster_id = qp.roster_id
+        FROM mm.queued_player qp JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
         WHERE qp.player_id = ticket_status.player_id AND NOT qp.requeued AND r.match_id IS NULL
+          AND (wq IS NULL OR qp.queue_id = wq)
         UNION ALL
         -- its last event: how its ticket ended; or, when that is the
         -- waiting of a roster now gone without an event, the match the
@@ -1106,24 +1137,30 @@ SELECT mm._null_arg('player_id') WHERE player_id IS NULL;
         FROM (SELECT NULLIF(e.status, 'waiting') AS end_status, e.queue_id, e.roster_id, e.player_id,
                      CASE WHEN e.status <> 'waiting' THEN e.at END AS since, e.match_id, e.reason
               FROM mm.ticket_event e WHERE e.player_id = ticket_status.player_id
-              ORDER BY e.event_id DESC LIMIT 1) e
+                AND (wq IS NULL OR (e.queue_id = wq AND e.roster_id = wr))
+              -- (on Citus a roster's events may be written on its worker
+              -- and on the coordinator, whose ids are of different ranges:
+              -- by time first there)
+              ORDER BY CASE WHEN wq IS NOT NULL THEN e.at END DESC, e.event_id DESC LIMIT 1) e
         -- (the roster looked up by its key where it is, in an open match or
-        -- an ended one: never a read of every match's rosters)
+        -- an ended one: never a read of every match's rosters; its queue is
+        -- wq on Citus, which keeps each read on that queue's shard)
         LEFT JOIN LATERAL (
             SELECT r.roster_id, r.match_id FROM mm.roster r
-            WHERE e.end_status IS NULL AND r.queue_id = e.queue_id AND r.roster_id = e.roster_id
+            WHERE e.end_status IS NULL AND r.queue_id = coalesce(wq, e.queue_id) AND r.roster_id = e.roster_id
               AND r.match_id IS NOT NULL
               AND EXISTS (SELECT FROM mm.queued_player qp
                           WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
             UNION ALL
             SELECT x.roster_id, x.match_id FROM mm.ended_roster x
-            WHERE e.end_status IS NULL AND x.queue_id = e.queue_id AND x.roster_id = e.roster_id
+            WHERE e.end_status IS NULL AND x.queue_id = coalesce(wq, e.queue_id) AND x.roster_id = e.roster_id
               AND e.player_id = ANY (x.players)) mr ON true
         WHERE e.end_status IS NOT NULL OR mr.roster_id IS NOT NULL
     ) x
     JOIN mm.queue q ON q.queue_id = x.queue_id
-    LEFT JOIN mm.match m ON m.match_id = x.match_id
-    ORDER BY x.pri LIMIT 1
+    LEFT JOIN mm.match m ON m.queue_id = coalesce(wq, x.queue_id) AND m.match_id = x.match_id
+    ORDER BY x.pri LIMIT 1;
+END
 $$;
 COMMENT ON FUNCTION mm.ticket_status IS
     'where a player is now: waiting (queue, roster, since when), in a ready check (proposed, or accepted, with the match id), or how its last ticket ended (matched with the match id and match status, expired, left, removed, with the reason and when; removed by a dissolved match names it); no row if the player never queued or its history was purged';
@@ -1131,16 +1168,24 @@ COMMENT ON FUNCTION mm.ticket_status IS
 -- @access service, admin, analyst; definer
 CREATE FUNCTION mm.roster_status(roster_id bigint)
 RETURNS TABLE (status text, at timestamptz, players bigint[], match_id bigint, reason text)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
-SELECT mm._null_arg('roster_id') WHERE roster_id IS NULL;
+DECLARE
+    -- the roster's queue: every statement is kept to it (on Citus, its shard)
+    q int := mm._roster_queue(roster_id);
+    -- on Citus a roster's events may be written on its worker and on the
+    -- coordinator, whose ids are of different ranges: by time first there
+    by_time boolean := mm._queues_distributed();
+BEGIN
+    IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
+    RETURN QUERY
     SELECT x.status, x.at, x.players, x.match_id, x.reason
     FROM (
         SELECT e.status, e.at, array_agg(e.player_id ORDER BY e.player_id) AS players,
                e.match_id, e.reason, min(e.event_id) AS seq
         FROM mm.ticket_event e
-        WHERE e.roster_id = roster_status.roster_id
+        WHERE e.queue_id = q AND e.roster_id = roster_status.roster_id
         GROUP BY e.status, e.at, e.match_id, e.reason
         UNION ALL
         -- matched by a tick: its row of mm.match_roster is the event (a
@@ -1149,11 +1194,12 @@ SELECT mm._null_arg('roster_id') WHERE roster_id IS NULL;
         SELECT 'matched', m.created_at, ARRAY(SELECT u.p FROM unnest(mr.players) AS u(p) ORDER BY u.p),
                mr.match_id, NULL, NULL
         FROM mm.match_roster mr JOIN mm.match m ON m.queue_id = mr.queue_id AND m.match_id = mr.match_id
-        WHERE mr.roster_id = roster_status.roster_id
+        WHERE mr.queue_id = q AND mr.roster_id = roster_status.roster_id
           AND NOT EXISTS (SELECT FROM mm.ticket_event e
-                          WHERE e.queue_id = mr.queue_id AND e.roster_id = mr.roster_id AND e.match_id = mr.match_id)
+                          WHERE e.queue_id = q AND e.roster_id = mr.roster_id AND e.match_id = mr.match_id)
     ) x
-    ORDER BY x.seq NULLS LAST
+    ORDER BY CASE WHEN by_time THEN x.at END, x.seq NULLS LAST;
+END
 $$;
 COMMENT ON FUNCTION mm.roster_status IS
     'the history of a roster (ticket): when its players started waiting and how the roster, or a player removed from it, left the queue (matched with the match id, expired, left, removed, with the reason); with a ready check also proposed and accepted, and waiting again or removed when the match dissolved (with the match and the reason); its last row is its state now';
@@ -1275,41 +1321,60 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     missing bigint;
+    ids bigint[][];
+    queues int[];
+    q int;
 BEGIN
     IF match_ids IS NULL THEN PERFORM mm._null_arg('match_ids'); END IF;
     IF array_position(match_ids, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'match_ids must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    -- the matches that exist (and their queues: on Citus each match is
+    -- read on its queue's shard, one after another in match order; on a
+    -- single node all of them at once)
+    SELECT array_agg(m.match_id ORDER BY m.match_id), array_agg(m.queue_id ORDER BY m.match_id) INTO ids, queues
+    FROM mm.match m WHERE m.match_id = ANY (match_ids);
     SELECT u.id INTO missing FROM unnest(match_ids) AS u(id)
-    WHERE NOT EXISTS (SELECT FROM mm.match m WHERE m.match_id = u.id) ORDER BY u.id LIMIT 1;
+    WHERE u.id <> ALL (coalesce(ids, '{}')) ORDER BY u.id LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'match % does not exist', missing
             USING ERRCODE = 'undefined_object', HINT = 'Give match ids from the queue''s notifications or mm.claim_matches.';
     END IF;
-    RETURN QUERY
-    SELECT x.match_id, x.status, x.accept_until, x.roster_id, x.team, x.players,
-           ARRAY(SELECT a.player_id FROM mm.match_accept a
-                 WHERE a.match_id = x.match_id AND a.player_id = ANY (x.players) ORDER BY a.player_id),
-           x.backfill_id, x.requeued
-    FROM (
-        -- a match with its rosters: proposed, matched or finished
-        SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
-               NULL::boolean AS requeued, array_position(m.teams, mr.team) AS team_no
-        FROM mm.match m
-        CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
-                            WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
-        WHERE m.match_id = ANY (match_ids) AND m.status <> 'dissolved'
-        UNION ALL
-        -- a dissolved match gave its rosters up: what became of each, from
-        -- the ticket history (waiting again, or removed)
-        SELECT m.match_id, m.status, m.accept_until, e.roster_id, NULL::text,
-               array_agg(e.player_id ORDER BY e.player_id), NULL::bigint, bool_and(e.status = 'waiting'), NULL::int
-        FROM mm.match m
-        JOIN mm.ticket_event e ON e.match_id = m.match_id AND e.status IN ('waiting', 'removed')
-        WHERE m.match_id = ANY (match_ids) AND m.status = 'dissolved'
-        GROUP BY m.match_id, m.status, m.accept_until, e.roster_id
-    ) x
-    ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team_no, x.roster_id;
+    IF NOT mm._queues_distributed() THEN
+        ids := ARRAY[ids];
+        queues := ARRAY[NULL::int];
+    ELSE
+        ids := ARRAY(SELECT ARRAY[u.id] FROM unnest(ids) AS u(id));
+    END IF;
+    FOR i IN 1 .. coalesce(cardinality(queues), 0) LOOP
+        q := queues[i];
+        RETURN QUERY
+        SELECT x.match_id, x.status, x.accept_until, x.roster_id, x.team, x.players,
+               ARRAY(SELECT a.player_id FROM mm.match_accept a
+                     WHERE a.match_id = x.match_id AND (q IS NULL OR a.queue_id = q) AND a.player_id = ANY (x.players)
+                     ORDER BY a.player_id),
+               x.backfill_id, x.requeued
+        FROM (
+            -- a match with its rosters: proposed, matched or finished
+            SELECT m.match_id, m.status, m.accept_until, mr.roster_id, mr.team, mr.players, mr.backfill_id,
+                   NULL::boolean AS requeued, array_position(m.teams, mr.team) AS team_no
+            FROM mm.match m
+            CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                                WHERE mr.queue_id = coalesce(q, m.queue_id) AND mr.match_id = m.match_id OFFSET 0) mr
+            WHERE m.match_id = ANY (ids[i:i]) AND (q IS NULL OR m.queue_id = q) AND m.status <> 'dissolved'
+            UNION ALL
+            -- a dissolved match gave its rosters up: what became of each, from
+            -- the ticket history (waiting again, or removed)
+            SELECT m.match_id, m.status, m.accept_until, e.roster_id, NULL::text,
+                   array_agg(e.player_id ORDER BY e.player_id), NULL::bigint, bool_and(e.status = 'waiting'), NULL::int
+            FROM mm.match m
+            JOIN mm.ticket_event e ON e.queue_id = coalesce(q, m.queue_id) AND e.match_id = m.match_id
+                                  AND e.status IN ('waiting', 'removed')
+            WHERE m.match_id = ANY (ids[i:i]) AND (q IS NULL OR m.queue_id = q) AND m.status = 'dissolved'
+            GROUP BY m.match_id, m.status, m.accept_until, e.roster_id
+        ) x
+        ORDER BY x.match_id, x.backfill_id NULLS FIRST, x.team_no, x.roster_id;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION mm.match_players IS
@@ -1331,8 +1396,8 @@ BEGIN
     SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
     FROM mm.match m
     CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
-                        WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
-    LEFT JOIN mm.backfill b ON b.backfill_id = mr.backfill_id
+                        WHERE mr.queue_id = q.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
+    LEFT JOIN mm.backfill b ON b.queue_id = q.queue_id AND b.backfill_id = mr.backfill_id
     WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
       -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
       AND (mr.backfill_id IS NULL OR b.delivered_at IS NOT NULL)
@@ -1355,12 +1420,12 @@ COMMENT ON PROCEDURE mm.run_ticks IS
 -- @access service, admin, analyst
 CREATE VIEW mm.queue_stats AS
 SELECT q.name AS queue,
-       w.rosters AS waiting_rosters,
-       w.players AS waiting_players,
+       coalesce(w.rosters, 0) AS waiting_rosters,
+       coalesce(wp.players, 0) AS waiting_players,
        w.p50 AS wait_p50,
        w.p90 AS wait_p90,
        w.p99 AS wait_p99,
-       t.ticks AS ticks_last_hour,
+       coalesce(t.ticks, 0) AS ticks_last_hour,
        coalesce(mh.played, 0) AS matches_last_hour,
        coalesce(mh.dissolved, 0) AS dissolved_last_hour,
        t.matches_per_tick,
@@ -1371,38 +1436,53 @@ SELECT q.name AS queue,
        m.p99 AS time_to_match_p99,
        m.p50 AS estimated_wait
 FROM mm.queue q
-LEFT JOIN LATERAL (
-    SELECT count(*) AS rosters,
-           (SELECT count(*) FROM mm.queued_player qp
-            JOIN mm.roster x ON x.queue_id = qp.queue_id AND x.roster_id = qp.roster_id
-            WHERE qp.queue_id = q.queue_id AND x.match_id IS NULL) AS players,
+-- each figure grouped by queue and joined to its queue by queue_id (not a
+-- lateral subquery per queue: Citus cannot run one under mm.queue, a
+-- reference table, where every figure grouped by queue runs whole on each
+-- shard)
+LEFT JOIN (
+    SELECT r.queue_id, count(*) AS rosters,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY now() - r.joined_at) AS p99
-    FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.match_id IS NULL
-) w ON true
-LEFT JOIN LATERAL (
-    SELECT coalesce(sum(l.ticks), 0) AS ticks, coalesce(sum(l.matches_made), 0) AS matches,
+    FROM mm.roster r WHERE r.match_id IS NULL
+    GROUP BY r.queue_id
+) w ON w.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT qp.queue_id, count(*) AS players
+    FROM mm.queued_player qp
+    JOIN mm.roster x ON x.queue_id = qp.queue_id AND x.roster_id = qp.roster_id
+    WHERE x.match_id IS NULL
+    GROUP BY qp.queue_id
+) wp ON wp.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT l.queue_id, sum(l.ticks) AS ticks,
            sum(l.matches_made)::numeric / nullif(sum(l.ticks), 0) AS matches_per_tick,
            sum(l.mean_rating_spread * l.matches_made) / nullif(sum(l.matches_made), 0) AS mean_rating_spread,
            max(l.last_at) AS last_tick
-    FROM mm.tick_log l WHERE l.queue_id = q.queue_id AND l.last_at > now() - interval '1 hour'
-) t ON true
-LEFT JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE mt.status IN ('matched', 'finished')) AS played,
+    FROM mm.tick_log l WHERE l.last_at > now() - interval '1 hour'
+    GROUP BY l.queue_id
+) t ON t.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT mt.queue_id, count(*) FILTER (WHERE mt.status IN ('matched', 'finished')) AS played,
            count(*) FILTER (WHERE mt.status = 'dissolved') AS dissolved
-    FROM mm.match mt WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
-) mh ON true
-LEFT JOIN LATERAL (
-    SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
+    FROM mm.match mt WHERE mt.created_at > now() - interval '1 hour'
+    GROUP BY mt.queue_id
+) mh ON mh.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT mt.queue_id,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY mr.waited) AS p50,
            percentile_cont(0.9) WITHIN GROUP (ORDER BY mr.waited) AS p90,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY mr.waited) AS p99
     FROM mm.match mt
     CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
                         WHERE mr.queue_id = mt.queue_id AND mr.match_id = mt.match_id OFFSET 0) mr
-    WHERE mt.queue_id = q.queue_id AND mt.created_at > now() - interval '1 hour'
-) m ON true
-WHERE q.dropped_at IS NULL;
+    WHERE mt.created_at > now() - interval '1 hour'
+    GROUP BY mt.queue_id
+) m ON m.queue_id = q.queue_id
+WHERE q.dropped_at IS NULL
+-- in the order the queues were created, as the rows of mm.queue come
+ORDER BY q.queue_id;
 COMMENT ON VIEW mm.queue_stats IS
     'per live queue: waiting rosters and players, wait-time percentiles now; over the last hour ticks, matches played (made and not dissolved: matched or finished; a match still in its ready check is neither), proposals dissolved by a ready check, matches a tick made on average (proposals included), mean rating spread inside matches, time-to-match percentiles of the rosters matched, and the estimated wait of a new roster (the median time to match of the last hour; NULL without matches; mm.estimate_wait tells it for a rating)';
 
@@ -1424,7 +1504,7 @@ BEGIN
     FROM (SELECT mr.waited
           FROM mm.match m
           CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
-                              WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
+                              WHERE mr.queue_id = _estimate_wait.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
           WHERE m.queue_id = _estimate_wait.queue_id AND m.created_at > _estimate_wait.at - interval '1 hour'
             AND m.created_at <= _estimate_wait.at AND mr.backfill_id IS NULL
             AND mr.waited >= _estimate_wait.waited
@@ -1505,6 +1585,7 @@ DECLARE
     left_rows int := max_rows;
     n int;
     total bigint := 0;
+    gone int[];
 BEGIN
     IF older_than IS NULL THEN PERFORM mm._null_arg('older_than'); END IF;
     IF max_rows IS NULL THEN PERFORM mm._null_arg('max_rows'); END IF;
@@ -1517,6 +1598,12 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
     END IF;
     cutoff := now() - older_than;
+    -- on Citus: the deletes that reach several shards go one shard after
+    -- another, so that the queues (a reference table the others refer to)
+    -- can be deleted from in the same transaction
+    IF mm._queues_distributed() THEN
+        PERFORM pg_catalog.set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
     -- the tick log
     DELETE FROM mm.tick_log l WHERE l.tick_id IN
         (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
@@ -1526,9 +1613,10 @@ BEGIN
     IF left_rows > 0 THEN
         DELETE FROM mm.ticket_event e WHERE e.event_id IN
             (SELECT x.event_id FROM mm.ticket_event x
-             WHERE x.at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             WHERE x.at < cutoff
+               AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.queue_id = x.queue_id AND r.roster_id = x.roster_id)
                -- a matched roster's waiting events stay with its match
-               AND NOT EXISTS (SELECT FROM mm.match_roster mr WHERE mr.roster_id = x.roster_id)
+               AND NOT EXISTS (SELECT FROM mm.match_roster mr WHERE mr.queue_id = x.queue_id AND mr.roster_id = x.roster_id)
              ORDER BY x.event_id LIMIT left_rows);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
@@ -1537,7 +1625,8 @@ BEGIN
     IF left_rows > 0 THEN
         DELETE FROM mm.roster_arrival a WHERE a.roster_id IN
             (SELECT x.roster_id FROM mm.roster_arrival x
-             WHERE x.arrived_at < cutoff AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.roster_id = x.roster_id)
+             WHERE x.arrived_at < cutoff
+               AND NOT EXISTS (SELECT FROM mm.roster r WHERE r.queue_id = x.queue_id AND r.roster_id = x.roster_id)
              ORDER BY x.roster_id LIMIT left_rows);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
@@ -1562,15 +1651,19 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
-    -- dropped queues whose history is all gone
+    -- dropped queues whose history is all gone (found first, by set
+    -- difference: on Citus mm.queue is a reference table, which Citus
+    -- neither changes in a statement reading the distributed tables nor
+    -- anti-joins to them)
     IF left_rows > 0 THEN
-        DELETE FROM mm.queue q
-        WHERE q.dropped_at < cutoff
-          AND NOT EXISTS (SELECT FROM mm.match m WHERE m.queue_id = q.queue_id)
-          AND NOT EXISTS (SELECT FROM mm.tick_log l WHERE l.queue_id = q.queue_id)
-          AND NOT EXISTS (SELECT FROM mm.ticket_event e WHERE e.queue_id = q.queue_id)
-          AND NOT EXISTS (SELECT FROM mm.roster_arrival a WHERE a.queue_id = q.queue_id)
-          AND NOT EXISTS (SELECT FROM mm.queue_dodge d WHERE d.queue_id = q.queue_id);
+        gone := ARRAY(SELECT q.queue_id FROM mm.queue q WHERE q.dropped_at < cutoff);
+        gone := ARRAY(SELECT u.x FROM unnest(gone) AS u(x)
+                      EXCEPT SELECT m.queue_id FROM mm.match m WHERE m.queue_id = ANY (gone)
+                      EXCEPT SELECT l.queue_id FROM mm.tick_log l WHERE l.queue_id = ANY (gone)
+                      EXCEPT SELECT e.queue_id FROM mm.ticket_event e WHERE e.queue_id = ANY (gone)
+                      EXCEPT SELECT a.queue_id FROM mm.roster_arrival a WHERE a.queue_id = ANY (gone)
+                      EXCEPT SELECT d.queue_id FROM mm.queue_dodge d WHERE d.queue_id = ANY (gone));
+        DELETE FROM mm.queue q WHERE q.queue_id = ANY (gone);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n;
     END IF;

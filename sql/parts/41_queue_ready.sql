@@ -54,7 +54,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
 -- refuses to drop one a queue uses; a direct change of its table may
 -- have) gives no dishonor: the caller warns (mm._dodge_reason_warning).
 -- @access internal
-CREATE FUNCTION mm._dissolve_match(match_id bigint, dodgers bigint[], reason text, at timestamptz)
+CREATE FUNCTION mm._dissolve_match(queue_id int, match_id bigint, dodgers bigint[], reason text, at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -68,8 +68,11 @@ DECLARE
     back bigint[];
     taken bigint[];
     p bigint;
+    pr bigint;
+    wq int;
+    wr bigint;
 BEGIN
-    SELECT * INTO m FROM mm.match x WHERE x.match_id = _dissolve_match.match_id;
+    SELECT * INTO m FROM mm.match x WHERE x.queue_id = _dissolve_match.queue_id AND x.match_id = _dissolve_match.match_id;
     cfg := mm.matcher_config((SELECT q.config FROM mm.queue q WHERE q.queue_id = m.queue_id));
     dodge := cfg ->> 'dodge_reason';
     -- a duration: seconds, or interval text
@@ -80,7 +83,8 @@ BEGIN
                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                       AND CASE WHEN dodgers IS NULL
                                THEN NOT EXISTS (SELECT FROM mm.match_accept a
-                                                WHERE a.match_id = m.match_id AND a.player_id = u.p)
+                                                WHERE a.queue_id = m.queue_id AND a.match_id = m.match_id
+                                                  AND a.player_id = u.p)
                                ELSE u.p = ANY (dodgers) END
                     ORDER BY u.p);
     -- a reason the dishonor config does not know gives no dishonor (the
@@ -95,10 +99,24 @@ BEGIN
     WHERE qp.queue_id = m.queue_id
       AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id)
     ORDER BY qp.player_id FOR UPDATE;
+    -- on Citus a player who queued again meanwhile, in another queue, has
+    -- no row here marked requeued (that key holds per queue): its own row of
+    -- mm.waiting_player names its new roster. The rows locked in player
+    -- order, one at a time, as mm.enqueue takes them.
+    IF mm._queues_distributed() THEN
+        FOR pr, p IN SELECT mr.roster_id, u.p FROM mm.match_roster mr, unnest(mr.players) AS u(p)
+                     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id ORDER BY u.p LOOP
+            SELECT w.queue_id, w.roster_id INTO wq, wr FROM mm.waiting_player w WHERE w.player_id = p FOR UPDATE;
+            IF FOUND AND (wq, wr) IS DISTINCT FROM (m.queue_id, pr) THEN
+                taken := taken || pr;
+            END IF;
+        END LOOP;
+    END IF;
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                     AND NOT mr.players && dodged
                     AND cardinality(mr.players) > 0
+                    AND NOT mr.roster_id = ANY (coalesce(taken, '{}'))
                     AND NOT EXISTS (SELECT FROM mm.queued_player qp
                                     WHERE qp.queue_id = mr.queue_id AND qp.roster_id = mr.roster_id AND qp.requeued)
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
@@ -122,7 +140,7 @@ BEGIN
     SET match_id = NULL, team = NULL, waited = NULL, backfill_id = NULL, joined_at = least(r.joined_at, now())
     WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.roster_id = ANY (back);
     DELETE FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id;
-    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
 
     IF dodge IS NOT NULL THEN
         FOREACH p IN ARRAY dodged LOOP
@@ -157,7 +175,7 @@ DECLARE
     i int := 1;
 BEGIN
     WHILE i <= n LOOP
-        PERFORM pg_catalog.pg_notify('mm_queue_' || queue_id,
+        PERFORM mm._notify('mm_queue_' || queue_id,
             format('{"queue_id": %s%s, "dissolved": [%s], "reason": %s}', queue_id,
                    CASE WHEN octet_length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
                    array_to_string(match_ids[i:i + 249], ', '), to_json(reason)));
@@ -227,7 +245,7 @@ BEGIN
     PERFORM mm._dodge_reason_warning(_resolve_proposals.queue_id, ids);
     BEGIN
         FOREACH id IN ARRAY ids LOOP
-            PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+            PERFORM mm._dissolve_match(_resolve_proposals.queue_id, id, NULL, 'accept_timeout', _resolve_proposals.at);
         END LOOP;
         dissolved := cardinality(ids);
         PERFORM mm._notify_dissolved(_resolve_proposals.queue_id, ids, 'accept_timeout');
@@ -237,7 +255,7 @@ BEGIN
     END;
     FOREACH id IN ARRAY ids LOOP
         BEGIN
-            PERFORM mm._dissolve_match(id, NULL, 'accept_timeout', _resolve_proposals.at);
+            PERFORM mm._dissolve_match(_resolve_proposals.queue_id, id, NULL, 'accept_timeout', _resolve_proposals.at);
             dissolved := dissolved + 1;
             done := done || id;
         EXCEPTION WHEN OTHERS THEN
@@ -264,13 +282,17 @@ RETURNS record
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    q int;
 BEGIN
     IF match_id IS NULL OR player_id IS NULL THEN
         RAISE EXCEPTION 'match_id and player_id must not be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     -- one decision at a time per match: accepts, declines and ticks queue up
-    SELECT * INTO m FROM mm.match x WHERE x.match_id = _ready_match.match_id FOR UPDATE;
+    -- (found by its queue too: on Citus, on its shard)
+    q := mm._match_queue(match_id);
+    SELECT * INTO m FROM mm.match x WHERE x.queue_id = q AND x.match_id = _ready_match.match_id FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'match % does not exist', match_id
             USING ERRCODE = 'undefined_object', HINT = 'mm.ticket_status tells a player''s match.';
@@ -325,13 +347,13 @@ BEGIN
     END IF;
     SELECT sum(cardinality(mr.players)) INTO players FROM mm.match_roster mr
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
-    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.match_id = m.match_id;
+    SELECT count(*) INTO accepted FROM mm.match_accept a WHERE a.queue_id = m.queue_id AND a.match_id = m.match_id;
     IF accepted < players THEN
         RETURN 'proposed';
     END IF;
 
     -- everyone accepted: the match is ready to play, notified and claimable
-    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'matched', accept_until = NULL WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
     SELECT mr.roster_id, u.p, 'matched', now(), m.queue_id, m.match_id
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
@@ -339,7 +361,7 @@ BEGIN
     ORDER BY mr.roster_id, u.p;
     -- the payload carries the queue's name as the tick's does: only when
     -- short enough (a queue of 0.1.0 may have a name of any length)
-    PERFORM pg_catalog.pg_notify('mm_queue_' || m.queue_id,
+    PERFORM mm._notify('mm_queue_' || m.queue_id,
                                  format('{"queue_id": %s%s, "matches": [%s]}', m.queue_id,
                                         (SELECT ', "queue": ' || to_json(q.name) FROM mm.queue q
                                          WHERE q.queue_id = m.queue_id AND octet_length(q.name) < 1950),
@@ -372,10 +394,10 @@ BEGIN
     PERFORM mm._dodge_reason_warning(m.queue_id, ARRAY[m.match_id]);
     -- after the end of the ready check everyone who did not accept dodged
     IF now() < m.accept_until THEN
-        PERFORM mm._dissolve_match(m.match_id, ARRAY[player_id], 'declined', now());
+        PERFORM mm._dissolve_match(m.queue_id, m.match_id, ARRAY[player_id], 'declined', now());
         PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'declined');
     ELSE
-        PERFORM mm._dissolve_match(m.match_id, NULL, 'accept_timeout', now());
+        PERFORM mm._dissolve_match(m.queue_id, m.match_id, NULL, 'accept_timeout', now());
         PERFORM mm._notify_dissolved(m.queue_id, ARRAY[m.match_id], 'accept_timeout');
     END IF;
     RETURN true;

@@ -79,6 +79,7 @@ DECLARE
     ended timestamptz;
     how text;
     id bigint;
+    qid int;
 BEGIN
     IF request_backfill.match_id IS NULL OR request_backfill.team IS NULL OR request_backfill.players IS NULL
        OR request_backfill.roles IS NULL THEN
@@ -92,14 +93,17 @@ BEGIN
                   HINT = 'Give the number of players who left the team.';
     END IF;
     -- requests of one match one at a time (the room below); ticks, which
-    -- lock the match FOR KEY SHARE, do not wait for it
-    SELECT * INTO m FROM mm.match x WHERE x.match_id = request_backfill.match_id FOR NO KEY UPDATE;
+    -- lock the match FOR KEY SHARE, do not wait for it (every statement
+    -- names the match's queue: on Citus, its shard)
+    qid := mm._match_queue(request_backfill.match_id);
+    SELECT * INTO m FROM mm.match x WHERE x.queue_id = qid AND x.match_id = request_backfill.match_id FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'match % does not exist', request_backfill.match_id
             USING ERRCODE = 'undefined_object', HINT = 'Give the match_id that mm.claim_matches delivered.';
     END IF;
     IF m.status <> 'matched' THEN
-        SELECT r.status, r.reported_at INTO how, ended FROM mm.match_result r WHERE r.match_id = m.match_id;
+        SELECT r.status, r.reported_at INTO how, ended FROM mm.match_result r
+        WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id;
         RAISE EXCEPTION 'match % is %', m.match_id, m.status
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = CASE m.status
@@ -132,7 +136,7 @@ BEGIN
                             request_backfill.players, 'request');
     size := (mm.matcher_config(q.config) ->> 'team_size')::int;
     SELECT coalesce(sum(b.players), 0) INTO requested FROM mm.backfill b
-    WHERE b.match_id = m.match_id AND b.team = request_backfill.team AND b.status = 'open';
+    WHERE b.queue_id = m.queue_id AND b.match_id = m.match_id AND b.team = request_backfill.team AND b.status = 'open';
     IF request_backfill.players > size - requested THEN
         RAISE EXCEPTION 'team "%" of match % has room for % players', request_backfill.team, m.match_id, size - requested
             USING ERRCODE = 'invalid_parameter_value',
@@ -157,12 +161,15 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     b mm.backfill;
+    q int;
 BEGIN
     IF cancel_backfill.backfill_id IS NULL THEN
         RAISE EXCEPTION 'backfill_id must not be null' USING ERRCODE = 'null_value_not_allowed';
     END IF;
     -- a tick filling it holds the row: wait for it, then see it filled
-    SELECT * INTO b FROM mm.backfill x WHERE x.backfill_id = cancel_backfill.backfill_id FOR UPDATE;
+    -- (found by its queue too: on Citus, on its shard)
+    q := mm._backfill_queue(cancel_backfill.backfill_id);
+    SELECT * INTO b FROM mm.backfill x WHERE x.queue_id = q AND x.backfill_id = cancel_backfill.backfill_id FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'backfill request % does not exist', cancel_backfill.backfill_id
             USING ERRCODE = 'undefined_object', HINT = 'Give the id mm.request_backfill returned.';
@@ -171,7 +178,7 @@ BEGIN
         RETURN false;
     END IF;
     UPDATE mm.backfill x SET status = 'cancelled', ended_at = now()
-    WHERE x.backfill_id = cancel_backfill.backfill_id;
+    WHERE x.queue_id = b.queue_id AND x.backfill_id = cancel_backfill.backfill_id;
     RETURN true;
 END
 $$;

@@ -284,6 +284,7 @@ DECLARE
     k text := close_rating_period.key;
     matches bigint[];
     ids bigint[];
+    p bigint;
 BEGIN
     IF key IS NULL THEN PERFORM mm._null_arg('key'); END IF;
     IF at IS NULL THEN PERFORM mm._null_arg('at'); END IF;
@@ -298,8 +299,16 @@ BEGIN
     matches := ARRAY(SELECT DISTINCT g.match_id FROM mm.rating_period_game g WHERE g.key = k);
     ids := ARRAY(SELECT DISTINCT g.player_id FROM mm.rating_period_game g
                  WHERE g.key = k AND g.match_id = ANY (matches) ORDER BY 1);
-    PERFORM FROM mm.ratings r WHERE r.key = k AND r.model = 'glicko2' AND r.player_id = ANY (ids)
-    ORDER BY r.player_id FOR UPDATE;
+    IF NOT mm._queues_distributed() THEN
+        PERFORM FROM mm.ratings r WHERE r.key = k AND r.model = 'glicko2' AND r.player_id = ANY (ids)
+        ORDER BY r.player_id FOR UPDATE;
+    ELSE
+        -- on Citus one row at a time, on its player's shard, in the same
+        -- order (Citus refuses a SELECT ... FOR UPDATE over several shards)
+        FOREACH p IN ARRAY ids LOOP
+            PERFORM FROM mm.ratings r WHERE r.player_id = p AND r.key = k AND r.model = 'glicko2' FOR UPDATE;
+        END LOOP;
+    END IF;
     RETURN QUERY
     WITH g AS (
         DELETE FROM mm.rating_period_game g WHERE g.key = k AND g.match_id = ANY (matches) RETURNING g.*
@@ -401,7 +410,7 @@ SELECT p.key, p.player_id, row_number() OVER w AS game, p.match_id, r.reported_a
        p.state_before[1] AS mu_before, p.state_before[2] AS sigma_before,
        p.state_after[1] AS mu_after, p.state_after[2] AS sigma_after,
        p.state_after[1] - 3 * p.state_after[2] AS ordinal_after
-FROM mm.match_result_player p JOIN mm.match_result r ON r.match_id = p.match_id
+FROM mm.match_result_player p JOIN mm.match_result r ON r.queue_id = p.queue_id AND r.match_id = p.match_id
 WHERE p.model = 'openskill'
 WINDOW w AS (PARTITION BY p.key, p.player_id ORDER BY r.reported_at, p.match_id);
 COMMENT ON VIEW mm.openskill_rating_history IS
@@ -412,7 +421,7 @@ CREATE VIEW mm.glicko2_rating_history AS
 SELECT p.key, p.player_id, row_number() OVER w AS game, p.match_id, r.reported_at, p.team, p.rank, p.weight,
        p.state_before[1] AS rating_before, p.state_before[2] AS rd_before, p.state_before[3] AS volatility_before,
        p.state_after[1] AS rating_after, p.state_after[2] AS rd_after, p.state_after[3] AS volatility_after
-FROM mm.match_result_player p JOIN mm.match_result r ON r.match_id = p.match_id
+FROM mm.match_result_player p JOIN mm.match_result r ON r.queue_id = p.queue_id AND r.match_id = p.match_id
 WHERE p.model = 'glicko2'
 WINDOW w AS (PARTITION BY p.key, p.player_id ORDER BY r.reported_at, p.match_id);
 COMMENT ON VIEW mm.glicko2_rating_history IS
@@ -423,7 +432,7 @@ CREATE VIEW mm.elo_rating_history AS
 SELECT p.key, p.player_id, row_number() OVER w AS game, p.match_id, r.reported_at, p.team, p.rank, p.weight,
        p.state_before[1] AS rating_before, p.state_after[1] AS rating_after,
        p.state_after[1] - p.state_before[1] AS change
-FROM mm.match_result_player p JOIN mm.match_result r ON r.match_id = p.match_id
+FROM mm.match_result_player p JOIN mm.match_result r ON r.queue_id = p.queue_id AND r.match_id = p.match_id
 WHERE p.model = 'elo'
 WINDOW w AS (PARTITION BY p.key, p.player_id ORDER BY r.reported_at, p.match_id);
 COMMENT ON VIEW mm.elo_rating_history IS
@@ -524,15 +533,18 @@ AS $$
 DECLARE
     m mm.match;
     prev mm.match_result;
+    q int;
 BEGIN
     IF match_id IS NULL THEN
         RAISE EXCEPTION 'match_id must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    SELECT * INTO m FROM mm.match x WHERE x.match_id = abandon_match.match_id FOR UPDATE;
+    -- every statement names the match's queue (on Citus, its shard)
+    q := mm._match_queue(abandon_match.match_id);
+    SELECT * INTO m FROM mm.match x WHERE x.queue_id = q AND x.match_id = abandon_match.match_id FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'match % does not exist', match_id USING ERRCODE = 'undefined_object';
     END IF;
-    SELECT * INTO prev FROM mm.match_result x WHERE x.match_id = abandon_match.match_id;
+    SELECT * INTO prev FROM mm.match_result x WHERE x.queue_id = m.queue_id AND x.match_id = abandon_match.match_id;
     IF FOUND THEN
         IF prev.status = 'reported' THEN
             RAISE EXCEPTION 'match % already has a result', match_id
@@ -543,11 +555,11 @@ BEGIN
     END IF;
     INSERT INTO mm.match_result (match_id, queue_id, status, result, reported_at)
     VALUES (m.match_id, m.queue_id, 'abandoned', NULL, now());
-    UPDATE mm.match x SET status = 'finished' WHERE x.match_id = m.match_id;
+    UPDATE mm.match x SET status = 'finished' WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
     PERFORM mm._end_match_rosters(m.queue_id, m.match_id);
     -- open backfill requests end with the match
     UPDATE mm.backfill b SET status = 'expired', ended_at = now()
-    WHERE b.match_id = m.match_id AND b.status = 'open';
+    WHERE b.queue_id = m.queue_id AND b.match_id = m.match_id AND b.status = 'open';
     RETURN true;
 END
 $$;

@@ -12,7 +12,8 @@
  * (the rosters of a query or a queue read into an MmRosterSet, and locked),
  * tick.c (mm.tick, mm.preview), explain.c, run_ticks.c, ready.c (ready
  * checks), backfill.c, queue_commit.c (the locks and notifications a tick
- * and a backfill share) and queue.c (the SQL functions of the matcher:
+ * and a backfill share), citus.c (whether the queue tables are distributed
+ * over Citus) and queue.c (the SQL functions of the matcher:
  * mm.match_rosters, mm.matcher_config).
  *
  *-------------------------------------------------------------------------
@@ -169,6 +170,12 @@ extern bool mm_backfill_plan(int32 queue_id, TimestampTz at, const MmMatcherConf
 							 const MmRosterSet *set, MmBackfillPlan **plan, MmRosterSet *rest);
 extern int	mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 							  const MmRosterSet *set, const MmBackfillPlan *plan);
+
+/*
+ * citus.c: whether mm.citus_distribute_queues has distributed the queue
+ * tables (the caller is connected to SPI)
+ */
+extern bool mm_queues_distributed(void);
 
 /*
  * ready.c: dissolve a queue's proposed matches whose ready check ended;

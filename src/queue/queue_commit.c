@@ -100,6 +100,17 @@ static MmStatement notify_statement = {
 };
 
 /*
+ * On Citus the notification is sent on the coordinator, where backends
+ * listen, whichever node the tick runs on: mm.notify_relay is a table of
+ * one row that lives there (docs/scaling.md, "Delivery"), and Citus runs a
+ * statement that reads it there, in the tick's distributed transaction.
+ */
+static MmStatement relay_statement = {
+	.sql = "SELECT pg_catalog.pg_notify($channel, $payload) FROM mm.notify_relay",
+	.params = {{"channel", TEXTOID}, {"payload", TEXTOID}}
+};
+
+/*
  * NOTIFY the queue's channel with match ids (see matcher.h): the tick's
  * matches made, {"queue_id": .., "queue": "..", "matches": [..]}, or with a
  * ready check the matches proposed, under "proposed" (mm.accept notifies
@@ -115,6 +126,7 @@ mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 	StringInfoData b;
 	char		channel[64];
 	int			i = 0;
+	MmStatement *st;
 
 	for (int m = 0; m < n; m++)
 		if (ids[m] > 0)
@@ -122,6 +134,7 @@ mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 
 	if (nmade == 0)
 		return;
+	st = mm_queues_distributed() ? &relay_statement : &notify_statement;
 	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
 	initStringInfo(&head);
 	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
@@ -141,7 +154,7 @@ mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 		for (int k = 0; i < nmade && b.len < NOTIFY_PAYLOAD_MAX - 64; i++, k++)
 			appendStringInfo(&b, "%s" INT64_FORMAT, k ? ", " : "", made[i]);
 		appendStringInfoString(&b, "]}");
-		mm_args_begin(&a, &notify_statement);
+		mm_args_begin(&a, st);
 		mm_arg(&a, "channel", CStringGetTextDatum(channel));
 		mm_arg(&a, "payload", CStringGetTextDatum(b.data));
 		mm_run(&a, false, SPI_OK_SELECT);

@@ -162,7 +162,10 @@ static MmStatement statements[Q_COUNT] = {
 	 * $accept_until its end) writes a ticket event per player, as mm.accept
 	 * and mm.decline go on from there ($status 'matched', $accept_until
 	 * NULL without one). $odds_scale is the scale the queue's calibration
-	 * applied to the odds.
+	 * applied to the odds. The UPDATE's subscripts sit inside scalar
+	 * subqueries: Citus 13.2 crashes planning an UPDATE of a distributed
+	 * table whose SET subscripts a parameter directly (its evaluation of
+	 * the SET expressions before sending the statement to the shard).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -180,8 +183,8 @@ static MmStatement statements[Q_COUNT] = {
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
 		"), r AS ("
 		" UPDATE mm.roster r"
-		" SET match_id = (SELECT ids.a FROM ids)[$roster_matches[width_bucket(r.roster_id, $roster_ids)]],"
-		" team = $team_names[$roster_teams[width_bucket(r.roster_id, $roster_ids)] + 1],"
+		" SET match_id = (SELECT ids.a[$roster_matches[width_bucket(r.roster_id, $roster_ids)]] FROM ids),"
+		" team = (SELECT $team_names[$roster_teams[width_bucket(r.roster_id, $roster_ids)] + 1]),"
 		" waited = $at - r.joined_at"
 		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL"
 		"), e AS ("
@@ -251,12 +254,20 @@ static MmStatement statements[Q_COUNT] = {
 		"ORDER BY l.at DESC, l.tick_id DESC LIMIT 1",
 		{{"queue_id", INT4OID}}
 	},
-	/* rosters past ticket_ttl; those locked (being left, matched) wait */
-	[Q_EXPIRE] = {
-		"SELECT count(*) FROM mm._end_rosters(ARRAY(SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $queue_id AND r.match_id IS NULL AND r.joined_at <= $at - make_interval(secs => $ttl_s) "
-		"ORDER BY r.roster_id), 'expired', 'ticket_ttl', true, $at)",
+	/*
+	 * rosters past ticket_ttl, then taken out (those locked, being left or
+	 * matched, wait): two statements, so that on Citus the function that
+	 * takes them out, which runs statements on the queue's shard, is not
+	 * called from a statement that itself runs there
+	 */
+	[Q_EXPIRED] = {
+		"SELECT array_agg(r.roster_id ORDER BY r.roster_id) FROM mm.roster r "
+		"WHERE r.queue_id = $queue_id AND r.match_id IS NULL AND r.joined_at <= $at - make_interval(secs => $ttl_s)",
 		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}, {"ttl_s", FLOAT8OID}}
+	},
+	[Q_EXPIRE] = {
+		"SELECT count(*) FROM mm._end_rosters($roster_ids, 'expired', 'ticket_ttl', true, $at, $queue_id)",
+		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}, {"roster_ids", INT8ARRAYOID}}
 	},
 	/* the queue's calibration of its odds (odds_scale.h) */
 	[Q_ODDS_READ] = {
@@ -719,11 +730,22 @@ static int
 tick_expire(int32 queue_id, TimestampTz at, double ttl_s)
 {
 	MmArgs		a;
+	bool		isnull;
+	Datum		ids;
 
-	mm_args_begin(&a, &statements[Q_EXPIRE]);
+	mm_args_begin(&a, &statements[Q_EXPIRED]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
 	mm_arg(&a, "ttl_s", Float8GetDatum(ttl_s));
+	mm_run(&a, false, SPI_OK_SELECT);
+	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		return 0;
+	ids = PointerGetDatum(DatumGetArrayTypePCopy(ids));
+	mm_args_begin(&a, &statements[Q_EXPIRE]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "roster_ids", ids);
 	mm_run(&a, false, SPI_OK_SELECT);
 	return (int) result_int64();
 }

@@ -25,30 +25,43 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+/*
+ * Once the match is locked its queue is known, and every statement of the
+ * match names it: on Citus the queue's tables (the match's result among
+ * them) are distributed by queue, and the statement then runs on the
+ * queue's shard.
+ */
 static MmStatement statements[RS_COUNT] = {
+	/* on Citus, the queue of a match named by its id alone (every shard) */
+	[RS_MATCH_QUEUE] = {
+		"SELECT m.queue_id FROM mm.match m WHERE m.match_id = $match_id",
+		{{"match_id", INT8OID}}
+	},
+	/* $queue_id NULL: the match's, whatever it is (a single node) */
 	[RS_LOCK_MATCH] = {
 		"SELECT m.queue_id, m.status, m.teams, m.odds, m.odds_scale FROM mm.match m "
-		"WHERE m.match_id = $match_id FOR UPDATE",
-		{{"match_id", INT8OID}}
+		"WHERE m.queue_id = coalesce($queue_id, m.queue_id) AND m.match_id = $match_id FOR UPDATE",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
 	[RS_PREVIOUS] = {
 		"SELECT x.status, x.result, x.reported_at,"
 		" mm._result_outcome(x.result) OPERATOR(pg_catalog.=) mm._result_outcome($result)"
-		" FROM mm.match_result x WHERE x.match_id = $match_id",
-		{{"match_id", INT8OID}, {"result", JSONBOID}}
+		" FROM mm.match_result x WHERE x.queue_id = $queue_id AND x.match_id = $match_id",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}, {"result", JSONBOID}}
 	},
 	[RS_OUTCOME] = {
-		"SELECT p.* FROM mm.match_result_player p WHERE p.match_id = $match_id ORDER BY p.player_id",
-		{{"match_id", INT8OID}}
+		"SELECT p.* FROM mm.match_result_player p WHERE p.queue_id = $queue_id AND p.match_id = $match_id "
+		"ORDER BY p.player_id",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
 	[RS_CONFIG] = {
 		"SELECT q.config FROM mm.queue q WHERE q.queue_id = $queue_id",
 		{{"queue_id", INT4OID}}
 	},
 	[RS_ROSTERS] = {
-		"SELECT r.team, r.players, r.professions FROM mm.match_roster r WHERE r.match_id = $match_id "
-		"ORDER BY r.roster_id",
-		{{"match_id", INT8OID}}
+		"SELECT r.team, r.players, r.professions FROM mm.match_roster r "
+		"WHERE r.queue_id = $queue_id AND r.match_id = $match_id ORDER BY r.roster_id",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
 	/* a missing row starts from the family's defaults ($state) */
 	[RS_INSERT_MISSING] = {
@@ -86,6 +99,22 @@ static MmStatement statements[RS_COUNT] = {
 		"WHERE r.key = $key AND r.player_id = ANY ($player_ids) AND r.model = $model "
 		"ORDER BY r.player_id FOR UPDATE",
 		{{"key", TEXTOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID}}
+	},
+	/*
+	 * On Citus, one player's row, on its player's shard (Citus refuses a
+	 * SELECT ... FOR UPDATE over several shards): each row of the match is
+	 * locked by one of these, in player-id order, a missing one inserted
+	 * first
+	 */
+	[RS_LOCK_ONE] = {
+		"SELECT r.player_id, r.state, r.last_played, r.ladder_points FROM mm.ratings r "
+		"WHERE r.player_id = $player_id AND r.key = $key AND r.model = $model FOR UPDATE",
+		{{"player_id", INT8OID}, {"key", TEXTOID}, {"model", TEXTOID}}
+	},
+	[RS_INSERT_ONE] = {
+		"INSERT INTO mm.ratings (player_id, key, model, state) VALUES ($player_id, $key, $model, $state) "
+		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
+		{{"player_id", INT8OID}, {"key", TEXTOID}, {"model", TEXTOID}, {"state", FLOAT8ARRAYOID}}
 	},
 	[RS_DISHONOR] = {
 		"SELECT d.stacks FROM mm.dishonor($player_id, $reason, $at) d",
@@ -154,19 +183,19 @@ static MmStatement statements[RS_COUNT] = {
 		 {"stacks", INT4ARRAYOID}}
 	},
 	[RS_FINISH] = {
-		"UPDATE mm.match x SET status = 'finished' WHERE x.match_id = $match_id",
-		{{"match_id", INT8OID}}
+		"UPDATE mm.match x SET status = 'finished' WHERE x.queue_id = $queue_id AND x.match_id = $match_id",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
 	/* its rosters leave mm.roster (their players may queue again) */
 	[RS_END_ROSTERS] = {
-		"SELECT mm._end_match_rosters(m.queue_id, m.match_id) FROM mm.match m WHERE m.match_id = $match_id",
-		{{"match_id", INT8OID}}
+		"SELECT mm._end_match_rosters($queue_id, $match_id)",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
 	/* open backfill requests end with the match */
 	[RS_EXPIRE_BACKFILL] = {
 		"UPDATE mm.backfill b SET status = 'expired', ended_at = $at "
-		"WHERE b.match_id = $match_id AND b.status = 'open'",
-		{{"match_id", INT8OID}, {"at", TIMESTAMPTZOID}}
+		"WHERE b.queue_id = $queue_id AND b.match_id = $match_id AND b.status = 'open'",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}, {"at", TIMESTAMPTZOID}}
 	},
 };
 
@@ -177,14 +206,15 @@ res_args(MmArgs *a, ResultStatement s)
 	mm_args_begin(a, &statements[s]);
 }
 
-/* Run statement s with one argument, $match_id; SPI result code. */
+/* Run statement s with two arguments, $queue_id and $match_id; SPI result code. */
 int
-res_run_match(ResultStatement s, int64 match_id, long limit)
+res_run_match(ResultStatement s, const ResMatch *m, long limit)
 {
 	MmArgs		a;
 
 	mm_args_begin(&a, &statements[s]);
-	mm_arg(&a, "match_id", Int64GetDatum(match_id));
+	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
 	return mm_execute(&a, false, limit);
 }
 

@@ -58,7 +58,7 @@ read_rosters(ResMatch *m)
 	int			nrows;
 	int			cap = 16;
 
-	res_run_match(RS_ROSTERS, m->match_id, 0);
+	res_run_match(RS_ROSTERS, m, 0);
 	nrows = (int) SPI_processed;
 	m->teams = palloc0(sizeof(ResTeam) * Max(nrows, 1));
 	m->players = palloc0(sizeof(ResPlayer) * cap);
@@ -271,9 +271,9 @@ write_odds_result(ResMatch *m, TimestampTz at)
 
 /* Return a match's recorded outcome, one row per player by player id. */
 static void
-put_outcome(ReturnSetInfo *rsinfo, int64 match_id)
+put_outcome(ReturnSetInfo *rsinfo, const ResMatch *m)
 {
-	res_run_match(RS_OUTCOME, match_id, 0);
+	res_run_match(RS_OUTCOME, m, 0);
 	for (uint64 r = 0; r < SPI_processed; r++)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
 }
@@ -286,8 +286,9 @@ put_outcome(ReturnSetInfo *rsinfo, int64 match_id)
  * false when the match has no result yet.
  */
 static bool
-previous_result(int64 match_id, Jsonb *result)
+previous_result(const ResMatch *m, Jsonb *result)
 {
+	int64		match_id = m->match_id;
 	MmArgs		a;
 	bool		isnull;
 	char	   *status;
@@ -296,6 +297,7 @@ previous_result(int64 match_id, Jsonb *result)
 	char	   *at;
 
 	res_args(&a, RS_PREVIOUS);
+	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
 	mm_arg(&a, "match_id", Int64GetDatum(match_id));
 	mm_arg(&a, "result", JsonbPGetDatum(result));
 	mm_execute(&a, false, 1);
@@ -321,7 +323,12 @@ previous_result(int64 match_id, Jsonb *result)
 	return true;
 }
 
-/* Lock the match, read its queue's config; errors if it cannot be reported. */
+/*
+ * Lock the match, read its queue's config; errors if it cannot be
+ * reported. m->queue_id 0: not known yet (mm.report_result(match_id,
+ * result)); on Citus it is looked up first, on every shard, and the match
+ * is then locked on its queue's shard.
+ */
 static void
 lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 {
@@ -330,7 +337,18 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 	char	   *status;
 	Datum		config;
 
-	res_run_match(RS_LOCK_MATCH, m->match_id, 1);
+	if (m->queue_id == 0 && mm_queues_distributed())
+	{
+		res_args(&a, RS_MATCH_QUEUE);
+		mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+		mm_execute(&a, true, 1);
+		if (SPI_processed == 1)
+			m->queue_id = DatumGetInt32(res_col(0, 1, &isnull));
+	}
+	res_args(&a, RS_LOCK_MATCH);
+	mm_arg_maybe(&a, "queue_id", Int32GetDatum(m->queue_id), m->queue_id == 0);
+	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+	mm_execute(&a, false, 1);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -362,7 +380,7 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 		m->has_odds_scale = !isnull;
 		m->odds_scale = isnull ? 1.0 : DatumGetFloat8(scale);
 	}
-	*done = previous_result(m->match_id, result);
+	*done = previous_result(m, result);
 	if (*done)
 		return;
 
@@ -382,30 +400,19 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 	mm_queue_config(isnull ? NULL : DatumGetJsonbP(config), cfg);
 }
 
-PG_FUNCTION_INFO_V1(mm_report_result);
-
 /*
- * mm.report_result(match_id bigint, result jsonb)
- *		-> SETOF mm.match_result_player
+ * Report the match m (its id, and its queue's id when the caller gives
+ * it: 0 otherwise) with "result".
  */
-Datum
-mm_report_result(PG_FUNCTION_ARGS)
+static void
+report(FunctionCallInfo fcinfo, ResMatch *mp, Jsonb *result)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TimestampTz at = GetCurrentTransactionStartTimestamp();
-	ResMatch	m;
+	ResMatch	m = *mp;
 	MmMatcherConfig cfg;
-	Jsonb	   *result;
 	bool		done;
 
-	mm_require_primary("mm.report_result");
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("match_id and result must not be NULL")));
-	memset(&m, 0, sizeof(m));
-	m.match_id = PG_GETARG_INT64(0);
-	result = PG_GETARG_JSONB_P(1);
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -437,16 +444,66 @@ mm_report_result(PG_FUNCTION_ARGS)
 		{
 			MmArgs		a;
 
-			res_run_match(RS_FINISH, m.match_id, 0);
-			res_run_match(RS_END_ROSTERS, m.match_id, 0);
+			res_run_match(RS_FINISH, &m, 0);
+			res_run_match(RS_END_ROSTERS, &m, 0);
 			res_args(&a, RS_EXPIRE_BACKFILL);
+			mm_arg(&a, "queue_id", Int32GetDatum(m.queue_id));
 			mm_arg(&a, "match_id", Int64GetDatum(m.match_id));
 			mm_arg(&a, "at", TimestampTzGetDatum(at));
 			mm_execute(&a, false, 0);
 		}
 	}
 	else
-		put_outcome(rsinfo, m.match_id);
+		put_outcome(rsinfo, &m);
 	SPI_finish();
+}
+
+PG_FUNCTION_INFO_V1(mm_report_result);
+
+/*
+ * mm.report_result(match_id bigint, result jsonb)
+ *		-> SETOF mm.match_result_player
+ */
+Datum
+mm_report_result(PG_FUNCTION_ARGS)
+{
+	ResMatch	m;
+
+	mm_require_primary("mm.report_result");
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("match_id and result must not be NULL")));
+	memset(&m, 0, sizeof(m));
+	m.match_id = PG_GETARG_INT64(0);
+	report(fcinfo, &m, PG_GETARG_JSONB_P(1));
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mm_report_result_queue);
+
+/*
+ * mm.report_result(queue_id int, match_id bigint, result jsonb)
+ *		-> SETOF mm.match_result_player
+ * A match of the queue of that id: on Citus this form is sent to the
+ * worker holding the queue, and the match is not looked up on every shard.
+ */
+Datum
+mm_report_result_queue(PG_FUNCTION_ARGS)
+{
+	ResMatch	m;
+
+	mm_require_primary("mm.report_result");
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("queue_id, match_id and result must not be NULL")));
+	memset(&m, 0, sizeof(m));
+	m.queue_id = PG_GETARG_INT32(0);
+	m.match_id = PG_GETARG_INT64(1);
+	/* a queue id of 0 is no queue's (ids start at 1): the match is not found */
+	if (m.queue_id == 0)
+		m.queue_id = -1;
+	report(fcinfo, &m, PG_GETARG_JSONB_P(2));
 	return (Datum) 0;
 }

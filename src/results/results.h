@@ -26,6 +26,7 @@
 /* The prepared statements, kept for the backend's life. */
 typedef enum ResultStatement
 {
+	RS_MATCH_QUEUE,
 	RS_LOCK_MATCH,
 	RS_PREVIOUS,
 	RS_OUTCOME,
@@ -33,6 +34,8 @@ typedef enum ResultStatement
 	RS_ROSTERS,
 	RS_INSERT_MISSING,
 	RS_LOCK,
+	RS_LOCK_ONE,
+	RS_INSERT_ONE,
 	RS_INSERT_MISSING_PROFESSION,
 	RS_LOCK_PROFESSION,
 	RS_UPDATE_PROFESSION,
@@ -111,10 +114,11 @@ typedef struct ResMatch
 /*
  * Start the arguments of statement s (statement.h: mm_arg, then
  * mm_execute(a, false, limit)); res_run_match runs one whose only
- * argument is $match_id. Each returns SPI's result code.
+ * arguments are $queue_id and $match_id (the match's). Each returns SPI's
+ * result code.
  */
 extern void res_args(MmArgs *a, ResultStatement s);
-extern int	res_run_match(ResultStatement s, int64 match_id, long limit);
+extern int	res_run_match(ResultStatement s, const ResMatch *m, long limit);
 /* Column i (1-based) of row r of the last result. */
 extern Datum res_col(int r, int i, bool *isnull);
 /* Order players by id (qsort, bsearch). */

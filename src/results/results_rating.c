@@ -43,6 +43,75 @@ profession_key(const MmMatcherConfig *cfg, const ResPlayer *p)
 
 
 /*
+ * Read a locked rating row (row "row" of the last result) into the player's
+ * state before the match, as of "at".
+ */
+static void
+read_locked(const MmRatingModel *model, ResPlayer *p, bool prof, int row, TimestampTz at)
+{
+	ResState   *st = state_of(p, prof);
+	bool		isnull;
+	Datum		d;
+
+	if (DatumGetInt64(res_col(row, 1, &isnull)) != p->id)
+		elog(ERROR, "rating rows are not in player-id order");
+	mm_rating_state_read(model, DatumGetArrayTypeP(res_col(row, 2, &isnull)), st->before);
+	d = res_col(row, 3, &isnull);
+	if (!isnull && model->read_at != NULL && DatumGetTimestampTz(d) < at)
+		model->read_at(st->before, DatumGetTimestampTz(d), at);
+	d = res_col(row, 4, &isnull);
+	/* ladder points are the core key's */
+	if (!prof)
+	{
+		p->has_ladder = !isnull;
+		if (!isnull)
+			p->ladder = DatumGetInt32(d);
+	}
+}
+
+/*
+ * On Citus: mm.ratings is distributed by player, and Citus refuses a
+ * SELECT ... FOR UPDATE that reaches several shards. Each row is locked by
+ * a statement of its own, on its player's shard, in the same order as on a
+ * single node (player id), a missing row inserted first: two reports that
+ * share players wait for each other across the cluster, and never
+ * deadlock.
+ */
+static void
+lock_each(const MmRatingModel *model, ResPlayer **who, char **keys, int n, const char *key,
+		  Datum defaults, TimestampTz at, bool prof)
+{
+	Datum		model_name = CStringGetTextDatum(model->name);
+
+	for (int i = 0; i < n; i++)
+	{
+		Datum		k = CStringGetTextDatum(prof ? keys[i] : key);
+		MmArgs		a;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int attempt = 0; attempt < 2; attempt++)
+		{
+			res_args(&a, RS_LOCK_ONE);
+			mm_arg(&a, "player_id", Int64GetDatum(who[i]->id));
+			mm_arg(&a, "key", k);
+			mm_arg(&a, "model", model_name);
+			mm_execute(&a, false, 0);
+			if (SPI_processed == 1 || attempt == 1)
+				break;
+			res_args(&a, RS_INSERT_ONE);
+			mm_arg(&a, "player_id", Int64GetDatum(who[i]->id));
+			mm_arg(&a, "key", k);
+			mm_arg(&a, "model", model_name);
+			mm_arg(&a, "state", defaults);
+			mm_execute(&a, false, 0);
+		}
+		if (SPI_processed != 1)
+			elog(ERROR, "locked %d rating rows for player " INT64_FORMAT, (int) SPI_processed, who[i]->id);
+		read_locked(model, who[i], prof, 0, at);
+	}
+}
+
+/*
  * Lock the players' rating rows of the queue's family in player-id order,
  * inserting missing ones first (in the same order, with the family's
  * defaults), and read each state before the match as of now (the family's
@@ -83,6 +152,11 @@ res_lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool p
 	if (n == 0)
 		return;
 	model->defaults(cfg->rating.options, defaults);
+	if (mm_queues_distributed())
+	{
+		lock_each(model, who, keys, n, cfg->rating.key, mm_rating_state_datum(model, defaults), at, prof);
+		return;
+	}
 	key = prof ? mm_text_array_datum(n, keys) : CStringGetTextDatum(cfg->rating.key);
 	ids_array = mm_int8_array_datum(n, ids);
 	model_name = CStringGetTextDatum(model->name);
@@ -100,27 +174,7 @@ res_lock_ratings(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at, bool p
 	if ((int) SPI_processed != n)
 		elog(ERROR, "locked %d rating rows for %d players", (int) SPI_processed, n);
 	for (int i = 0; i < n; i++)
-	{
-		ResPlayer  *p = who[i];
-		ResState   *st = state_of(p, prof);
-		bool		isnull;
-		Datum		d;
-
-		if (DatumGetInt64(res_col(i, 1, &isnull)) != p->id)
-			elog(ERROR, "rating rows are not in player-id order");
-		mm_rating_state_read(model, DatumGetArrayTypeP(res_col(i, 2, &isnull)), st->before);
-		d = res_col(i, 3, &isnull);
-		if (!isnull && model->read_at != NULL && DatumGetTimestampTz(d) < at)
-			model->read_at(st->before, DatumGetTimestampTz(d), at);
-		d = res_col(i, 4, &isnull);
-		/* ladder points are the core key's */
-		if (!prof)
-		{
-			p->has_ladder = !isnull;
-			if (!isnull)
-				p->ladder = DatumGetInt32(d);
-		}
-	}
+		read_locked(model, who[i], prof, i, at);
 }
 
 /*

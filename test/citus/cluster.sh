@@ -7,12 +7,16 @@
 #                                       print why not and exit 1
 #   test/citus/cluster.sh start         (re)create and start the three nodes,
 #                                       join the workers to the coordinator
-#   test/citus/cluster.sh stop          stop the three nodes (no error if down)
+#   test/citus/cluster.sh start-extra   (re)create and start a fourth node with
+#                                       Citus, not yet added (the worker the
+#                                       scale-out suite adds later)
+#   test/citus/cluster.sh stop          stop the nodes (no error if down)
 #   test/citus/cluster.sh clean         stop them and remove their data
 #   test/citus/cluster.sh env           print the PG* variables of the coordinator
 #
 # Ports derive from the base MM_PORT (test/ports.sh): the coordinator is
-# MM_PORT+6, the workers MM_PORT+7 and MM_PORT+8, on 127.0.0.1. Data in
+# MM_PORT+6, the workers MM_PORT+7 and MM_PORT+8, the extra node MM_PORT+9,
+# on 127.0.0.1. Data in
 # MM_TMPDIR (default /tmp)/mm-citus-PORT. start, stop and clean touch only
 # folders that start created (marker file .mm-cluster): start refuses to
 # begin when any of the three paths holds something else, stop and clean
@@ -29,6 +33,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$here/test/ports.sh"
 base=$(mm_port citus) || exit 2
 ports=("$base" $((base + 1)) $((base + 2)))
+extra=$((base + 3))
 tmp=$(mm_tmpdir)
 
 as_owner() {
@@ -59,7 +64,7 @@ cmd_available() {
 cmd_stop() {
 	local bindir port
 	bindir=$("$PG_CONFIG" --bindir)
-	for port in "${ports[@]}"; do
+	for port in "${ports[@]}" "$extra"; do
 		mm_ours "$tmp/mm-citus-$port" || continue
 		if [ -f "$tmp/mm-citus-$port/data/postmaster.pid" ]; then
 			as_owner "$bindir/pg_ctl" -D "$tmp/mm-citus-$port/data" -m immediate -w stop >/dev/null 2>&1 || true
@@ -70,7 +75,7 @@ cmd_stop() {
 cmd_clean() {
 	local port
 	cmd_stop
-	for port in "${ports[@]}"; do
+	for port in "${ports[@]}" "$extra"; do
 		if mm_ours "$tmp/mm-citus-$port"; then
 			rm -rf "$tmp/mm-citus-$port"
 		fi
@@ -138,15 +143,32 @@ SELECT citus_add_node('127.0.0.1', ${ports[2]});
 SQL
 }
 
+# The extra node: started with Citus, not added to the cluster.
+cmd_start_extra() {
+	local dir=$tmp/mm-citus-$extra bindir
+	bindir=$("$PG_CONFIG" --bindir)
+	if [ -e "$dir" ] && ! mm_ours "$dir"; then
+		echo "cluster.sh: $dir exists but was not created by mm's test scripts; leaving it alone" >&2
+		exit 1
+	fi
+	if mm_ours "$dir" && [ -f "$dir/data/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	start_node "$extra"
+	psql -X -q -h 127.0.0.1 -p "$extra" -U postgres -d postgres -v ON_ERROR_STOP=1 \
+		-c "SET client_min_messages = warning" -c "CREATE EXTENSION citus" >/dev/null
+}
+
 cmd_env() {
-	echo "export PGHOST=127.0.0.1 PGPORT=${ports[0]} PGUSER=postgres MM_CITUS_WORKERS='${ports[1]} ${ports[2]}'"
+	echo "export PGHOST=127.0.0.1 PGPORT=${ports[0]} PGUSER=postgres MM_CITUS_WORKERS='${ports[1]} ${ports[2]}' MM_CITUS_EXTRA=$extra"
 }
 
 case "${1:-}" in
 	available) cmd_available ;;
 	start) cmd_start ;;
+	start-extra) cmd_start_extra ;;
 	stop) cmd_stop ;;
 	clean) cmd_clean ;;
 	env) cmd_env ;;
-	*) echo "usage: test/citus/cluster.sh available|start|stop|clean|env" >&2; exit 2 ;;
+	*) echo "usage: test/citus/cluster.sh available|start|start-extra|stop|clean|env" >&2; exit 2 ;;
 esac

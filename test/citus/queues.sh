@@ -174,7 +174,8 @@ else
 fi
 check "every player is in exactly one place: one waiting roster or one matched roster, never two" \
 	"WITH places AS (
-	     SELECT player_id FROM mm.queued_player WHERE queue_id IN ($qa, $qb)
+	     SELECT qp.player_id FROM mm.queued_player qp JOIN mm.roster r ON r.queue_id = qp.queue_id AND r.roster_id = qp.roster_id
+	     WHERE qp.queue_id IN ($qa, $qb) AND r.match_id IS NULL AND NOT qp.requeued
 	     UNION ALL
 	     SELECT unnest(players) FROM mm.match_roster WHERE queue_id IN ($qa, $qb))
 	 SELECT count(*) = $players AND count(DISTINCT player_id) = $players AND min(player_id) = 1 AND max(player_id) = $players

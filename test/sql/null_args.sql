@@ -182,6 +182,7 @@ INSERT INTO null_sample VALUES
 ('mm.rating_conservative(text, float8[], timestamptz, timestamptz)', '{"''glicko2''", "''{1500, 350, 0.06}''", "''2024-01-01 00:00+00''", "''2024-06-01 00:00+00''"}'),
 ('mm.close_rating_period(text, timestamptz)', '{"''nq_key''"}'),
 ('mm.report_result(bigint, jsonb)', '{"(SELECT delivered FROM null_fix)", "''{\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}''"}'),
+('mm.report_result(int, bigint, jsonb)', '{"(SELECT queue_id FROM null_fix)", "(SELECT delivered FROM null_fix)", "''{\"teams\": {\"red\": {\"rank\": 1}, \"blue\": {\"rank\": 2}}}''"}'),
 ('mm.abandon_match(bigint)', '{"(SELECT delivered FROM null_fix)"}'),
 -- async pools
 ('mm.create_pool(text, jsonb)', '{"''npool_new''"}'),
@@ -195,8 +196,10 @@ INSERT INTO null_sample VALUES
 ('mm.find_opponent(text, float8, text[], int, bigint[], bigint)', '{"''npool''", 1000}'),
 ('mm.find_candidates(text, float8, text[], int, bigint[], bigint, int)', '{"''npool''", 1000}'),
 ('mm.rebalance_pool(text)', '{"''npool''"}'),
--- scale-out and roles (without Citus, mm.citus_distribute_queues refuses to run: 0A000)
+-- scale-out and roles (without Citus, mm.citus_distribute_queues and
+-- mm.citus_prepare_nodes refuse to run: 0A000)
 ('mm.citus_distribute_queues(int)', '{32}'),
+('mm.citus_prepare_nodes()', '{}'),
 ('mm.grant_roles(name, name, name)', '{"''mm_service''", "''mm_admin''", "''mm_analyst''"}');
 
 -- The documented meanings of NULL: (function, argument, what NULL means, as
@@ -394,8 +397,8 @@ FROM null_checked;
 SELECT fn FROM null_checked c
 WHERE NOT (proisstrict AND provolatile = 'i') AND NOT EXISTS (SELECT FROM null_sample s WHERE s.fn = c.fn)
 ORDER BY fn::text;
--- samples that do not run: none but the two that cannot run here (Citus is
--- not installed; mm.run_ticks refuses a transaction block)
+-- samples that do not run: none but the three that cannot run here (Citus
+-- is not installed; mm.run_ticks refuses a transaction block)
 SELECT fn, outcome FROM null_outcome WHERE argpos = 0 AND outcome <> 'ok' ORDER BY fn::text;
 -- NULL arguments that are not refused with 22004 naming the argument, and
 -- not documented (none)

@@ -52,3 +52,27 @@ WHERE n.pronamespace = 'mm'::regnamespace
   AND n.proargtypes[0] = 'int4'::regtype AND t.proargtypes[0] = 'text'::regtype
   AND n.proname IN ('tick', 'enqueue', 'claim_matches')
 ORDER BY 1;
+
+-- report_result by the queue's id rates a match of that queue as by the
+-- match id alone, and refuses a match of another queue
+\set VERBOSITY terse
+SELECT mm.create_queue('by_id_rep', '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT queue_id AS rq FROM mm.queue WHERE name = 'by_id_rep' AND dropped_at IS NULL \gset
+SELECT count(mm.enqueue(:rq, ARRAY[p]::bigint[], 1500, 50, joined_at => now() - interval '1 minute'))
+FROM generate_series(711, 714) p;
+SELECT count(*) AS rosters FROM mm.tick(:rq);
+SELECT min(match_id) AS m1, max(match_id) AS m2 FROM mm.match WHERE queue_id = :rq \gset
+SELECT player_id, team, rank, state_after IS NOT NULL AS rated
+FROM mm.report_result(:rq, :m1, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}') ORDER BY player_id;
+-- the same report by match id alone returns the first outcome
+SELECT count(*) AS same_outcome FROM mm.report_result(:m1, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+-- (the messages name match ids: their SQLSTATEs only)
+\set VERBOSITY sqlstate
+SELECT * FROM mm.report_result(:rq + 1000, :m2, '{"teams": {"red": {"rank": 1}, "blue": {"rank": 2}}}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM mm.report_result(NULL::int, :m2, '{}');
+\echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY terse
+-- the match of the other report stays open
+SELECT status FROM mm.match WHERE match_id = :m2;
+SELECT mm.drop_queue('by_id_rep', keep_history => false);

@@ -4,13 +4,14 @@
 --
 -- Public and internal. A function of schema mm is internal when its row in
 -- mm.privileges gives it no role or its COMMENT begins with "internal";
--- every other function is public. Two public functions without roles are
+-- every other function is public. Three public functions without roles are
 -- steps the extension's owner runs by hand, by their documented names:
--- mm.grant_roles and mm.citus_distribute_queues.
+-- mm.grant_roles, mm.citus_distribute_queues and mm.citus_prepare_nodes.
 CREATE TEMP TABLE surface_owner_steps (fn text PRIMARY KEY);
 INSERT INTO surface_owner_steps VALUES
 ('mm.grant_roles(name,name,name)'),
-('mm.citus_distribute_queues(integer)');
+('mm.citus_distribute_queues(integer)'),
+('mm.citus_prepare_nodes()');
 
 CREATE TEMP VIEW surface_fn AS
 SELECT p.oid, p.oid::regprocedure AS fn, p.proname AS name,
@@ -72,7 +73,9 @@ INSERT INTO surface_overloads VALUES
 ('claim_matches', 'mm.claim_matches(text,integer)'),
 ('claim_matches', 'mm.claim_matches(integer,integer)'),
 ('leave', 'mm.leave(bigint)'),
-('leave', 'mm.leave(integer,bigint)');
+('leave', 'mm.leave(integer,bigint)'),
+('report_result', 'mm.report_result(bigint,jsonb)'),
+('report_result', 'mm.report_result(integer,bigint,jsonb)');
 
 -- public functions that share a name outside the sets (none)
 SELECT f.fn, f.result FROM surface_fn f

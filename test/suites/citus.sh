@@ -312,6 +312,36 @@ check "per-shard replays (run_command_on_shards) equal the coordinator's replays
 	          FROM league_games_local WHERE league = ANY (%L) ORDER BY game_id', lg.leagues), '1 day')))
 	 FROM s JOIN lg USING (shardid)"
 
+# ---- mm.citus_distribute_queues and a worker that refuses: the step stops,
+# naming the worker and its answer, and leaves the coordinator as it was;
+# once the worker is fixed a second call completes (the worker done before
+# is left as it is) and every node has the same keys.
+read -r w1 w2 <<<"$MM_CITUS_WORKERS"
+wq() { psql -X -q -At -h 127.0.0.1 -p "$w2" -U postgres -d postgres "$@"; }
+wq -c "ALTER DATABASE postgres SET default_transaction_read_only = on" >/dev/null
+err=$(q -c "SET client_min_messages = warning" -c "SELECT * FROM mm.citus_distribute_queues(8)" 2>&1 >/dev/null)
+wq -c "SET default_transaction_read_only = off" -c "ALTER DATABASE postgres RESET default_transaction_read_only" >/dev/null
+if [[ "$err" == *"worker 127.0.0.1:$w2 could not take the keys"*"read-only transaction"* ]] &&
+	[ "$(q -c "SELECT mm._queues_distributed()::text || (SELECT count(*) FROM pg_constraint WHERE conname = 'match_pkey' AND conrelid = 'mm.match'::regclass)")" = false1 ]; then
+	ok "mm.citus_distribute_queues fails when a worker refuses its DDL, naming the worker and its answer; the coordinator is left as it was"
+else
+	notok "mm.citus_distribute_queues fails when a worker refuses its DDL (got: $err)"
+fi
+if out=$(q -c "SET client_min_messages = warning" -c "SELECT * FROM mm.citus_distribute_queues(8)" 2>&1); then
+	ok "once the worker is fixed, a second mm.citus_distribute_queues() completes"
+else
+	notok "once the worker is fixed, a second mm.citus_distribute_queues() completes"
+	echo "$out" | sed 's/^/#   /' | head -5
+fi
+keys="SELECT md5(string_agg(conname || ':' || pg_get_constraintdef(oid), ',' ORDER BY conname)) FROM pg_constraint
+      WHERE connamespace = 'mm'::regnamespace AND contype IN ('p', 'u', 'f') AND conrelid::regclass::text !~ '_[0-9]+\$'"
+check "every node has the same keys on mm's tables (the workers' shells, the coordinator's tables)" \
+	"SELECT bool_and(w.success AND w.result = ($keys)) AND count(*) = 2 FROM run_command_on_workers(\$k\$$keys\$k\$) w"
+check "each node draws ids from its own range (the coordinator's from 1, worker group g's from g << 48)" \
+	"SELECT bool_and(w.success AND w.result::bigint = 1 + (n.groupid::bigint << 48)) AND count(*) = 2
+	 FROM run_command_on_workers(\$\$SELECT seqmin FROM pg_sequence WHERE seqrelid = 'mm.roster_id_seq'::regclass\$\$) w
+	 JOIN pg_dist_node n ON n.nodename = w.nodename AND n.nodeport = w.nodeport"
+
 # ---- docs/scaling.md: its Citus-only examples ("-- not run" blocks) and the
 # others, in page order, on the coordinator.
 work=$(mktemp -d)
@@ -336,6 +366,15 @@ rm -rf "$work"
 # tick, enqueue, leave and claim_matches on the queue's worker, one waiting
 # roster per player across the cluster, pg_cron on the coordinator.
 bash test/citus/queues.sh || fail=1
+# ---- the whole loop through the coordinator; results with concurrent
+# reports; delivery to a listener on the coordinator; the same season on
+# one node and on Citus; then a worker added and a queue's shards moved
+# there while backends work (last: it changes the cluster)
+bash test/citus/loop.sh || fail=1
+bash test/citus/results.sh || fail=1
+bash test/citus/delivery.sh || fail=1
+bash test/citus/differential.sh || fail=1
+bash test/citus/grow.sh || fail=1
 
 # Keep the nodes' logs and data for a look when something failed.
 [ "$fail" = 0 ] && bash "$cluster" clean
