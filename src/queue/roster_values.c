@@ -21,20 +21,12 @@
 
 /* Attribute values */
 
-/* A string value of an attribute: 1 to 63 bytes, no control characters. */
+/* A string value of an attribute: a name (mm_check_name). */
 static void
 check_string(const MmAttrDecl *d, const char *s, int len, const char *whose)
 {
-	if (len == 0 || len > NAMEDATALEN - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("attribute \"%s\" must have 1 to %d bytes", d->name, NAMEDATALEN - 1),
-				 errdetail("The value (%s) has %d bytes.", whose, len)));
-	for (int i = 0; i < len; i++)
-		if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("attribute \"%s\" must not contain control characters", d->name)));
+	(void) whose;
+	mm_check_name(psprintf("value of attribute \"%s\"", d->name), s, len);
 }
 
 void
@@ -114,12 +106,8 @@ check_latencies(Jsonb *lat)
 	{
 		if (tok == WJB_KEY)
 		{
+			mm_check_name("latencies region name", e.val.string.val, e.val.string.len);
 			region = pnstrdup(e.val.string.val, e.val.string.len);
-			if (e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("latencies region name must have 1 to %d bytes", NAMEDATALEN - 1),
-						 errdetail("The name is \"%s\".", region)));
 		}
 		else if (tok == WJB_VALUE)
 		{
@@ -294,7 +282,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 				return false;
 			break;
 		case MM_ATTR_STRING:
-			if (v->type != jbvString || v->val.string.len == 0 || v->val.string.len > NAMEDATALEN - 1)
+			if (v->type != jbvString || !mm_name_valid(v->val.string.val, v->val.string.len))
 				return false;
 			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues, NULL);
 			break;
@@ -314,7 +302,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 				{
 					if (tok != WJB_ELEM)
 						continue;
-					if (e.type != jbvString || e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
+					if (e.type != jbvString || !mm_name_valid(e.val.string.val, e.val.string.len))
 						return false;
 					if (n == cap)
 					{

@@ -369,11 +369,7 @@ mm_attributes_parse(JsonbValue *v, void *base, const char *what, const char *pat
 			char	   *p = psprintf("%s.%s", path, name);
 			MmAttrDecl *d;
 
-			if (name[0] == '\0' || strlen(name) > NAMEDATALEN - 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s attribute name must have 1 to %d bytes", what, NAMEDATALEN - 1),
-						 errdetail("The name is \"%s\".", name)));
+			mm_check_name(psprintf("%s attribute name", what), name, strlen(name));
 			memset(&raw, 0, sizeof(raw));
 			mm_config_defaults(attr_keys, &raw);
 			mm_config_parse_value(&e, what, p, attr_keys, &raw);
@@ -425,8 +421,8 @@ mm_attributes_render(StringInfo buf, const void *base)
 }
 
 /*
- * The n names of a JSON array (roles, team names): strings of 1 to 63
- * bytes without control characters, each once; errors name the key and
+ * The n names of a JSON array (roles, team names): names (mm_check_name),
+ * each once; errors name the key and
  * the element, "kind" says what the names are.
  */
 static char **
@@ -439,19 +435,15 @@ name_list(JsonbValue *elems, int n, const char *what, const char *path,
 	{
 		char	   *name;
 
-		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
-			elems[i].val.string.len > NAMEDATALEN - 1)
+		if (elems[i].type != jbvString)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s key \"%s[%d]\" must be a %s name of 1 to %d bytes", what, path, i,
-							kind, NAMEDATALEN - 1),
+							kind, MM_NAME_MAX),
 					 errhint("%s", hint)));
+		mm_check_name(psprintf("%s key \"%s[%d]\"", what, path, i),
+					  elems[i].val.string.val, elems[i].val.string.len);
 		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
-		for (const char *c = name; *c; c++)
-			if ((unsigned char) *c < 0x20 || *c == 0x7f)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
 		for (int j = 0; j < i; j++)
 			if (strcmp(names[j], name) == 0)
 				ereport(ERROR,
@@ -710,10 +702,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		rule->name = raw.name_null
 			? (rule->attribute ? psprintf("%s_%s", ops->type, rule->attribute) : pstrdup(ops->type))
 			: raw.name;
-		if (rule->name[0] == '\0' || strlen(rule->name) > NAMEDATALEN - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s key \"%s.name\" must have 1 to %d bytes", what, p, NAMEDATALEN - 1)));
+		mm_check_name(psprintf("%s key \"%s.name\"", what, p), rule->name, strlen(rule->name));
 		for (int j = 0; j < i; j++)
 			if (strcmp(cfg->rules[j].name, rule->name) == 0)
 				ereport(ERROR,

@@ -164,7 +164,7 @@ INSERT INTO null_sample VALUES
 ('mm.remove_player(bigint, bigint)', '{"(SELECT roster FROM null_fix)", 97021}'),
 -- (CALLed here inside a transaction block, it refuses to run: 2D000)
 ('mm.run_ticks(text, interval, interval)', '{"''nq''", "''1 second''", "''0 seconds''"}'),
-('mm.purge(interval, int)', '{"''1 day''"}'),
+('mm.purge(interval, int, interval)', '{"''1 day''"}'),
 ('mm.accept(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
 ('mm.decline(bigint, bigint)', '{"(SELECT proposed FROM null_fix)", 97001}'),
 ('mm.request_backfill(bigint, text, int, text[])', '{"(SELECT delivered FROM null_fix)", "''blue''", 1}'),
