@@ -518,7 +518,7 @@ COMMENT ON FUNCTION mm._queue IS 'internal: the queue of that name, or an error'
 CREATE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
                                  ladder_points float8, dishonor int, professions text[], players int)
 RETURNS void
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -1293,6 +1293,7 @@ DECLARE
     missing bigint;
 BEGIN
     IF match_ids IS NULL THEN PERFORM mm._null_arg('match_ids'); END IF;
+    PERFORM mm._check_list_length('match_ids', cardinality(match_ids), 10000);
     IF array_position(match_ids, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'match_ids must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
     END IF;

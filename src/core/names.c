@@ -11,10 +11,13 @@
  *		it is in a message or a JSON document. Every check goes through
  *		mm_check_name: the config spine (mm_config_check_name), the queue's
  *		config readers and roster values, and SQL through mm._check_name.
+ *		And the one check of a list's length against its limit
+ *		(mm_limits.h).
  *
  *-------------------------------------------------------------------------
  */
 #include "mm.h"
+#include "mm_limits.h"
 
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
@@ -97,5 +100,27 @@ mm_check_name_sql(PG_FUNCTION_ARGS)
 	mm_args_not_null(fcinfo, 0);
 	name = PG_GETARG_TEXT_PP(1);
 	mm_check_name(text_to_cstring(PG_GETARG_TEXT_PP(0)), VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
+	PG_RETURN_VOID();
+}
+
+void
+mm_check_list_length(const char *what, int64 n, int64 max)
+{
+	if (n > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s has too many elements", what),
+				 errdetail("It has " INT64_FORMAT "; the limit is " INT64_FORMAT ".", n, max),
+				 errhint("The limits of every list mm takes are in the Limits table of the operations documentation.")));
+}
+
+PG_FUNCTION_INFO_V1(mm_check_list_length_sql);
+
+/* mm._check_list_length(what text, n bigint, max bigint): the check above for SQL. */
+Datum
+mm_check_list_length_sql(PG_FUNCTION_ARGS)
+{
+	mm_args_not_null(fcinfo, 0);
+	mm_check_list_length(text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT64(1), PG_GETARG_INT64(2));
 	PG_RETURN_VOID();
 }

@@ -10,6 +10,7 @@
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
+#include "mm_limits.h"
 
 #include <math.h>
 
@@ -58,10 +59,14 @@ mm_rules_check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose)
 			if (v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
 				!JsonContainerIsScalar(v->val.binary.data))
 			{
-				JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+				JsonbIterator *it;
 				JsonbValue	e;
 				JsonbIteratorToken tok;
 				bool		ok = true;
+
+				mm_check_list_length(psprintf("value of attribute \"%s\"", d->name),
+									 JsonContainerSize(v->val.binary.data), MM_SET_VALUES_MAX);
+				it = JsonbIteratorInit(v->val.binary.data);
 
 				while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 				{
@@ -101,6 +106,7 @@ check_latencies(Jsonb *lat)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("latencies must be a JSON object"),
 				 errhint("Give the roster's latency to each region in milliseconds, such as {\"eu\": 35, \"us-east\": 110}.")));
+	mm_check_list_length("latencies", JsonContainerSize(&lat->root), MM_ROSTER_REGIONS_MAX);
 	it = JsonbIteratorInit(&lat->root);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
@@ -402,7 +408,8 @@ mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Json
 		x->lat_region = palloc(sizeof(int) * cap);
 		x->lat = palloc(sizeof(double) * cap);
 		it = JsonbIteratorInit(&lat->root);
-		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		/* at most MM_ROSTER_REGIONS_MAX (enqueue refuses more; a row written otherwise keeps its first) */
+		while (x->nlat < MM_ROSTER_REGIONS_MAX && (tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
 				region = region_of_key(rd, key++, e.val.string.val, e.val.string.len);
@@ -426,6 +433,27 @@ mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Json
 }
 
 static char **sort_names;
+
+/* Sort a roster's latencies by region id (insertion sort: a few dozen at most). */
+static void
+sort_latencies(MmRoster *x)
+{
+	for (int k = 1; k < x->nlat; k++)
+	{
+		int			region = x->lat_region[k];
+		double		ms = x->lat[k];
+		int			j = k - 1;
+
+		while (j >= 0 && x->lat_region[j] > region)
+		{
+			x->lat_region[j + 1] = x->lat_region[j];
+			x->lat[j + 1] = x->lat[j];
+			j--;
+		}
+		x->lat_region[j + 1] = region;
+		x->lat[j + 1] = ms;
+	}
+}
 
 static int
 cmp_region_name(const void *a, const void *b)
@@ -452,22 +480,14 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 	}
 	rd->region_names = names;
 	rd->region_id = id;
-	/* latencies as one dense row per roster: Inf where not given */
+	/* each roster's latencies by region id in name order, ascending */
 	for (int i = 0; i < n; i++)
 	{
-		double	   *dense;
-
 		if (r[i].lat == NULL)
 			continue;
-		dense = palloc(sizeof(double) * Max(rd->nregions, 1));
-		for (int k = 0; k < rd->nregions; k++)
-			dense[k] = INFINITY;
 		for (int k = 0; k < r[i].nlat; k++)
-			dense[id[r[i].lat_region[k]]] = r[i].lat[k];
-		pfree(r[i].lat);
-		pfree(r[i].lat_region);
-		r[i].lat = dense;
-		r[i].lat_region = NULL;
+			r[i].lat_region[k] = id[r[i].lat_region[k]];
+		sort_latencies(&r[i]);
 	}
 }
 
@@ -515,22 +535,28 @@ mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb 
 		JsonbIteratorToken tok;
 		int			region = -1;
 
-		x->lat = palloc(sizeof(double) * Max(cfg->nregions, 1));
-		for (int k = 0; k < cfg->nregions; k++)
-			x->lat[k] = INFINITY;
+		int			cap = Max(Min(JsonContainerSize(&lat->root), MM_ROSTER_REGIONS_MAX), 1);
+
+		/* the regions the rosters read know, sparse (ids ascending) */
+		x->lat = palloc(sizeof(double) * cap);
+		x->lat_region = palloc(sizeof(int) * cap);
 		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
 				region = mm_rules_region_id(rd, pnstrdup(e.val.string.val,
 														  Min(e.val.string.len, NAMEDATALEN - 1)));
-			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0)
+			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0 && x->nlat < cap)
 			{
 				double		ms = mm_numeric_float8(e.val.numeric);
 
 				if (!isnan(ms) && ms >= 0)
-					x->lat[region] = ms;
+				{
+					x->lat_region[x->nlat] = region;
+					x->lat[x->nlat++] = ms;
+				}
 			}
 		}
+		sort_latencies(x);
 	}
 }
 

@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
+#include "mm_limits.h"
 
 #include <math.h>
 
@@ -157,9 +158,9 @@ static const MmConfigKey step_keys[] = {
 	{.name = NULL}
 };
 
-/* Elements of a JSON array value; refuses anything else. */
+/* Elements of a JSON array value, at most max of them; refuses anything else. */
 static int
-array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **out)
+array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **out, int max)
 {
 	JsonbIterator *it;
 	JsonbValue	e;
@@ -172,6 +173,8 @@ array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **o
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s key \"%s\" must be an array", what, path)));
+	mm_check_list_length(psprintf("%s key \"%s\"", what, path),
+						 JsonContainerSize(v->val.binary.data), max);
 	*out = palloc(sizeof(JsonbValue) * cap);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
@@ -199,7 +202,7 @@ rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	raw->steps = NULL;
 	if (v == NULL || v->type == jbvNull)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_EXPAND_STEPS_MAX);
 	raw->steps = palloc0(sizeof(MmExpandStep) * Max(n, 1));
 	for (int k = 0; k < 3; k++)
 	{
@@ -357,6 +360,8 @@ mm_attributes_parse(JsonbValue *v, void *base, const char *what, const char *pat
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s key \"%s\" must be an object", what, path),
 				 errhint("Declare each attribute by name, such as {\"mode\": {\"type\": \"string\", \"required\": true}}.")));
+	mm_check_list_length(psprintf("%s key \"%s\"", what, path),
+						 JsonContainerSize(v->val.binary.data), MM_ATTRIBUTES_MAX);
 	cfg->attrs = palloc0(sizeof(MmAttrDecl) * cap);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
@@ -480,7 +485,7 @@ mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	cfg->roles = NULL;
 	if (v == NULL || v->type == jbvNull)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_ROLES_MAX);
 	cfg->roles = name_list(elems, n, what, path, "role",
 						   "List the roles by name, such as [\"tank\", \"damage\", \"support\"].");
 	cfg->nroles = n;
@@ -511,7 +516,7 @@ mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *pat
 	cfg->team_names = NULL;
 	if (v == NULL || v->type == jbvNull)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_TEAMS);
 	if (n < 2 || n > MM_TEAMS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -548,7 +553,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	cfg->latency_rule = -1;
 	if (v == NULL)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_RULES_MAX);
 	cfg->rules = palloc0(sizeof(MmRule) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
