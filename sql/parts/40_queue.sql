@@ -1573,9 +1573,9 @@ BEGIN
         END IF;
     END LOOP;
     IF cardinality(stale) > 0 THEN
-        RAISE NOTICE 'mm.purge ended % matches still open % after they were made', cardinality(stale), abandon_after
-            USING DETAIL = format('Abandoned or dissolved: %s.', array_to_string(stale[1:20], ', ')
-                                  || CASE WHEN cardinality(stale) > 20 THEN ', ...' ELSE '' END),
+        RAISE NOTICE 'mm.purge ended matches still open % after they were made', abandon_after
+            USING DETAIL = format('Abandoned or dissolved (%s): %s.', cardinality(stale),
+                                  array_to_string(stale[1:20], ', ') || CASE WHEN cardinality(stale) > 20 THEN ', ...' ELSE '' END),
                   HINT = 'A late mm.report_result of one of them is refused (55000).';
     END IF;
     -- the tick log
@@ -1614,9 +1614,9 @@ BEGIN
     WHERE x.created_at < cutoff
       AND (x.status = 'proposed' OR (x.status = 'matched' AND (x.delivered_at IS NOT NULL OR q.dropped_at IS NULL)));
     IF kept > 0 THEN
-        RAISE NOTICE 'mm.purge kept % matches still open (proposed, being played or waiting to be claimed)', kept
-            USING DETAIL = format('They are older than older_than; purge ends one once abandon_after (%s) has passed since it was made.',
-                                  abandon_after),
+        RAISE NOTICE 'mm.purge kept matches that are still open'
+            USING DETAIL = format('It kept %s matches older than older_than that are proposed, being played or waiting to be claimed; it ends one once abandon_after (%s) has passed since it was made.',
+                                  kept, abandon_after),
                   HINT = 'End them with mm.report_result or mm.abandon_match (mm.open_matches lists the claimed ones).';
     END IF;
     -- dodge timeouts that ended

@@ -334,8 +334,7 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	bool		nonatomic;
 	TimestampTz start = GetCurrentTimestamp();
 	MemoryContext cxt;
-	MemoryContext caller = CurrentMemoryContext;
-	RunQueues	q = {0};
+	RunQueues  *q;
 
 	mm_require_primary("mm.run_ticks");
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -364,6 +363,8 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	 * behind
 	 */
 	cxt = AllocSetContextCreate(TopMemoryContext, "mm.run_ticks", ALLOCSET_SMALL_SIZES);
+	/* in memory, not in a local the error path's longjmp could find stale */
+	q = MemoryContextAllocZero(cxt, sizeof(RunQueues));
 	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	PG_TRY();
@@ -373,9 +374,9 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 			double		next;
 
 			/* the queues now: a queue dropped (and created again) meanwhile is another */
-			run_queues(queue, &q, cxt, k == 0);
+			run_queues(queue, q, cxt, k == 0);
 			MemoryContextSwitchTo(cxt);
-			run_round(&q, start, every, span, k == 0, cxt);
+			run_round(q, start, every, span, k == 0, cxt);
 			/* the next slot after now; missed slots are skipped */
 			next = (floor(elapsed_ms(start) / every) + 1) * every;
 			if (next >= span)
@@ -385,12 +386,13 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
-		for (int i = 0; i < q.n; i++)
-			if (q.held[i])
-				queue_unlock(MM_RUN_LOCK, q.ids[i]);
+		for (int i = 0; i < q->n; i++)
+			if (q->held[i])
+				queue_unlock(MM_RUN_LOCK, q->ids[i]);
 		if (queue)
 			pfree(queue);
-		MemoryContextSwitchTo(caller);
+		/* (not the caller's context: a commit may have ended it) */
+		MemoryContextSwitchTo(TopMemoryContext);
 		MemoryContextDelete(cxt);
 	}
 	PG_END_TRY();
