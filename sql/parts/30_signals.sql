@@ -387,6 +387,12 @@ BEGIN
     IF server_id IS NULL THEN PERFORM mm._null_arg('server_id'); END IF;
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     IF player IS NULL THEN PERFORM mm._null_arg('player'); END IF;
+    IF jsonb_typeof(player) <> 'object' THEN
+        RAISE EXCEPTION 'player attributes must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is a JSON %s.', jsonb_typeof(player)),
+                  HINT = 'For example {"age": 20, "language": "en"}.';
+    END IF;
     -- Take a slot under the server row's lock: a concurrent joiner waits,
     -- then re-checks occupancy < capacity on the row it waited for.
     UPDATE mm.servers s SET occupancy = s.occupancy + 1

@@ -36,8 +36,15 @@
 /* Values of one set attribute of a roster (an intersect rule's languages). */
 #define MM_SET_VALUES_MAX			64
 
-/* Ids in one call that takes a list of them (mm.match_players, mm.dishonor_statuses). */
+/*
+ * Ids in one call that takes a list of them (mm.match_players,
+ * mm.dishonor_statuses, mm.rank_servers' preferred players, an async
+ * search's excluded players).
+ */
 #define MM_CALL_IDS_MAX				10000
+
+/* Hard labels of an async pool's entry or search. */
+#define MM_LABELS_MAX				64
 
 /*
  * Refuse a list of n elements over its limit: SQLSTATE 54000, "what" naming
