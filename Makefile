@@ -9,6 +9,7 @@ OBJS        = \
 	src/core/arrays.o \
 	src/core/config.o \
 	src/core/mm.o \
+	src/core/names.o \
 	src/core/statement.o \
 	src/rating/elo.o \
 	src/rating/glicko2_math.o \

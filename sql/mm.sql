@@ -48,7 +48,7 @@ COMMENT ON FUNCTION mm._require_primary IS
 -- folded (and raise) when a query calling it is planned, whatever the WHERE
 -- clause that guards it.
 
--- @access public
+-- @access internal
 CREATE FUNCTION mm._null_arg(arg text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'mm_null_arg_sql'

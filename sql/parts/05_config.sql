@@ -10,30 +10,28 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 200;
 COMMENT ON FUNCTION mm.config_keys IS
     'the keys of a kind of config (queue, pool, policy, dishonor, ladder, prediction, rate, place; NULL: every kind): dotted key, type (number, integer, boolean, text, duration, object), default, range, unit and a one-line doc';
 
--- Names: queues, pools, rating keys, dishonor reasons and professions are
--- 1 to 63 bytes (as PostgreSQL identifiers) without control characters,
--- checked where they are created, so that a NOTIFY payload or a key that
--- carries one always fits.
+-- Names: every name mm accepts (queues, pools, rules, attributes, roles,
+-- regions, teams, rating keys, dishonor reasons, professions, places,
+-- signals) has 1 to 63 bytes (as PostgreSQL identifiers) and no control
+-- characters, checked where it is created, so that a NOTIFY payload, an
+-- index key or a message that carries one always fits and prints as it is.
+-- One checker (src/core/names.c) serves the C code and, through this
+-- wrapper, SQL and PL/pgSQL. STABLE, not IMMUTABLE: a call with constant
+-- arguments is not folded (and raised) when a guarded query is planned.
 -- @access internal
 CREATE FUNCTION mm._check_name(kind text, name text)
 RETURNS void
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF octet_length(name) > 63 THEN
-        RAISE EXCEPTION '% is too long', kind
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('It has %s bytes: %s...', octet_length(name), left(name, 20)),
-                  HINT = 'Names of queues, pools, rating keys, dishonor reasons and professions have 1 to 63 bytes.';
-    END IF;
-    IF name ~ '[[:cntrl:]]' THEN
-        RAISE EXCEPTION '% must not contain control characters', kind
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = format('The value is %s.', to_json(name)),
-                  HINT = 'Use printable characters only.';
-    END IF;
-END
-$$;
+AS 'MODULE_PATHNAME', 'mm_check_name_sql'
+LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm._check_name IS
-    'internal: refuse (22023) a name of more than 63 bytes or with control characters; kind names it in the message';
+    'internal: refuse (22023) a name that is empty, has more than 63 bytes or holds a control character (U+0000 to U+001F, U+007F to U+009F); kind names it in the message';
+
+-- The limit of a list mm takes (src/core/mm_limits.h; the Limits table of
+-- docs/operations.md), for SQL and PL/pgSQL callers.
+-- @access internal
+CREATE FUNCTION mm._check_list_length(what text, n bigint, max bigint)
+RETURNS void
+AS 'MODULE_PATHNAME', 'mm_check_list_length_sql'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._check_list_length IS
+    'internal: refuse (54000) a list of n elements, "what", over its limit max';

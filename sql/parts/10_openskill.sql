@@ -102,7 +102,9 @@ COMMENT ON FUNCTION mm.openskill_replay IS
     're-rate a game history: the games query yields (game key, player_id, team, rank[, weight]) in play order, the initial query (player_id, mu, sigma); final rating and games played per player';
 
 -- 0.1.0's name, argument names and result columns (matches int), kept for
--- one version.
+-- one version. It runs the caller's query, so it keeps the caller's
+-- search_path (a C function, as mm.openskill_replay): an unqualified table
+-- of the caller's is found.
 -- @access admin, analyst
 CREATE FUNCTION mm.replay_openskill(
     history text,
@@ -120,13 +122,8 @@ CREATE FUNCTION mm.replay_openskill(
     balance bool DEFAULT false,
     epsilon float8 DEFAULT 0.1)
 RETURNS TABLE(player_id bigint, mu float8, sigma float8, matches int)
-LANGUAGE sql VOLATILE PARALLEL UNSAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-SELECT r.player_id, r.mu, r.sigma, r.games::int
-FROM mm.openskill_replay(coalesce($1, mm._null_arg('history')::text), $2, $3, $4, $5, $6, $7,
-                         $8, $9, $10, $11, $12, $13, $14) r
-$$;
+AS 'MODULE_PATHNAME', 'mm_replay_openskill_deprecated'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.replay_openskill IS
     'deprecated: use mm.openskill_replay (games bigint instead of matches int). Re-rate a match history: history query yields (match key, player_id, team, rank[, weight]) in play order, initial query (player_id, mu, sigma); final rating and matches per player';
 

@@ -155,69 +155,144 @@ CREATE TYPE mm.glicko2_period_state AS (
 COMMENT ON TYPE mm.glicko2_period_state IS
     'state of mm.glicko2_period with a policy: the player, tau, the policy and the games so far (the arguments of mm.glicko2_rate)';
 
+-- The transition and combine functions check every state they take as
+-- mm.glicko2_rate would (a partial state from another worker as much as a
+-- row), and take only one player's games; they call no helper, so that any
+-- role may run the aggregate (mm's internal functions are the owner's).
+
 -- @access public
-CREATE FUNCTION mm._glicko2_period_policy_check(state mm.glicko2_period_state, with_policy boolean)
+CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
+                                              rating float8, rd float8, vol float8,
+                                              opp_rating float8, opp_rd float8, score float8,
+                                              tau float8, policy jsonb)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    p mm.glicko := (state).player;
+    game_null boolean := opp_rating IS NULL AND opp_rd IS NULL AND score IS NULL;
+    player mm.glicko := ROW(rating, rd, vol)::mm.glicko;
 BEGIN
-    IF p IS NULL OR (p).rating IS NULL OR (p).rd IS NULL OR (p).vol IS NULL THEN
+    IF NOT game_null AND (opp_rating IS NULL OR opp_rd IS NULL OR score IS NULL) THEN
+        RAISE EXCEPTION 'opp_rating, opp_rd and score must be all NULL or all set'
+            USING ERRCODE = 'null_value_not_allowed',
+                  HINT = 'A row with all three NULL counts as no game.';
+    END IF;
+    -- this row alone, checked (its policy only on a group's first row)
+    IF rating IS NULL OR rd IS NULL OR vol IS NULL THEN
         RAISE EXCEPTION 'rating, rd and vol must not be NULL'
             USING ERRCODE = 'null_value_not_allowed',
                   HINT = 'Use the policy''s defaults for a new player, e.g. COALESCE(rd, 350).';
     END IF;
-    IF NOT ((p).rating > '-Infinity' AND (p).rating < 'Infinity'
-            AND (p).rd > 0 AND (p).rd < 'Infinity' AND (p).vol > 0 AND (p).vol < 'Infinity') THEN
+    IF NOT (rating > '-Infinity' AND rating < 'Infinity' AND rd > 0 AND rd < 'Infinity' AND vol > 0 AND vol < 'Infinity') THEN
         RAISE EXCEPTION 'rating must be finite, rd and vol positive and finite'
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = pg_catalog.format('The rating is %s.', p);
+                  DETAIL = pg_catalog.format('The rating is %s.', player);
     END IF;
-    IF NOT coalesce((state).tau > 0 AND (state).tau < 'Infinity', true) THEN
+    IF NOT coalesce(tau > 0 AND tau < 'Infinity', true) THEN
         RAISE EXCEPTION 'tau must be positive and finite'
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = pg_catalog.format('The value is %s.', (state).tau),
+                  DETAIL = pg_catalog.format('The value is %s.', tau),
                   HINT = 'Pass NULL for the policy''s system_constant.';
     END IF;
-    IF (state).opp_rating IS NULL OR (state).opp_rd IS NULL OR (state).score IS NULL THEN
-        RAISE EXCEPTION 'the games of a glicko2_period state must not be NULL'
-            USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF pg_catalog.array_ndims((state).opp_rating) > 1 OR pg_catalog.array_ndims((state).opp_rd) > 1
-       OR pg_catalog.array_ndims((state).score) > 1
-       OR pg_catalog.cardinality((state).opp_rating) <> pg_catalog.cardinality((state).score)
-       OR pg_catalog.cardinality((state).opp_rd) <> pg_catalog.cardinality((state).score) THEN
-        RAISE EXCEPTION 'opp_rating, opp_rd and score must have the same length'
-            USING ERRCODE = 'array_subscript_error',
-                  HINT = 'Give one element per game in each array.';
-    END IF;
-    IF EXISTS (SELECT 1 FROM unnest((state).opp_rating, (state).opp_rd, (state).score) AS g(o, d, s)
-               WHERE NOT coalesce(g.o > '-Infinity' AND g.o < 'Infinity' AND g.d > 0 AND g.d < 'Infinity'
-                                  AND g.s >= 0 AND g.s <= 1, false)) THEN
+    IF NOT game_null AND NOT (opp_rating > '-Infinity' AND opp_rating < 'Infinity' AND opp_rd > 0 AND opp_rd < 'Infinity'
+                              AND score >= 0 AND score <= 1) THEN
         RAISE EXCEPTION 'every game needs a finite opp_rating, a positive opp_rd and a score between 0 and 1'
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = pg_catalog.format('The games are %s, %s, %s.',
-                                             (state).opp_rating, (state).opp_rd, (state).score),
+                  DETAIL = pg_catalog.format('The games are %s, %s, %s.', ARRAY[opp_rating], ARRAY[opp_rd], ARRAY[score]),
                   HINT = 'Use 1 for a win, 0.5 for a draw and 0 for a loss.';
     END IF;
-    IF with_policy AND (state).policy IS NOT NULL THEN
-        PERFORM mm.glicko2_policy((state).policy);
+    IF state IS NULL THEN
+        IF policy IS NOT NULL THEN
+            PERFORM mm.glicko2_policy(policy);
+        END IF;
+        RETURN ROW(player, tau, policy,
+                   CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rating] END,
+                   CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rd] END,
+                   CASE WHEN game_null THEN '{}' ELSE ARRAY[score] END)::mm.glicko2_period_state;
+    END IF;
+    IF (state).player IS DISTINCT FROM player OR (state).tau IS DISTINCT FROM tau
+       OR (state).policy IS DISTINCT FROM policy THEN
+        RAISE EXCEPTION 'glicko2_period needs one player rating per group'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('The group has %s, tau %s, policy %s and also %s, tau %s, policy %s.',
+                                             (state).player, coalesce((state).tau::text, 'NULL'), coalesce((state).policy::text, 'NULL'),
+                                             player, coalesce(tau::text, 'NULL'), coalesce(policy::text, 'NULL')),
+                  HINT = 'Group by player: each player''s rating, rd, vol, tau and policy are constant over a rating period.';
+    END IF;
+    IF NOT game_null THEN
+        state.opp_rating := (state).opp_rating OPERATOR(pg_catalog.||) opp_rating;
+        state.opp_rd := (state).opp_rd OPERATOR(pg_catalog.||) opp_rd;
+        state.score := (state).score OPERATOR(pg_catalog.||) score;
     END IF;
     RETURN state;
 END
 $$;
-COMMENT ON FUNCTION mm._glicko2_period_policy_check IS
-    'internal: refuse a glicko2_period state that mm.glicko2_rate would refuse (and its policy, when asked)';
+COMMENT ON FUNCTION mm.glicko2_period_policy_step IS
+    'transition function of mm.glicko2_period with a policy: checks the row and adds its game';
 
 -- @access public
-CREATE FUNCTION mm._glicko2_period_policy_merge(a mm.glicko2_period_state, b mm.glicko2_period_state)
+CREATE FUNCTION mm.glicko2_period_policy_combine(a mm.glicko2_period_state, b mm.glicko2_period_state)
 RETURNS mm.glicko2_period_state
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
+DECLARE
+    state mm.glicko2_period_state;
+    p mm.glicko;
 BEGIN
+    -- each part checked as mm.glicko2_rate would check it (a's policy: b's
+    -- is compared with it below)
+    FOREACH state IN ARRAY ARRAY[a, b] LOOP
+        CONTINUE WHEN state IS NULL;
+        p := (state).player;
+        IF p IS NULL OR (p).rating IS NULL OR (p).rd IS NULL OR (p).vol IS NULL THEN
+            RAISE EXCEPTION 'rating, rd and vol must not be NULL'
+                USING ERRCODE = 'null_value_not_allowed',
+                      HINT = 'Use the policy''s defaults for a new player, e.g. COALESCE(rd, 350).';
+        END IF;
+        IF NOT ((p).rating > '-Infinity' AND (p).rating < 'Infinity'
+                AND (p).rd > 0 AND (p).rd < 'Infinity' AND (p).vol > 0 AND (p).vol < 'Infinity') THEN
+            RAISE EXCEPTION 'rating must be finite, rd and vol positive and finite'
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = pg_catalog.format('The rating is %s.', p);
+        END IF;
+        IF NOT coalesce((state).tau > 0 AND (state).tau < 'Infinity', true) THEN
+            RAISE EXCEPTION 'tau must be positive and finite'
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = pg_catalog.format('The value is %s.', (state).tau),
+                      HINT = 'Pass NULL for the policy''s system_constant.';
+        END IF;
+        IF (state).opp_rating IS NULL OR (state).opp_rd IS NULL OR (state).score IS NULL THEN
+            RAISE EXCEPTION 'the games of a glicko2_period state must not be NULL'
+                USING ERRCODE = 'null_value_not_allowed';
+        END IF;
+        IF pg_catalog.array_ndims((state).opp_rating) > 1 OR pg_catalog.array_ndims((state).opp_rd) > 1
+           OR pg_catalog.array_ndims((state).score) > 1
+           OR pg_catalog.cardinality((state).opp_rating) <> pg_catalog.cardinality((state).score)
+           OR pg_catalog.cardinality((state).opp_rd) <> pg_catalog.cardinality((state).score) THEN
+            RAISE EXCEPTION 'opp_rating, opp_rd and score must have the same length'
+                USING ERRCODE = 'array_subscript_error',
+                      HINT = 'Give one element per game in each array.';
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest((state).opp_rating, (state).opp_rd, (state).score) AS g(o, d, s)
+                   WHERE NOT coalesce(g.o > '-Infinity' AND g.o < 'Infinity' AND g.d > 0 AND g.d < 'Infinity'
+                                      AND g.s >= 0 AND g.s <= 1, false)) THEN
+            RAISE EXCEPTION 'every game needs a finite opp_rating, a positive opp_rd and a score between 0 and 1'
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = pg_catalog.format('The games are %s, %s, %s.',
+                                                 (state).opp_rating, (state).opp_rd, (state).score),
+                      HINT = 'Use 1 for a win, 0.5 for a draw and 0 for a loss.';
+        END IF;
+        IF (state).policy IS NOT NULL AND (a IS NULL OR b IS NULL OR state IS NOT DISTINCT FROM a) THEN
+            PERFORM mm.glicko2_policy((state).policy);
+        END IF;
+    END LOOP;
+    IF a IS NULL THEN
+        RETURN b;
+    ELSIF b IS NULL THEN
+        RETURN a;
+    END IF;
     IF (a).player IS DISTINCT FROM (b).player OR (a).tau IS DISTINCT FROM (b).tau
        OR (a).policy IS DISTINCT FROM (b).policy THEN
         RAISE EXCEPTION 'glicko2_period needs one player rating per group'
@@ -231,59 +306,6 @@ BEGIN
     a.opp_rd := (a).opp_rd OPERATOR(pg_catalog.||) (b).opp_rd;
     a.score := (a).score OPERATOR(pg_catalog.||) (b).score;
     RETURN a;
-END
-$$;
-COMMENT ON FUNCTION mm._glicko2_period_policy_merge IS
-    'internal: the games of two checked glicko2_period states of one player, an error for two players';
-
--- @access public
-CREATE FUNCTION mm.glicko2_period_policy_step(state mm.glicko2_period_state,
-                                              rating float8, rd float8, vol float8,
-                                              opp_rating float8, opp_rd float8, score float8,
-                                              tau float8, policy jsonb)
-RETURNS mm.glicko2_period_state
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-DECLARE
-    game_null boolean := opp_rating IS NULL AND opp_rd IS NULL AND score IS NULL;
-    game mm.glicko2_period_state;
-BEGIN
-    IF NOT game_null AND (opp_rating IS NULL OR opp_rd IS NULL OR score IS NULL) THEN
-        RAISE EXCEPTION 'opp_rating, opp_rd and score must be all NULL or all set'
-            USING ERRCODE = 'null_value_not_allowed',
-                  HINT = 'A row with all three NULL counts as no game.';
-    END IF;
-    -- this row alone, checked (its policy only on a group's first row)
-    game := mm._glicko2_period_policy_check(
-        ROW(ROW(rating, rd, vol)::mm.glicko, tau, policy,
-            CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rating] END,
-            CASE WHEN game_null THEN '{}' ELSE ARRAY[opp_rd] END,
-            CASE WHEN game_null THEN '{}' ELSE ARRAY[score] END)::mm.glicko2_period_state,
-        state IS NULL);
-    IF state IS NULL THEN
-        RETURN game;
-    END IF;
-    RETURN mm._glicko2_period_policy_merge(state, game);
-END
-$$;
-COMMENT ON FUNCTION mm.glicko2_period_policy_step IS
-    'transition function of mm.glicko2_period with a policy: checks the row and adds its game';
-
--- @access public
-CREATE FUNCTION mm.glicko2_period_policy_combine(a mm.glicko2_period_state, b mm.glicko2_period_state)
-RETURNS mm.glicko2_period_state
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF a IS NULL THEN
-        RETURN mm._glicko2_period_policy_check(b, true);
-    ELSIF b IS NULL THEN
-        RETURN mm._glicko2_period_policy_check(a, true);
-    END IF;
-    RETURN mm._glicko2_period_policy_merge(mm._glicko2_period_policy_check(a, true),
-                                          mm._glicko2_period_policy_check(b, false));
 END
 $$;
 COMMENT ON FUNCTION mm.glicko2_period_policy_combine IS

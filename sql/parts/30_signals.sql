@@ -305,6 +305,12 @@ BEGIN
                   DETAIL = format('The value is %s.', attributes),
                   HINT = 'For example {"region": "eu", "GameMode": "Survival"}.';
     END IF;
+    -- a new place's name follows the rule of every name (a place of 0.1.0
+    -- keeps its name)
+    IF NOT EXISTS (SELECT FROM mm.servers s WHERE s.place = add_server.place)
+       AND NOT EXISTS (SELECT FROM mm.place_configs c WHERE c.place = add_server.place) THEN
+        PERFORM mm._check_name('place name', place);
+    END IF;
     INSERT INTO mm.servers AS s (place, capacity, attributes)
     VALUES (add_server.place, add_server.capacity, add_server.attributes)
     RETURNING s.server_id INTO id;
@@ -322,6 +328,11 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 SELECT mm._null_arg('place') WHERE place IS NULL;
 SELECT mm._null_arg('config') WHERE config IS NULL;
+-- a new place's name follows the rule of every name (a place of 0.1.0
+-- keeps its name)
+SELECT mm._check_name('place name', place)
+WHERE NOT EXISTS (SELECT FROM mm.servers s WHERE s.place = set_place_config.place)
+  AND NOT EXISTS (SELECT FROM mm.place_configs c WHERE c.place = set_place_config.place);
 INSERT INTO mm.place_configs (place, config)
 VALUES (set_place_config.place, mm.place_config(set_place_config.config))
 ON CONFLICT ON CONSTRAINT place_configs_pkey DO UPDATE SET config = EXCLUDED.config
@@ -376,6 +387,12 @@ BEGIN
     IF server_id IS NULL THEN PERFORM mm._null_arg('server_id'); END IF;
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     IF player IS NULL THEN PERFORM mm._null_arg('player'); END IF;
+    IF jsonb_typeof(player) <> 'object' THEN
+        RAISE EXCEPTION 'player attributes must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is a JSON %s.', jsonb_typeof(player)),
+                  HINT = 'For example {"age": 20, "language": "en"}.';
+    END IF;
     -- Take a slot under the server row's lock: a concurrent joiner waits,
     -- then re-checks occupancy < capacity on the row it waited for.
     UPDATE mm.servers s SET occupancy = s.occupancy + 1

@@ -257,6 +257,7 @@ SET search_path = mm, pg_catalog, pg_temp
 BEGIN ATOMIC
     SELECT mm._null_arg('player_ids') WHERE dishonor_statuses.player_ids IS NULL;
     SELECT mm._null_arg('at') WHERE dishonor_statuses.at IS NULL;
+    SELECT mm._check_list_length('player_ids', cardinality(dishonor_statuses.player_ids), 10000);
     SELECT p.id,
            coalesce(mm.dishonor_current(d.stacks, d.stacks_at, dishonor_statuses.at, mm.dishonor_config()), 0),
            CASE WHEN d.timeout_until > dishonor_statuses.at THEN d.timeout_until END

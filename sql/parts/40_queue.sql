@@ -51,8 +51,8 @@ CREATE TABLE mm.roster (
     CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
     CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
     CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9),
-    CONSTRAINT roster_rank_finite CHECK (rank > '-Infinity' AND rank < 'Infinity'),
-    CONSTRAINT roster_ladder_points_finite CHECK (ladder_points > '-Infinity' AND ladder_points < 'Infinity'),
+    CONSTRAINT roster_rank_finite CHECK (rank BETWEEN -1e9 AND 1e9),
+    CONSTRAINT roster_ladder_points_finite CHECK (ladder_points BETWEEN -1e9 AND 1e9),
     CONSTRAINT roster_dishonor_check CHECK (dishonor >= 0),
     CONSTRAINT roster_joined_at_check CHECK (isfinite(joined_at) AND joined_at <= clock_timestamp()),
     CONSTRAINT roster_attributes_check CHECK (jsonb_typeof(attributes) = 'object' AND jsonb_typeof(latencies) = 'object'),
@@ -84,6 +84,8 @@ COMMENT ON CONSTRAINT roster_attributes_check ON mm.roster IS 'attributes and la
 COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue''s waiting rosters by time joined (ticket expiry)';
 COMMENT ON CONSTRAINT roster_rating_finite ON mm.roster IS 'a waiting roster''s rating lies in [-1e9, 1e9] (finite, and so are the figures derived from it)';
 COMMENT ON CONSTRAINT roster_deviation_finite ON mm.roster IS 'a waiting roster''s deviation lies in [0, 1e9]';
+COMMENT ON CONSTRAINT roster_rank_finite ON mm.roster IS 'a roster''s rank lies in [-1e9, 1e9], so that a team''s or a match''s figures over up to 1000 players stay finite';
+COMMENT ON CONSTRAINT roster_ladder_points_finite ON mm.roster IS 'a roster''s ladder points lie in [-1e9, 1e9], so that a team''s or a match''s figures over up to 1000 players stay finite';
 COMMENT ON CONSTRAINT roster_joined_at_check ON mm.roster IS 'joined_at is finite and not in the future (the wall clock when the row is written: a tick whose transaction began before a roster was queued may still update it)';
 
 -- A player is a row, from its enqueue until its roster leaves: waiting,
@@ -139,6 +141,7 @@ CREATE TABLE mm.match (
     teams         text[] NOT NULL,
     odds          float8[] NOT NULL,
     odds_scale    float8,
+    model         text,
     CONSTRAINT match_pkey PRIMARY KEY (match_id),
     CONSTRAINT match_queue_match_key UNIQUE (queue_id, match_id),
     CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
@@ -170,6 +173,7 @@ COMMENT ON COLUMN mm.match.teams IS 'the match''s teams in team order, as its qu
 COMMENT ON COLUMN mm.match.odds IS 'each team''s odds of victory, in the order of teams (they add up to one)';
 COMMENT ON COLUMN mm.match.odds_scale IS 'the scale the queue''s calibration applied to its rating family''s odds when the tick made the match (1: the family''s own odds; see mm.odds_calibration); NULL: odds a tick''s rating family did not make (a match carried over from 0.1.0, whose odds came from the GW2 prediction, or written directly), which the calibration does not learn from';
 COMMENT ON CONSTRAINT match_odds_scale_check ON mm.match IS 'a scale is positive and finite';
+COMMENT ON COLUMN mm.match.model IS 'the rating family whose odds the tick stored (the queue''s rating.model then); the calibration learns from the match''s result only while the queue keeps that family; NULL: a match carried over from 0.1.0 or written directly';
 COMMENT ON COLUMN mm.match.red_odds IS 'the first team''s odds (odds[1]), kept for readers of two-team matches';
 COMMENT ON COLUMN mm.match.blue_odds IS 'the second team''s odds (odds[2]), kept for readers of two-team matches';
 COMMENT ON CONSTRAINT match_teams_check ON mm.match IS 'a match has 2 to 64 teams, named, in a one-dimensional array from 1';
@@ -203,6 +207,7 @@ CREATE TABLE mm.ended_roster (
     backfill_id   bigint,
     attributes    jsonb NOT NULL DEFAULT '{}',
     latencies     jsonb NOT NULL DEFAULT '{}',
+    roles         text[] NOT NULL DEFAULT '{}',
     CONSTRAINT ended_roster_pkey PRIMARY KEY (match_id, roster_id),
     CONSTRAINT ended_roster_roster_id_key UNIQUE (roster_id),
     CONSTRAINT ended_roster_match_fkey FOREIGN KEY (queue_id, match_id)
@@ -214,6 +219,7 @@ COMMENT ON COLUMN mm.ended_roster.position IS 'the roster''s place in queue orde
 COMMENT ON COLUMN mm.ended_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
 COMMENT ON COLUMN mm.ended_roster.attributes IS 'the roster''s attributes when matched (mm.roster.attributes)';
 COMMENT ON COLUMN mm.ended_roster.latencies IS 'the roster''s latencies by region when matched (mm.roster.latencies)';
+COMMENT ON COLUMN mm.ended_roster.roles IS 'each player''s role in the match, in party order (mm.queued_player.role), or empty when the roster gave none';
 
 -- A roster of a match refers to it, by a foreign key on (queue_id, match_id).
 ALTER TABLE mm.roster
@@ -236,7 +242,8 @@ SELECT r.match_id, r.roster_id, r.team,
        coalesce(array_agg(qp.player_id ORDER BY qp.seat) FILTER (WHERE qp.player_id IS NOT NULL), '{}') AS players,
        r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
        coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
-       r.joined_at, r.waited, r.queue_id, r.position, r.backfill_id, r.attributes, r.latencies
+       r.joined_at, r.waited, r.queue_id, r.position, r.backfill_id, r.attributes, r.latencies,
+       coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles
 FROM mm.roster r
 LEFT JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
 WHERE r.match_id IS NOT NULL
@@ -244,9 +251,10 @@ GROUP BY r.queue_id, r.roster_id, r.match_id, r.team, r.rating, r.deviation, r.r
          r.joined_at, r.waited, r.position, r.backfill_id, r.attributes, r.latencies
 UNION ALL
 SELECT e.match_id, e.roster_id, e.team, e.players, e.rating, e.deviation, e.rank, e.ladder_points, e.dishonor,
-       e.professions, e.joined_at, e.waited, e.queue_id, e.position, e.backfill_id, e.attributes, e.latencies
+       e.professions, e.joined_at, e.waited, e.queue_id, e.position, e.backfill_id, e.attributes, e.latencies,
+       e.roles
 FROM mm.ended_roster e;
-COMMENT ON VIEW mm.match_roster IS 'the rosters of each match, open (from mm.roster, players in party order from mm.queued_player) or ended (mm.ended_roster), their team and their data when matched; a roster is in at most one match (a dissolved match gives its rosters up)';
+COMMENT ON VIEW mm.match_roster IS 'the rosters of each match, open (from mm.roster, players in party order from mm.queued_player) or ended (mm.ended_roster), their team and their data when matched, each player''s role (roles, in party order; empty when the roster gave none); a roster is in at most one match (a dissolved match gives its rosters up)';
 
 -- The life of each ticket, one row per player and event: waiting when
 -- queued, then expired, left or removed; with a ready check proposed,
@@ -521,7 +529,7 @@ COMMENT ON FUNCTION mm._queue IS 'internal: the queue of that name, or an error'
 CREATE FUNCTION mm._check_roster(rating float8, deviation float8, rank float8,
                                  ladder_points float8, dishonor int, professions text[], players int)
 RETURNS void
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -560,21 +568,22 @@ BEGIN
         -- a profession is part of a rating key (key/profession)
         PERFORM mm._check_name('profession', x) FROM unnest(professions) x;
     END IF;
-    -- ratings and deviations have a finite range (the table's CHECKs hold
-    -- it too): every figure derived from them (effective ratings, ranges,
-    -- spreads, team averages) stays finite
-    FOR n, v IN VALUES ('rating', abs(rating)), ('deviation', deviation) LOOP
-        IF v > 1e9 THEN
+    -- ratings, deviations, ranks and ladder points have a finite range
+    -- (the table's CHECKs hold it too): every figure derived from them
+    -- (effective ratings, ranges, spreads, team and match averages and
+    -- sums over up to 1000 players, a backfill's team figures) stays finite
+    FOR n, v IN VALUES ('rating', rating), ('deviation', deviation), ('rank', rank), ('ladder_points', ladder_points) LOOP
+        IF abs(v) > 1e9 THEN
             RAISE EXCEPTION '% is out of range', n
                 USING ERRCODE = 'invalid_parameter_value',
-                      DETAIL = format('The value is %s.', CASE n WHEN 'rating' THEN rating ELSE deviation END),
-                      HINT = 'A roster''s rating lies between -1e9 and 1e9, its deviation between 0 and 1e9.';
+                      DETAIL = format('The value is %s.', v),
+                      HINT = 'A roster''s rating, rank and ladder points lie between -1e9 and 1e9, its deviation between 0 and 1e9.';
         END IF;
     END LOOP;
 END
 $$;
 COMMENT ON FUNCTION mm._check_roster IS
-    'internal: check a roster''s rating (from -1e9 to 1e9), deviation (from 0 to 1e9), rank, ladder points, dishonor and professions (each a name of at most 63 bytes)';
+    'internal: check a roster''s rating, rank and ladder points (from -1e9 to 1e9), deviation (from 0 to 1e9), dishonor and professions (each a name of at most 63 bytes)';
 
 -- Check a roster's roles (enqueue and update_roster): one per player, in the
 -- order of its players, or none; each one of the queue's declared roles.
@@ -689,7 +698,9 @@ BEGIN
                   DETAIL = format('The timeout lasts until %s.', s),
                   HINT = format('The player can queue again at %s.', s);
     END IF;
-    SELECT coalesce(sum(d.stacks), 0) INTO stacks FROM mm.dishonor_statuses(players, now()) d;
+    -- the roster's dishonor: its players' stacks, saturating at the
+    -- largest int (a player's stacks saturate there too)
+    SELECT least(coalesce(sum(d.stacks), 0), 2147483647)::int INTO stacks FROM mm.dishonor_statuses(players, now()) d;
     -- the queue's own dodge penalty (dodge_timeout): this queue only
     SELECT d.player_id, d.until INTO p, s
     FROM mm.queue_dodge d
@@ -1238,6 +1249,17 @@ COMMENT ON FUNCTION mm.explain IS
 
 -- Match delivery
 
+-- The start of every payload of a queue's channel: {"queue_id": .. and
+-- "queue": "..", the name only when its JSON takes at most 1000 bytes (a
+-- queue 0.1.0 created may have a name that would not fit NOTIFY's limit).
+-- @access internal
+CREATE FUNCTION mm._payload_head(queue_id int, name text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'mm_queue_payload_head_sql'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._payload_head IS
+    'internal: the start of a payload of a queue''s channel, {"queue_id": .. and, when the name''s JSON takes at most 1000 bytes, "queue": ".." (the payloads the tick, mm.accept and a dissolve send)';
+
 -- @access service, admin, analyst; definer
 CREATE FUNCTION mm.queue_channel(queue text)
 RETURNS text
@@ -1326,6 +1348,7 @@ DECLARE
     q int;
 BEGIN
     IF match_ids IS NULL THEN PERFORM mm._null_arg('match_ids'); END IF;
+    PERFORM mm._check_list_length('match_ids', cardinality(match_ids), 10000);
     IF array_position(match_ids, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'match_ids must not contain nulls' USING ERRCODE = 'null_value_not_allowed';
     END IF;
@@ -1388,24 +1411,33 @@ LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    q mm.queue;
+    ids int[];
+    q int;
 BEGIN
     IF open_matches.queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
-    q := mm._queue(open_matches.queue);
-    RETURN QUERY
-    SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
-    FROM mm.match m
-    CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
-                        WHERE mr.queue_id = q.queue_id AND mr.match_id = m.match_id OFFSET 0) mr
-    LEFT JOIN mm.backfill b ON b.queue_id = q.queue_id AND b.backfill_id = mr.backfill_id
-    WHERE m.queue_id = q.queue_id AND m.status = 'matched' AND m.delivered_at IS NOT NULL
-      -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
-      AND (mr.backfill_id IS NULL OR b.delivered_at IS NOT NULL)
-    ORDER BY m.match_id, mr.backfill_id NULLS FIRST, array_position(m.teams, mr.team), mr.roster_id;
+    -- the live queue of that name, and the dropped ones whose matches are
+    -- still played (mm.drop_queue keeps them; mm.purge keeps them live)
+    ids := ARRAY(SELECT x.queue_id FROM mm.queue x WHERE x.name = open_matches.queue ORDER BY x.queue_id);
+    IF cardinality(ids) = 0 THEN
+        PERFORM mm._queue(open_matches.queue);
+    END IF;
+    -- one queue at a time (each statement on the queue's shard on Citus)
+    FOREACH q IN ARRAY ids LOOP
+        RETURN QUERY
+        SELECT m.match_id, m.created_at, m.delivered_at, mr.roster_id, mr.team, mr.players, mr.backfill_id
+        FROM mm.match m
+        CROSS JOIN LATERAL (SELECT * FROM mm.match_roster mr
+                            WHERE mr.queue_id = q AND mr.match_id = m.match_id OFFSET 0) mr
+        LEFT JOIN mm.backfill b ON b.queue_id = q AND b.backfill_id = mr.backfill_id
+        WHERE m.queue_id = q AND m.status = 'matched' AND m.delivered_at IS NOT NULL
+          -- a backfill's rosters once claimed too (until then mm.claim_matches hands them out)
+          AND (mr.backfill_id IS NULL OR b.delivered_at IS NOT NULL)
+        ORDER BY m.match_id, mr.backfill_id NULLS FIRST, array_position(m.teams, mr.team), mr.roster_id;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION mm.open_matches IS
-    'the matches of a queue that mm.claim_matches delivered and that are neither reported nor abandoned, one row per roster as delivered (a backfill''s rosters once claimed): for a backend that restarts after a crash; claimed_at is when the match was claimed';
+    'the matches of a queue (of that name, live or dropped) that mm.claim_matches delivered and that are neither reported nor abandoned, one row per roster as delivered (a backfill''s rosters once claimed): for a backend that restarts after a crash; claimed_at is when the match was claimed; mm.purge never removes one of them until its abandon_after has passed';
 
 -- @access service, admin
 CREATE PROCEDURE mm.run_ticks(queue text DEFAULT NULL, every interval DEFAULT '5 seconds',
@@ -1574,8 +1606,14 @@ COMMENT ON FUNCTION mm.estimate_roster_wait IS
 
 -- Retention
 
+-- A match is live while it may still be played or reported: proposed (in
+-- its ready check), or matched: claimed (mm.open_matches lists it) or
+-- waiting to be claimed in a live queue. Purge keeps a live match whatever
+-- its age until abandon_after has passed since it was made; then it ends
+-- it as mm.abandon_match does (or dissolves a proposal as a tick would),
+-- and deletes it like any ended match once it is older than older_than.
 -- @access admin; definer
-CREATE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000)
+CREATE FUNCTION mm.purge(older_than interval, max_rows int DEFAULT 10000, abandon_after interval DEFAULT '1 day')
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -1586,14 +1624,26 @@ DECLARE
     n int;
     total bigint := 0;
     gone int[];
+    stale bigint[];
+    id bigint;
+    kept int;
+    qid int;
+    dropped boolean;
 BEGIN
     IF older_than IS NULL THEN PERFORM mm._null_arg('older_than'); END IF;
     IF max_rows IS NULL THEN PERFORM mm._null_arg('max_rows'); END IF;
-    IF older_than IS NULL OR NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
+    IF abandon_after IS NULL THEN PERFORM mm._null_arg('abandon_after'); END IF;
+    IF NOT isfinite(now() - older_than) OR older_than < interval '0' THEN
         RAISE EXCEPTION 'older_than must be a finite interval that is not negative'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'Such as ''30 days''.';
     END IF;
-    IF max_rows IS NULL OR max_rows < 1 THEN
+    IF NOT isfinite(now() - abandon_after) OR abandon_after < interval '1 minute' THEN
+        RAISE EXCEPTION 'abandon_after must be a finite interval of at least a minute'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The value is %s.', abandon_after),
+                  HINT = 'Give the longest a match may be played and still be reported, such as ''1 day''.';
+    END IF;
+    IF max_rows < 1 THEN
         RAISE EXCEPTION 'max_rows must be at least 1'
             USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_rows);
     END IF;
@@ -1603,6 +1653,34 @@ BEGIN
     -- can be deleted from in the same transaction
     IF mm._queues_distributed() THEN
         PERFORM pg_catalog.set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
+    -- live matches older than the cutoff and than abandon_after: ended
+    -- first (abandoned, or dissolved if still proposed), at most max_rows
+    -- (queue by queue: on Citus each statement runs on the queue's shard)
+    stale := '{}';
+    FOR qid, dropped IN SELECT q.queue_id, q.dropped_at IS NOT NULL FROM mm.queue q ORDER BY q.queue_id LOOP
+        EXIT WHEN cardinality(stale) >= left_rows;
+        stale := stale || ARRAY(SELECT x.match_id FROM mm.match x
+                                WHERE x.queue_id = qid AND x.created_at < least(cutoff, now() - abandon_after)
+                                  AND (x.status = 'proposed'
+                                       OR (x.status = 'matched' AND (x.delivered_at IS NOT NULL OR NOT dropped)))
+                                ORDER BY x.match_id LIMIT left_rows - cardinality(stale)
+                                FOR UPDATE OF x SKIP LOCKED);
+    END LOOP;
+    FOREACH id IN ARRAY stale LOOP
+        qid := mm._match_queue(id);
+        IF (SELECT x.status FROM mm.match x WHERE x.queue_id = qid AND x.match_id = id) = 'proposed' THEN
+            PERFORM mm._dissolve_match(qid, id, NULL, 'accept_timeout', now());
+            PERFORM mm._notify_dissolved(qid, ARRAY[id], 'accept_timeout');
+        ELSE
+            PERFORM mm.abandon_match(id);
+        END IF;
+    END LOOP;
+    IF cardinality(stale) > 0 THEN
+        RAISE NOTICE 'mm.purge ended matches still open % after they were made', abandon_after
+            USING DETAIL = format('Abandoned or dissolved (%s): %s.', cardinality(stale),
+                                  array_to_string(stale[1:20], ', ') || CASE WHEN cardinality(stale) > 20 THEN ', ...' ELSE '' END),
+                  HINT = 'A late mm.report_result of one of them is refused (55000).';
     END IF;
     -- the tick log
     DELETE FROM mm.tick_log l WHERE l.tick_id IN
@@ -1631,17 +1709,30 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
     END IF;
-    -- matches that are finished or delivered, or of a dropped queue (nobody
-    -- can claim those any more), with their rosters
+    -- matches that ended (finished or dissolved), and those nobody can
+    -- claim any more (unclaimed, of a dropped queue), with their rosters;
+    -- never a live one
     IF left_rows > 0 THEN
         DELETE FROM mm.match m WHERE m.match_id IN
             (SELECT x.match_id FROM mm.match x
              WHERE x.created_at < cutoff
-               AND (x.status IN ('finished', 'dissolved') OR x.delivered_at IS NOT NULL
-                    OR EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL))
+               AND (x.status IN ('finished', 'dissolved')
+                    OR (x.status = 'matched' AND x.delivered_at IS NULL
+                        AND EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = x.queue_id AND q.dropped_at IS NOT NULL)))
              ORDER BY x.match_id LIMIT left_rows);
         GET DIAGNOSTICS n = ROW_COUNT;
         total := total + n; left_rows := left_rows - n;
+    END IF;
+    -- what it kept: live matches older than the cutoff
+    SELECT count(*) INTO kept
+    FROM mm.match x JOIN mm.queue q ON q.queue_id = x.queue_id
+    WHERE x.created_at < cutoff
+      AND (x.status = 'proposed' OR (x.status = 'matched' AND (x.delivered_at IS NOT NULL OR q.dropped_at IS NULL)));
+    IF kept > 0 THEN
+        RAISE NOTICE 'mm.purge kept matches that are still open'
+            USING DETAIL = format('It kept %s matches older than older_than that are proposed, being played or waiting to be claimed; it ends one once abandon_after (%s) has passed since it was made.',
+                                  kept, abandon_after),
+                  HINT = 'End them with mm.report_result or mm.abandon_match (mm.open_matches lists the claimed ones).';
     END IF;
     -- dodge timeouts that ended
     IF left_rows > 0 THEN
@@ -1671,4 +1762,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge IS
-    'delete history older than "older_than": tick log, ticket history and arrivals of rosters no longer waiting, matches that are finished, dissolved, delivered or of a dropped queue (with their rosters), dodge timeouts that ended, then dropped queues left without history; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": tick log, ticket history and arrivals of rosters no longer waiting, matches that ended (finished or dissolved) or that nobody can claim any more (unclaimed, of a dropped queue), with their rosters, dodge timeouts that ended, then dropped queues left without history; never a live match (proposed, claimed, or claimable): one still open abandon_after (default 1 day) after it was made is ended first (abandoned, or dissolved when proposed), and a NOTICE says what was ended and what was kept; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

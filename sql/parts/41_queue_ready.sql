@@ -46,7 +46,9 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queue_dodge', '');
 -- (the ready check ended). Rosters without a dodger go back to the
 -- queue in their old place (unless one of their players queued again
 -- meanwhile, or the queue was dropped); the others are removed; the dodgers get the queue's
--- dodge_reason dishonor in player-id order. A player who is queueing
+-- dodge_reason dishonor in player-id order. A roster larger than a team
+-- of the queue's config now (alter_queue during the ready check) never
+-- goes back: it is removed with the reason team_size. A player who is queueing
 -- elsewhere at this moment (an enqueue not yet committed) is waited for:
 -- when it commits, that player's roster is removed like one whose player
 -- had queued before; a dissolve never fails on a player's key. A
@@ -66,6 +68,7 @@ DECLARE
     dodge_for interval;
     dodged bigint[];
     back bigint[];
+    large bigint[];
     taken bigint[];
     p bigint;
     pr bigint;
@@ -112,20 +115,30 @@ BEGIN
             END IF;
         END LOOP;
     END IF;
+    -- a roster larger than a team of the queue's config now (an
+    -- alter_queue during the ready check) could never match: it is removed
+    -- (reason team_size) instead of going back
+    large := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
+                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+                     AND cardinality(mr.players) > (cfg ->> 'team_size')::int);
     back := ARRAY(SELECT mr.roster_id FROM mm.match_roster mr
                   WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
                     AND NOT mr.players && dodged
                     AND cardinality(mr.players) > 0
                     AND NOT mr.roster_id = ANY (coalesce(taken, '{}'))
+                    AND NOT mr.roster_id = ANY (large)
                     AND NOT EXISTS (SELECT FROM mm.queued_player qp
                                     WHERE qp.queue_id = mr.queue_id AND qp.roster_id = mr.roster_id AND qp.requeued)
                     AND NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = m.queue_id AND q.dropped_at IS NOT NULL)
                   ORDER BY mr.roster_id);
 
-    -- each player's ticket: waiting again, or removed
+    -- each player's ticket: waiting again, or removed (with the reason:
+    -- the dissolve's, or team_size for a roster too large now)
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id, reason)
     SELECT mr.roster_id, u.p, CASE WHEN mr.roster_id = ANY (back) THEN 'waiting' ELSE 'removed' END,
-           _dissolve_match.at, mr.queue_id, m.match_id, _dissolve_match.reason
+           _dissolve_match.at, mr.queue_id, m.match_id,
+           CASE WHEN mr.roster_id = ANY (large) AND NOT mr.players && dodged THEN 'team_size'
+                ELSE _dissolve_match.reason END
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
     ORDER BY mr.roster_id, u.p;
@@ -156,13 +169,14 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm._dissolve_match IS
-    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place (not one whose player queued again, even in a transaction still running), the others are removed; the dodgers get the queue''s dodge_reason dishonor (none when the dishonor config does not know the reason) and its dodge_timeout (mm.queue_dodge)';
+    'internal: dissolve a proposed match the caller has locked, for a reason: the dodgers given (or, when NULL, every player who has not accepted) dodged; rosters without a dodger go back to the queue in their old place (not one whose player queued again, even in a transaction still running, nor one larger than a team of the queue''s config now: removed with the reason team_size), the others are removed; the dodgers get the queue''s dodge_reason dishonor (none when the dishonor config does not know the reason) and its dodge_timeout (mm.queue_dodge)';
 
 -- Announce dissolved matches on the queue's channel, with the reason:
 -- {"queue_id": .., "queue": "..", "dissolved": [match ids], "reason": ".."}
 -- (delivered when the caller's transaction commits), in pieces of 250 ids
--- so that each payload stays under NOTIFY's 8000 bytes; the queue's name
--- only when short enough, as the tick's payloads.
+-- so that each payload stays under NOTIFY's 8000 bytes; the head as the
+-- tick's payloads have it (mm._payload_head: the name only when its JSON
+-- takes at most 1000 bytes).
 -- @access internal
 CREATE FUNCTION mm._notify_dissolved(queue_id int, match_ids bigint[], reason text)
 RETURNS void
@@ -170,14 +184,13 @@ LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
-    name text := (SELECT q.name FROM mm.queue q WHERE q.queue_id = _notify_dissolved.queue_id);
+    head text := mm._payload_head(queue_id, (SELECT q.name FROM mm.queue q WHERE q.queue_id = _notify_dissolved.queue_id));
     n int := coalesce(cardinality(match_ids), 0);
     i int := 1;
 BEGIN
     WHILE i <= n LOOP
         PERFORM mm._notify('mm_queue_' || queue_id,
-            format('{"queue_id": %s%s, "dissolved": [%s], "reason": %s}', queue_id,
-                   CASE WHEN octet_length(name) < 1950 THEN ', "queue": ' || to_json(name) END,
+            format('%s, "dissolved": [%s], "reason": %s}', head,
                    array_to_string(match_ids[i:i + 249], ', '), to_json(reason)));
         i := i + 250;
     END LOOP;
@@ -359,12 +372,11 @@ BEGIN
     FROM mm.match_roster mr, unnest(mr.players) AS u(p)
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
     ORDER BY mr.roster_id, u.p;
-    -- the payload carries the queue's name as the tick's does: only when
-    -- short enough (a queue of 0.1.0 may have a name of any length)
+    -- the payload's head as the tick's (the name only when its JSON is
+    -- short enough: a queue of 0.1.0 may have any name)
     PERFORM mm._notify('mm_queue_' || m.queue_id,
-                                 format('{"queue_id": %s%s, "matches": [%s]}', m.queue_id,
-                                        (SELECT ', "queue": ' || to_json(q.name) FROM mm.queue q
-                                         WHERE q.queue_id = m.queue_id AND octet_length(q.name) < 1950),
+                                 format('%s, "matches": [%s]}',
+                                        mm._payload_head(m.queue_id, (SELECT q.name FROM mm.queue q WHERE q.queue_id = m.queue_id)),
                                         m.match_id));
     RETURN 'matched';
 END

@@ -7,7 +7,7 @@
 -- A rating family's state, as mm.ratings and the result history keep it:
 -- a float8[] of the family's columns in order (OpenSkill: mu, sigma;
 -- Glicko-2: rating, rd, vol), checked by the family (src/rating/rating_model.h).
--- @access public
+-- @access internal
 CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_rating_state_check'
@@ -32,7 +32,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm.rating_conservative IS
     'a rating family''s conservative rating of a state (higher is better): openskill the ordinal mu - 3 sigma, glicko2 rating - 2 rd; with last_played and at, of the state as of at (Glicko-2''s idle deviation growth)';
 
--- @access public
+-- @access internal
 CREATE FUNCTION mm._rating_state_at(model text, state float8[], last_played timestamptz, at timestamptz)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_rating_state_at'
@@ -40,7 +40,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm._rating_state_at IS
     'internal: a stored state as of a time by its family (Glicko-2: the idle deviation growth since last_played, as mm.glicko2_rating_at with the default policy); as stored when last_played is NULL';
 
--- @access public
+-- @access internal
 CREATE FUNCTION mm._rating_defaults(config jsonb)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mm_rating_defaults'
@@ -48,7 +48,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION mm._rating_defaults IS
     'internal (mm.roster_rating): a new player''s state under a queue config''s rating section, from its family';
 
--- @access public
+-- @access internal
 CREATE FUNCTION mm._roster_rating(config jsonb, at timestamptz, ratio float8,
                                   core float8[], core_played timestamptz[],
                                   profession float8[], profession_played timestamptz[],
@@ -105,6 +105,7 @@ CREATE TABLE mm.match_result_player (
     player_id       bigint NOT NULL,
     queue_id        int NOT NULL,
     team            text NOT NULL,
+    role            text,
     rank            float8 NOT NULL,
     score           float8,
     weight          float8 NOT NULL,
@@ -125,7 +126,8 @@ CREATE TABLE mm.match_result_player (
     CONSTRAINT match_result_player_state_check CHECK (mm._rating_state_valid(model, state_before)
         AND (state_after IS NULL OR mm._rating_state_valid(model, state_after)))
 );
-COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team, rank, score, weight, desertion, the rating key and family and the family''s state before and after (after NULL: a pending rating period; mm.rating_fields reads a state by name), ladder points before, awarded and after, dishonor stacks after a desertion';
+COMMENT ON COLUMN mm.match_result_player.role IS 'the player''s role in the match (one of its queue''s roles), NULL when its roster gave none';
+COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team, role, rank, score, weight, desertion, the rating key and family and the family''s state before and after (after NULL: a pending rating period; mm.rating_fields reads a state by name), ladder points before, awarded and after, dishonor stacks after a desertion';
 
 -- The games of the open Glicko-2 rating period of a rating key (a queue
 -- whose rating config says "period": "pending"): one row per player and
@@ -188,6 +190,7 @@ SELECT pg_catalog.pg_extension_config_dump('mm.odds_calibration', '');
 CREATE TABLE mm.odds_result (
     queue_id    int NOT NULL,
     match_id    bigint NOT NULL,
+    model       text NOT NULL,
     logit       float8 NOT NULL,
     score       float8 NOT NULL,
     reported_at timestamptz NOT NULL,
@@ -199,6 +202,7 @@ CREATE TABLE mm.odds_result (
 );
 COMMENT ON TABLE mm.odds_result IS
     'results of two-team matches that the queue''s calibration has not learnt from yet: the rating family''s logit of the first team''s odds when the match was made, and its score (1 it ranked better, 0.5 equal, 0 worse); written by mm.report_result, learnt from and removed by the queue''s next tick';
+COMMENT ON COLUMN mm.odds_result.model IS 'the rating family whose odds the match''s tick stored and that rated the result; the queue''s next tick learns from the row only while the queue keeps that family';
 COMMENT ON COLUMN mm.odds_result.logit IS 'ln(p / (1 - p)) of the rating family''s odds p of the first team (the stored odds before the queue''s scale)';
 COMMENT ON CONSTRAINT odds_result_logit_check ON mm.odds_result IS 'a logit is finite (odds of exactly 0 or 1 teach nothing and are not recorded)';
 COMMENT ON CONSTRAINT odds_result_score_check ON mm.odds_result IS 'the first team won (1), drew (0.5) or lost (0)';
@@ -497,7 +501,8 @@ DECLARE
 BEGIN
     WITH p AS MATERIALIZED (
         SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
-               coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions
+               coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
+               coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles
         FROM mm.queued_player qp
         WHERE qp.queue_id = _end_match_rosters.queue_id
           AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r
@@ -509,10 +514,11 @@ BEGIN
         RETURNING r.*
     ), i AS (
         INSERT INTO mm.ended_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points, dishonor,
-                                     professions, joined_at, waited, queue_id, position, backfill_id, attributes, latencies)
+                                     professions, joined_at, waited, queue_id, position, backfill_id, attributes, latencies,
+                                     roles)
         SELECT d.match_id, d.roster_id, d.team, coalesce(p.players, '{}'), d.rating, d.deviation, d.rank, d.ladder_points,
                d.dishonor, coalesce(p.professions, '{}'), d.joined_at, d.waited, d.queue_id, d.position, d.backfill_id,
-               d.attributes, d.latencies
+               d.attributes, d.latencies, coalesce(p.roles, '{}')
         FROM d LEFT JOIN p ON p.roster_id = d.roster_id
         ORDER BY d.roster_id
         RETURNING 1
@@ -522,8 +528,11 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm._end_match_rosters IS
-    'internal (mm.report_result, mm.abandon_match): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players in party order; returns how many';
+    'internal (mm.report_result, mm.abandon_match): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players, professions and roles in party order; returns how many';
 
+-- A match's every state has its answer: matched (claimed or not) is
+-- abandoned; one abandoned already gives false; a reported one, one in its
+-- ready check and a dissolved one are refused (55000), and stay as they are.
 -- @access service, admin; definer
 CREATE FUNCTION mm.abandon_match(match_id bigint)
 RETURNS boolean
@@ -542,14 +551,30 @@ BEGIN
     q := mm._match_queue(abandon_match.match_id);
     SELECT * INTO m FROM mm.match x WHERE x.queue_id = q AND x.match_id = abandon_match.match_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'match % does not exist', match_id USING ERRCODE = 'undefined_object';
+        RAISE EXCEPTION 'match % does not exist', match_id
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'Give a match id from mm.claim_matches or mm.open_matches; mm.purge may have removed an old one.';
+    END IF;
+    IF m.status = 'proposed' THEN
+        RAISE EXCEPTION 'match % is in its ready check', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = CASE WHEN m.accept_until > now() THEN format('Its ready check lasts until %s.', m.accept_until)
+                                ELSE format('Its ready check ended at %s; the queue''s next tick dissolves it.', m.accept_until) END,
+                  HINT = 'A match never played is not abandoned: mm.decline dissolves it, and so does the end of its ready check.';
+    END IF;
+    IF m.status = 'dissolved' THEN
+        RAISE EXCEPTION 'match % was dissolved', match_id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Its ready check failed: it was never played, and it stays dissolved.',
+                  HINT = 'Nothing to end: mm.match_players tells which of its rosters went back to the queue.';
     END IF;
     SELECT * INTO prev FROM mm.match_result x WHERE x.queue_id = m.queue_id AND x.match_id = abandon_match.match_id;
     IF FOUND THEN
         IF prev.status = 'reported' THEN
             RAISE EXCEPTION 'match % already has a result', match_id
                 USING ERRCODE = 'object_not_in_prerequisite_state',
-                      DETAIL = format('It was reported at %s.', prev.reported_at);
+                      DETAIL = format('It was reported at %s.', prev.reported_at),
+                      HINT = 'A reported match is finished: nothing to abandon.';
         END IF;
         RETURN false;
     END IF;
@@ -564,4 +589,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.abandon_match IS
-    'end a match that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished (its open backfill requests expired), so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match is an error';
+    'end a match being played that will never be reported (its game server crashed): no rating, ladder or dishonor; the match is finished (its open backfill requests expired), so its players may queue again; true when it abandoned the match, false when it was already abandoned; a reported match, a match in its ready check and a dissolved match are refused (55000) and stay as they are';

@@ -355,8 +355,8 @@ ALTER TABLE mm.tick_log ALTER COLUMN last_at SET NOT NULL,
 -- dissolve (each got a WARNING and stays proposed).
 ALTER TABLE mm.tick_log ADD COLUMN dissolves_failed int NOT NULL DEFAULT 0;
 
--- Data migration: a waiting roster's rating lies in [-1e9, 1e9] and its
--- deviation in [0, 1e9] (0.1.0 took any finite value). Rosters outside are
+-- Data migration: a waiting roster's rating, rank and ladder points lie in
+-- [-1e9, 1e9] and its deviation in [0, 1e9] (0.1.0 took any finite value). Rosters outside are
 -- clamped into the range, each named by a WARNING (after 100, one WARNING
 -- counts the rest), so that the upgrade never aborts on them.
 DO $$
@@ -381,14 +381,37 @@ BEGIN
     UPDATE mm.roster x SET rating = greatest(-1e9, least(1e9, x.rating)),
                            deviation = least(1e9, greatest(0, x.deviation))
     WHERE NOT (x.rating BETWEEN -1e9 AND 1e9 AND x.deviation BETWEEN 0 AND 1e9);
+    -- ranks and ladder points likewise (a backfill's team figures sum them)
+    n := 0;
+    FOR r IN SELECT x.roster_id, q.name AS queue, x.rank, x.ladder_points
+             FROM mm.roster x JOIN mm.queue q USING (queue_id)
+             WHERE NOT (x.rank BETWEEN -1e9 AND 1e9 AND x.ladder_points BETWEEN -1e9 AND 1e9)
+             ORDER BY x.roster_id LOOP
+        n := n + 1;
+        IF n <= 100 THEN
+            RAISE WARNING 'roster % of queue "%" has rank % and ladder points %, out of range: clamped to rank % and ladder points %',
+                          r.roster_id, r.queue, r.rank, r.ladder_points,
+                          greatest(-1e9, least(1e9, r.rank)), greatest(-1e9, least(1e9, r.ladder_points));
+        END IF;
+    END LOOP;
+    IF n > 100 THEN
+        RAISE WARNING '% more rosters were clamped the same way', n - 100;
+    END IF;
+    UPDATE mm.roster x SET rank = greatest(-1e9, least(1e9, x.rank)),
+                           ladder_points = greatest(-1e9, least(1e9, x.ladder_points))
+    WHERE NOT (x.rank BETWEEN -1e9 AND 1e9 AND x.ladder_points BETWEEN -1e9 AND 1e9);
 END
 $$;
--- Table change: the range as CHECKs (the same names as before).
+-- Table change: the ranges as CHECKs (the same names as before).
 ALTER TABLE mm.roster
     DROP CONSTRAINT roster_rating_finite,
     DROP CONSTRAINT roster_deviation_finite,
+    DROP CONSTRAINT roster_rank_finite,
+    DROP CONSTRAINT roster_ladder_points_finite,
     ADD CONSTRAINT roster_rating_finite CHECK (rating BETWEEN -1e9 AND 1e9),
-    ADD CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9);
+    ADD CONSTRAINT roster_deviation_finite CHECK (deviation BETWEEN 0 AND 1e9),
+    ADD CONSTRAINT roster_rank_finite CHECK (rank BETWEEN -1e9 AND 1e9),
+    ADD CONSTRAINT roster_ladder_points_finite CHECK (ladder_points BETWEEN -1e9 AND 1e9);
 
 -- ==== one vocabulary: internal functions start with "_", the pool's remove_player is remove_entries ====
 -- 0.1.0's internal async_* functions are created again as mm._async_*;
@@ -486,8 +509,9 @@ INSERT INTO mm.roster (roster_id, queue_id, position, rating, deviation, rank, l
 SELECT e.roster_id, e.queue_id, coalesce(e.position, nextval('mm.roster_position_seq')),
        greatest(-1e9, least(1e9, CASE WHEN e.rating = 'NaN' THEN 0 ELSE e.rating END)),
        greatest(0, least(1e9, CASE WHEN e.deviation = 'NaN' THEN 0 ELSE e.deviation END)),
-       CASE WHEN e.rank > '-Infinity' AND e.rank < 'Infinity' THEN e.rank ELSE 0 END,
-       CASE WHEN e.ladder_points > '-Infinity' AND e.ladder_points < 'Infinity' THEN e.ladder_points ELSE 0 END,
+       CASE WHEN e.rank > '-Infinity' AND e.rank < 'Infinity' THEN greatest(-1e9, least(1e9, e.rank)) ELSE 0 END,
+       CASE WHEN e.ladder_points > '-Infinity' AND e.ladder_points < 'Infinity'
+            THEN greatest(-1e9, least(1e9, e.ladder_points)) ELSE 0 END,
        greatest(0, e.dishonor), least(e.joined_at, now()), e.attributes, e.latencies, e.match_id,
        e.team, e.waited, e.backfill_id
 FROM mm.ended_roster e JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
@@ -557,3 +581,12 @@ ALTER TABLE mm.match ADD COLUMN odds_scale float8,
 -- One row per roster queued from now on: what it arrived with, kept after it
 -- leaves (0.1.0 kept no such record: replays start with the update)
 -- @create mm.roster_arrival
+
+-- ==== production safety: roles kept when a match ends; odds by the family that made them ====
+-- Table changes: an ended match's rosters keep each player's role (0.1.0
+-- had no roles: none), and a match records the rating family whose odds
+-- its tick stored (0.1.0's matches: NULL, their odds came from the GW2
+-- prediction), so that a queue's calibration learns only from results of
+-- its current family.
+ALTER TABLE mm.ended_roster ADD COLUMN roles text[] NOT NULL DEFAULT '{}';
+ALTER TABLE mm.match ADD COLUMN model text;

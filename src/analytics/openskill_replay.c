@@ -105,6 +105,31 @@ mm_replay_openskill(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+PG_FUNCTION_INFO_V1(mm_replay_openskill_deprecated);
+
+/*
+ * mm.replay_openskill(history, initial, ...): 0.1.0's name, argument names
+ * and columns (matches int) for mm.openskill_replay, deprecated. A C
+ * function, so the caller's query runs with the caller's search_path, and
+ * a NULL argument is named as this function names it.
+ */
+Datum
+mm_replay_openskill_deprecated(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	OsReplay	rp;
+
+	os_init(&rp, MM_RATING_REPLAY_FINAL);
+	rp.rr.games_int4 = true;
+	os_args(fcinfo, &rp);
+	InitMaterializedSRF(fcinfo, 0);
+	os_run(&rp, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+		   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	mm_rating_replay_final(&rp.rr, rsinfo);
+	mm_rating_replay_free(&rp.rr);
+	return (Datum) 0;
+}
+
 PG_FUNCTION_INFO_V1(mm_openskill_history);
 
 /* mm.openskill_history(same arguments as openskill_replay) */

@@ -481,7 +481,7 @@ mm_rating_replay_final(MmRatingReplay *rp, ReturnSetInfo *rsinfo)
 		{
 			for (int c = 0; c < nstate; c++)
 				values[1 + c] = Float8GetDatum(pl->state[c]);
-			values[1 + nstate] = Int64GetDatum(pl->matches);
+			values[1 + nstate] = rp->games_int4 ? Int32GetDatum(pl->matches) : Int64GetDatum(pl->matches);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

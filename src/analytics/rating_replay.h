@@ -51,6 +51,8 @@ typedef struct MmRatingReplay
 	bool		packed;			/* a state is one float8[] column (the
 								 * family-neutral mm.rating_replay), not
 								 * one column per element */
+	bool		games_int4;		/* the games column is int (0.1.0's
+								 * mm.replay_openskill), not bigint */
 	double		initial[MM_RATING_MAX_STATE];	/* a new player's state */
 	ReturnSetInfo *rsinfo;		/* history: where rows go */
 	MmCalibration cal;			/* calibration */

@@ -25,6 +25,7 @@
  *-------------------------------------------------------------------------
  */
 #include "async.h"
+#include "mm_limits.h"
 #include "statement.h"
 
 #include <math.h>
@@ -98,6 +99,7 @@ async_label_set(ArrayType *array)
 				kept = 0;
 
 	n = mm_text_array(array, "labels", &elems);
+	mm_check_list_length("labels", n, MM_LABELS_MAX);
 	for (int i = 0; i < n; i++)
 	{
 		if (VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[i])) == 0)
@@ -577,6 +579,7 @@ excluded_ids(ArrayType *exclude, bool has_searcher, int64 searcher, int64 **ids)
 	int64	   *given;
 	int			n = mm_int8_array(exclude, "exclude", &given);
 
+	mm_check_list_length("exclude", n, MM_CALL_IDS_MAX);
 	*ids = palloc(sizeof(int64) * (n + 1));
 	for (int i = 0; i < n; i++)
 		(*ids)[i] = given[i];

@@ -591,19 +591,5 @@ mm_config_keys(PG_FUNCTION_ARGS)
 void
 mm_config_check_name(const char *what, const char *key, const char *value)
 {
-	size_t		len = strlen(value);
-
-	if (len > NAMEDATALEN - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s key \"%s\" is too long", what, key),
-				 errdetail("It has %zu bytes: %.20s...", len, value),
-				 errhint("Names of queues, pools, rating keys, dishonor reasons and professions have 1 to %d bytes.",
-						 NAMEDATALEN - 1)));
-	for (const char *c = value; *c; c++)
-		if ((unsigned char) *c < 0x20 || *c == 0x7f)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s key \"%s\" must not contain control characters", what, key),
-					 errhint("Use printable characters only.")));
+	mm_check_name(psprintf("%s key \"%s\"", what, key), value, strlen(value));
 }

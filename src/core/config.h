@@ -177,9 +177,9 @@ extern double mm_interval_seconds(const Interval *iv);
 
 /*
  * Refuse a name a config key gives (a rating key, a dishonor reason) that
- * is over NAMEDATALEN - 1 (63) bytes, as PostgreSQL identifiers, or holds
- * control characters, so that it fits any key or payload that carries it.
- * "what" names the config, "key" the key.
+ * breaks the rule of every name (mm_check_name: 1 to 63 bytes, no control
+ * characters), so that it fits any key or payload that carries it. "what"
+ * names the config, "key" the key.
  */
 extern void mm_config_check_name(const char *what, const char *key, const char *value);
 

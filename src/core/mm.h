@@ -131,6 +131,18 @@ extern int	mm_int8_array(ArrayType *array, const char *what, int64 **values);
 /* Same for text[]: the elements as text Datums (not detoasted). */
 extern int	mm_text_array(ArrayType *array, const char *what, Datum **values);
 
+/*
+ * Names (names.c; docs/conventions.md, "Names mm accepts"): every name mm
+ * accepts has 1 to MM_NAME_MAX bytes, as a PostgreSQL identifier, and no
+ * control character (U+0000 to U+001F, U+007F, and U+0080 to U+009F in a
+ * UTF-8 database). mm_check_name refuses another with SQLSTATE 22023, "kind"
+ * naming it in the message ("queue name", "queue config key \"roles[2]\"");
+ * mm_name_valid only tells.
+ */
+#define MM_NAME_MAX (NAMEDATALEN - 1)
+extern void mm_check_name(const char *kind, const char *name, int len);
+extern bool mm_name_valid(const char *name, int len);
+
 /* The function's composite result row, from values and nulls. */
 extern Datum mm_result_row(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
 

@@ -176,9 +176,8 @@ record_match(Run *run, MmMatcherResult *res)
 	{
 		int			k = run->cfg->latency_rule;
 
-		m->region = mm_rule_region(&run->rstate[k], run->limits[k], run->cfg->nregions);
-		if (m->region >= 0)
-			m->worst_latency = run->rstate[k].worst[m->region];
+		m->region = mm_rule_region(&run->rstate[k], run->limits[k], run->cfg->nregions,
+								   &m->worst_latency);
 	}
 	res->nmatches++;
 }
@@ -419,6 +418,7 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		r->fail_order = -1;
 		r->fail_reason = MM_FAIL_NONE;
 		r->fail_rule = -1;
+		r->fail_kept = 0;
 		r->npotentials = -1;
 		run.in_queue[i] = true;
 		run.by_lo[i] = i;
@@ -534,7 +534,22 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		{
 			reason = MM_FAIL_INCOMPLETE;
 			if (run.nrules > 0)
+			{
 				rosters[target].fail_rule = blame(run.blocked, run.nrules);
+
+				/*
+				 * No rule refused a pick: the potentials could not fill
+				 * the teams, and a rule that kept rosters out of them is
+				 * why there were not more (a latency rule with no region
+				 * within its limit yet, say), not the party sizes.
+				 */
+				if (rosters[target].fail_rule < 0)
+				{
+					rosters[target].fail_rule = blame(run.rejected, run.nrules);
+					if (rosters[target].fail_rule >= 0)
+						rosters[target].fail_kept = run.rejected[rosters[target].fail_rule];
+				}
+			}
 		}
 		else
 			reason = MM_FAIL_NONE;

@@ -282,8 +282,13 @@ typedef struct MmRoster
 	int		   *prof;			/* profession ids */
 	int		   *prof_count;		/* players with each */
 	MmAttrValue *attr;			/* per declared attribute; NULL: none declared */
-	double	   *lat;			/* latency per region id (Inf: not given); NULL: none */
-	int		   *lat_region;		/* while reading: the region of each lat */
+	/*
+	 * latencies: nlat of them, to the regions lat_region (ids ascending,
+	 * at most MM_ROSTER_REGIONS_MAX); a region not listed: none given. lat
+	 * NULL: no latencies at all
+	 */
+	double	   *lat;
+	int		   *lat_region;
 	int			nlat;
 	int		   *role_count;		/* per declared role: its players; NULL: none given */
 	/* derived by mm_matcher_run */
@@ -298,6 +303,9 @@ typedef struct MmRoster
 	int			fail_order;		/* 0-based order among failed targets */
 	MmFailReason fail_reason;
 	int			fail_rule;		/* MM_FAIL_RULE: the rule's index */
+	int			fail_kept;		/* MM_FAIL_RULE: the rosters it kept out of
+								 * the potentials, when that is why the
+								 * teams could not be filled; else 0 */
 	int			npotentials;	/* as a target: potentials found; -1 if not tried */
 } MmRoster;
 

@@ -4,8 +4,16 @@
  *		The latency rule: a match is played in one region where every
  *		roster's latency is at most "max" ms (hard), or, soft, in the
  *		region of the lowest worst latency, the lower the better; the
- *		match records that region. r->lat[k] is a roster's latency to
- *		region k, or Inf.
+ *		match records that region.
+ *
+ *		A roster's latencies are a sparse list (MmRoster.lat_region, .lat,
+ *		.nlat: region ids ascending, at most MM_ROSTER_REGIONS_MAX of them),
+ *		never one entry per region of the queue: the rosters a tick reads
+ *		hold as many latencies as they gave, however many distinct regions
+ *		the queue's rosters name between them. A match's state is likewise
+ *		the list of its candidate regions (those of the first roster with
+ *		latencies) with the worst latency of its rosters in each; a region
+ *		a roster has no latency to is out.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,9 +21,29 @@
 
 #include <math.h>
 
+/* A roster's latency to region k; Inf when it gave none. */
+static double
+latency_to(const MmRoster *r, int k)
+{
+	int			a = 0,
+				b = r->nlat;
+
+	while (a < b)
+	{
+		int			m = a + (b - a) / 2;
+
+		if (r->lat_region[m] < k)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < r->nlat && r->lat_region[a] == k ? r->lat[a] : INFINITY;
+}
+
 /*
- * As bits: the regions within each level's "max" (at most 64 regions);
- * a roster without latencies has none, and is no one's potential.
+ * As bits: the regions within each level's "max" (at most 64 regions in
+ * the rosters read); a roster without latencies has none, and is no one's
+ * potential.
  */
 static bool
 latency_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
@@ -28,42 +56,78 @@ latency_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
 
 		bits[l] = 0;
 		if (r->lat != NULL)
-			for (int k = 0; k < nregions; k++)
-				if (r->lat[k] <= limit)
-					bits[l] |= UINT64CONST(1) << k;
+			for (int j = 0; j < r->nlat; j++)
+				if (r->lat[j] <= limit)
+					bits[l] |= UINT64CONST(1) << r->lat_region[j];
 	}
 	return true;
 }
 
+/* Some region where both are within the limit (a walk of both lists). */
 static bool
 latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
 {
+	int			i = 0,
+				j = 0;
+
 	(void) rule;
+	(void) nregions;
 	if (t->lat == NULL || p->lat == NULL)
 		return false;
-	for (int k = 0; k < nregions; k++)
-		if (t->lat[k] <= limit && p->lat[k] <= limit)
-			return true;
+	while (i < t->nlat && j < p->nlat)
+	{
+		if (t->lat_region[i] < p->lat_region[j])
+			i++;
+		else if (t->lat_region[i] > p->lat_region[j])
+			j++;
+		else
+		{
+			if (t->lat[i] <= limit && p->lat[j] <= limit)
+				return true;
+			i++;
+			j++;
+		}
+	}
 	return false;
 }
 
+/*
+ * The match holding the target: its regions, each with the target's
+ * latency. A soft rule's target without latencies leaves the regions open
+ * (any region, its worst latency -Inf) until a roster with latencies
+ * joins; a hard rule's has none.
+ */
 static void
 latency_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
 {
-	st->worst = palloc(sizeof(double) * Max(nregions, 1));
-	/* a soft rule's target without latencies leaves the regions open */
-	for (int k = 0; k < nregions; k++)
-		st->worst[k] = t->lat ? t->lat[k] : rule->soft ? -INFINITY : INFINITY;
+	(void) nregions;
+	st->lat_open = t->lat == NULL && rule->soft;
+	st->nlat = t->lat ? t->nlat : 0;
+	st->lat_region = palloc(sizeof(int) * Max(st->nlat, 1));
+	st->worst = palloc(sizeof(double) * Max(st->nlat, 1));
+	for (int j = 0; j < st->nlat; j++)
+	{
+		st->lat_region[j] = t->lat_region[j];
+		st->worst[j] = t->lat[j];
+	}
 }
 
 static bool
 latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
 {
 	(void) rule;
+	(void) nregions;
 	if (r->lat == NULL)
 		return false;
-	for (int k = 0; k < nregions; k++)
-		if (st->worst[k] <= limit && r->lat[k] <= limit)
+	if (st->lat_open)
+	{
+		for (int j = 0; j < r->nlat; j++)
+			if (r->lat[j] <= limit)
+				return true;
+		return false;
+	}
+	for (int j = 0; j < st->nlat; j++)
+		if (st->worst[j] <= limit && latency_to(r, st->lat_region[j]) <= limit)
 			return true;
 	return false;
 }
@@ -75,11 +139,27 @@ latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRo
 static void
 latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions)
 {
-	(void) rule;
+	(void) nregions;
 	if (r->lat == NULL && rule->soft)
 		return;
-	for (int k = 0; k < nregions; k++)
-		st->worst[k] = Max(st->worst[k], r->lat ? r->lat[k] : INFINITY);
+	if (st->lat_open)
+	{
+		/* the first roster with latencies: its regions are the match's */
+		st->lat_open = false;
+		pfree(st->lat_region);
+		pfree(st->worst);
+		st->nlat = r->nlat;
+		st->lat_region = palloc(sizeof(int) * Max(st->nlat, 1));
+		st->worst = palloc(sizeof(double) * Max(st->nlat, 1));
+		for (int j = 0; j < st->nlat; j++)
+		{
+			st->lat_region[j] = r->lat_region[j];
+			st->worst[j] = r->lat[j];
+		}
+		return;
+	}
+	for (int j = 0; j < st->nlat; j++)
+		st->worst[j] = Max(st->worst[j], r->lat ? latency_to(r, st->lat_region[j]) : INFINITY);
 }
 
 /*
@@ -93,10 +173,15 @@ latency_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, in
 	double		best = INFINITY;
 
 	(void) rule;
+	(void) nregions;
 	if (r->lat == NULL)
 		return 0;
-	for (int k = 0; k < nregions; k++)
-		best = Min(best, Max(st->worst[k], r->lat[k]));
+	if (st->lat_open)
+		for (int j = 0; j < r->nlat; j++)
+			best = Min(best, r->lat[j]);
+	else
+		for (int j = 0; j < st->nlat; j++)
+			best = Min(best, Max(st->worst[j], latency_to(r, st->lat_region[j])));
 	return isinf(best) ? MM_SOFT_LATENCY_NONE : best;
 }
 
@@ -115,33 +200,50 @@ latency_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBack
 
 	if (seats->region != -1)
 	{
-		if (seats->region >= 0 && seats->region < nregions)
-			worst = st->worst[seats->region];
+		bool		known = seats->region >= 0 && seats->region < nregions;
+
+		if (known && st->lat_open)
+			worst = -INFINITY;
+		for (int j = 0; known && j < st->nlat; j++)
+			if (st->lat_region[j] == seats->region)
+				worst = st->worst[j];
 		/* only the region counts, and only the joining roster's latency there */
-		for (int k = 0; k < nregions; k++)
-			st->worst[k] = k == seats->region ? -INFINITY : INFINITY;
+		st->lat_open = false;
+		st->nlat = known ? 1 : 0;
+		st->lat_region[0] = seats->region;
+		st->worst[0] = -INFINITY;
 	}
+	else if (st->lat_open)
+		worst = -INFINITY;
 	else
-		for (int k = 0; k < nregions; k++)
-			worst = Min(worst, st->worst[k]);
+		for (int j = 0; j < st->nlat; j++)
+			worst = Min(worst, st->worst[j]);
 	if (rule->soft || isinf(worst))
 		return limit;
 	return Max(limit, worst);
 }
 
 int
-mm_rule_region(const MmRuleState *st, double limit, int nregions)
+mm_rule_region(const MmRuleState *st, double limit, int nregions, double *worst)
 {
 	int			best = -1;
 
-	for (int k = 0; k < nregions; k++)
+	(void) nregions;
+	*worst = 0;
+	if (st->lat_open)
+		return -1;
+	/* the lists are in region id order: a tie goes to the lower id */
+	for (int j = 0; j < st->nlat; j++)
 	{
-		if (st->worst[k] > limit || isinf(st->worst[k]))
+		if (st->worst[j] > limit || isinf(st->worst[j]))
 			continue;
-		if (best < 0 || st->worst[k] < st->worst[best])
-			best = k;
+		if (best < 0 || st->worst[j] < st->worst[best])
+			best = j;
 	}
-	return best;
+	if (best < 0)
+		return -1;
+	*worst = st->worst[best];
+	return st->lat_region[best];
 }
 
 static const MmRuleOps latency_ops = {

@@ -43,7 +43,11 @@ typedef struct MmRuleState
 	double		hi;
 	int			nids;			/* intersect: values shared by every roster */
 	int		   *ids;
-	double	   *worst;			/* latency: per region, the worst latency */
+	/* latency: the match's regions (ids ascending), the worst latency in each */
+	int			nlat;
+	int		   *lat_region;
+	double	   *worst;
+	bool		lat_open;		/* latency: any region (a soft rule's target without latencies) */
 	/* the rules over teams, per side (MM_TEAMS) */
 	int			players[MM_TEAMS];	/* players on the team */
 	int			party[MM_TEAMS];	/* of them in parties (rosters of 2 or more) */
@@ -148,8 +152,9 @@ extern bool mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule);
 
 /*
  * The region of the lowest worst latency of a match's latency state within
- * "limit" (ties to the lower id: region ids are in name order); -1: none.
+ * "limit" (ties to the lower id: region ids are in name order), its worst
+ * latency in *worst; -1: none.
  */
-extern int	mm_rule_region(const MmRuleState *st, double limit, int nregions);
+extern int	mm_rule_region(const MmRuleState *st, double limit, int nregions, double *worst);
 
 #endif							/* MM_RULES_H */

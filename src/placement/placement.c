@@ -33,6 +33,7 @@
  *-------------------------------------------------------------------------
  */
 #include "placement.h"
+#include "mm_limits.h"
 #include "statement.h"
 
 #include <float.h>
@@ -314,6 +315,7 @@ mm_rank_servers(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	npref = mm_int8_array(preferred, "preferred", &pref);
+	mm_check_list_length("preferred", npref, MM_CALL_IDS_MAX);
 
 	memset(&st, 0, sizeof(st));
 	st.outer = CurrentMemoryContext;

@@ -175,6 +175,7 @@ parse_signal(const char *name, JsonbValue *obj, Signal *sig)
 	int			nkeys = 0;
 	const KindInfo *info;
 
+	mm_check_name("place config signal name", name, strlen(name));
 	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

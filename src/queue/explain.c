@@ -90,6 +90,9 @@ explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined
 				initStringInfo(&b);
 				if (x->npotentials == 0)
 					appendStringInfo(&b, "rule \"%s\" (%s) leaves no potentials", rule->name, rule->type);
+				else if (x->fail_kept > 0)
+					appendStringInfo(&b, "rule \"%s\" (%s) keeps %d waiting rosters out of the potentials, and the %d left cannot fill the teams",
+									 rule->name, rule->type, x->fail_kept, x->npotentials);
 				else
 					appendStringInfo(&b, "rule \"%s\" (%s) keeps the %d potentials from filling two teams",
 									 rule->name, rule->type, x->npotentials);

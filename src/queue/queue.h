@@ -24,6 +24,7 @@
 #include "matcher.h"
 
 #include "datatype/timestamp.h"
+#include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/hsearch.h"
 
@@ -153,6 +154,14 @@ extern void mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRost
 /* Config key "team_names" (rules_config.c). */
 extern void mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path);
 extern void mm_team_names_render(StringInfo buf, const void *base);
+/*
+ * The start of a payload of the queue's channel, {"queue_id": .. and, when
+ * its JSON-escaped name takes at most 1000 bytes, "queue": ".." (every name
+ * 0.2.0 accepts does; a name 0.1.0 accepted may not): the payload stays
+ * under NOTIFY's limit whatever the name.
+ */
+extern void mm_queue_payload_head(StringInfo buf, int32 queue_id, const char *name);
+
 /*
  * NOTIFY a queue's channel (mm_queue_<queue id>) with match ids under
  * "key" (ids <= 0 skipped), split so that no payload exceeds NOTIFY's

@@ -94,6 +94,52 @@ mm_lock_rosters(int32 queue_id, const MmRosterSet *set, const int *which, int n)
  */
 #define NOTIFY_PAYLOAD_MAX	7800
 
+/*
+ * A payload names its queue under "queue" when the name, escaped as a JSON
+ * string, takes at most this many bytes. Every name 0.2.0 accepts does (63
+ * bytes without control characters escape to at most 128); a queue that
+ * 0.1.0 created may have a longer name, or control characters, each of
+ * which escapes to six bytes (\u0001): its payloads leave the name out and
+ * name the queue by "queue_id" alone, as every payload does.
+ */
+#define NOTIFY_NAME_MAX		1000
+
+void
+mm_queue_payload_head(StringInfo buf, int32 queue_id, const char *name)
+{
+	StringInfoData escaped;
+
+	appendStringInfo(buf, "{\"queue_id\": %d", queue_id);
+	if (name == NULL)
+		return;
+	initStringInfo(&escaped);
+	escape_json(&escaped, name);
+	if (escaped.len <= NOTIFY_NAME_MAX)
+	{
+		appendStringInfoString(buf, ", \"queue\": ");
+		appendBinaryStringInfo(buf, escaped.data, escaped.len);
+	}
+	pfree(escaped.data);
+}
+
+PG_FUNCTION_INFO_V1(mm_queue_payload_head_sql);
+
+/*
+ * mm._payload_head(queue_id int, name text): the start of a payload of the
+ * queue's channel, as mm_queue_payload_head writes it, for the payloads
+ * PL/pgSQL sends (a dissolved match, the accept that completes one).
+ */
+Datum
+mm_queue_payload_head_sql(PG_FUNCTION_ARGS)
+{
+	StringInfoData b;
+
+	mm_args_not_null(fcinfo, 2);
+	initStringInfo(&b);
+	mm_queue_payload_head(&b, PG_GETARG_INT32(0), PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(b.data, b.len));
+}
+
 static MmStatement notify_statement = {
 	.sql = "SELECT pg_catalog.pg_notify($channel, $payload)",
 	.params = {{"channel", TEXTOID}, {"payload", TEXTOID}}
@@ -137,12 +183,7 @@ mm_queue_notify(int32 queue_id, const char *name, const int64 *ids, int n,
 	st = mm_queues_distributed() ? &relay_statement : &notify_statement;
 	snprintf(channel, sizeof(channel), "mm_queue_%d", queue_id);
 	initStringInfo(&head);
-	appendStringInfo(&head, "{\"queue_id\": %d", queue_id);
-	if (strlen(name) < NOTIFY_PAYLOAD_MAX / 4)
-	{
-		appendStringInfoString(&head, ", \"queue\": ");
-		escape_json(&head, name);
-	}
+	mm_queue_payload_head(&head, queue_id, name);
 	appendStringInfo(&head, ", \"%s\": [", key);
 	initStringInfo(&b);
 	while (i < nmade)

@@ -514,6 +514,17 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 		x->rank = number(&row, desc, c.rank, "rank", 0);
 		x->ladder = number(&row, desc, c.ladder, "ladder_points", 0);
 		x->dishonor = number(&row, desc, c.dishonor, "dishonor", 0);
+		/* as a queue's rosters: figures over a match stay finite */
+		if (fabs(x->rank) > MM_RATING_MAX || fabs(x->ladder) > MM_RATING_MAX ||
+			x->dishonor < 0 || x->dishonor > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rosters query column \"%s\" is out of range",
+							fabs(x->rank) > MM_RATING_MAX ? "rank" :
+							fabs(x->ladder) > MM_RATING_MAX ? "ladder_points" : "dishonor"),
+					 errdetail("Roster %lld has rank %g, ladder_points %g and dishonor %g.", (long long) x->id,
+							   x->rank, x->ladder, x->dishonor),
+					 errhint("A roster's rank and ladder points lie between -1e9 and 1e9, its dishonor between 0 and 2147483647.")));
 		x->age = 0;
 		if (c.joined_at)
 		{

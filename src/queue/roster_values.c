@@ -10,6 +10,7 @@
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
+#include "mm_limits.h"
 
 #include <math.h>
 
@@ -21,20 +22,12 @@
 
 /* Attribute values */
 
-/* A string value of an attribute: 1 to 63 bytes, no control characters. */
+/* A string value of an attribute: a name (mm_check_name). */
 static void
 check_string(const MmAttrDecl *d, const char *s, int len, const char *whose)
 {
-	if (len == 0 || len > NAMEDATALEN - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("attribute \"%s\" must have 1 to %d bytes", d->name, NAMEDATALEN - 1),
-				 errdetail("The value (%s) has %d bytes.", whose, len)));
-	for (int i = 0; i < len; i++)
-		if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("attribute \"%s\" must not contain control characters", d->name)));
+	(void) whose;
+	mm_check_name(psprintf("value of attribute \"%s\"", d->name), s, len);
 }
 
 void
@@ -66,10 +59,14 @@ mm_rules_check_value(const MmAttrDecl *d, JsonbValue *v, const char *whose)
 			if (v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
 				!JsonContainerIsScalar(v->val.binary.data))
 			{
-				JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+				JsonbIterator *it;
 				JsonbValue	e;
 				JsonbIteratorToken tok;
 				bool		ok = true;
+
+				mm_check_list_length(psprintf("value of attribute \"%s\"", d->name),
+									 JsonContainerSize(v->val.binary.data), MM_SET_VALUES_MAX);
+				it = JsonbIteratorInit(v->val.binary.data);
 
 				while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 				{
@@ -109,17 +106,14 @@ check_latencies(Jsonb *lat)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("latencies must be a JSON object"),
 				 errhint("Give the roster's latency to each region in milliseconds, such as {\"eu\": 35, \"us-east\": 110}.")));
+	mm_check_list_length("latencies", JsonContainerSize(&lat->root), MM_ROSTER_REGIONS_MAX);
 	it = JsonbIteratorInit(&lat->root);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
 		if (tok == WJB_KEY)
 		{
+			mm_check_name("latencies region name", e.val.string.val, e.val.string.len);
 			region = pnstrdup(e.val.string.val, e.val.string.len);
-			if (e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("latencies region name must have 1 to %d bytes", NAMEDATALEN - 1),
-						 errdetail("The name is \"%s\".", region)));
 		}
 		else if (tok == WJB_VALUE)
 		{
@@ -294,7 +288,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 				return false;
 			break;
 		case MM_ATTR_STRING:
-			if (v->type != jbvString || v->val.string.len == 0 || v->val.string.len > NAMEDATALEN - 1)
+			if (v->type != jbvString || !mm_name_valid(v->val.string.val, v->val.string.len))
 				return false;
 			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues, NULL);
 			break;
@@ -314,7 +308,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 				{
 					if (tok != WJB_ELEM)
 						continue;
-					if (e.type != jbvString || e.val.string.len == 0 || e.val.string.len > NAMEDATALEN - 1)
+					if (e.type != jbvString || !mm_name_valid(e.val.string.val, e.val.string.len))
 						return false;
 					if (n == cap)
 					{
@@ -414,7 +408,8 @@ mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Json
 		x->lat_region = palloc(sizeof(int) * cap);
 		x->lat = palloc(sizeof(double) * cap);
 		it = JsonbIteratorInit(&lat->root);
-		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		/* at most MM_ROSTER_REGIONS_MAX (enqueue refuses more; a row written otherwise keeps its first) */
+		while (x->nlat < MM_ROSTER_REGIONS_MAX && (tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
 				region = region_of_key(rd, key++, e.val.string.val, e.val.string.len);
@@ -438,6 +433,27 @@ mm_rules_read_roster(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Json
 }
 
 static char **sort_names;
+
+/* Sort a roster's latencies by region id (insertion sort: a few dozen at most). */
+static void
+sort_latencies(MmRoster *x)
+{
+	for (int k = 1; k < x->nlat; k++)
+	{
+		int			region = x->lat_region[k];
+		double		ms = x->lat[k];
+		int			j = k - 1;
+
+		while (j >= 0 && x->lat_region[j] > region)
+		{
+			x->lat_region[j + 1] = x->lat_region[j];
+			x->lat[j + 1] = x->lat[j];
+			j--;
+		}
+		x->lat_region[j + 1] = region;
+		x->lat[j + 1] = ms;
+	}
+}
 
 static int
 cmp_region_name(const void *a, const void *b)
@@ -464,22 +480,14 @@ mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd)
 	}
 	rd->region_names = names;
 	rd->region_id = id;
-	/* latencies as one dense row per roster: Inf where not given */
+	/* each roster's latencies by region id in name order, ascending */
 	for (int i = 0; i < n; i++)
 	{
-		double	   *dense;
-
 		if (r[i].lat == NULL)
 			continue;
-		dense = palloc(sizeof(double) * Max(rd->nregions, 1));
-		for (int k = 0; k < rd->nregions; k++)
-			dense[k] = INFINITY;
 		for (int k = 0; k < r[i].nlat; k++)
-			dense[id[r[i].lat_region[k]]] = r[i].lat[k];
-		pfree(r[i].lat);
-		pfree(r[i].lat_region);
-		r[i].lat = dense;
-		r[i].lat_region = NULL;
+			r[i].lat_region[k] = id[r[i].lat_region[k]];
+		sort_latencies(&r[i]);
 	}
 }
 
@@ -527,22 +535,28 @@ mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb 
 		JsonbIteratorToken tok;
 		int			region = -1;
 
-		x->lat = palloc(sizeof(double) * Max(cfg->nregions, 1));
-		for (int k = 0; k < cfg->nregions; k++)
-			x->lat[k] = INFINITY;
+		int			cap = Max(Min(JsonContainerSize(&lat->root), MM_ROSTER_REGIONS_MAX), 1);
+
+		/* the regions the rosters read know, sparse (ids ascending) */
+		x->lat = palloc(sizeof(double) * cap);
+		x->lat_region = palloc(sizeof(int) * cap);
 		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
 				region = mm_rules_region_id(rd, pnstrdup(e.val.string.val,
 														  Min(e.val.string.len, NAMEDATALEN - 1)));
-			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0)
+			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0 && x->nlat < cap)
 			{
 				double		ms = mm_numeric_float8(e.val.numeric);
 
 				if (!isnan(ms) && ms >= 0)
-					x->lat[region] = ms;
+				{
+					x->lat_region[x->nlat] = region;
+					x->lat[x->nlat++] = ms;
+				}
 			}
 		}
+		sort_latencies(x);
 	}
 }
 

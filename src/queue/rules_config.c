@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
+#include "mm_limits.h"
 
 #include <math.h>
 
@@ -157,9 +158,9 @@ static const MmConfigKey step_keys[] = {
 	{.name = NULL}
 };
 
-/* Elements of a JSON array value; refuses anything else. */
+/* Elements of a JSON array value, at most max of them; refuses anything else. */
 static int
-array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **out)
+array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **out, int max)
 {
 	JsonbIterator *it;
 	JsonbValue	e;
@@ -172,6 +173,8 @@ array_elements(JsonbValue *v, const char *what, const char *path, JsonbValue **o
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s key \"%s\" must be an array", what, path)));
+	mm_check_list_length(psprintf("%s key \"%s\"", what, path),
+						 JsonContainerSize(v->val.binary.data), max);
 	*out = palloc(sizeof(JsonbValue) * cap);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
@@ -199,7 +202,7 @@ rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	raw->steps = NULL;
 	if (v == NULL || v->type == jbvNull)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_EXPAND_STEPS_MAX);
 	raw->steps = palloc0(sizeof(MmExpandStep) * Max(n, 1));
 	for (int k = 0; k < 3; k++)
 	{
@@ -357,6 +360,8 @@ mm_attributes_parse(JsonbValue *v, void *base, const char *what, const char *pat
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s key \"%s\" must be an object", what, path),
 				 errhint("Declare each attribute by name, such as {\"mode\": {\"type\": \"string\", \"required\": true}}.")));
+	mm_check_list_length(psprintf("%s key \"%s\"", what, path),
+						 JsonContainerSize(v->val.binary.data), MM_ATTRIBUTES_MAX);
 	cfg->attrs = palloc0(sizeof(MmAttrDecl) * cap);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
@@ -369,11 +374,7 @@ mm_attributes_parse(JsonbValue *v, void *base, const char *what, const char *pat
 			char	   *p = psprintf("%s.%s", path, name);
 			MmAttrDecl *d;
 
-			if (name[0] == '\0' || strlen(name) > NAMEDATALEN - 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s attribute name must have 1 to %d bytes", what, NAMEDATALEN - 1),
-						 errdetail("The name is \"%s\".", name)));
+			mm_check_name(psprintf("%s attribute name", what), name, strlen(name));
 			memset(&raw, 0, sizeof(raw));
 			mm_config_defaults(attr_keys, &raw);
 			mm_config_parse_value(&e, what, p, attr_keys, &raw);
@@ -425,8 +426,8 @@ mm_attributes_render(StringInfo buf, const void *base)
 }
 
 /*
- * The n names of a JSON array (roles, team names): strings of 1 to 63
- * bytes without control characters, each once; errors name the key and
+ * The n names of a JSON array (roles, team names): names (mm_check_name),
+ * each once; errors name the key and
  * the element, "kind" says what the names are.
  */
 static char **
@@ -439,19 +440,15 @@ name_list(JsonbValue *elems, int n, const char *what, const char *path,
 	{
 		char	   *name;
 
-		if (elems[i].type != jbvString || elems[i].val.string.len == 0 ||
-			elems[i].val.string.len > NAMEDATALEN - 1)
+		if (elems[i].type != jbvString)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s key \"%s[%d]\" must be a %s name of 1 to %d bytes", what, path, i,
-							kind, NAMEDATALEN - 1),
+							kind, MM_NAME_MAX),
 					 errhint("%s", hint)));
+		mm_check_name(psprintf("%s key \"%s[%d]\"", what, path, i),
+					  elems[i].val.string.val, elems[i].val.string.len);
 		name = pnstrdup(elems[i].val.string.val, elems[i].val.string.len);
-		for (const char *c = name; *c; c++)
-			if ((unsigned char) *c < 0x20 || *c == 0x7f)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s key \"%s[%d]\" must not contain control characters", what, path, i)));
 		for (int j = 0; j < i; j++)
 			if (strcmp(names[j], name) == 0)
 				ereport(ERROR,
@@ -488,7 +485,7 @@ mm_roles_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	cfg->roles = NULL;
 	if (v == NULL || v->type == jbvNull)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_ROLES_MAX);
 	cfg->roles = name_list(elems, n, what, path, "role",
 						   "List the roles by name, such as [\"tank\", \"damage\", \"support\"].");
 	cfg->nroles = n;
@@ -519,7 +516,7 @@ mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *pat
 	cfg->team_names = NULL;
 	if (v == NULL || v->type == jbvNull)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_TEAMS);
 	if (n < 2 || n > MM_TEAMS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -556,7 +553,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 	cfg->latency_rule = -1;
 	if (v == NULL)
 		return;
-	n = array_elements(v, what, path, &elems);
+	n = array_elements(v, what, path, &elems, MM_RULES_MAX);
 	cfg->rules = palloc0(sizeof(MmRule) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
@@ -710,10 +707,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		rule->name = raw.name_null
 			? (rule->attribute ? psprintf("%s_%s", ops->type, rule->attribute) : pstrdup(ops->type))
 			: raw.name;
-		if (rule->name[0] == '\0' || strlen(rule->name) > NAMEDATALEN - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s key \"%s.name\" must have 1 to %d bytes", what, p, NAMEDATALEN - 1)));
+		mm_check_name(psprintf("%s key \"%s.name\"", what, p), rule->name, strlen(rule->name));
 		for (int j = 0; j < i; j++)
 			if (strcmp(cfg->rules[j].name, rule->name) == 0)
 				ereport(ERROR,

@@ -16,10 +16,14 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "libpq/libpq.h"
+#include "libpq/libpq-be.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "storage/latch.h"
 #include "storage/lock.h"
+#include "tcop/dest.h"
+#include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
@@ -60,7 +64,11 @@ elapsed_ms(TimestampTz start)
 	return (GetCurrentTimestamp() - start) / 1000.0;
 }
 
-/* The queues of a run: names and ids, and which ones this run holds. */
+/*
+ * The queues of a run: names and ids, and which ones this run holds. A
+ * queue is its id: one dropped and created again under its name is another
+ * queue, whose ticks another run may hold.
+ */
 typedef struct RunQueues
 {
 	int			n;
@@ -76,41 +84,97 @@ static MmStatement queues_statement = {
 	.params = {{"queue", TEXTOID}}
 };
 
-/* a tick at the time on the clock */
+/*
+ * a tick at the time on the clock, of the queue this run holds: none when
+ * the name no longer names that queue (dropped, and perhaps created again,
+ * since the round began)
+ */
 static MmStatement tick_statement_now = {
-	.sql = "SELECT count(*) FROM mm.tick($queue, clock_timestamp())",
-	.params = {{"queue", TEXTOID}}
+	.sql = "SELECT count(*) FROM mm.tick($queue, clock_timestamp()) "
+		"WHERE EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = $queue_id AND q.name = $queue AND q.dropped_at IS NULL)",
+	.params = {{"queue", TEXTOID}, {"queue_id", INT4OID}}
 };
 
-/* List the queues to tick (one, or all), in TopMemoryContext-safe memory. */
+/*
+ * The queues to tick this round (one, or all), in memory of the run's
+ * context: a queue dropped since the last round leaves the run (its lock
+ * released), a new one joins it, not yet held. The first round refuses a
+ * queue name that names no queue.
+ */
 static void
-run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
+run_queues(const char *queue, RunQueues *q, MemoryContext cxt, bool first)
 {
 	MmArgs		a;
 	MemoryContext old;
+	RunQueues	r;
 
 	mm_args_begin(&a, &queues_statement);
 	mm_arg_maybe(&a, "queue", queue ? CStringGetTextDatum(queue) : (Datum) 0, queue == NULL);
 	mm_run(&a, true, SPI_OK_SELECT);
-	if (queue != NULL && SPI_processed == 0)
+	if (first && queue != NULL && SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("queue \"%s\" does not exist", queue),
 				 errhint("Create it with mm.create_queue.")));
 	old = MemoryContextSwitchTo(cxt);
-	q->n = (int) SPI_processed;
-	q->names = palloc(sizeof(char *) * Max(q->n, 1));
-	q->ids = palloc(sizeof(int32) * Max(q->n, 1));
-	q->held = palloc0(sizeof(bool) * Max(q->n, 1));
-	q->waiting = palloc0(sizeof(bool) * Max(q->n, 1));
-	for (int i = 0; i < q->n; i++)
+	r.n = (int) SPI_processed;
+	r.names = palloc(sizeof(char *) * Max(r.n, 1));
+	r.ids = palloc(sizeof(int32) * Max(r.n, 1));
+	r.held = palloc0(sizeof(bool) * Max(r.n, 1));
+	r.waiting = palloc0(sizeof(bool) * Max(r.n, 1));
+	for (int i = 0; i < r.n; i++)
 	{
 		bool		isnull;
 
-		q->names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
-		q->ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		r.names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		r.ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		/* what this run knew of the queue */
+		for (int j = 0; j < q->n; j++)
+			if (q->ids[j] == r.ids[i])
+			{
+				r.held[i] = q->held[j];
+				r.waiting[i] = q->waiting[j];
+			}
 	}
+	/* the queues gone since the last round: their locks go */
+	for (int j = 0; j < q->n; j++)
+	{
+		bool		kept = false;
+
+		for (int i = 0; i < r.n && !kept; i++)
+			kept = r.ids[i] == q->ids[j];
+		if (!kept && q->held[j])
+			queue_unlock(MM_RUN_LOCK, q->ids[j]);
+		pfree(q->names[j]);
+	}
+	if (q->names)
+	{
+		pfree(q->names);
+		pfree(q->ids);
+		pfree(q->held);
+		pfree(q->waiting);
+	}
+	*q = r;
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The client that called this run is gone (its connection closed: Debian's
+ * pg_cron 1.4 closes a job's connection on cron.unschedule): end as
+ * PostgreSQL ends a query whose client is gone with
+ * client_connection_check_interval, FATAL "connection to client lost". The
+ * tick under way, if any, rolls back; none starts. A run without a client
+ * connection (a background worker) is not checked.
+ */
+static void
+check_client(void)
+{
+	if (MyProcPort != NULL && whereToSendOutput == DestRemote && !pq_check_connection())
+	{
+		ClientConnectionLost = 1;
+		InterruptPending = 1;
+	}
+	CHECK_FOR_INTERRUPTS();
 }
 
 /*
@@ -118,7 +182,7 @@ run_queues(const char *queue, RunQueues *q, MemoryContext cxt)
  * naming the queue and rolled back, and the caller goes on.
  */
 static void
-run_one_tick(const char *name, MemoryContext cxt)
+run_one_tick(const char *name, int32 queue_id, MemoryContext cxt)
 {
 	ResourceOwner owner = CurrentResourceOwner;
 	MmArgs		a;
@@ -134,6 +198,7 @@ run_one_tick(const char *name, MemoryContext cxt)
 		 */
 		mm_args_begin(&a, &tick_statement_now);
 		mm_arg(&a, "queue", CStringGetTextDatum(name));
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 		mm_run(&a, false, SPI_OK_SELECT);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
@@ -161,7 +226,10 @@ run_one_tick(const char *name, MemoryContext cxt)
 	PG_END_TRY();
 }
 
-/* Sleep until "target" ms after "start", whatever wakes the latch. */
+/*
+ * Sleep until "target" ms after "start", whatever wakes the latch; a
+ * client gone is seen within a second.
+ */
 static void
 sleep_until(TimestampTz start, double target)
 {
@@ -169,12 +237,12 @@ sleep_until(TimestampTz start, double target)
 	{
 		double		left = target - elapsed_ms(start);
 
+		check_client();
 		if (left <= 0)
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 (long) ceil(left), PG_WAIT_EXTENSION);
+						 (long) ceil(Min(left, 1000.0)), PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
 	}
 }
 
@@ -201,8 +269,11 @@ since_last_tick_ms(int32 queue_id)
  * A queue not yet held is tried at every round: a queue that another run
  * holds is taken over at the first round after that run lets it go, so
  * runs that overlap hand a queue over within one "every" (the schedule
- * pg_cron 1.4 needs, whose runs start once a minute). After the first
- * round, stop as soon as "span" has passed.
+ * pg_cron 1.4 needs, whose runs start once a minute). Whoever ticked a
+ * queue last (this run before the queue was taken over, another run, a
+ * manual mm.tick), a queue taken over is not ticked within half an
+ * interval of its last tick. After the first round, stop as soon as
+ * "span" has passed.
  */
 static void
 run_round(RunQueues *q, TimestampTz start, double every, double span, bool first,
@@ -210,7 +281,7 @@ run_round(RunQueues *q, TimestampTz start, double every, double span, bool first
 {
 	for (int i = 0; i < q->n; i++)
 	{
-		CHECK_FOR_INTERRUPTS();
+		check_client();
 		if (!first && elapsed_ms(start) >= span)
 			return;
 		if (!q->held[i])
@@ -229,16 +300,16 @@ run_round(RunQueues *q, TimestampTz start, double every, double span, bool first
 			q->held[i] = true;
 
 			/*
-			 * Taken over from another run: its last tick may have been a
-			 * moment ago. Within half an interval of it, wait for this
-			 * run's next slot, so that ticks stay at least half an
-			 * interval apart and at most one and a half.
+			 * Taken over: its last tick may have been a moment ago. Within
+			 * half an interval of it, wait for this run's next slot, so
+			 * that ticks stay at least half an interval apart and at most
+			 * one and a half.
 			 */
-			since = q->waiting[i] ? since_last_tick_ms(q->ids[i]) : -1;
+			since = first && !q->waiting[i] ? -1 : since_last_tick_ms(q->ids[i]);
 			if (since >= 0 && since < every / 2)
 				continue;
 		}
-		run_one_tick(q->names[i], cxt);
+		run_one_tick(q->names[i], q->ids[i], cxt);
 		SPI_commit();
 		MemoryContextSwitchTo(cxt);
 	}
@@ -263,7 +334,7 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	bool		nonatomic;
 	TimestampTz start = GetCurrentTimestamp();
 	MemoryContext cxt;
-	RunQueues	q = {0};
+	RunQueues  *q;
 
 	mm_require_primary("mm.run_ticks");
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -286,19 +357,26 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 				 errmsg("mm.run_ticks must be called outside a transaction block"),
 				 errhint("CALL it on its own (as pg_cron does), not inside BEGIN ... COMMIT or a function.")));
 
-	/* lives across the commits of the run */
+	/*
+	 * lives across the commits of the run; deleted however the run ends (a
+	 * cancel, a statement timeout, an error), so that no call leaves one
+	 * behind
+	 */
 	cxt = AllocSetContextCreate(TopMemoryContext, "mm.run_ticks", ALLOCSET_SMALL_SIZES);
+	/* in memory, not in a local the error path's longjmp could find stale */
+	q = MemoryContextAllocZero(cxt, sizeof(RunQueues));
 	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	PG_TRY();
 	{
-		run_queues(queue, &q, cxt);
-		MemoryContextSwitchTo(cxt);
 		for (int k = 0;; k++)
 		{
 			double		next;
 
-			run_round(&q, start, every, span, k == 0, cxt);
+			/* the queues now: a queue dropped (and created again) meanwhile is another */
+			run_queues(queue, q, cxt, k == 0);
+			MemoryContextSwitchTo(cxt);
+			run_round(q, start, every, span, k == 0, cxt);
 			/* the next slot after now; missed slots are skipped */
 			next = (floor(elapsed_ms(start) / every) + 1) * every;
 			if (next >= span)
@@ -308,14 +386,16 @@ mm_run_ticks(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
-		for (int i = 0; i < q.n; i++)
-			if (q.held[i])
-				queue_unlock(MM_RUN_LOCK, q.ids[i]);
+		for (int i = 0; i < q->n; i++)
+			if (q->held[i])
+				queue_unlock(MM_RUN_LOCK, q->ids[i]);
 		if (queue)
 			pfree(queue);
+		/* (not the caller's context: a commit may have ended it) */
+		MemoryContextSwitchTo(TopMemoryContext);
+		MemoryContextDelete(cxt);
 	}
 	PG_END_TRY();
 	SPI_finish();
-	MemoryContextDelete(cxt);
 	PG_RETURN_VOID();
 }

@@ -162,10 +162,11 @@ static MmStatement statements[Q_COUNT] = {
 	 * $accept_until its end) writes a ticket event per player, as mm.accept
 	 * and mm.decline go on from there ($status 'matched', $accept_until
 	 * NULL without one). $odds_scale is the scale the queue's calibration
-	 * applied to the odds. The UPDATE's subscripts sit inside scalar
-	 * subqueries: Citus 13.2 crashes planning an UPDATE of a distributed
-	 * table whose SET subscripts a parameter directly (its evaluation of
-	 * the SET expressions before sending the statement to the shard).
+	 * applied to the odds, $model the rating family whose odds they are.
+	 * The UPDATE's subscripts sit inside scalar subqueries: Citus 13.2
+	 * crashes planning an UPDATE of a distributed table whose SET
+	 * subscripts a parameter directly (its evaluation of the SET
+	 * expressions before sending the statement to the shard).
 	 */
 	[Q_MOVE] = {
 		"WITH mi AS MATERIALIZED ("
@@ -174,10 +175,10 @@ static MmStatement statements[Q_COUNT] = {
 		" WITH ORDINALITY AS u(no, prediction, spread, region, o) ORDER BY u.o"
 		"), m AS ("
 		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
-		" status, accept_until, region, teams, odds, odds_scale)"
+		" status, accept_until, region, teams, odds, odds_scale, model)"
 		" SELECT mi.match_id, $queue_id, $tick_id, $at, mi.prediction, $odds[(mi.no - 1) * cardinality($team_names) + 1],"
 		" $odds[(mi.no - 1) * cardinality($team_names) + 2], mi.spread, $status, $accept_until, mi.region, $team_names,"
-		" $odds[(mi.no - 1) * cardinality($team_names) + 1 : mi.no * cardinality($team_names)], $odds_scale"
+		" $odds[(mi.no - 1) * cardinality($team_names) + 1 : mi.no * cardinality($team_names)], $odds_scale, $model"
 		" FROM mi"
 		"), ids AS MATERIALIZED ("
 		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
@@ -200,7 +201,8 @@ static MmStatement statements[Q_COUNT] = {
 		 {"team_names", TEXTARRAYOID}, {"spreads", FLOAT8ARRAYOID},
 		 {"roster_ids", INT8ARRAYOID}, {"roster_matches", INT4ARRAYOID},
 		 {"roster_teams", INT4ARRAYOID}, {"at", TIMESTAMPTZOID}, {"status", TEXTOID},
-		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}, {"odds_scale", FLOAT8OID}}
+		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}, {"odds_scale", FLOAT8OID},
+		 {"model", TEXTOID}}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -281,9 +283,9 @@ static MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_ODDS_FOLD] = {
 		"WITH d AS (DELETE FROM mm.odds_result r WHERE r.queue_id = $queue_id "
-		"RETURNING r.logit, r.score, r.reported_at, r.match_id) "
-		"SELECT d.logit, d.score FROM d ORDER BY d.reported_at, d.match_id",
-		{{"queue_id", INT4OID}}
+		"RETURNING r.logit, r.score, r.reported_at, r.match_id, r.model) "
+		"SELECT d.logit, d.score FROM d WHERE d.model = $model ORDER BY d.reported_at, d.match_id",
+		{{"queue_id", INT4OID}, {"model", TEXTOID}}
 	},
 	[Q_ODDS_WRITE] = {
 		"INSERT INTO mm.odds_calibration AS c (queue_id, model, scale, information, results, updated_at) "
@@ -647,6 +649,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 				 TimestampTzGetDatum(at + (int64) (cfg->queue.accept_timeout_s * USECS_PER_SEC)),
 				 cfg->queue.accept_timeout_s <= 0);
 	mm_arg(&a, "odds_scale", Float8GetDatum(odds_scale));
+	mm_arg(&a, "model", CStringGetTextDatum(cfg->rating.model));
 	mm_run(&a, false, SPI_OK_SELECT);
 	for (uint64 j = 0; j < SPI_processed; j++)
 	{
@@ -699,8 +702,15 @@ tick_odds_scale(int32 queue_id, const MmMatcherConfig *cfg, TimestampTz at)
 												  4, &isnull));
 		}
 	}
-	/* the results reported since the last tick; after a change of model, dropped */
-	tick_run_queue(Q_ODDS_FOLD, queue_id, false, SPI_OK_SELECT);
+	/*
+	 * the results reported since the last tick, each rated by the queue's
+	 * current family; those of another family (reported before a change of
+	 * model) are dropped, as all are after a change of model
+	 */
+	mm_args_begin(&a, &statements[Q_ODDS_FOLD]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "model", CStringGetTextDatum(cfg->rating.model));
+	mm_run(&a, false, SPI_OK_SELECT);
 	n = restart ? 0 : SPI_processed;
 	if (n == 0 && !restart)
 		return s.scale;

@@ -14,17 +14,26 @@
  *		first forgets, then learns, with lambda = 1 - 1/window:
  *
  *			P1 = lambda P + (1 - lambda) / sd0^2,   l1 = lambda P l / P1
- *			a1 = exp(l1),   p = 1 / (1 + exp(-a1 z))
- *			P' = P1 + (a1 z)^2 p (1 - p),   l' = l1 + a1 z (s - p) / P'
+ *			x = exp(l1) z,   p = 1 / (1 + exp(-x))
+ *			q = e/2 + (1 - e) p,   q' = (1 - e) p (1 - p) x   (dq / d ln a)
+ *			P' = P1 + q'^2 / (q (1 - q)),   l' = l1 + (s - q) q' / (q (1 - q)) / P'
  *
  *		The forgetting step takes a share 1 - lambda of what the belief knew
  *		back to the prior, so that the belief weighs a result window results
  *		old by 1/e and follows a change of the ratings' fit over a season;
  *		the learning step is one Newton (Fisher scoring) step of the
- *		logistic likelihood of the result in ln a, as Glickman's step 7 is
- *		one step for a rating. It is Platt's recalibration of a classifier's
- *		scores by a logistic model, with one parameter, learnt online. ln a
- *		is kept within [-MM_ODDS_SCALE_LIMIT, MM_ODDS_SCALE_LIMIT].
+ *		likelihood of the result in ln a, as Glickman's step 7 is one step
+ *		for a rating. It is Platt's recalibration of a classifier's scores
+ *		by a logistic model, with one parameter, learnt online, made robust:
+ *		the model of a result is the family's (scaled) odds p with a lapse
+ *		rate e (MM_ODDS_SCALE_LAPSE): with probability e a result is a coin
+ *		flip whatever the odds (a disconnection, a smurf, a mistyped
+ *		report). So no single result can say much: an upset at odds of
+ *		0.999 moves ln a by 0.25 where the plain logistic step moved it by
+ *		6.6 (to the limit), while results at ordinary odds teach almost as
+ *		before. One result moves ln a by at most MM_ODDS_SCALE_MAX_STEP, and
+ *		ln a stays within [-MM_ODDS_SCALE_LIMIT, MM_ODDS_SCALE_LIMIT] (the
+ *		scale between 1/10 and 10).
  *
  *-------------------------------------------------------------------------
  */
@@ -59,12 +68,18 @@ mm_odds_scale_update(MmOddsScale *s, double window, double logit, double score)
 	double		prior = 1.0 / (MM_ODDS_SCALE_PRIOR_SD * MM_ODDS_SCALE_PRIOR_SD);
 	double		info = lambda * s->information + (1.0 - lambda) * prior;
 	double		l = lambda * s->information * log(s->scale) / info;
-	double		z = exp(l) * logit;
-	double		p = logistic(z);
+	double		x = exp(l) * logit;
+	double		p = logistic(x);
+	double		e = MM_ODDS_SCALE_LAPSE;
+	double		q = e / 2 + (1.0 - e) * p;
+	double		dq = (1.0 - e) * p * (1.0 - p) * x;
+	double		var = q * (1.0 - q);	/* at least e/2 (1 - e/2): never 0 */
+	double		step;
 
-	info += z * z * p * (1.0 - p);
-	l += z * (score - p) / info;
-	l = fmin(fmax(l, -MM_ODDS_SCALE_LIMIT), MM_ODDS_SCALE_LIMIT);
+	info += dq * dq / var;
+	step = (score - q) * dq / var / info;
+	step = fmin(fmax(step, -MM_ODDS_SCALE_MAX_STEP), MM_ODDS_SCALE_MAX_STEP);
+	l = fmin(fmax(l + step, -MM_ODDS_SCALE_LIMIT), MM_ODDS_SCALE_LIMIT);
 	s->scale = exp(l);
 	s->information = info;
 }

@@ -11,6 +11,8 @@
 
 #include "mm.h"
 
+#include <math.h>
+
 /*
  * What a queue knows of the scale of its family's odds: ln(scale) has the
  * mean ln(scale) and the precision "information" (a Gaussian belief, as a
@@ -25,8 +27,21 @@ typedef struct MmOddsScale
 /* The prior of ln(scale): mean 0 (the family's odds), this deviation. */
 #define MM_ODDS_SCALE_PRIOR_SD	1.0
 
-/* ln(scale) stays within [-LIMIT, LIMIT]. */
-#define MM_ODDS_SCALE_LIMIT		5.0
+/*
+ * ln(scale) stays within [-LIMIT, LIMIT]: the scale between 1/10 and 10 (a
+ * family whose odds need more than that is misconfigured, and no result
+ * can say so).
+ */
+#define MM_ODDS_SCALE_LIMIT		M_LN10
+
+/*
+ * The lapse rate of the model of a result: with this probability a result
+ * is a coin flip whatever the odds, which bounds what one upset can teach.
+ */
+#define MM_ODDS_SCALE_LAPSE		0.05
+
+/* One result moves ln(scale) by at most this much. */
+#define MM_ODDS_SCALE_MAX_STEP	0.5
 
 /* A queue without results: scale 1, the prior's information. */
 extern void mm_odds_scale_start(MmOddsScale *s);

@@ -51,6 +51,9 @@ mm_rating_model_of(const MmRatingConfig *rc)
 	const MmRatingModel *model = mm_rating_model_find(rc->model);
 
 	if (model == NULL)
-		elog(ERROR, "rating model \"%s\" is unknown", rc->model);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rating model \"%s\" is unknown", rc->model),
+				 errhint("Use %s.", mm_rating_model_names())));
 	return model;
 }

@@ -417,7 +417,12 @@ mm_rating_roster(PG_FUNCTION_ARGS)
 	if (ARR_HASNULL(core) || ARR_HASNULL(prof) || ARR_NDIM(core) != 2 ||
 		ARR_DIMS(core)[1] != model->nstate || ARR_NDIM(prof) != 2 ||
 		ARR_DIMS(prof)[0] != ARR_DIMS(core)[0] || ARR_DIMS(prof)[1] != model->nstate)
-		elog(ERROR, "roster states are not %d columns per player", model->nstate);
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("roster states must be %d columns per player", model->nstate),
+				 errdetail("core and profession are two-dimensional arrays of one row per player and one column per element of the %s state, without NULL.",
+						   model->name),
+				 errhint("mm.roster_rating forms them from mm.ratings; call it instead.")));
 	n = ARR_DIMS(core)[0];
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(4), TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL,
 					  TYPALIGN_DOUBLE, &cd, &cn, &ncl);

@@ -39,7 +39,7 @@ static MmStatement statements[RS_COUNT] = {
 	},
 	/* $queue_id NULL: the match's, whatever it is (a single node) */
 	[RS_LOCK_MATCH] = {
-		"SELECT m.queue_id, m.status, m.teams, m.odds, m.odds_scale FROM mm.match m "
+		"SELECT m.queue_id, m.status, m.teams, m.odds, m.odds_scale, m.model FROM mm.match m "
 		"WHERE m.queue_id = coalesce($queue_id, m.queue_id) AND m.match_id = $match_id FOR UPDATE",
 		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
@@ -59,7 +59,7 @@ static MmStatement statements[RS_COUNT] = {
 		{{"queue_id", INT4OID}}
 	},
 	[RS_ROSTERS] = {
-		"SELECT r.team, r.players, r.professions FROM mm.match_roster r "
+		"SELECT r.team, r.players, r.professions, r.roles FROM mm.match_roster r "
 		"WHERE r.queue_id = $queue_id AND r.match_id = $match_id ORDER BY r.roster_id",
 		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
@@ -148,9 +148,9 @@ static MmStatement statements[RS_COUNT] = {
 	},
 	/* a two-team result for the queue's calibration of its odds */
 	[RS_INSERT_ODDS] = {
-		"INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at) "
-		"VALUES ($queue_id, $match_id, $logit, $score, $at)",
-		{{"queue_id", INT4OID}, {"match_id", INT8OID}, {"logit", FLOAT8OID},
+		"INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at) "
+		"VALUES ($queue_id, $match_id, $model, $logit, $score, $at)",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}, {"model", TEXTOID}, {"logit", FLOAT8OID},
 		 {"score", FLOAT8OID}, {"at", TIMESTAMPTZOID}}
 	},
 	[RS_INSERT_RESULT] = {
@@ -161,21 +161,21 @@ static MmStatement statements[RS_COUNT] = {
 	},
 	/* states: $nstate elements each of the flat arrays $states_before and $states_after */
 	[RS_INSERT_PLAYERS] = {
-		"INSERT INTO mm.match_result_player (match_id, player_id, queue_id, team, rank, score, weight, "
+		"INSERT INTO mm.match_result_player (match_id, player_id, queue_id, team, role, rank, score, weight, "
 		"deserted, key, model, state_before, state_after, ladder_before, ladder_awarded, ladder_after, "
 		"dishonor_stacks) "
-		"SELECT $match_id, u.player_id, $queue_id, u.team, u.rank, u.score, u.weight, u.deserted, "
+		"SELECT $match_id, u.player_id, $queue_id, u.team, u.role, u.rank, u.score, u.weight, u.deserted, "
 		"$key, $model, "
 		"$states_before[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], "
 		"$states_after[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], "
 		"u.ladder, u.awarded, u.ladder_after, u.stacks "
-		"FROM unnest($player_ids::bigint[], $teams::text[], $ranks::float8[], $scores::float8[], "
+		"FROM unnest($player_ids::bigint[], $teams::text[], $roles::text[], $ranks::float8[], $scores::float8[], "
 		"$weights::float8[], $deserted::boolean[], "
 		"$ladders::int[], $awarded::int[], $ladders_after::int[], $stacks::int[]) WITH ORDINALITY "
-		"u(player_id, team, rank, score, weight, deserted, ladder, awarded, ladder_after, stacks, o) "
+		"u(player_id, team, role, rank, score, weight, deserted, ladder, awarded, ladder_after, stacks, o) "
 		"ORDER BY u.player_id RETURNING *",
 		{{"match_id", INT8OID}, {"queue_id", INT4OID}, {"key", TEXTOID},
-		 {"player_ids", INT8ARRAYOID}, {"teams", TEXTARRAYOID}, {"ranks", FLOAT8ARRAYOID},
+		 {"player_ids", INT8ARRAYOID}, {"teams", TEXTARRAYOID}, {"roles", TEXTARRAYOID}, {"ranks", FLOAT8ARRAYOID},
 		 {"scores", FLOAT8ARRAYOID}, {"weights", FLOAT8ARRAYOID},
 		 {"states_before", FLOAT8ARRAYOID}, {"states_after", FLOAT8ARRAYOID},
 		 {"nstate", INT4OID}, {"model", TEXTOID}, {"deserted", BOOLARRAYOID},

@@ -70,6 +70,8 @@ read_rosters(ResMatch *m)
 		int			n = mm_int8_array(DatumGetArrayTypeP(res_col(r, 2, &isnull)), "players", &ids);
 		Datum	   *prof;
 		int			nprof = mm_text_array(DatumGetArrayTypeP(res_col(r, 3, &isnull)), "professions", &prof);
+		Datum	   *roles;
+		int			nroles = mm_text_array(DatumGetArrayTypeP(res_col(r, 4, &isnull)), "roles", &roles);
 		int			t;
 
 		for (t = 0; t < m->nteams; t++)
@@ -99,6 +101,9 @@ read_rosters(ResMatch *m)
 			/* one profession per player, in the order of players, or none */
 			if (nprof == n)
 				p->profession = TextDatumGetCString(prof[i]);
+			/* likewise a role per player, or none */
+			if (nroles == n)
+				p->role = TextDatumGetCString(roles[i]);
 		}
 	}
 	qsort(m->players, m->nplayers, sizeof(ResPlayer), res_player_cmp);
@@ -122,6 +127,7 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	const MmRatingModel *model = mm_rating_model_of(&cfg->rating);
 	int			n = m->nplayers;
 	char	  **team = palloc(sizeof(char *) * n);
+	char	  **role = palloc(sizeof(char *) * n);
 	double	   *f[3];
 	bool	   *fnull[3];
 	double	  **before = palloc(sizeof(double *) * n);
@@ -146,6 +152,7 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 		ResPlayer  *p = &m->players[i];
 
 		team[i] = m->teams[p->team].name;
+		role[i] = p->role;
 		deserted[i] = p->deserted;
 		f[0][i] = m->teams[p->team].rank;
 		f[1][i] = p->score;
@@ -177,6 +184,7 @@ write_result(ReturnSetInfo *rsinfo, ResMatch *m, const MmMatcherConfig *cfg, Jso
 	mm_arg(&a, "nstate", Int32GetDatum(model->nstate));
 	mm_arg(&a, "player_ids", res_player_ids(m));
 	mm_arg(&a, "teams", mm_text_array_datum(n, team));
+	mm_arg(&a, "roles", mm_text_array_datum(n, role));
 	mm_arg(&a, "ranks", mm_float8_array_datum(n, f[0], fnull[0]));
 	mm_arg(&a, "scores", mm_float8_array_datum(n, f[1], fnull[1]));
 	mm_arg(&a, "weights", mm_float8_array_datum(n, f[2], fnull[2]));
@@ -242,18 +250,22 @@ write_pending_games(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
  * A two-team result for the queue's calibration of its odds (odds_scale.h,
  * learnt from by the queue's next tick): the family's logit of the first
  * team's odds, the stored odds' logit divided by the scale the tick
- * applied, and the first team's score. Nothing for a match of more teams,
- * for odds a tick's family did not make (odds_scale NULL), and for odds of
- * exactly 0 or 1, which have no logit.
+ * applied, and the first team's score, with the family. Nothing for a
+ * match of more teams, for odds a tick's family did not make (odds_scale
+ * NULL), for odds of another family than the one rating the result (the
+ * queue's rating.model changed since the match was made: its odds say
+ * nothing of the new family's), and for odds of exactly 0 or 1, which have
+ * no logit.
  */
 static void
-write_odds_result(ResMatch *m, TimestampTz at)
+write_odds_result(ResMatch *m, const MmMatcherConfig *cfg, TimestampTz at)
 {
 	double		rank[2] = {0, 0};
 	double		logit;
 	MmArgs		a;
 
-	if (m->nmteams != 2 || m->nteams != 2 || !m->has_odds_scale)
+	if (m->nmteams != 2 || m->nteams != 2 || !m->has_odds_scale ||
+		(m->model != NULL && strcmp(m->model, cfg->rating.model) != 0))
 		return;
 	logit = mm_odds_logit(m->odds[0]) / m->odds_scale;
 	if (!isfinite(logit))
@@ -263,6 +275,7 @@ write_odds_result(ResMatch *m, TimestampTz at)
 	res_args(&a, RS_INSERT_ODDS);
 	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
 	mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+	mm_arg(&a, "model", CStringGetTextDatum(cfg->rating.model));
 	mm_arg(&a, "logit", Float8GetDatum(logit));
 	mm_arg(&a, "score", Float8GetDatum(rank[0] < rank[1] ? 1.0 : rank[0] == rank[1] ? 0.5 : 0.0));
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
@@ -379,6 +392,8 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 
 		m->has_odds_scale = !isnull;
 		m->odds_scale = isnull ? 1.0 : DatumGetFloat8(scale);
+		scale = res_col(0, 6, &isnull);
+		m->model = isnull ? NULL : TextDatumGetCString(scale);
 	}
 	*done = previous_result(m, result);
 	if (*done)
@@ -440,7 +455,7 @@ report(FunctionCallInfo fcinfo, ResMatch *mp, Jsonb *result)
 		if (cfg.rating.pending_period)
 			write_pending_games(&m, &cfg, at);
 		if (!cfg.rating.calibration_null)
-			write_odds_result(&m, at);
+			write_odds_result(&m, &cfg, at);
 		{
 			MmArgs		a;
 

@@ -70,6 +70,7 @@ typedef struct ResPlayer
 	double		score;
 	bool		deserted;
 	char	   *profession;		/* NULL: the roster names none */
+	char	   *role;			/* NULL: the roster gave none */
 	ResState	core;			/* the queue's rating key */
 	ResState	prof;			/* the profession's key (profession_ratio > 0) */
 	bool		has_ladder;
@@ -102,6 +103,7 @@ typedef struct ResMatch
 	double	   *odds;			/* each one's odds, in team order */
 	bool		has_odds_scale; /* the tick's calibration scale is known */
 	double		odds_scale;		/* the scale of the stored odds */
+	char	   *model;			/* the family whose odds they are; NULL: unknown */
 	int			nteams;
 	ResTeam    *teams;
 	int			nplayers;

@@ -164,7 +164,7 @@ INSERT INTO null_sample VALUES
 ('mm.remove_player(bigint, bigint)', '{"(SELECT roster FROM null_fix)", 97021}'),
 -- (CALLed here inside a transaction block, it refuses to run: 2D000)
 ('mm.run_ticks(text, interval, interval)', '{"''nq''", "''1 second''", "''0 seconds''"}'),
-('mm.purge(interval, int)', '{"''1 day''"}'),
+('mm.purge(interval, int, interval)', '{"''1 day''"}'),
 ('mm.whatif(text, timestamptz, timestamptz, jsonb, interval, float8, bigint)',
  '{"''nq''", "''2024-01-01 12:00+00''", "''2024-01-01 12:01+00''", "''{}''", "''10 seconds''"}'),
 ('mm.whatif_compare(text, timestamptz, timestamptz, jsonb[], interval, float8, bigint)',

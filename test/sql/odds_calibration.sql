@@ -30,10 +30,11 @@ SELECT mm.matcher_config('{"rating": {"calibration": "500"}}');
 -- the hand-worked start: an Elo 1v1 whose favourite has odds 0.7 (Elo's
 -- expected score of 1500 + 400 log10(7/3) against 1500) loses. The first
 -- tick stores the family's own odds (scale 1); the report records the
--- result; the next tick learns from it (lambda = 1 - 1/500):
---   P1 = 0.998 * 1 + 0.002 = 1, l1 = 0, z = ln(0.7/0.3) = 0.847298, p = 0.7
---   P' = 1 + z^2 * 0.7 * 0.3 = 1.150762, l' = z * (0 - 0.7) / P' = -0.515405
---   scale = exp(l') = 0.597259
+-- result; the next tick learns from it (lambda = 1 - 1/500, lapse 0.05):
+--   P1 = 0.998 * 1 + 0.002 = 1, l1 = 0, z = x = ln(0.7/0.3) = 0.847298, p = 0.7
+--   q = 0.025 + 0.95 * 0.7 = 0.69, q' = 0.95 * 0.7 * 0.3 * x = 0.169036
+--   P' = 1 + q'^2 / (0.69 * 0.31) = 1.133582, l' = (0 - 0.69) q' / (0.69 * 0.31) / P' = -0.481031
+--   scale = exp(l') = 0.618152
 SELECT mm.create_queue('cal_q', '{"team_size": 1, "filter": {"potentials_min": 1}, "requeue_while_in_match": false,
                                    "rating": {"model": "elo", "key": "cal_q", "ladder": false, "desertion_reason": null}}');
 INSERT INTO mm.ratings (player_id, key, model, state)
@@ -95,8 +96,8 @@ DECLARE
     v record;
 BEGIN
     FOR v IN SELECT * FROM odds_vec ORDER BY seq, step LOOP
-        INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at)
-        SELECT q.queue_id, 970000 + v.seq * 1000 + v.step, ln(v.p) - ln(1 - v.p), v.score,
+        INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at)
+        SELECT q.queue_id, 970000 + v.seq * 1000 + v.step, 'elo', ln(v.p) - ln(1 - v.p), v.score,
                '2024-01-01 12:00:00+00'::timestamptz + v.step * interval '1 second'
         FROM mm.queue q WHERE q.name = 'cal_v' || v.seq;
         PERFORM mm.tick('cal_v' || v.seq, '2024-01-01 13:00:00+00');
@@ -112,10 +113,12 @@ SELECT v.seq, count(*) AS steps,
 FROM odds_vec v JOIN odds_seen s USING (seq, step) GROUP BY v.seq ORDER BY v.seq;
 -- what they show: a few results move the scale a little (1); odds too
 -- confident for their outcomes teach a scale below 1 (2), too timid above
--- 1 (3); a window of 1 keeps only the last result (4); ln(scale) stops at 5 (5)
+-- 1 (3); a window of 1 keeps only the last result (4), each step at most
+-- 0.5 in ln(scale); ln(scale) stops at ln 10 (5); upsets at extreme odds
+-- move the scale by a bounded step (6)
 SELECT seq, round(scale::numeric, 6) AS scale, round(information::numeric, 6) AS information
 FROM odds_vec v WHERE step = (SELECT max(step) FROM odds_vec w WHERE w.seq = v.seq) ORDER BY seq;
-SELECT count(*) AS at_the_limit FROM odds_seen WHERE seq = 5 AND scale = exp(5::float8);
+SELECT count(*) AS at_the_limit FROM odds_seen WHERE seq = 5 AND abs(scale - 10) < 1e-12;
 -- the prior the vectors start from is a fresh queue's
 SELECT round(c.scale::numeric, 12) = round(v.scale::numeric, 12) AS first_step_from_the_prior
 FROM odds_seen c JOIN odds_vec v USING (seq, step) WHERE c.seq = 1 AND c.step = 1;
@@ -129,8 +132,8 @@ INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_o
                       odds_scale)
 SELECT 980000 + v.step, q.queue_id, 0, '2024-01-01 12:00:00+00', 0, 0.5, 0.5, 0, '{red,blue}', '{0.5,0.5}', 1
 FROM odds_vec v, mm.queue q WHERE v.seq = 2 AND q.name = 'cal_order';
-INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at)
-SELECT q.queue_id, 980000 + CASE v.step WHEN 59 THEN 60 WHEN 60 THEN 59 ELSE v.step END, ln(v.p) - ln(1 - v.p), v.score,
+INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at)
+SELECT q.queue_id, 980000 + CASE v.step WHEN 59 THEN 60 WHEN 60 THEN 59 ELSE v.step END, 'elo', ln(v.p) - ln(1 - v.p), v.score,
        '2024-01-01 12:00:00+00'::timestamptz + v.step * interval '1 second'
 FROM odds_vec v, mm.queue q WHERE v.seq = 2 AND q.name = 'cal_order';
 SELECT count(*) AS rosters_matched FROM mm.tick('cal_order', '2024-01-01 13:00:00+00');
@@ -141,8 +144,8 @@ WHERE q.name = 'cal_order' AND v.seq = 2 AND v.step = 60;
 
 -- a change of model: the next tick starts again from scale 1, without the
 -- results pending then (their odds were the other family's)
-INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at)
-SELECT q.queue_id, 980001, 1, 1, '2024-01-01 14:00:00+00' FROM mm.queue q WHERE q.name = 'cal_order';
+INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at)
+SELECT q.queue_id, 980001, 'elo', 1, 1, '2024-01-01 14:00:00+00' FROM mm.queue q WHERE q.name = 'cal_order';
 SELECT mm.alter_queue('cal_order', '{"rating": {"model": "glicko2"}}') -> 'rating' ->> 'model' AS model;
 SELECT count(*) AS rosters_matched FROM mm.tick('cal_order', '2024-01-01 14:00:01+00');
 SELECT c.model, c.scale, c.information, c.results,
@@ -204,12 +207,12 @@ INSERT INTO mm.odds_calibration (queue_id, model, scale, information, results, u
 SELECT queue_id, 'elo', 0, 1, 0, now() FROM mm.queue WHERE name = 'cal_q'
 ON CONFLICT (queue_id) DO UPDATE SET scale = 0;
 UPDATE mm.odds_calibration SET information = 'Infinity' WHERE queue_id = (SELECT queue_id FROM mm.queue WHERE name = 'cal_q');
-INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at)
-SELECT q.queue_id, 980001, 'Infinity', 1, now() FROM mm.queue q WHERE q.name = 'cal_order';
-INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at)
-SELECT q.queue_id, 980002, 1, 0.25, now() FROM mm.queue q WHERE q.name = 'cal_order';
-INSERT INTO mm.odds_result (queue_id, match_id, logit, score, reported_at)
-SELECT q.queue_id, -1, 1, 1, now() FROM mm.queue q WHERE q.name = 'cal_order';
+INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at)
+SELECT q.queue_id, 980001, 'elo', 'Infinity', 1, now() FROM mm.queue q WHERE q.name = 'cal_order';
+INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at)
+SELECT q.queue_id, 980002, 'elo', 1, 0.25, now() FROM mm.queue q WHERE q.name = 'cal_order';
+INSERT INTO mm.odds_result (queue_id, match_id, model, logit, score, reported_at)
+SELECT q.queue_id, -1, 'elo', 1, 1, now() FROM mm.queue q WHERE q.name = 'cal_order';
 UPDATE mm.match SET odds_scale = -1 WHERE match_id = 980001;
 
 SELECT mm.drop_queue(name, keep_history => false) FROM mm.queue

@@ -57,6 +57,11 @@ if grep -q 'WARNING:  roster [0-9]* of queue "wide" has rating -1.7e+308 and dev
 else
 	notok "the upgrade clamps a roster rated out of range and names it in a WARNING"
 fi
+if grep -q 'WARNING:  roster [0-9]* of queue "deep" has rank 1e+308 and ladder points -1e+308, out of range: clamped to rank 1000000000 and ladder points -1000000000' "$work/alter.err"; then
+	ok "the upgrade clamps a roster ranked out of range and names it in a WARNING"
+else
+	notok "the upgrade clamps a roster ranked out of range and names it in a WARNING"
+fi
 
 # configs 0.1.0 accepted that $current refuses did not stop the update: a
 # value out of its new range was clamped, a config that cannot be repaired
@@ -107,6 +112,37 @@ if out=$(q -d mm_up_old -f test/upgrade/after.sql 2>&1); then
 else
 	notok "0.1.0 data carried over and works after the upgrade"
 	echo "$out" | sed 's/^/#   /' | head -20
+fi
+
+# A queue 0.1.0 named by 1,900 control characters (its name's JSON is
+# 11,402 bytes, beyond NOTIFY's 8000): after the update it ticks, and its
+# payloads (the tick's in C; an accept's and a dissolve's in PL/pgSQL) name
+# it by queue_id alone.
+out=$(psql -X -q -At -d mm_up_old 2>&1 <<'SQL'
+\set ON_ERROR_STOP 1
+SELECT mm.queue_channel(repeat(E'\x01', 1900)) AS ch \gset
+LISTEN :ch;
+SELECT 'matched ' || count(*) FROM mm.tick(repeat(E'\x01', 1900), now());
+SELECT mm.alter_queue(repeat(E'\x01', 1900), '{"accept_timeout": 30}') IS NOT NULL AS altered;
+SELECT count(mm.enqueue(repeat(E'\x01', 1900), ARRAY[p::bigint], 1500)) FROM generate_series(7003, 7006) p;
+SELECT 'proposed ' || count(DISTINCT match_id) FROM mm.tick(repeat(E'\x01', 1900), now());
+SELECT 'accepted ' || mm.accept(m, p) FROM (SELECT min(match_id) AS m FROM mm.match WHERE status = 'proposed') x,
+       LATERAL (SELECT unnest(players) p FROM mm.match_roster WHERE match_id = x.m) y;
+SELECT 'declined ' || mm.decline(m, p) FROM (SELECT max(match_id) AS m FROM mm.match WHERE status = 'proposed') x,
+       LATERAL (SELECT min(p) AS p FROM mm.match_roster, unnest(players) p WHERE match_id = x.m) y;
+SQL
+)
+qid=$(q -d mm_up_old -c "SELECT queue_id FROM mm.queue WHERE name = repeat(E'\x01', 1900)")
+if grep -qx 'matched 2' <<<"$out" && grep -qx 'proposed 2' <<<"$out" &&
+	grep -qF "payload \"{\"queue_id\": $qid, \"matches\": [" <<<"$out" &&
+	grep -qF "payload \"{\"queue_id\": $qid, \"proposed\": [" <<<"$out" &&
+	grep -qF "payload \"{\"queue_id\": $qid, \"dissolved\": [" <<<"$out" &&
+	[ "$(grep -c "payload \"{\"queue_id\": $qid, \"matches\": \[" <<<"$out")" = 2 ] &&
+	! grep -q 'ERROR' <<<"$out"; then
+	ok "a queue 0.1.0 named by 1,900 control characters ticks after the update; its tick, accept and dissolve payloads fit, naming it by queue_id"
+else
+	notok "a queue 0.1.0 named by 1,900 control characters ticks after the update; its tick, accept and dissolve payloads fit, naming it by queue_id"
+	echo "$out" | cut -c1-300 | sed 's/^/#   /' | head -20
 fi
 
 q -d postgres -c "DROP DATABASE mm_up_fresh" -c "DROP DATABASE mm_up_old"

@@ -4,7 +4,7 @@
 \set ON_ERROR_STOP 1
 DO $$
 BEGIN
-    IF (SELECT count(*) FROM mm.queue) <> 3 THEN   -- ranked, duel, wide
+    IF (SELECT count(*) FROM mm.queue) <> 5 THEN   -- ranked, duel, wide, deep and one named by control characters
         RAISE EXCEPTION 'queues lost: %', (SELECT count(*) FROM mm.queue);
     END IF;
     IF (SELECT count(*) FROM mm.match) <> 3 THEN
@@ -380,6 +380,10 @@ BEGIN
     IF (SELECT (r.rating, r.deviation) FROM mm.roster r JOIN mm.queued_player qp USING (roster_id)
         WHERE qp.player_id = 80) IS DISTINCT FROM (-1e9::float8, 1e9::float8) THEN
         RAISE EXCEPTION 'roster of player 80 not clamped';
+    END IF;
+    IF (SELECT (r.rank, r.ladder_points) FROM mm.roster r JOIN mm.queued_player qp USING (roster_id)
+        WHERE qp.player_id = 83) IS DISTINCT FROM (1e9::float8, -1e9::float8) THEN
+        RAISE EXCEPTION 'rank of player 83 not clamped';
     END IF;
     PERFORM mm.enqueue('wide', ARRAY[81::bigint], 1e9, 1e9, joined_at => now() - interval '1 minute');
     IF (SELECT m.rating_spread FROM mm.tick('wide') t JOIN mm.match m USING (match_id) LIMIT 1) <> 2e9 THEN

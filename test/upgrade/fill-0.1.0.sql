@@ -15,6 +15,16 @@ SELECT mm.enqueue('duel', ARRAY[50::bigint], 1400, 10, joined_at => '2026-01-01 
 -- upgrade clamps it into the range of 0.2.0 and names it in a WARNING
 SELECT mm.create_queue('wide', '{"team_size": 1}');
 SELECT mm.enqueue('wide', ARRAY[80::bigint], -1.7e308, 1e308, joined_at => '2026-01-01 12:00+00');
+-- and one ranked 1e308 (a backfill's team figures would overflow): clamped too
+SELECT mm.create_queue('deep', '{"team_size": 1}');
+SELECT mm.enqueue('deep', ARRAY[83::bigint], 1500, 10, rank => 1e308, ladder_points => -1e308,
+                  joined_at => '2026-01-01 12:00+00');
+-- a queue named by 1,900 control characters (0.1.0 accepted any name): its
+-- JSON takes 11,402 bytes, beyond NOTIFY's limit; after the update its
+-- ticks, accepts and dissolves notify without the name (upgrade.sh)
+SELECT mm.create_queue(repeat(E'\x01', 1900), '{"team_size": 1, "filter": {"potentials_min": 1}}');
+SELECT mm.enqueue(repeat(E'\x01', 1900), ARRAY[p::bigint], 1500, 40, joined_at => '2026-01-01 12:00+00')
+FROM generate_series(7001, 7002) p;
 
 SELECT mm.create_pool('arena', '{"mmr_bucket_count": 10, "enable_fake_opponents": true}');
 SELECT mm.put_entry('arena', p, 1000 + 10 * p, '{eu}', jsonb_build_object('defence', p)) FROM generate_series(1, 30) p;

@@ -12,19 +12,25 @@ The calibration of docs/ratings.md ("Calibrated odds"): the stored odds are
 1 / (1 + exp(-a z)), z = ln(p / (1 - p)); ln a has a Gaussian belief of mean
 l = ln a and precision P, which starts at the prior N(0, 1) (a = 1, P = 1).
 Each result first forgets (lambda = 1 - 1/window), then learns by one
-Newton step of the logistic likelihood of the result in ln a:
+Newton step of the likelihood of the result in ln a, the result being a
+coin flip with the lapse rate e = 0.05 and otherwise drawn at the scaled
+odds:
 
     P1 = lambda P + (1 - lambda),  l1 = lambda P l / P1
-    p1 = 1 / (1 + exp(-exp(l1) z))
-    P' = P1 + (exp(l1) z)^2 p1 (1 - p1),  l' = l1 + exp(l1) z (s - p1) / P'
+    x = exp(l1) z,  p1 = 1 / (1 + exp(-x))
+    q = e/2 + (1 - e) p1,  q' = (1 - e) p1 (1 - p1) x
+    P' = P1 + q'^2 / (q (1 - q)),  l' = l1 + (s - q) q' / (q (1 - q)) / P'
 
-and ln a stays within [-5, 5]. Only the standard library.
+with the step l' - l1 at most 0.5 either way, and ln a within
+[-ln 10, ln 10]. Only the standard library.
 """
 import math
 import os
 import random
 
-LIMIT = 5.0
+LIMIT = math.log(10.0)
+LAPSE = 0.05
+MAX_STEP = 0.5
 
 
 def step(a, P, window, p, s):
@@ -33,10 +39,14 @@ def step(a, P, window, p, s):
     P1 = lam * P + (1.0 - lam)
     l1 = lam * P * math.log(a) / P1
     x = math.exp(l1) * z
-    q = 1.0 / (1.0 + math.exp(-x))
-    P2 = P1 + x * x * q * (1.0 - q)
-    l2 = l1 + x * (s - q) / P2
-    l2 = min(max(l2, -LIMIT), LIMIT)
+    p1 = 1.0 / (1.0 + math.exp(-x))
+    q = LAPSE / 2 + (1.0 - LAPSE) * p1
+    dq = (1.0 - LAPSE) * p1 * (1.0 - p1) * x
+    var = q * (1.0 - q)
+    P2 = P1 + dq * dq / var
+    d = (s - q) * dq / var / P2
+    d = min(max(d, -MAX_STEP), MAX_STEP)
+    l2 = min(max(l1 + d, -LIMIT), LIMIT)
     return math.exp(l2), P2
 
 
@@ -63,9 +73,12 @@ def sequences():
     yield 500, seq
     # 4: a window of 1 forgets all but the prior before each result
     yield 1, [(0.8, 0.0), (0.8, 0.0)]
-    # 5: the clamp: a first team barely favoured (0.505) wins 600 times,
-    # window 10^9 (hardly any forgetting): ln a reaches 5 and stays there
+    # 5: the limit: a first team barely favoured (0.505) wins 600 times,
+    # window 10^9 (hardly any forgetting): ln a reaches ln 10 and stays there
     yield 1000000000, [(0.505, 1.0)] * 600
+    # 6: upsets: the favourite at 0.999 loses, then at 0.99, then wins at
+    # 0.999; each step bounded, the scale never near the limit
+    yield 500, [(0.999, 0.0), (0.01, 1.0), (0.999, 1.0), (0.2, 1.0)]
 
 
 if __name__ == '__main__':
