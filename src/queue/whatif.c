@@ -493,8 +493,11 @@ take_match(Replay *rp, TimestampTz t, const MmMatch *mt, MmRoster *arr, WhatifRo
 		WhatifRoster *w = idx[mt->members[k]];
 		double		lat = NAN;
 
-		if (mt->region >= 0 && x->lat != NULL && isfinite(x->lat[mt->region]))
-			lat = x->lat[mt->region];
+		/* the roster's latency to the match's region, if it gave one */
+		if (mt->region >= 0 && x->lat != NULL)
+			for (int k = 0; k < x->nlat; k++)
+				if (x->lat_region[k] == mt->region && isfinite(x->lat[k]))
+					lat = x->lat[k];
 		outcome(rp, w, WI_MATCHED, Max(0, t - w->joined_at) / 1e6, lat, res->nmatches);
 	}
 	res->nmatches++;

@@ -583,7 +583,7 @@ copy_roster(const WhatifRecord *rec, const MmRoster *r, int nplayers)
 
 	size += MAXALIGN(sizeof(int64) * nplayers);
 	if (r->lat != NULL)
-		size += MAXALIGN(sizeof(double) * Max(cfg->nregions, 1));
+		size += MAXALIGN(sizeof(double) * Max(r->nlat, 1)) + MAXALIGN(sizeof(int) * Max(r->nlat, 1));
 	if (r->attr != NULL)
 	{
 		size += MAXALIGN(sizeof(MmAttrValue) * cfg->nattrs);
@@ -602,13 +602,17 @@ copy_roster(const WhatifRecord *rec, const MmRoster *r, int nplayers)
 	w->players = (int64 *) (p + off);
 	off += MAXALIGN(sizeof(int64) * nplayers);
 	w->nplayers = nplayers;
+	/* the latencies as the reader left them: nlat regions, ids ascending */
+	w->r.lat_region = NULL;
 	if (r->lat != NULL)
 	{
 		w->r.lat = (double *) (p + off);
-		memcpy(w->r.lat, r->lat, sizeof(double) * cfg->nregions);
-		off += MAXALIGN(sizeof(double) * Max(cfg->nregions, 1));
+		memcpy(w->r.lat, r->lat, sizeof(double) * r->nlat);
+		off += MAXALIGN(sizeof(double) * Max(r->nlat, 1));
+		w->r.lat_region = (int *) (p + off);
+		memcpy(w->r.lat_region, r->lat_region, sizeof(int) * r->nlat);
+		off += MAXALIGN(sizeof(int) * Max(r->nlat, 1));
 	}
-	w->r.lat_region = NULL;
 	if (r->attr != NULL)
 	{
 		int		   *sets;
