@@ -45,6 +45,7 @@ OBJS        = \
 	src/matcher/rule_roles.o \
 	src/matcher/rules.o \
 	src/queue/backfill.o \
+	src/queue/events.o \
 	src/queue/explain.o \
 	src/queue/queue.o \
 	src/queue/queue_commit.o \

@@ -536,3 +536,10 @@ ALTER TABLE mm.match ADD COLUMN odds_scale float8,
 -- @create mm.odds_calibration
 -- the results its next tick learns from
 -- @create mm.odds_result
+
+-- ==== the queues' event feed and metrics ====
+
+-- The event feed a pooled backend reads (mm.events) and the counters purge
+-- folds its old events into (mm.queue_metrics).
+-- @create mm.queue_event
+-- @create mm.queue_counters

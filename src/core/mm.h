@@ -38,6 +38,8 @@ extern void mm_check_version(void);
 
 /* mm.tick_read_batch (a developer setting): rosters a tick reads first, 0 automatic */
 extern int	mm_tick_read_batch;
+/* mm.event_retention: how long mm.purge keeps the queues' events, in seconds */
+extern int	mm_event_retention_s;
 
 /*
  * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.
