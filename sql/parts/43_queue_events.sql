@@ -122,7 +122,17 @@ BEGIN
                    coalesce(sum(w.le_5), 0), coalesce(sum(w.le_10), 0), coalesce(sum(w.le_30), 0),
                    coalesce(sum(w.le_60), 0), coalesce(sum(w.le_120), 0), coalesce(sum(w.le_300), 0),
                    coalesce(sum(w.n), 0), coalesce(sum(w.s), 0)
-            FROM d CROSS JOIN LATERAL mm._event_waits(d.kind, d.detail) w
+            FROM d
+            -- per event, its rosters' waits (seconds) in the buckets, as
+            -- mm.queue_metrics counts them
+            CROSS JOIN LATERAL (
+                SELECT count(*) FILTER (WHERE x.v <= 5) AS le_5, count(*) FILTER (WHERE x.v <= 10) AS le_10,
+                       count(*) FILTER (WHERE x.v <= 30) AS le_30, count(*) FILTER (WHERE x.v <= 60) AS le_60,
+                       count(*) FILTER (WHERE x.v <= 120) AS le_120, count(*) FILTER (WHERE x.v <= 300) AS le_300,
+                       count(*) AS n, sum(x.v) AS s
+                FROM (SELECT t::float8 AS v
+                      FROM jsonb_array_elements_text(CASE WHEN d.kind = 'matched' THEN d.detail -> 'waits' END) AS t) x
+            ) w
             GROUP BY d.queue_id) t
         -- the events of a queue deleted meanwhile count for nothing
         WHERE EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = t.queue_id)

@@ -54,23 +54,6 @@ COMMENT ON TABLE mm.queue_counters IS 'per queue, what the rows mm.purge removed
 COMMENT ON CONSTRAINT queue_counters_buckets_check ON mm.queue_counters IS 'the wait histogram''s buckets are cumulative: each counts the waits up to its bound, the last all of them';
 SELECT pg_catalog.pg_extension_config_dump('mm.queue_counters', '');
 
--- The waits (seconds) of the rosters of a matched event in the histogram's
--- cumulative buckets, their count and sum; nothing for other kinds.
--- @access internal
-CREATE FUNCTION mm._event_waits(kind text, detail jsonb)
-RETURNS TABLE (le_5 bigint, le_10 bigint, le_30 bigint, le_60 bigint, le_120 bigint, le_300 bigint,
-               n bigint, s float8)
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = mm, pg_catalog, pg_temp
-AS $$
-SELECT count(*) FILTER (WHERE w.v <= 5), count(*) FILTER (WHERE w.v <= 10), count(*) FILTER (WHERE w.v <= 30),
-       count(*) FILTER (WHERE w.v <= 60), count(*) FILTER (WHERE w.v <= 120), count(*) FILTER (WHERE w.v <= 300),
-       count(*), coalesce(sum(w.v), 0)
-FROM (SELECT x.t::float8 AS v FROM jsonb_array_elements_text(CASE WHEN kind = 'matched' THEN detail -> 'waits' END) AS x(t)) w
-$$;
-COMMENT ON FUNCTION mm._event_waits IS
-    'internal (mm.queue_metrics, mm.purge): the waits in seconds of the rosters of a matched event (detail "waits") counted in the histogram''s cumulative buckets (5, 10, 30, 60, 120, 300 s), their count and sum; zeros for other kinds';
-
 -- @access admin, analyst
 CREATE VIEW mm.queue_metrics AS
 SELECT q.name AS queue,
@@ -135,7 +118,17 @@ CROSS JOIN LATERAL (
            coalesce(sum(ew.le_30), 0) AS wait_le_30, coalesce(sum(ew.le_60), 0) AS wait_le_60,
            coalesce(sum(ew.le_120), 0) AS wait_le_120, coalesce(sum(ew.le_300), 0) AS wait_le_300,
            coalesce(sum(ew.n), 0) AS wait_count, coalesce(sum(ew.s), 0) AS wait_sum
-    FROM mm.queue_event x CROSS JOIN LATERAL mm._event_waits(x.kind, x.detail) ew
+    -- per event, its rosters' waits (seconds) in the buckets: those of a
+    -- matched event, none of the others (mm._purge_events counts alike)
+    FROM mm.queue_event x
+    CROSS JOIN LATERAL (
+        SELECT count(*) FILTER (WHERE w.v <= 5) AS le_5, count(*) FILTER (WHERE w.v <= 10) AS le_10,
+               count(*) FILTER (WHERE w.v <= 30) AS le_30, count(*) FILTER (WHERE w.v <= 60) AS le_60,
+               count(*) FILTER (WHERE w.v <= 120) AS le_120, count(*) FILTER (WHERE w.v <= 300) AS le_300,
+               count(*) AS n, sum(w.v) AS s
+        FROM (SELECT t::float8 AS v
+              FROM jsonb_array_elements_text(CASE WHEN x.kind = 'matched' THEN x.detail -> 'waits' END) AS t) w
+    ) ew
     WHERE x.queue_id = q.queue_id
 ) e
 CROSS JOIN LATERAL (

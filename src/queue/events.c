@@ -92,9 +92,11 @@ static MmStatement statements[E_COUNT] = {
 	/*
 	 * One event per match a tick made ($kind proposed or matched): its
 	 * players in roster then party order, its rosters, the end of its ready
-	 * check, and (matched) each roster's wait in seconds, which the wait
-	 * histogram of mm.queue_metrics counts. Grouped, never a lookup per
-	 * match of every roster.
+	 * check (the same for every match of a tick), and (matched) each
+	 * roster's wait in seconds, which the wait histogram of
+	 * mm.queue_metrics counts. One grouping of the rosters, no join: no
+	 * plan can rescan one side per row of the other when the statistics
+	 * say the queue is empty.
 	 */
 	[E_MATCHES] = {
 		"WITH r AS MATERIALIZED ("
@@ -102,22 +104,19 @@ static MmStatement statements[E_COUNT] = {
 		" ARRAY(SELECT qp.player_id FROM mm.queued_player qp"
 		"       WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id ORDER BY qp.seat) AS players"
 		" FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id = ANY ($match_ids)"
-		"), g AS ("
-		" SELECT r.match_id, jsonb_agg(r.roster_id ORDER BY r.roster_id) AS rosters,"
-		" jsonb_agg(r.waited ORDER BY r.roster_id) AS waits"
-		" FROM r GROUP BY r.match_id"
-		"), p AS ("
-		" SELECT r.match_id, array_agg(u.p ORDER BY r.roster_id, u.o) AS players"
-		" FROM r CROSS JOIN LATERAL unnest(r.players) WITH ORDINALITY AS u(p, o) GROUP BY r.match_id"
 		") INSERT INTO mm.queue_event (queue_id, at, kind, match_id, player_ids, detail)"
-		" SELECT $queue_id, $at, $kind, m.match_id, p.players,"
+		" SELECT $queue_id, $at, $kind, g.match_id, g.players,"
 		" CASE WHEN $kind = 'proposed'"
-		"      THEN jsonb_build_object('accept_until', m.accept_until, 'rosters', g.rosters)"
+		"      THEN jsonb_build_object('accept_until', $accept_until::timestamptz, 'rosters', g.rosters)"
 		"      ELSE jsonb_build_object('rosters', g.rosters, 'waits', g.waits) END"
-		" FROM mm.match m JOIN g ON g.match_id = m.match_id JOIN p ON p.match_id = m.match_id"
-		" WHERE m.queue_id = $queue_id AND m.match_id = ANY ($match_ids)"
-		" ORDER BY m.match_id",
-		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}, {"kind", TEXTOID}, {"at", TIMESTAMPTZOID}}
+		" FROM (SELECT r.match_id, array_agg(u.p ORDER BY r.roster_id, u.o) AS players,"
+		"       jsonb_agg(r.roster_id ORDER BY r.roster_id) FILTER (WHERE u.o = 1) AS rosters,"
+		"       jsonb_agg(r.waited ORDER BY r.roster_id) FILTER (WHERE u.o = 1) AS waits"
+		"       FROM r CROSS JOIN LATERAL unnest(r.players) WITH ORDINALITY AS u(p, o)"
+		"       GROUP BY r.match_id) g"
+		" ORDER BY g.match_id",
+		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}, {"kind", TEXTOID}, {"at", TIMESTAMPTZOID},
+		 {"accept_until", TIMESTAMPTZOID}}
 	},
 	/* one event per backfill request the tick filled: the new players */
 	[E_BACKFILLED] = {
@@ -314,12 +313,15 @@ mm_event_retention(PG_FUNCTION_ARGS)
 }
 
 /*
- * Write the events of the matches a tick made ("proposed" with a ready
- * check, "matched" without); ids <= 0 are matches it dropped. Inside SPI.
+ * Write the events of the matches a tick made at "at" ("proposed" with a
+ * ready check of accept_timeout_s seconds, "matched" without, 0); ids <= 0
+ * are matches it dropped. Inside SPI.
  */
 void
-mm_events_matches(int32 queue_id, const int64 *ids, int n, bool proposed, TimestampTz at)
+mm_events_matches(int32 queue_id, const int64 *ids, int n, double accept_timeout_s,
+				  TimestampTz at)
 {
+	bool		proposed = accept_timeout_s > 0;
 	int64	   *made = palloc(sizeof(int64) * Max(n, 1));
 	int			nmade = 0;
 	MmArgs		a;
@@ -334,6 +336,7 @@ mm_events_matches(int32 queue_id, const int64 *ids, int n, bool proposed, Timest
 	mm_arg(&a, "match_ids", mm_id_array(made, nmade));
 	mm_arg(&a, "kind", CStringGetTextDatum(proposed ? "proposed" : "matched"));
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_arg(&a, "accept_until", TimestampTzGetDatum(at + (int64) (accept_timeout_s * USECS_PER_SEC)));
 	mm_run(&a, false, SPI_OK_INSERT);
 }
 
