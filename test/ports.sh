@@ -12,7 +12,12 @@
 #   B+4  replica   test/suites/replica.sh: the primary; B+5 its hot standby
 #   B+6  citus     test/citus/cluster.sh: the coordinator (127.0.0.1);
 #                  B+7 and B+8 the workers (127.0.0.1)
-#   B+9  spare
+#   B+9  pooler    test/pgbouncer.sh: pgbouncer in front of the test or the
+#                  bench cluster (unix socket only, in its own folder, so a
+#                  test run's and a bench run's do not meet)
+#        exporter  test/suites/monitoring.sh: prometheus-postgres-exporter's
+#                  HTTP listener (127.0.0.1, TCP: the pooler's number is a
+#                  unix socket's name, so the two do not meet either)
 #
 # Two runs on one host do not disturb each other when their bases are at
 # least 10 apart (or when they use different MM_TMPDIRs: only the Citus nodes
@@ -33,7 +38,8 @@ mm_base() {
 	echo "$base"
 }
 
-# mm_port KIND: the port of KIND (test, demo, bench, crash, replica, citus);
+# mm_port KIND: the port of KIND (test, demo, bench, crash, replica, citus,
+# pooler, exporter);
 # replica and citus are the first of their ports.
 mm_port() {
 	local base offset
@@ -45,7 +51,8 @@ mm_port() {
 		crash) offset=3 ;;
 		replica) offset=4 ;;
 		citus) offset=6 ;;
-		*) echo "unknown server kind \"$1\" (test, demo, bench, crash, replica or citus)" >&2; return 2 ;;
+		pooler | exporter) offset=9 ;;
+		*) echo "unknown server kind \"$1\" (test, demo, bench, crash, replica, citus, pooler or exporter)" >&2; return 2 ;;
 	esac
 	echo $((base + offset))
 }
