@@ -155,6 +155,8 @@ def main():
     ap.add_argument('--decline-every', type=int, default=0)
     ap.add_argument('--drain-seconds', type=float, default=20)
     ap.add_argument('--check-user', default=None)
+    ap.add_argument('--target-matches', type=int, default=0,
+                    help='bench: stop queueing once this many matches were reported (before --seconds)')
     args = ap.parse_args()
 
     stop = threading.Event()
@@ -166,7 +168,13 @@ def main():
     ticker.start()
     for c in clients:
         c.start()
-    time.sleep(args.seconds)
+    end = t0 + args.seconds
+    while time.time() < end:
+        if args.target_matches and sum(len(c.reported) for c in clients) >= args.target_matches:
+            break
+        if any(c.errors for c in clients) or ticker.errors:
+            break
+        time.sleep(0.01)
     stop.set()
     elapsed = time.time() - t0
     reported_in_run = sum(len(c.reported) for c in clients)
