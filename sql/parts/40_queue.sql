@@ -471,6 +471,7 @@ BEGIN
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.queue_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue_counters c WHERE c.queue_id = id;
         DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
     END IF;

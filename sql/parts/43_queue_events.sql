@@ -156,8 +156,10 @@ BEGIN
             wait_count = c.wait_count + excluded.wait_count, wait_sum = c.wait_sum + excluded.wait_sum
     )
     SELECT count(*)::int INTO n FROM d;
+    -- the counters of queues that are gone (one row per queue: no index needed)
+    DELETE FROM mm.queue_counters c WHERE NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = c.queue_id);
     RETURN n;
 END
 $$;
 COMMENT ON FUNCTION mm._purge_events IS
-    'internal (mm.purge): delete events older than mm.event_retention, each queue''s oldest first, at most max_rows, and add what they counted to mm.queue_counters in the same statement; returns how many';
+    'internal (mm.purge): delete events older than mm.event_retention, each queue''s oldest first, at most max_rows, and add what they counted to mm.queue_counters in the same statement; remove the counters of queues that are gone; returns how many events it deleted';

@@ -11,6 +11,10 @@
 -- Nothing is written for counting on the path of mm.enqueue or mm.leave:
 -- their event is the count, and no row is shared by concurrent calls.
 
+-- No foreign key to mm.queue, as mm.ticket_event has none (Citus makes
+-- mm.queue a reference table and would convert every local table that
+-- refers to it): mm.drop_queue (keep_history => false) deletes a queue's
+-- row, and mm.purge the rows of queues that are gone.
 -- @access admin, analyst
 CREATE TABLE mm.queue_counters (
     queue_id                  int NOT NULL,
@@ -39,7 +43,6 @@ CREATE TABLE mm.queue_counters (
     wait_count                bigint NOT NULL DEFAULT 0,
     wait_sum                  float8 NOT NULL DEFAULT 0,
     CONSTRAINT queue_counters_pkey PRIMARY KEY (queue_id),
-    CONSTRAINT queue_counters_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
     CONSTRAINT queue_counters_not_negative CHECK (
         least(enqueued_total, left_total, expired_total, proposed_total, dissolved_total, accepted_total,
               declined_total, matches_total, players_matched_total, backfills_requested_total,

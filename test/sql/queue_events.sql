@@ -3,6 +3,17 @@
 -- counters of mm.queue_metrics folded, never going back.
 SET client_min_messages = warning;
 SET mm.event_retention = '1h';
+-- the tests after this one count on mm's sequences: put them back at the end
+CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
+DO $$
+DECLARE
+    c regclass;
+BEGIN
+    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
+        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
+    END LOOP;
+END
+$$;
 
 -- a queue with a ready check, one player a team, matched at once
 SELECT mm.create_queue('evq', jsonb_build_object('team_size', 1, 'filter', jsonb_build_object('potentials_min', 1),
@@ -123,6 +134,15 @@ SELECT mm.enqueue('evq', ARRAY[8111], 1500) > 0 AS queued;
 SELECT a.enqueued_total - b.enqueued_total AS one_more FROM mm.queue_metrics a, before b WHERE a.queue = 'evq';
 RESET mm.event_retention;
 
+-- a tick that mm.run_ticks sees fail is counted (its queue's stored config
+-- broken behind mm's back)
+UPDATE mm.queue SET config = '{"team_size": "two"}' WHERE name = 'evq';
+SET client_min_messages = error;
+CALL mm.run_ticks('evq', '100 ms', '50 ms');
+SET client_min_messages = warning;
+UPDATE mm.queue SET config = '{"team_size": 1}' WHERE name = 'evq';
+SELECT a.tick_errors_total - b.tick_errors_total AS failed_ticks FROM mm.queue_metrics a, before b WHERE a.queue = 'evq';
+
 -- who may read: the service role the feed, pg_monitor the metrics
 SELECT has_function_privilege('pg_monitor', 'mm.events(text, bigint, integer, interval)', 'EXECUTE') AS monitor_feed,
        has_table_privilege('pg_monitor', 'mm.queue_metrics', 'SELECT') AS monitor_metrics,
@@ -133,4 +153,6 @@ ORDER BY object;
 
 SELECT mm.drop_queue('evq', false);
 SELECT count(*) AS gone FROM mm.queue_event e WHERE NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = e.queue_id);
+SELECT count(*) AS counters_gone FROM mm.queue_counters c WHERE NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = c.queue_id);
 SELECT count(*) FROM (SELECT mm.dishonor_clear(p) FROM generate_series(8101, 8111) p) x;
+SELECT count(*) AS sequences_restored FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
