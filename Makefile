@@ -47,6 +47,7 @@ OBJS        = \
 	src/matcher/rules.o \
 	src/queue/backfill.o \
 	src/queue/citus.o \
+	src/queue/events.o \
 	src/queue/explain.o \
 	src/queue/queue.o \
 	src/queue/queue_commit.o \

@@ -134,6 +134,13 @@ cmd_deps() {
 	command -v make >/dev/null && command -v gcc >/dev/null || need+=(make gcc)
 	# the fuzz suite's client
 	command -v python3 >/dev/null || need+=(python3)
+	# the pooler and monitoring suites' tools: pgbouncer, the backends'
+	# driver (Debian's python3, not another python on the PATH), the
+	# Prometheus exporter and promtool
+	command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || need+=(pgbouncer)
+	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import psycopg2' 2>/dev/null || need+=(python3-psycopg2)
+	command -v prometheus-postgres-exporter >/dev/null || need+=(prometheus-postgres-exporter)
+	command -v promtool >/dev/null || need+=(prometheus)
 	if [ ${#need[@]} -eq 0 ]; then
 		return 0
 	fi

@@ -12,11 +12,17 @@
 #   B+4  replica   test/suites/replica.sh: the primary; B+5 its hot standby
 #   B+6  citus     test/citus/cluster.sh: the coordinator (127.0.0.1);
 #                  B+7 and B+8 the workers (127.0.0.1)
-#   B+9  one suite at a time (the suites run one after another):
+#   B+9  one at a time (the suites run one after another):
 #        upgrade   test/suites/server_upgrade.sh: the server before and
 #                  after pg_upgrade, one at a time (unix socket only)
 #        citus     test/citus/cluster.sh: the worker the Citus suite adds
 #                  to its cluster later (127.0.0.1)
+#        pooler    test/pgbouncer.sh: pgbouncer in front of the test or the
+#                  bench cluster (unix socket only, in its own folder, so a
+#                  test run's and a bench run's do not meet)
+#        exporter  test/suites/monitoring.sh: prometheus-postgres-exporter's
+#                  HTTP listener (127.0.0.1, TCP: the pooler's number is a
+#                  unix socket's name, so the two do not meet either)
 #
 # Two runs on one host do not disturb each other when their bases are at
 # least 10 apart (or when they use different MM_TMPDIRs: only the Citus nodes
@@ -38,7 +44,7 @@ mm_base() {
 }
 
 # mm_port KIND: the port of KIND (test, demo, bench, crash, replica, citus,
-# upgrade);
+# upgrade, pooler, exporter);
 # replica and citus are the first of their ports.
 mm_port() {
 	local base offset
@@ -50,8 +56,8 @@ mm_port() {
 		crash) offset=3 ;;
 		replica) offset=4 ;;
 		citus) offset=6 ;;
-		upgrade) offset=9 ;;
-		*) echo "unknown server kind \"$1\" (test, demo, bench, crash, replica, citus or upgrade)" >&2; return 2 ;;
+		upgrade | pooler | exporter) offset=9 ;;
+		*) echo "unknown server kind \"$1\" (test, demo, bench, crash, replica, citus, upgrade, pooler or exporter)" >&2; return 2 ;;
 	esac
 	echo $((base + offset))
 }

@@ -491,6 +491,8 @@ BEGIN
     ELSE
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.roster_arrival a WHERE a.queue_id = id;
+        DELETE FROM mm.queue_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue_counters c WHERE c.queue_id = id;
         DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
     END IF;
@@ -829,6 +831,9 @@ BEGIN
            r.dishonor, players, nullif(professions, '{}'), nullif(roles, '{}'), nullif(r.attributes, '{}'),
            nullif(r.latencies, '{}')
     FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.roster_id = id;
+    -- the queue's event feed (mm.events)
+    INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
+    VALUES (q.queue_id, 'queued', id, players, jsonb_build_object('joined_at', joined_at));
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players, queue, NOT (cfg ->> 'requeue_while_in_match')::boolean);
@@ -885,6 +890,14 @@ BEGIN
             SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, _end_rosters.queue_id,
                    _end_rosters.reason
             FROM p
+        ), ev AS (
+            -- the queue's event feed (mm.events): one per roster
+            INSERT INTO mm.queue_event (queue_id, at, kind, roster_id, player_ids, detail)
+            SELECT _end_rosters.queue_id, _end_rosters.at,
+                   CASE _end_rosters.status WHEN 'expired' THEN 'expired' ELSE 'left' END, p.roster_id,
+                   array_agg(p.player_id ORDER BY p.player_id),
+                   jsonb_build_object('reason', coalesce(_end_rosters.reason, 'leave'))
+            FROM p GROUP BY p.roster_id ORDER BY p.roster_id
         )
         SELECT r.roster_id FROM r;
         RETURN;
@@ -970,6 +983,8 @@ BEGIN
     WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
     VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
+    INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
+    VALUES (q, 'left', roster_id, ARRAY[player_id], '{"reason": "remove_player", "roster_stays": true}');
     RETURN true;
 END
 $$;
@@ -1682,10 +1697,25 @@ BEGIN
                                   array_to_string(stale[1:20], ', ') || CASE WHEN cardinality(stale) > 20 THEN ', ...' ELSE '' END),
                   HINT = 'A late mm.report_result of one of them is refused (55000).';
     END IF;
-    -- the tick log
-    DELETE FROM mm.tick_log l WHERE l.tick_id IN
-        (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
-    GET DIAGNOSTICS n = ROW_COUNT;
+    -- the queues' event feeds, older than mm.event_retention (counted on in
+    -- mm.queue_counters)
+    n := mm._purge_events(left_rows);
+    total := total + n; left_rows := left_rows - n;
+    -- the tick log (its ticks counted on in mm.queue_counters)
+    WITH d AS (
+        DELETE FROM mm.tick_log l WHERE l.tick_id IN
+            (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows)
+        RETURNING l.queue_id, l.ticks, l.duration_ms
+    ), f AS (
+        INSERT INTO mm.queue_counters AS c (queue_id, ticks_total, tick_seconds_total)
+        SELECT d.queue_id, sum(d.ticks), sum(d.duration_ms) / 1000 FROM d
+        WHERE EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = d.queue_id)
+        GROUP BY d.queue_id
+        ON CONFLICT ON CONSTRAINT queue_counters_pkey DO UPDATE
+        SET ticks_total = c.ticks_total + excluded.ticks_total,
+            tick_seconds_total = c.tick_seconds_total + excluded.tick_seconds_total
+    )
+    SELECT count(*) INTO n FROM d;
     total := total + n; left_rows := left_rows - n;
     -- ticket history of rosters that are not waiting
     IF left_rows > 0 THEN
@@ -1762,4 +1792,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.purge IS
-    'delete history older than "older_than": tick log, ticket history and arrivals of rosters no longer waiting, matches that ended (finished or dissolved) or that nobody can claim any more (unclaimed, of a dropped queue), with their rosters, dodge timeouts that ended, then dropped queues left without history; never a live match (proposed, claimed, or claimable): one still open abandon_after (default 1 day) after it was made is ended first (abandoned, or dissolved when proposed), and a NOTICE says what was ended and what was kept; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';
+    'delete history older than "older_than": the queues'' events older than mm.event_retention (what they and the tick log counted stays in mm.queue_counters), tick log, ticket history and arrivals of rosters no longer waiting, matches that ended (finished or dissolved) or that nobody can claim any more (unclaimed, of a dropped queue), with their rosters, dodge timeouts that ended, then dropped queues left without history; never a live match (proposed, claimed, or claimable): one still open abandon_after (default 1 day) after it was made is ended first (abandoned, or dissolved when proposed), and a NOTICE says what was ended and what was kept; at most max_rows rows per call (call it until it returns 0, e.g. from pg_cron); returns the rows deleted';

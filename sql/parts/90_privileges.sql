@@ -53,6 +53,8 @@ DECLARE
 BEGIN
     EXECUTE 'GRANT USAGE ON SCHEMA mm TO PUBLIC';
     EXECUTE 'REVOKE ALL ON ALL ROUTINES IN SCHEMA mm FROM PUBLIC';
+    -- the queues' metrics, for monitoring agents (monitoring/)
+    EXECUTE 'GRANT SELECT ON mm.queue_metrics TO pg_monitor';
     FOR r IN SELECT * FROM mm.privileges p WHERE p.kind = 'function' ORDER BY p.object LOOP
         IF 'public' = ANY (r.roles) THEN
             EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO PUBLIC', r.object::regprocedure);

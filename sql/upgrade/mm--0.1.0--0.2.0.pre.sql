@@ -590,3 +590,10 @@ ALTER TABLE mm.match ADD COLUMN odds_scale float8,
 -- its current family.
 ALTER TABLE mm.ended_roster ADD COLUMN roles text[] NOT NULL DEFAULT '{}';
 ALTER TABLE mm.match ADD COLUMN model text;
+
+-- ==== the queues' event feed and metrics ====
+
+-- The event feed a pooled backend reads (mm.events) and the counters purge
+-- folds its old events into (mm.queue_metrics).
+-- @create mm.queue_event
+-- @create mm.queue_counters

@@ -48,6 +48,8 @@ int			mm_tick_read_batch = 0;
 
 /* mm.whatif_read_batch: arrivals a what-if replay reads at a time; 0: 4096. */
 int			mm_whatif_read_batch = 0;
+/* mm.event_retention: how long mm.purge keeps the queues' events (seconds). */
+int			mm_event_retention_s = 3600;
 
 /* mm.check_version: off only to run an old version's SQL on purpose (tests). */
 static bool mm_check_version_enabled = true;
@@ -79,6 +81,14 @@ _PG_init(void)
 							0, 0, INT_MAX,
 							PGC_SUSET,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("mm.event_retention",
+							"How long mm.purge keeps the events of the queues' feeds (mm.events).",
+							"Events older than this are removed by mm.purge; what they counted stays in mm.queue_metrics.",
+							&mm_event_retention_s,
+							3600, 0, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_S,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mm");
 }

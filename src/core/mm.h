@@ -42,6 +42,8 @@ extern void mm_check_version(void);
  * mm.whatif_read_batch: arrivals a what-if replay reads at a time, 0 automatic */
 extern int	mm_tick_read_batch;
 extern int	mm_whatif_read_batch;
+/* mm.event_retention: how long mm.purge keeps the queues' events, in seconds */
+extern int	mm_event_retention_s;
 
 /*
  * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.

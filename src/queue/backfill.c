@@ -504,6 +504,8 @@ mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz a
 	lock_picked(queue_id, set, plan->reqs, plan->nreqs);
 	match_ids = palloc(sizeof(int64) * plan->nreqs);
 	nfilled = move_picked(queue_id, tick_id, at, set, plan->reqs, plan->nreqs, match_ids);
+	if (nfilled > 0)
+		mm_events_backfilled(queue_id, tick_id, at);
 	mm_queue_notify(queue_id, name, match_ids, nfilled, "backfills");
 	return nfilled;
 }

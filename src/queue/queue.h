@@ -192,4 +192,9 @@ extern bool mm_queues_distributed(void);
  */
 extern int	mm_ready_resolve(int32 queue_id, TimestampTz at, int *failed);
 
+/* The event feed (events.c): the events of a tick's matches and fills. */
+extern void mm_events_matches(int32 queue_id, const int64 *ids, int n,
+							  double accept_timeout_s, TimestampTz at);
+extern void mm_events_backfilled(int32 queue_id, int64 tick_id, TimestampTz at);
+
 #endif							/* MM_QUEUE_H */

@@ -95,6 +95,14 @@ static MmStatement tick_statement_now = {
 	.params = {{"queue", TEXTOID}, {"queue_id", INT4OID}}
 };
 
+/* a tick that failed, counted (mm.queue_metrics.tick_errors_total) */
+static MmStatement tick_error_statement = {
+	.sql = "INSERT INTO mm.queue_counters AS c (queue_id, tick_errors_total) "
+	"SELECT q.queue_id, 1 FROM mm.queue q WHERE q.name = $queue AND q.dropped_at IS NULL "
+	"ON CONFLICT ON CONSTRAINT queue_counters_pkey DO UPDATE SET tick_errors_total = c.tick_errors_total + 1",
+	.params = {{"queue", TEXTOID}}
+};
+
 /*
  * The queues to tick this round (one, or all), in memory of the run's
  * context: a queue dropped since the last round leaves the run (its lock
@@ -222,6 +230,9 @@ run_one_tick(const char *name, int32 queue_id, MemoryContext cxt)
 				 edata->detail ? errdetail("%s", edata->detail) : 0,
 				 errhint("The other queues were ticked. Fix the queue, or drop it with mm.drop_queue.")));
 		FreeErrorData(edata);
+		mm_args_begin(&a, &tick_error_statement);
+		mm_arg(&a, "queue", CStringGetTextDatum(name));
+		mm_run(&a, false, SPI_OK_INSERT);
 	}
 	PG_END_TRY();
 }

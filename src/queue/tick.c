@@ -921,6 +921,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, odds_scale, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig);
+	mm_events_matches(queue_id, match_ids, res.nmatches, cfg.queue.accept_timeout_s, at);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.queue.accept_timeout_s > 0 ? "proposed" : "matches");
 	SPI_finish();

@@ -39,13 +39,15 @@
 #                     transaction (a commit each, synchronous), into a 5v5
 #                     queue (what the arrival record, mm.roster_arrival, adds
 #                     to a queue's writes)
+#   enqueue_leave     2,000 mm.enqueue of a solo and mm.leave of it, each in
+#                     its own statement, on a queue of 2,000 waiting rosters
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here"
 before_rev=${1:?usage: test/bench/before_after.sh BEFORE [AFTER]}
 after_rev=${2:-HEAD}
 rounds=${MM_ROUNDS:-5}
-all_cases=openskill_replay,glicko2_replay,tick_burst,tick_steady,report_result,find_opponent,enqueue
+all_cases=openskill_replay,glicko2_replay,tick_burst,tick_steady,report_result,find_opponent,enqueue,enqueue_leave
 cases=${MM_CASES:-$all_cases}
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 . test/ports.sh
@@ -169,6 +171,13 @@ for v in before after; do
 			tick_setup | on "$v" -d "$db" >/dev/null
 		elif [ "$db" = bench_enqueue ]; then
 			on "$v" -d "$db" -c "SELECT mm.create_queue('enq')" -c "CREATE SEQUENCE enq_player" >/dev/null
+		elif [ "$db" = bench_enqueue_leave ]; then
+			on "$v" -d "$db" >/dev/null <<'SQL'
+SELECT mm.create_queue('el', '{"filter": {"potentials_min": 5}}');
+SELECT count(mm.enqueue('el', ARRAY[900000000 + p], 1300 + random() * 400, 50)) FROM generate_series(1, 2000) p;
+CREATE SEQUENCE el_player START 100000000;
+VACUUM ANALYZE;
+SQL
 		else
 			(cd "$work/$v/src" && on "$v" -d "$db" -f "$(setup_of "$c")" >/dev/null)
 		fi
@@ -184,6 +193,12 @@ case_sql() {
 		tick_burst) printf "BEGIN;\nSELECT count(*) FROM mm.tick('burst', '2024-01-01 00:05:00+00');\nROLLBACK;\n" ;;
 		tick_steady) printf "BEGIN;\nSELECT count(*) FROM mm.tick('steady', '2024-01-01 00:05:00+00');\nROLLBACK;\n" ;;
 		enqueue) for _ in $(seq 1 500); do echo "SELECT mm.enqueue('enq', ARRAY[nextval('enq_player')], 1500, 50);"; done ;;
+		enqueue_leave)
+			for _ in $(seq 1 2000); do
+				echo "SELECT mm.enqueue('el', ARRAY[nextval('el_player')], 1500, 50) AS r \\gset"
+				echo "SELECT mm.leave(:r);"
+			done
+			;;
 		report_result)
 			cat <<'SQL'
 SELECT count(*) FROM (SELECT nextval('todo_report') AS m FROM generate_series(1, 3000)) p,

@@ -148,6 +148,7 @@ INSERT INTO null_sample VALUES
 ('mm.preview(text, timestamptz)', '{"''nq''"}'),
 ('mm.explain(bigint, timestamptz)', '{"(SELECT roster FROM null_fix)"}'),
 ('mm.claim_matches(text, int)', '{"''nq''"}'),
+('mm.events(text, bigint, int, interval)', '{"''nq''"}'),
 ('mm.claim_matches(int, int)', '{"(SELECT queue_id FROM null_fix)"}'),
 ('mm.queue_channel(text)', '{"''nq''"}'),
 ('mm.match_players(bigint[])', '{"ARRAY[(SELECT delivered FROM null_fix)]"}'),

@@ -69,6 +69,18 @@ if [ "$(echo "$mine" | sort -u | wc -l)" = 10 ] &&
 else
 	notok "the 10 servers of a run have distinct ports, all within MM_PORT to MM_PORT+9 (got $(echo $mine))"
 fi
+# the exporter listens on TCP (127.0.0.1) at the pooler's number, a unix
+# socket's name: within the range, and no other TCP listener of a run (the
+# Citus nodes) has it (the worker the Citus suite adds at B+9 lives only
+# during that suite)
+exporter=$(mm_port exporter)
+citus=$(mm_port citus)
+if [ "$exporter" -ge "$base" ] && [ "$exporter" -le $((base + 9)) ] &&
+	[ "$exporter" -ne "$citus" ] && [ "$exporter" -ne $((citus + 1)) ] && [ "$exporter" -ne $((citus + 2)) ]; then
+	ok "the exporter's TCP port ($exporter) is within the range and no Citus node's"
+else
+	notok "the exporter's TCP port ($exporter) is within the range and no Citus node's"
+fi
 if [ -z "$(comm -12 <(echo "$mine" | sort) <(echo "$theirs" | sort))" ]; then
 	ok "runs with bases $base and $other share no port"
 else
@@ -140,6 +152,7 @@ r=$(MM_PORT=$other mm_port replica)
 c=$(MM_PORT=$other mm_port citus)
 paths+=("$foreign/mm-replica-$r" "$foreign/mm-replica-$((r + 1))" "$foreign/mm-citus-$c" "$foreign/mm-citus-$((c + 1))" "$foreign/mm-citus-$((c + 2))")
 paths+=("$foreign/mm-durable-$((other + 2))")
+paths+=("$foreign/mm-pgbouncer-test-$((other + 9))")
 for dir in "${paths[@]}"; do
 	mkdir -p "$dir/data"
 	echo "not yours" >"$dir/data/precious"
@@ -168,6 +181,9 @@ for kind in test demo; do
 	refused $? "test/cluster.sh start $kind"
 	bash test/cluster.sh stop "$kind" >/dev/null 2>&1
 done
+bash test/pgbouncer.sh start test >/dev/null 2>&1
+refused $? "test/pgbouncer.sh start test"
+bash test/pgbouncer.sh stop test >/dev/null 2>&1
 bash test/citus/cluster.sh start >/dev/null 2>&1
 refused $? "test/citus/cluster.sh start"
 bash test/citus/cluster.sh stop >/dev/null 2>&1
