@@ -5,16 +5,7 @@
 \set VERBOSITY sqlstate
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- the config: rating.options are Elo's keys, with their defaults
 SELECT mm.create_queue('elo_q', '{"team_size": 1, "filter": {"potentials_min": 1}, "requeue_while_in_match": false,
@@ -131,6 +122,4 @@ SELECT mm.rating_fields('elo', '{1516, 1}');
 SELECT mm.drop_queue('elo_q', keep_history => false);
 DELETE FROM mm.ratings WHERE key IN ('elo_t', 'elo_teams');
 DROP TABLE elo_vec, elo_vec_out, out2, out3;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

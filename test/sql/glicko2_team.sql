@@ -5,16 +5,7 @@
 -- against each opponent, to the bit; a queue's odds are the same E.
 \set VERBOSITY sqlstate
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 CREATE TEMP TABLE g2_team (game int, player_id bigint, team bigint, rank float8,
                            rating float8, rd float8, vol float8, win_probability float8,
                            rating_after float8, rd_after float8, vol_after float8);
@@ -115,6 +106,5 @@ SELECT mm.drop_queue('g2_team', keep_history => false), mm.drop_queue('g2_duo', 
 DELETE FROM mm.ratings WHERE key = 'g2_team';
 SELECT (SELECT count(*) FROM mm.queue) AS queues, (SELECT count(*) FROM mm.match) AS matches,
        (SELECT count(*) FROM mm.tick_log) AS ticks, (SELECT count(*) FROM mm.ticket_event) AS events;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE g2_team, g2_ffa, saved_sequences;
+\i test/support/sequences_restore.sql
+DROP TABLE g2_team, g2_ffa;

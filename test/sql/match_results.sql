@@ -6,16 +6,7 @@
 \set VERBOSITY sqlstate
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 SELECT mm.create_queue('res', '{"team_size": 2, "filter": {"potentials_min": 1}, "requeue_while_in_match": false}');
 SELECT mm.matcher_config(config) -> 'rating' AS rating FROM mm.queue WHERE name = 'res';
 -- bad rating configs
@@ -329,6 +320,4 @@ DELETE FROM mm.ratings WHERE player_id > 9000;
 SELECT count(*) AS ratings_left FROM mm.ratings WHERE player_id > 9000;
 SELECT mm.dishonor_clear(9002);
 DROP TABLE m1, out1, out2;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

@@ -7,16 +7,7 @@
 \set VERBOSITY sqlstate
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- the config key: 500 results by default, null for none; a count of at
 -- least 1, a whole number
@@ -221,6 +212,5 @@ DELETE FROM mm.ratings WHERE key IN ('cal_q', 'cal_off', 'cal_ffa', 'cal_v');
 SELECT (SELECT count(*) FROM mm.queue) AS queues, (SELECT count(*) FROM mm.match) AS matches,
        (SELECT count(*) FROM mm.odds_calibration) AS calibrations, (SELECT count(*) FROM mm.odds_result) AS pending,
        (SELECT count(*) FROM mm.tick_log) AS ticks, (SELECT count(*) FROM mm.ticket_event) AS events;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE odds_vec, odds_seen, saved_sequences;
+\i test/support/sequences_restore.sql
+DROP TABLE odds_vec, odds_seen;

@@ -6,16 +6,7 @@
 \set VERBOSITY terse
 
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- every function, procedure, aggregate, table, view and sequence of schema
 -- mm has a row (a new object needs its "-- @access" line above its CREATE;
@@ -322,5 +313,4 @@ DROP FUNCTION public.cardinality(anyarray);
 DROP ROLE regress_mm_nobody, regress_mm_game, regress_mm_ops, regress_mm_data;
 DROP OWNED BY mm_service, mm_admin, mm_analyst;
 DROP ROLE mm_service, mm_admin, mm_analyst;
-SELECT count(*) AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
+\i test/support/sequences_restore.sql

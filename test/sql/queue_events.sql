@@ -4,16 +4,7 @@
 SET client_min_messages = warning;
 SET mm.event_retention = '1h';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- a queue with a ready check, one player a team, matched at once
 SELECT mm.create_queue('evq', jsonb_build_object('team_size', 1, 'filter', jsonb_build_object('potentials_min', 1),
@@ -155,4 +146,4 @@ SELECT mm.drop_queue('evq', false);
 SELECT count(*) AS gone FROM mm.queue_event e WHERE NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = e.queue_id);
 SELECT count(*) AS counters_gone FROM mm.queue_counters c WHERE NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = c.queue_id);
 SELECT count(*) FROM (SELECT mm.dishonor_clear(p) FROM generate_series(8101, 8111) p) x;
-SELECT count(*) AS sequences_restored FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
+\i test/support/sequences_restore.sql

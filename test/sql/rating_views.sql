@@ -5,16 +5,7 @@
 \set VERBOSITY sqlstate
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- three queues, one per family; two 1v1 games each, player 9801 wins both
 SELECT mm.create_queue('rv_' || f, format('{"team_size": 1, "filter": {"potentials_min": 1},
@@ -110,6 +101,4 @@ SELECT mm.drop_queue(q, keep_history => false)
 FROM unnest(ARRAY['rv_openskill', 'rv_glicko2', 'rv_elo', 'rv_period']) q;
 DELETE FROM mm.ratings WHERE key LIKE 'rv\_%';
 DROP TABLE rv_games;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

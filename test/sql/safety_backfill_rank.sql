@@ -7,16 +7,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 SELECT mm.create_queue('rank_bf', '{"team_size": 2, "filter": {"potentials_min": 1}}');
 SELECT mm.enqueue('rank_bf', ARRAY[9501, 9502], 1500, 50, rank => 1e308);
@@ -48,6 +39,4 @@ SELECT count(*) FROM mm.match_rosters('SELECT 1 AS roster_id, ARRAY[1]::bigint[]
 \echo :LAST_ERROR_SQLSTATE
 
 SELECT mm.drop_queue('rank_bf', keep_history => false);
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

@@ -7,16 +7,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 SELECT mm.create_queue('family_q', '{"team_size": 1, "filter": {"potentials_min": 1},
     "rating": {"model": "elo", "key": "family_q", "ladder": false, "desertion_reason": null}}');
@@ -47,6 +38,4 @@ SELECT count(*) AS pending FROM mm.odds_result r JOIN mm.queue q USING (queue_id
 
 SELECT mm.drop_queue('family_q', keep_history => false);
 DELETE FROM mm.ratings WHERE key = 'family_q';
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

@@ -6,16 +6,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 CREATE TEMP TABLE dishonor_saved AS SELECT mm.dishonor_config() AS config;
 SELECT mm.set_dishonor_config('{"timeout_exponent": 0, "penalties": {"huge": 2147483647, "one": 1}}') IS NOT NULL AS set;
@@ -40,6 +31,4 @@ SELECT mm.enqueue('dishonor_q', ARRAY[9924], 1500, dishonor => 2147483647) > 0 A
 SELECT mm.drop_queue('dishonor_q', keep_history => false);
 DELETE FROM mm.dishonor_players WHERE player_id BETWEEN 9921 AND 9924;
 SELECT mm.set_dishonor_config(config) IS NOT NULL AS restored FROM dishonor_saved;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

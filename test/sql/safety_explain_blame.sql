@@ -7,16 +7,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- 2v2 within 50 ms, 150 ms after a minute. 9951 (eu 30) is tried first;
 -- the pair 9952-9953 (eu 30) is too large for its team; the solos 9954
@@ -43,6 +34,4 @@ SELECT count(mm.enqueue('blame_sizes', ARRAY[p, p + 1], 1500, 50)) FROM unnest(A
 SELECT outcome, detail FROM mm.explain(:s);
 
 SELECT mm.drop_queue(x, keep_history => false) FROM unnest(ARRAY['blame_q', 'blame_sizes']) x;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

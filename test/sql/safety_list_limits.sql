@@ -88,6 +88,4 @@ FROM hwm;
 SELECT rosters_seen, targets_failed FROM mm.tick_log l JOIN mm.queue q USING (queue_id) WHERE q.name = 'lists_mem';
 
 SELECT mm.drop_queue(x, keep_history => false) FROM unnest(ARRAY['lists_lat', 'lists_set', 'lists_mem']) x;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

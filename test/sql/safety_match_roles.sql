@@ -5,16 +5,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 SELECT mm.create_queue('roles_q', $${"team_size": 2, "filter": {"potentials_min": 1},
     "roles": ["tank", "damage"], "rules": [{"type": "roles", "counts": {"tank": 1, "damage": 1}}]}$$);
@@ -42,6 +33,4 @@ SELECT DISTINCT roles FROM mm.ended_roster WHERE match_id = :nm;
 
 SELECT mm.drop_queue(x, keep_history => false) FROM unnest(ARRAY['roles_q', 'roles_none']) x;
 DELETE FROM mm.ratings WHERE player_id BETWEEN 9931 AND 9940;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

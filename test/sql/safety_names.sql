@@ -8,16 +8,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 -- an attribute "mo\nde", a rule "lat\u0001x" (JSON escapes: a newline and U+0001)
 SELECT mm.matcher_config('{"attributes": {"mo\nde": {"type": "string"}}}');
@@ -77,6 +68,4 @@ SELECT mm._check_name('queue name', 'ranked');
 
 SELECT mm.drop_queue('names_q', keep_history => false);
 SELECT mm.drop_queue('names_mode', keep_history => false);
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

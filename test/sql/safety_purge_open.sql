@@ -9,16 +9,7 @@
 \set VERBOSITY default
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 SELECT mm.create_queue('purge_q', '{"team_size": 1, "filter": {"potentials_min": 1}}');
 SELECT count(mm.enqueue('purge_q', ARRAY[p], 1500, joined_at => now() - interval '1 minute'))
@@ -68,6 +59,4 @@ SELECT mm.drop_queue('purge_old', keep_history => false);
 DELETE FROM mm.ratings WHERE player_id BETWEEN 9601 AND 9612;
 DELETE FROM mm.ticket_event WHERE queue_id IN (SELECT queue_id FROM mm.queue WHERE name = 'purge_q');
 DELETE FROM mm.queue WHERE name = 'purge_q';
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

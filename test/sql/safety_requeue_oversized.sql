@@ -6,16 +6,7 @@
 \set VERBOSITY terse
 SET timezone = 'UTC';
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 SELECT mm.create_queue('requeue_q', '{"team_size": 2, "filter": {"potentials_min": 1}, "accept_timeout": 60}');
 SELECT mm.enqueue('requeue_q', ARRAY[9801, 9802], 1500) > 0 AS a, mm.enqueue('requeue_q', ARRAY[9803, 9804], 1500) > 0 AS b;
@@ -42,6 +33,4 @@ SELECT count(*) AS waiting FROM mm.list_queue('requeue_q');
 SELECT mm.enqueue('requeue_q', ARRAY[9811], 1500) > 0 AS may_queue_again;
 
 SELECT mm.drop_queue('requeue_q', keep_history => false);
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

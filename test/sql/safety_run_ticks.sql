@@ -5,16 +5,7 @@
 -- suite.)
 \set VERBOSITY terse
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 SELECT mm.create_queue('rt_q', '{"team_size": 1}');
 SELECT count(*) AS before FROM pg_backend_memory_contexts WHERE name = 'mm.run_ticks';
 SET statement_timeout = '150ms';
@@ -47,6 +38,4 @@ SELECT count(*) AS left_behind FROM pg_backend_memory_contexts WHERE name = 'mm.
 CALL mm.run_ticks('rt_q', '100 milliseconds', '250 milliseconds');
 SELECT count(*) AS left_behind FROM pg_backend_memory_contexts WHERE name = 'mm.run_ticks';
 SELECT mm.drop_queue('rt_q', keep_history => false);
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql

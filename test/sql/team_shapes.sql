@@ -112,16 +112,8 @@ SELECT roster_id, outcome, reason FROM mm._match_rosters('SELECT * FROM r ORDER 
 -- A queue of three teams: matches, their teams and odds as stored, a result
 -- by team name rated by the queue's model (OpenSkill), a backfill of the
 -- third team.
-CREATE TEMP TABLE saved_sequences (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+-- the tests after this one count on mm's sequences: put them back at the end
+\i test/support/sequences_save.sql
 -- match ids from 1001 here (the messages below name them)
 SELECT setval('mm.match_id_seq', 1000) AS match_ids_from;
 SELECT mm.create_queue('tri3', '{"teams": 3, "team_size": 1, "filter": {"potentials_min": 1}}');
@@ -189,6 +181,4 @@ SELECT mm.drop_queue('tri3', keep_history => false);
 SELECT mm.drop_queue('tri6', keep_history => false);
 DELETE FROM mm.ratings WHERE player_id > 9100 AND player_id < 9300;
 DROP TABLE out3;
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences) s;
-DROP TABLE saved_sequences;
+\i test/support/sequences_restore.sql
