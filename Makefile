@@ -34,9 +34,11 @@ OBJS        = \
 	src/gw2/gw2_ladder.o \
 	src/gw2/gw2_prediction.o \
 	src/matcher/match_odds.o \
+	src/matcher/match_split.o \
 	src/matcher/matcher.o \
 	src/matcher/matcher_backfill.o \
 	src/matcher/matcher_gw2.o \
+	src/matcher/rule_balance.o \
 	src/matcher/rule_distance.o \
 	src/matcher/rule_equal.o \
 	src/matcher/rule_intersect.o \
@@ -50,6 +52,7 @@ OBJS        = \
 	src/queue/queue_commit.o \
 	src/queue/queue_config.o \
 	src/queue/ready.o \
+	src/queue/roster_limits.o \
 	src/queue/roster_read.o \
 	src/queue/roster_values.o \
 	src/queue/rules_config.o \

@@ -140,7 +140,8 @@ CREATE FUNCTION mm.enqueue(queue_id int, players bigint[], rating float8, deviat
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
                            joined_at timestamptz DEFAULT now(), attributes jsonb DEFAULT '{}',
-                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}')
+                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}',
+                           max_latency float8 DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -149,7 +150,7 @@ BEGIN
     IF queue_id IS NULL THEN PERFORM mm._null_arg('queue_id'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     RETURN mm.enqueue(mm._queue_name(queue_id), players, rating, deviation, rank, ladder_points,
-                      dishonor, professions, joined_at, attributes, latencies, roles);
+                      dishonor, professions, joined_at, attributes, latencies, roles, max_latency);
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue IS

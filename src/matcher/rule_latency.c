@@ -7,11 +7,37 @@
  *		match records that region. r->lat[k] is a roster's latency to
  *		region k, or Inf.
  *
+ * A roster may carry its players' own limit (r->max_latency, the ticket's
+ * max_latency): a region farther than that is one it cannot play in, as
+ * if it had no server there (its latency counts as Inf), whatever the
+ * rule's "max" and its expansion. So the hard rule holds a roster to the
+ * lower of the two, the region of the match is one within every roster's
+ * own limit, and a soft rule, which otherwise filters nothing, still
+ * filters by the own limits (MmRuleType.soft_filters): a roster with one
+ * joins a match only where a region within it is left to every roster of
+ * the match that has latencies.
+ *
  *-------------------------------------------------------------------------
  */
 #include "rules.h"
 
 #include <math.h>
+
+/* A roster's latency to region k as the rule counts it: Inf beyond its own limit. */
+static inline double
+eff_lat(const MmRoster *r, int k)
+{
+	double		l = r->lat[k];
+
+	return r->max_latency > 0 && l > r->max_latency ? INFINITY : l;
+}
+
+/* Whether a roster carries its own limit. */
+static inline bool
+capped(const MmRoster *r)
+{
+	return r->max_latency > 0 && r->lat != NULL;
+}
 
 /*
  * As bits: the regions within each level's "max" (at most 64 regions);
@@ -29,7 +55,7 @@ latency_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
 		bits[l] = 0;
 		if (r->lat != NULL)
 			for (int k = 0; k < nregions; k++)
-				if (r->lat[k] <= limit)
+				if (eff_lat(r, k) <= limit)
 					bits[l] |= UINT64CONST(1) << k;
 	}
 	return true;
@@ -38,11 +64,17 @@ latency_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
 static bool
 latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoster *p, int nregions)
 {
-	(void) rule;
-	if (t->lat == NULL || p->lat == NULL)
+	/* soft: only the own limits filter, between rosters that have latencies */
+	if (rule->soft)
+	{
+		if (t->lat == NULL || p->lat == NULL || (!capped(t) && !capped(p)))
+			return true;
+		limit = INFINITY;
+	}
+	else if (t->lat == NULL || p->lat == NULL)
 		return false;
 	for (int k = 0; k < nregions; k++)
-		if (t->lat[k] <= limit && p->lat[k] <= limit)
+		if (eff_lat(t, k) <= limit && eff_lat(p, k) <= limit && !isinf(Max(eff_lat(t, k), eff_lat(p, k))))
 			return true;
 	return false;
 }
@@ -51,19 +83,26 @@ static void
 latency_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
 {
 	st->worst = palloc(sizeof(double) * Max(nregions, 1));
+	st->capped = capped(t);
 	/* a soft rule's target without latencies leaves the regions open */
 	for (int k = 0; k < nregions; k++)
-		st->worst[k] = t->lat ? t->lat[k] : rule->soft ? -INFINITY : INFINITY;
+		st->worst[k] = t->lat ? eff_lat(t, k) : rule->soft ? -INFINITY : INFINITY;
 }
 
 static bool
 latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
 {
-	(void) rule;
-	if (r->lat == NULL)
+	/* soft: only the own limits filter (a roster without latencies is ignored) */
+	if (rule->soft)
+	{
+		if (r->lat == NULL || (!st->capped && !capped(r)))
+			return true;
+		limit = INFINITY;
+	}
+	else if (r->lat == NULL)
 		return false;
 	for (int k = 0; k < nregions; k++)
-		if (st->worst[k] <= limit && r->lat[k] <= limit)
+		if (st->worst[k] <= limit && eff_lat(r, k) <= limit && !isinf(Max(st->worst[k], eff_lat(r, k))))
 			return true;
 	return false;
 }
@@ -78,8 +117,9 @@ latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions
 	(void) rule;
 	if (r->lat == NULL && rule->soft)
 		return;
+	st->capped |= capped(r);
 	for (int k = 0; k < nregions; k++)
-		st->worst[k] = Max(st->worst[k], r->lat ? r->lat[k] : INFINITY);
+		st->worst[k] = Max(st->worst[k], r->lat ? eff_lat(r, k) : INFINITY);
 }
 
 /*
@@ -96,7 +136,7 @@ latency_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, in
 	if (r->lat == NULL)
 		return 0;
 	for (int k = 0; k < nregions; k++)
-		best = Min(best, Max(st->worst[k], r->lat[k]));
+		best = Min(best, Max(st->worst[k], eff_lat(r, k)));
 	return isinf(best) ? MM_SOFT_LATENCY_NONE : best;
 }
 
@@ -120,6 +160,7 @@ latency_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBack
 		/* only the region counts, and only the joining roster's latency there */
 		for (int k = 0; k < nregions; k++)
 			st->worst[k] = k == seats->region ? -INFINITY : INFINITY;
+		st->capped = false;
 	}
 	else
 		for (int k = 0; k < nregions; k++)
@@ -151,6 +192,6 @@ static const MmRuleOps latency_ops = {
 
 const MmRuleType mm_rule_latency = {
 	.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
-	.param_required = true, .relax_up = true, .unit = " ms", .soft = true,
+	.param_required = true, .relax_up = true, .unit = " ms", .soft = true, .soft_filters = true,
 	.ops = &latency_ops
 };
