@@ -25,6 +25,7 @@ OBJS        = \
 	src/rating/rating_config.o \
 	src/rating/rating_families.o \
 	src/rating/rating_model.o \
+	src/analytics/bayes_fit.o \
 	src/analytics/calibration.o \
 	src/analytics/glicko2_replay.o \
 	src/analytics/openskill_replay.o \

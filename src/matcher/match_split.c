@@ -97,7 +97,7 @@ mm_run_odds(Run *run, int n, const MmRoster *const *r, const int *team_of, doubl
 	double		favourite;
 
 	odds_context(run);
-	favourite = mm_split_odds(run->odds_model, run->odds_params, run->nteams, n, r, team_of,
+	favourite = mm_split_odds(run->odds_model, run->odds_params, run->cfg->nteams, n, r, team_of,
 							  run->cfg->odds_scale, odds, iws, dws);
 	pfree(iws);
 	pfree(dws);

@@ -61,23 +61,23 @@ backfill_blocks_fit(Run *run, int i, const int *picked, int npicked)
 /*
  * The complete phase of the rules that read odds (balance) over the
  * running match with its seats filled: the match's rosters on their teams
- * and the rosters picked on team->side, each rule at its limit loosened to
- * the favourite's odds the match had when it was made. False when one
- * refuses (*rule names it).
+ * and the rosters picked on team->side, with roster "extra" too (-1:
+ * none), each rule at its limit loosened to the favourite's odds the match
+ * had when it was made. False when one refuses (*rule names it).
  */
 static bool
-backfill_complete(Run *run, const MmBackfillTeam *team, int *rule)
+backfill_complete(Run *run, const MmBackfillTeam *team, int extra, int *rule)
 {
-	int			n = team->nmatch + team->npicked;
-	const MmRoster **r = palloc(sizeof(MmRoster *) * Max(n, 1));
-	int		   *team_of = palloc(sizeof(int) * Max(n, 1));
+	int			n = team->nmatch + team->npicked + 1;
+	const MmRoster **r = palloc(sizeof(MmRoster *) * n);
+	int		   *team_of = palloc(sizeof(int) * n);
 	double	   *odds = palloc(sizeof(double) * MM_TEAMS);
 	int			m = 0;
 	bool		ok = true;
 
 	*rule = -1;
 	for (int j = 0; j < team->nmatch; j++)
-		if (team->match[j].team < run->nteams)
+		if (team->match[j].team < run->cfg->nteams)
 		{
 			r[m] = &team->match[j];
 			team_of[m++] = team->match[j].team;
@@ -87,16 +87,22 @@ backfill_complete(Run *run, const MmBackfillTeam *team, int *rule)
 		r[m] = &run->r[team->picked[k]];
 		team_of[m++] = team->side;
 	}
+	if (extra >= 0)
+	{
+		r[m] = &run->r[extra];
+		team_of[m++] = team->side;
+	}
 	(void) mm_run_odds(run, m, r, team_of, odds);
 	for (int k = 0; k < run->nrules && ok; k++)
 	{
 		const MmRule *rl = &run->rules[k];
 
 		if (rl->ops->complete != NULL &&
-			!rl->ops->complete(rl, Max(run->limits[k], team->made_favourite), odds, run->nteams))
+			!rl->ops->complete(rl, Max(run->limits[k], team->made_favourite), odds, run->cfg->nteams))
 		{
 			ok = false;
 			*rule = k;
+			run->blocked[k]++;
 		}
 	}
 	pfree(r);
@@ -113,8 +119,11 @@ backfill_complete(Run *run, const MmBackfillTeam *team, int *rule)
 static int
 pick_backfill(Run *run, const int *potentials, int npotentials, const bool *chosen,
 			  int needed, const TeamFigures *team, double max_ladder, int max_roster_size,
-			  int side, int *cnt, int *reach, int *used, const int *picked, int npicked)
+			  const MmBackfillTeam *request, int *cnt, int *reach, int *used)
 {
+	int			side = request->side;
+	int			rule;
+
 	int			best = -1;
 	double		best_score = 0;
 	signed char *fits = palloc0(needed + 1);	/* per size: 0 unknown, 1 yes, -1 no */
@@ -142,7 +151,8 @@ pick_backfill(Run *run, const int *potentials, int npotentials, const bool *chos
 		score = run->model->score(run, i, 0, team, max_ladder, max_roster_size);
 		/* the rules only for a roster that would be the best so far */
 		if ((best < 0 || best_score < score) && (run->nrules == 0 || rules_fit(run, i, side)) &&
-			(!run->any_blocks || backfill_blocks_fit(run, i, picked, npicked)))
+			(!run->any_blocks || backfill_blocks_fit(run, i, request->picked, request->npicked)) &&
+			(!run->odds_rules || s < needed || backfill_complete(run, request, i, &rule)))
 		{
 			best = i;
 			best_score = score;
@@ -301,8 +311,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		figures.rank = sum_rank / players;
 		figures.dishonor = dishonor;
 		best = pick_backfill(&run, potentials, npotentials, chosen, needed, &figures,
-							 max_ladder, max_roster_size, team->side, cnt, reach, used,
-							 team->picked, team->npicked);
+							 max_ladder, max_roster_size, team, cnt, reach, used);
 		if (best < 0)
 			break;
 		r = &rosters[best];
@@ -333,20 +342,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		team->npicked = 0;
 		return;
 	}
-	/* the match with its seats filled, by its odds (balance) */
-	if (run.odds_rules)
-	{
-		int			rule;
 
-		run.nteams = cfg->nteams;
-		if (!backfill_complete(&run, team, &rule))
-		{
-			team->fail_reason = MM_FAIL_RULE;
-			team->fail_rule = rule;
-			team->npicked = 0;
-			return;
-		}
-	}
 	for (int k = 0; k < team->npicked; k++)
 		taken[team->picked[k]] = true;
 }

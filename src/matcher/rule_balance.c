@@ -15,7 +15,9 @@
  * passes where that one fails), and a target whose match it refuses fails
  * with the rule's name. A backfill holds the filled match to the rule at
  * the request's wait, loosened to the favourite's odds the match had when
- * it was made (a fill need not make a running match fairer than it was).
+ * it was made (a fill need not make a running match fairer than it was):
+ * a roster that would complete the fill is picked only if the match with
+ * it passes, so a fair fill is found when one roster can make it.
  *
  *-------------------------------------------------------------------------
  */

@@ -603,10 +603,10 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 					 ops->attr_types ? errmsg("%s rule \"%s\" needs an attribute", what, p)
 					 : errmsg("%s rule \"%s\" takes no attribute", what, p),
 					 ops->attr_types ? errhint("Name one of the queue's attributes, such as {\"type\": \"%s\", \"attribute\": \"mode\"}.", ops->type)
+					 : ops->odds ? errhint("A %s rule reads the odds of the match.", ops->type)
 					 : errhint("A %s rule reads the rosters' %s.", ops->type,
 									 strcmp(ops->type, "latency") == 0 ? "latencies" :
-									 strcmp(ops->type, "roles") == 0 ? "players' roles" :
-									 strcmp(ops->type, "balance") == 0 ? "match's odds" : "party sizes")));
+									 strcmp(ops->type, "roles") == 0 ? "players' roles" : "party sizes")));
 		/* its parameter: "max", "min" or "flex", or none */
 		{
 			bool		given[NPARAMS] = {raw.max_given, raw.min_given, raw.flex_given,

@@ -316,6 +316,40 @@ SELECT round(red_odds::numeric, 4) AS red_odds, round(blue_odds::numeric, 4) AS 
 FROM mm.match m JOIN mm.queue q USING (queue_id) WHERE q.name = 'balance_q';
 SELECT mm.drop_queue('balance_q', keep_history => false);
 
+-- A backfill honours the rule: a 2v2 of four 1500s (Elo, GW2's teams);
+-- one seat of red is asked for. Waiting: W1 rated 1800, queued 300 s
+-- before, and W2 rated 1550, just queued. GW2's scoring prefers W1 (age
+-- 15 x 300 less 5 x 300 points from red's mean: 3000, against 150 - 250
+-- for W2). With W1 red's mean is 1600 against 1500 (Elo's odds 0.640, the
+-- match's players counted as they are), above max_favourite 0.6: W2 fills
+-- the seat (1516.67 against 1500, 0.524). Without the rule W1 does.
+CREATE FUNCTION pg_temp.bf_fill(cfg jsonb) RETURNS bigint[]
+LANGUAGE plpgsql AS $$
+DECLARE
+    m bigint;
+    b bigint;
+    p bigint[];
+BEGIN
+    PERFORM mm.create_queue('bal_bf', cfg);
+    PERFORM mm.enqueue('bal_bf', ARRAY[k]::bigint[], 1500, joined_at => now() - interval '10 minutes')
+    FROM generate_series(9601, 9604) k;
+    PERFORM count(*) FROM mm.tick('bal_bf', now());
+    SELECT x.match_id INTO m FROM mm.match x JOIN mm.queue q USING (queue_id) WHERE q.name = 'bal_bf';
+    b := mm.request_backfill(m, 'red', 1);
+    PERFORM mm.enqueue('bal_bf', ARRAY[9605]::bigint[], 1800, joined_at => now() - interval '300 seconds');
+    PERFORM mm.enqueue('bal_bf', ARRAY[9606]::bigint[], 1550, joined_at => now());
+    PERFORM count(*) FROM mm.tick('bal_bf', now() + interval '10 seconds');
+    SELECT mr.players INTO p FROM mm.match_roster mr WHERE mr.backfill_id = b;
+    PERFORM mm.drop_queue('bal_bf', keep_history => false);
+    RETURN p;
+END
+$$;
+SELECT pg_temp.bf_fill('{"team_size": 2, "split": "gw2", "rating": {"model": "elo", "calibration": null},
+                         "filter": {"potentials_min": 0, "padding": 1000, "padding_start": 0},
+                         "rules": [{"type": "balance", "max_favourite": 0.6}]}') AS filled_with_the_rule,
+       pg_temp.bf_fill('{"team_size": 2, "split": "gw2", "rating": {"model": "elo", "calibration": null},
+                         "filter": {"potentials_min": 0, "padding": 1000, "padding_start": 0}}') AS filled_without;
+
 DROP TABLE exact, exact3, heuristic;
 DROP FUNCTION split(jsonb);
 DROP TABLE r;
