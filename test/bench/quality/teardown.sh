@@ -21,7 +21,7 @@ psql -X -q -v ON_ERROR_STOP=1 -f "$root/test/bench/quality/convergence.sql" >/de
 
 report=$(psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 \pset footer off
-\echo == seasons: matches, waits (s), the favourite's mean stored odds, fairness gap, above the balance limit, blocked pairs
+\echo == seasons: matches, waits (s), mean stored odds of the favourite, fairness gap, matches above the balance limit, matches holding a blocked pair
 SELECT s.shape, c.config, count(*) AS matches,
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY w.waited) FROM quality_wait w
         WHERE w.shape = s.shape AND w.config = c.config) AS wait_p50,
@@ -45,7 +45,7 @@ SELECT v.shape, v.config, v.k, v.players, round(v.online::numeric, 3) AS online,
        round(v.offline::numeric, 3) AS offline_fit, round(v.ratio::numeric, 3) AS ratio
 FROM quality_convergence v JOIN quality_shape s USING (shape)
 ORDER BY s.position, v.config = 'recommended' DESC, v.config, v.k;
-\echo == candidates replayed over each shape's recommended season: ratio to the offline fit at k games
+\echo == candidates replayed over the games of each recommended season: ratio to the offline fit at k games
 SELECT x.shape, x.label, x.k, x.players, round(x.ratio::numeric, 3) AS ratio
 FROM quality_candidate_convergence x JOIN quality_shape s USING (shape) JOIN quality_candidate c USING (label)
 ORDER BY s.position, c.position, x.k;
@@ -72,7 +72,7 @@ fail=$(q "
 	          WHERE coalesce(c.qcfg ->> 'split', 'fairest') = 'fairest' GROUP BY 1, 2) g WHERE gap > 1.05
 	    UNION ALL SELECT m.shape || ' ' || m.config || ': ' || count(*) || ' matches above the balance limit'
 	    FROM quality_match m JOIN quality_config c USING (shape, config)
-	    WHERE c.qcfg ? 'rules' AND m.favourite > quality_limit(c.qcfg, m.target_wait) + 1e-12 GROUP BY 1
+	    WHERE c.qcfg ? 'rules' AND m.favourite > quality_limit(c.qcfg, m.target_wait) + 1e-12 GROUP BY m.shape, m.config
 	    UNION ALL SELECT a.shape || ' ' || a.config || ': match ' || a.match_id || ' holds a blocked pair'
 	    FROM quality_game a JOIN quality_game b
 	         ON b.shape = a.shape AND b.config = a.config AND b.match_no = a.match_no AND b.player_id <> a.player_id
