@@ -174,6 +174,8 @@ INSERT INTO null_sample VALUES
 ('mm.cancel_backfill(bigint)', '{"(SELECT backfill FROM null_fix)"}'),
 ('mm.roster_rating(bigint[], jsonb, timestamptz, text[])', '{"''{97071}''", "''{}''"}'),
 ('mm.rating_replay(text, text, text, jsonb)', '{"''openskill''", "''SELECT * FROM null_history ORDER BY match_id''"}'),
+('mm.bayes_fit(text, float8, float8)', '{"''SELECT * FROM null_history ORDER BY match_id''"}'),
+('mm.bayes_refit(text, float8, float8)', '{"''ranked''"}'),
 ('mm.rating_history(text, text, text, jsonb)', '{"''openskill''", "''SELECT * FROM null_history ORDER BY match_id''"}'),
 ('mm.rating_calibration(text, text, text, jsonb, int)', '{"''openskill''", "''SELECT * FROM null_history ORDER BY match_id''"}'),
 ('mm.rating_conservative(text, float8[], timestamptz, timestamptz)', '{"''glicko2''", "''{1500, 350, 0.06}''", "''2024-01-01 00:00+00''", "''2024-06-01 00:00+00''"}'),
