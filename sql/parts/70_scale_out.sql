@@ -332,7 +332,7 @@ BEGIN
 
     -- calls sent to the worker holding the queue
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
-                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)',
                              'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_function(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
@@ -341,7 +341,7 @@ BEGIN
     -- the players' workers; a tick that expires rosters, and the checks of
     -- enqueue, read and write beyond the queue's shard
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
-                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)',
                              'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.allow_nested_distributed_execution = on', t);
     END LOOP;
