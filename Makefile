@@ -26,6 +26,7 @@ OBJS        = \
 	src/rating/rating_config.o \
 	src/rating/rating_families.o \
 	src/rating/rating_model.o \
+	src/analytics/bayes_fit.o \
 	src/analytics/calibration.o \
 	src/analytics/glicko2_replay.o \
 	src/analytics/openskill_replay.o \
@@ -35,9 +36,11 @@ OBJS        = \
 	src/gw2/gw2_ladder.o \
 	src/gw2/gw2_prediction.o \
 	src/matcher/match_odds.o \
+	src/matcher/match_split.o \
 	src/matcher/matcher.o \
 	src/matcher/matcher_backfill.o \
 	src/matcher/matcher_gw2.o \
+	src/matcher/rule_balance.o \
 	src/matcher/rule_distance.o \
 	src/matcher/rule_equal.o \
 	src/matcher/rule_intersect.o \
@@ -53,6 +56,7 @@ OBJS        = \
 	src/queue/queue_commit.o \
 	src/queue/queue_config.o \
 	src/queue/ready.o \
+	src/queue/roster_limits.o \
 	src/queue/roster_read.o \
 	src/queue/roster_values.o \
 	src/queue/rules_config.o \

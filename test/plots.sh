@@ -17,6 +17,12 @@
 #                                   database DB after its setup.sql): season_wait.png
 #                                   (wait histogram per rating model) and
 #                                   season_reliability.png (the favourite's stored odds)
+#   test/plots.sh quality DIR DB    the quality report's figures (test/bench/quality,
+#                                   database DB after its setup.sql):
+#                                   quality_convergence.png (Spearman correlation of
+#                                   rating with hidden skill at k games, per shape,
+#                                   beside the offline fit) and quality_odds.png (the
+#                                   favourite's stored odds, 3v3, three configs)
 #   test/plots.sh docs              regenerate the PNGs that docs/analytics.md
 #                                   and docs/whatif.md show (docs/img/), on a
 #                                   throwaway cluster
@@ -196,6 +202,66 @@ cmd_bench() {
 	echo "benchmark plots written to $out"
 }
 
+cmd_quality() {
+	local dir=$1 db=$2 tmp shape config f panels=""
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	tmp=$(mktemp -d)
+	for shape in duel 3v3 5v5 ffa8; do
+		for config in openskill glicko2 elo recommended; do
+			f="$tmp/conv_${shape}_${config}.tsv"
+			tsv "$db" "SELECT k, online, offline FROM quality_convergence
+			           WHERE shape = '$shape' AND config = '$config' ORDER BY k" >"$f"
+		done
+	done
+	for config in "glicko2" "glicko2 gw2 split" "glicko2 balance"; do
+		tsv "$db" "SELECT favourite FROM quality_match WHERE shape = '3v3' AND config = '$config'" \
+			>"$tmp/odds_${config// /_}.tsv"
+	done
+	for shape in duel 3v3 5v5 ffa8; do
+		panels="$panels
+			set title \"$shape\"
+			plot \"$tmp/conv_${shape}_recommended.tsv\" using 1:3 with linespoints dashtype 2 lc rgb \"#000000\" pointtype 6 title \"offline fit (recommended season)\", \\
+			     \"$tmp/conv_${shape}_recommended.tsv\" using 1:2 with linespoints lc rgb \"#000000\" pointtype 7 title \"recommended\", \\
+			     \"$tmp/conv_${shape}_openskill.tsv\" using 1:2 with linespoints lc rgb \"#3366cc\" pointtype 5 title \"openskill\", \\
+			     \"$tmp/conv_${shape}_glicko2.tsv\" using 1:2 with linespoints lc rgb \"#cc6633\" pointtype 9 title \"glicko2\", \\
+			     \"$tmp/conv_${shape}_elo.tsv\" using 1:2 with linespoints lc rgb \"#339933\" pointtype 11 title \"elo\""
+	done
+	gnuplot <<-GP
+		set terminal pngcairo size 960,720 noenhanced
+		set output "$dir/quality_convergence.png"
+		set multiplot layout 2,2 title "Spearman correlation of rating with hidden skill, players at k games"
+		set xlabel "games played"
+		set ylabel "Spearman correlation"
+		set logscale x
+		set xtics (5, 10, 20, 50)
+		set xrange [4:60]
+		set yrange [0:1]
+		set key bottom right font ",8"
+		set grid
+		$panels
+		unset multiplot
+	GP
+	gnuplot <<-GP
+		set terminal pngcairo size 720,440 noenhanced
+		set output "$dir/quality_odds.png"
+		set title "3v3: the favourite's stored odds per match"
+		set xlabel "stored odds of the favourite"
+		set ylabel "share of matches"
+		set xrange [0.5:0.9]
+		set grid ytics
+		bin(x) = 0.5 + 0.01 * floor((x - 0.5) / 0.01) + 0.005
+		stats "$tmp/odds_glicko2.tsv" using 1 nooutput name "F"
+		stats "$tmp/odds_glicko2_gw2_split.tsv" using 1 nooutput name "G"
+		stats "$tmp/odds_glicko2_balance.tsv" using 1 nooutput name "B"
+		plot "$tmp/odds_glicko2_gw2_split.tsv" using (bin(\$1)):(1.0 / G_records) smooth frequency with steps lw 2 lc rgb "#cc6633" title "glicko2, GW2's teams (split gw2)", \
+		     "$tmp/odds_glicko2.tsv" using (bin(\$1)):(1.0 / F_records) smooth frequency with steps lw 2 lc rgb "#3366cc" title "glicko2, the fairest split (default)", \
+		     "$tmp/odds_glicko2_balance.tsv" using (bin(\$1)):(1.0 / B_records) smooth frequency with steps lw 2 lc rgb "#339933" title "glicko2, fairest split and a balance rule (0.6, 0.7 after 20 s)"
+	GP
+	rm -rf "$tmp"
+	echo "quality plots written to $dir"
+}
+
 cmd_season() {
 	local dir=$1 db=$2 tmp model
 	mkdir -p "$dir"
@@ -260,6 +326,7 @@ case "${1:-}" in
 	analytics) cmd_deps; cmd_analytics "${2:?directory}" "${3:-}" ;;
 	bench) cmd_deps; cmd_bench "${2:?directory}" ;;
 	season) cmd_deps; cmd_season "${2:?directory}" "${3:?database}" ;;
+	quality) cmd_deps; cmd_quality "${2:?directory}" "${3:?database}" ;;
 	docs) cmd_docs ;;
-	*) echo "usage: test/plots.sh deps | analytics DIR | bench OUT | season DIR DB | docs" >&2; exit 2 ;;
+	*) echo "usage: test/plots.sh deps | analytics DIR | bench OUT | season DIR DB | quality DIR DB | docs" >&2; exit 2 ;;
 esac

@@ -63,11 +63,15 @@ CREATE TABLE mm.roster (
     backfill_id   bigint,
     CONSTRAINT roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
     CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
-                                         AND (backfill_id IS NULL OR match_id IS NOT NULL))
+                                         AND (backfill_id IS NULL OR match_id IS NOT NULL)),
+    -- the players' own latency limit (mm.enqueue's max_latency), in ms
+    max_latency   float8,
+    CONSTRAINT roster_max_latency_check CHECK (max_latency > 0 AND max_latency <= 3600000)
 );
 CREATE INDEX roster_queue_position_idx ON mm.roster (queue_id, position) WHERE match_id IS NULL;
 CREATE INDEX roster_queue_joined_idx ON mm.roster (queue_id, joined_at) WHERE match_id IS NULL;
 CREATE INDEX roster_match_idx ON mm.roster (match_id) WHERE match_id IS NOT NULL;
+CREATE INDEX roster_queue_max_latency_idx ON mm.roster (queue_id) WHERE match_id IS NULL AND max_latency IS NOT NULL;
 COMMENT ON TABLE mm.roster IS 'rosters (tickets) of a queue, their players in mm.queued_player: waiting (match_id NULL), or in the match a tick made of them, which they stay in, with their team, until it is reported or abandoned (then they move to mm.ended_roster) or its ready check dissolves (then they wait again, or are removed)';
 COMMENT ON CONSTRAINT roster_pkey ON mm.roster IS 'a roster is one row, named by its id and queue: the one index on roster_id, which serves a lookup by id alone and the players'' foreign key on (queue_id, roster_id); ids come from mm.roster_id_seq';
 COMMENT ON INDEX mm.roster_queue_position_idx IS 'a queue''s waiting rosters in queue order';
@@ -82,6 +86,9 @@ COMMENT ON COLUMN mm.roster.attributes IS 'the roster''s values of the attribute
 COMMENT ON COLUMN mm.roster.latencies IS 'the roster''s latency to each region, in milliseconds (region -> ms, finite, at least 0); a queue''s latency rule reads it';
 COMMENT ON CONSTRAINT roster_attributes_check ON mm.roster IS 'attributes and latencies are JSON objects';
 COMMENT ON INDEX mm.roster_queue_joined_idx IS 'a queue''s waiting rosters by time joined (ticket expiry)';
+COMMENT ON INDEX mm.roster_queue_max_latency_idx IS 'a queue''s waiting rosters with a latency limit of their own (a tick reads them: few, if any)';
+COMMENT ON COLUMN mm.roster.max_latency IS 'the players'' own latency limit in milliseconds (mm.enqueue''s max_latency): the queue''s latency rule never puts the roster in a match played in a region farther than that; NULL: none';
+COMMENT ON CONSTRAINT roster_max_latency_check ON mm.roster IS 'a latency limit is above 0 ms and at most an hour (the latency rule''s range)';
 COMMENT ON CONSTRAINT roster_rating_finite ON mm.roster IS 'a waiting roster''s rating lies in [-1e9, 1e9] (finite, and so are the figures derived from it)';
 COMMENT ON CONSTRAINT roster_deviation_finite ON mm.roster IS 'a waiting roster''s deviation lies in [0, 1e9]';
 COMMENT ON CONSTRAINT roster_rank_finite ON mm.roster IS 'a roster''s rank lies in [-1e9, 1e9], so that a team''s or a match''s figures over up to 1000 players stay finite';
@@ -627,7 +634,8 @@ CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviatio
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
                            joined_at timestamptz DEFAULT now(), attributes jsonb DEFAULT '{}',
-                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}')
+                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}',
+                           max_latency float8 DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -688,6 +696,19 @@ BEGIN
     PERFORM mm._check_roster(rating, deviation, rank, ladder_points, dishonor, professions, n);
     -- the queue's declared attributes, defaults filled in; latencies
     attributes := mm._check_attributes(q.config, attributes, latencies);
+    -- the players' own latency limit: for the queue's latency rule
+    IF max_latency IS NOT NULL THEN
+        IF NOT (max_latency > 0 AND max_latency <= 3600000) THEN
+            RAISE EXCEPTION 'max_latency is out of range'
+                USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value is %s.', max_latency),
+                      HINT = 'A latency limit is a number of milliseconds above 0 and at most 3600000, or NULL for none.';
+        END IF;
+        IF NOT EXISTS (SELECT FROM jsonb_array_elements(cfg -> 'rules') x WHERE x ->> 'type' = 'latency') THEN
+            RAISE EXCEPTION 'queue "%" has no latency rule to hold max_latency', queue
+                USING ERRCODE = 'invalid_parameter_value',
+                      HINT = 'Leave max_latency NULL, or add a latency rule to the queue''s config.';
+        END IF;
+    END IF;
 
     -- dishonor: players in a timeout now may not queue (whatever joined_at
     -- says); stacks default the roster's dishonor
@@ -806,9 +827,9 @@ BEGIN
         PERFORM mm._check_roster(rating, deviation, 0, 0, 0, NULL, n);
     END IF;
     INSERT INTO mm.roster (queue_id, rating, deviation, rank, ladder_points, dishonor, joined_at, attributes,
-                           latencies)
+                           latencies, max_latency)
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at, attributes,
-            latencies)
+            latencies, enqueue.max_latency)
     RETURNING roster.roster_id INTO id;
     BEGIN
         -- in player order, as a dissolve gives players back: an enqueue and
@@ -842,7 +863,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue IS
-    'queue a roster (party); roles (one per player, or none) must be roles the queue declares; attributes are checked against the queue''s declared attributes (defaults filled in) and latencies (region -> ms) against its latency rule; rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
+    'queue a roster (party); roles (one per player, or none) must be roles the queue declares; attributes are checked against the queue''s declared attributes (defaults filled in) and latencies (region -> ms) against its latency rule; max_latency (ms, NULL: none) is the players'' own limit, which the latency rule holds the roster to; rating NULL takes the roster''s rating and deviation from mm.ratings (mm.roster_rating, professions blended by the queue''s profession_ratio); joined_at may not lie in the future; players in a dishonor timeout now, kept out of this queue by its dodge_timeout, or in the ready check of a proposed match, are refused; dishonor defaults to its players'' stacks (mm.dishonor_status); returns the roster id';
 
 -- Take rosters out of their queue with a reason and record it per player;
 -- the rosters that are not waiting (or are locked by a tick, when
@@ -1070,7 +1091,7 @@ COMMENT ON FUNCTION mm.update_roster IS
 CREATE FUNCTION mm._rosters(queue_id int)
 RETURNS TABLE (roster_id bigint, queue_position bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[], joined_at timestamptz,
-               attributes jsonb, latencies jsonb, roles text[])
+               attributes jsonb, latencies jsonb, roles text[], max_latency float8)
 LANGUAGE plpgsql STABLE STRICT
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
@@ -1085,27 +1106,29 @@ BEGIN
            max(u.joined_at),
            (array_agg(u.attributes) FILTER (WHERE u.attributes IS NOT NULL))[1],
            (array_agg(u.latencies) FILTER (WHERE u.latencies IS NOT NULL))[1],
-           coalesce(array_agg(u.role ORDER BY u.seat) FILTER (WHERE u.role IS NOT NULL), '{}')
+           coalesce(array_agg(u.role ORDER BY u.seat) FILTER (WHERE u.role IS NOT NULL), '{}'),
+           max(u.max_latency)
     FROM (SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
                  r.joined_at, NULL::bigint AS player_id, NULL::int AS seat, NULL::text AS profession,
-                 r.attributes, r.latencies, NULL::text AS role
+                 r.attributes, r.latencies, NULL::text AS role, r.max_latency
           FROM mm.roster r WHERE r.queue_id = _rosters.queue_id AND r.match_id IS NULL
           UNION ALL
           SELECT qp.roster_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, qp.player_id, qp.seat, qp.profession,
-                 NULL, NULL, qp.role
+                 NULL, NULL, qp.role, NULL
           FROM mm.queued_player qp WHERE qp.queue_id = _rosters.queue_id) u
     GROUP BY u.roster_id
     HAVING count(u.position) > 0 AND count(u.seat) > 0;
 END
 $$;
 COMMENT ON FUNCTION mm._rosters IS
-    'internal: a queue''s waiting rosters with their players, professions and roles in party order, attributes and latencies (rosters without players are not waiting for anything and are left out)';
+    'internal: a queue''s waiting rosters with their players, professions and roles in party order, attributes, latencies and latency limit (rosters without players are not waiting for anything and are left out)';
 
 -- @access service, admin, analyst; definer
 CREATE FUNCTION mm.list_queue(queue text, at timestamptz DEFAULT now())
 RETURNS TABLE (place bigint, roster_id bigint, players bigint[], rating float8, deviation float8,
                rank float8, ladder_points float8, dishonor int, professions text[],
-               joined_at timestamptz, waited interval, attributes jsonb, latencies jsonb, roles text[])
+               joined_at timestamptz, waited interval, attributes jsonb, latencies jsonb, roles text[],
+               max_latency float8)
 LANGUAGE plpgsql STABLE
 SET search_path = mm, pg_catalog, pg_temp
 AS $$
@@ -1118,13 +1141,13 @@ BEGIN
     RETURN QUERY
     SELECT row_number() OVER (ORDER BY r.queue_position), r.roster_id, r.players, r.rating, r.deviation,
            r.rank, r.ladder_points, r.dishonor, r.professions, r.joined_at, list_queue.at - r.joined_at,
-           r.attributes, r.latencies, r.roles
+           r.attributes, r.latencies, r.roles, r.max_latency
     FROM mm._rosters(q) r
     ORDER BY r.queue_position;
 END
 $$;
 COMMENT ON FUNCTION mm.list_queue IS
-    'the waiting rosters of a queue in queue order (place 1 is tried first), with their attributes, latencies and players'' roles';
+    'the waiting rosters of a queue in queue order (place 1 is tried first), with their attributes, latencies, players'' roles and latency limit';
 
 -- Ticket lifecycle
 

@@ -244,3 +244,32 @@ AS 'MODULE_PATHNAME', 'mm_glicko2_fit'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.glicko2_fit IS
     'maximum likelihood over a game history: the tau or initial rd that minimises the log loss of the pre-game expected scores, on a grid or by golden-section search; every value tried';
+
+-- The offline Bayesian fit: every player's skill from all the games at
+-- once (src/analytics/bayes_fit.c), the limit an online rating approaches.
+
+-- @access admin, analyst
+CREATE FUNCTION mm.bayes_fit(games text, prior_sd float8 DEFAULT 1, beta float8 DEFAULT 1)
+RETURNS TABLE(player_id bigint, rating float8, deviation float8, games bigint)
+AS 'MODULE_PATHNAME', 'mm_bayes_fit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION mm.bayes_fit IS
+    'fit every player''s skill to a team match history (match key, player_id, team, rank[, weight]) at once: the posterior mode of a Plackett-Luce model of team sums (Bradley-Terry at two teams; a team performs the sum of its players'' weighted skills over beta) with a prior N(0, prior_sd^2) per player, and each player''s posterior deviation (Laplace: the whole Hessian up to 1000 players, the player''s own curvature beyond); per player by id, with its games';
+
+-- @access admin, analyst
+CREATE FUNCTION mm.bayes_refit(key text, prior_sd float8 DEFAULT 1, beta float8 DEFAULT 1)
+RETURNS TABLE(player_id bigint, rating float8, deviation float8, games bigint)
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+SELECT mm._null_arg('key') WHERE key IS NULL;
+    SELECT f.player_id, f.rating, f.deviation, f.games
+    FROM mm.bayes_fit(pg_catalog.format(
+        'SELECT r.match_id, r.player_id, pg_catalog.array_position(m.teams, r.team) AS team, r.rank, r.weight'
+        ' FROM mm.match_result_player r'
+        ' JOIN mm.match_result x ON x.match_id = r.match_id'
+        ' JOIN mm.match m ON m.queue_id = r.queue_id AND m.match_id = r.match_id'
+        ' WHERE r.key = %L ORDER BY x.reported_at, r.match_id', key), prior_sd, beta) f
+$$;
+COMMENT ON FUNCTION mm.bayes_refit IS
+    'mm.bayes_fit over a rating key''s reported matches (mm.match_result_player), in report order, every family''s alike: each player''s skill from the whole history, and its posterior deviation';

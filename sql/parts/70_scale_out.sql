@@ -316,7 +316,8 @@ CREATE FUNCTION mm.enqueue(queue_id int, players bigint[], rating float8, deviat
                            rank float8 DEFAULT 0, ladder_points float8 DEFAULT 0,
                            dishonor int DEFAULT NULL, professions text[] DEFAULT '{}',
                            joined_at timestamptz DEFAULT now(), attributes jsonb DEFAULT '{}',
-                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}')
+                           latencies jsonb DEFAULT '{}', roles text[] DEFAULT '{}',
+                           max_latency float8 DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
@@ -326,7 +327,7 @@ BEGIN
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     PERFORM mm._citus_node_ids();
     RETURN mm.enqueue(mm._queue_name(queue_id), players, rating, deviation, rank, ladder_points,
-                      dishonor, professions, joined_at, attributes, latencies, roles);
+                      dishonor, professions, joined_at, attributes, latencies, roles, max_latency);
 END
 $$;
 COMMENT ON FUNCTION mm.enqueue IS
@@ -634,10 +635,10 @@ BEGIN
     RETURN NEXT 'mm.notify_relay: on the coordinator, where the queues'' notifications are sent from any node';
 
     -- read by every queue's worker: queues, dishonor
-    FOREACH t IN ARRAY ARRAY['mm.queue', 'mm.dishonor_settings', 'mm.dishonor_players'] LOOP
+    FOREACH t IN ARRAY ARRAY['mm.queue', 'mm.dishonor_settings', 'mm.dishonor_players', 'mm.player_block'] LOOP
         EXECUTE format('SELECT pg_catalog.create_reference_table(%L)', t);
     END LOOP;
-    RETURN NEXT 'reference tables: mm.queue, mm.dishonor_settings, mm.dishonor_players';
+    RETURN NEXT 'reference tables: mm.queue, mm.dishonor_settings, mm.dishonor_players, mm.player_block';
 
     EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, shard_count => %s)',
                    'mm.roster', 'queue_id', shard_count);
@@ -690,7 +691,7 @@ BEGIN
 
     -- calls sent to the worker holding the queue
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
-                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)',
                              'mm.claim_matches(int, int)', 'mm.leave(int, bigint)', 'mm.report_result(int, bigint, jsonb)'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_function(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
@@ -699,7 +700,7 @@ BEGIN
     -- players' rows of mm.waiting_player and mm.ratings on their workers,
     -- the notification on the coordinator)
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
-                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])',
+                             'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)',
                              'mm.claim_matches(int, int)', 'mm.leave(int, bigint)', 'mm.report_result(int, bigint, jsonb)'] LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.allow_nested_distributed_execution = on', t);
     END LOOP;

@@ -15,6 +15,17 @@
 UPDATE mm.queue SET config = config || '{"requeue_while_in_match": true}'
 WHERE pg_catalog.jsonb_typeof(config) = 'object' AND NOT config ? 'requeue_while_in_match';
 
+-- ==== the fairest split by default: 0.1.0's queues keep GW2's teams ====
+
+-- Data migration: 0.2.0 splits a match's chosen rosters into the teams
+-- whose odds are closest to even ("split": "fairest"); 0.1.0 kept the
+-- teams as the GW2 wiki's populateMatch filled them. A queue carried from
+-- 0.1.0 keeps them ("split": "gw2"), so it matches as before; an admin
+-- turns the fairest split on with mm.alter_queue. Before the configs are
+-- rewritten below.
+UPDATE mm.queue SET config = config || '{"split": "gw2"}'
+WHERE pg_catalog.jsonb_typeof(config) = 'object' AND NOT config ? 'split';
+
 -- ==== scale-bound queue keys: 0.1.0's queues keep the Glicko-scale figures ====
 
 -- Data migration: filter.padding, filter.deviations,

@@ -597,3 +597,12 @@ ALTER TABLE mm.match ADD COLUMN model text;
 -- folds its old events into (mm.queue_metrics).
 -- @create mm.queue_event
 -- @create mm.queue_counters
+
+-- ==== match quality: block lists, a player's own latency limit ====
+-- Players block players (mm.block): one table, global. A roster carries its
+-- players' own latency limit (mm.enqueue's max_latency); 0.1.0's rosters
+-- have none.
+-- @create mm.player_block
+ALTER TABLE mm.roster ADD COLUMN max_latency float8,
+    ADD CONSTRAINT roster_max_latency_check CHECK (max_latency > 0 AND max_latency <= 3600000);
+CREATE INDEX roster_queue_max_latency_idx ON mm.roster (queue_id) WHERE match_id IS NULL AND max_latency IS NOT NULL;

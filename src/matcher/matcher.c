@@ -46,7 +46,7 @@
 
 /* Names of MmFailReason, as the tick log and mm._match_rosters show them. */
 const char *const mm_fail_reason_names[MM_FAIL_REASONS] = {
-	"none", "too_large", "no_potentials", "potentials_min", "incomplete", "rule"
+	"none", "too_large", "no_potentials", "potentials_min", "incomplete", "rule", "blocks"
 };
 
 /* Rating padding after waiting "age" seconds (Filter/Rating). */
@@ -385,6 +385,9 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 	run.rules = cfg->rules;
 	for (int k = 0; k < cfg->nrules; k++)
 		run.nsoft += cfg->rules[k].soft;
+	for (int k = 0; k < cfg->nrules; k++)
+		run.odds_rules |= cfg->rules[k].kind->odds;
+	run.complete_failed = -1;
 	run.limits = palloc0(sizeof(double) * Max(cfg->nrules, 1));
 	run.levels = palloc0(sizeof(int) * Max(cfg->nrules, 1));
 	run.bits = palloc0(sizeof(uint64 *) * Max(cfg->nrules, 1));
@@ -419,8 +422,10 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		r->fail_reason = MM_FAIL_NONE;
 		r->fail_rule = -1;
 		r->fail_kept = 0;
+		r->fail_favourite = 0;
 		r->npotentials = -1;
 		run.in_queue[i] = true;
+		run.any_blocks |= r->nblocks > 0;
 		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
 	}
@@ -493,6 +498,8 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 				run.tbits[k] = run.bits[k][target * (rule->nsteps + 1) + run.levels[k]];
 			run.rejected[k] = run.blocked[k] = 0;
 		}
+		run.blocks_rejected = run.blocks_refused = 0;
+		run.complete_failed = -1;
 		run.model->filter(&run, &rosters[target]);
 		rosters[target].npotentials = run.npotentials;
 
@@ -533,7 +540,13 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		else if (!run.model->populate(&run, target))
 		{
 			reason = MM_FAIL_INCOMPLETE;
-			if (run.nrules > 0)
+			/* a rule that refused the complete match (balance) is why */
+			if (run.complete_failed >= 0)
+			{
+				rosters[target].fail_rule = run.complete_failed;
+				rosters[target].fail_favourite = run.complete_favourite;
+			}
+			else if (run.nrules > 0)
 			{
 				rosters[target].fail_rule = blame(run.blocked, run.nrules);
 
@@ -555,6 +568,23 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 			reason = MM_FAIL_NONE;
 		if (rosters[target].fail_rule >= 0)
 			reason = MM_FAIL_RULE;
+		/* the players' blocks, when they refused more than the rule blamed */
+		if (reason == MM_FAIL_NO_POTENTIALS || reason == MM_FAIL_INCOMPLETE ||
+			(reason == MM_FAIL_RULE && run.complete_failed < 0))
+		{
+			int			blocks = reason == MM_FAIL_NO_POTENTIALS ||
+				(reason == MM_FAIL_RULE && run.npotentials == 0)
+				? run.blocks_rejected : run.blocks_refused;
+			int			rule = rosters[target].fail_rule;
+			int			by_rule = rule < 0 ? 0 :
+				run.npotentials == 0 ? run.rejected[rule] : run.blocked[rule];
+
+			if (blocks > by_rule)
+			{
+				reason = MM_FAIL_BLOCKS;
+				rosters[target].fail_rule = -1;
+			}
+		}
 		if (reason == MM_FAIL_NONE)
 			record_match(&run, res);
 		else

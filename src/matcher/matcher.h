@@ -92,7 +92,10 @@ typedef struct MmRuleType
 	bool		partitions;		/* the queue is bucketed on it (equal) */
 	const char *unit;			/* of the parameter, in messages */
 	bool		soft;			/* it may be soft (scored, not filtered) */
+	bool		soft_filters;	/* soft, it still filters by its admit and fits
+								 * (latency: the rosters' own limits) */
 	bool		teams;			/* it reads the queue's roles (roles) */
+	bool		odds;			/* it reads a complete match's odds (balance) */
 	const struct MmRuleOps *ops;	/* its phases */
 } MmRuleType;
 
@@ -139,6 +142,21 @@ typedef struct MmRule
 
 /* The match records a region that no roster read has a latency to. */
 #define MM_REGION_ABSENT (-2)
+
+/*
+ * How a match's chosen rosters are split into its teams (config key
+ * "split"): the fairest split, whose favourite's odds are closest to even
+ * under the queue's rating model (match_split.c), or the teams as the GW2
+ * wiki's populateMatch filled them.
+ */
+typedef enum MmSplit
+{
+	MM_SPLIT_FAIREST,
+	MM_SPLIT_GW2
+} MmSplit;
+
+/* A match of at most this many rosters is split exactly (by enumeration). */
+#define MM_SPLIT_EXACT 10
 
 /* The queue's config */
 
@@ -226,6 +244,16 @@ typedef struct MmMatcherConfig
 	 * mm_matcher_backfill marks such a request, "undecided" in their results.
 	 */
 	bool		prefix;
+	/* "split": how the chosen rosters are split into teams */
+	char	   *split_name;
+	MmSplit		split;
+
+	/*
+	 * Not a config key: the scale of the queue's calibrated odds
+	 * (odds_scale.h) the odds are compared and stored with; 1: the family's
+	 * own. The queue sets it before a run (mm_queue_config leaves 1).
+	 */
+	double		odds_scale;
 	/* "attributes" and "rules" (rules.h) */
 	int			nattrs;
 	MmAttrDecl *attrs;
@@ -260,10 +288,11 @@ typedef enum MmFailReason
 	MM_FAIL_NO_POTENTIALS,		/* no waiting roster's range overlaps */
 	MM_FAIL_POTENTIALS,			/* fewer potentials than potentials_min */
 	MM_FAIL_INCOMPLETE,			/* the potentials could not fill both teams */
-	MM_FAIL_RULE				/* a rule left no potentials, or kept the teams from filling */
+	MM_FAIL_RULE,				/* a rule left no potentials, or kept the teams from filling */
+	MM_FAIL_BLOCKS				/* the players' blocks did (mm.block) */
 } MmFailReason;
 
-#define MM_FAIL_REASONS 6
+#define MM_FAIL_REASONS 7
 
 extern const char *const mm_fail_reason_names[MM_FAIL_REASONS];
 
@@ -291,6 +320,10 @@ typedef struct MmRoster
 	int		   *lat_region;
 	int			nlat;
 	int		   *role_count;		/* per declared role: its players; NULL: none given */
+	double		max_latency;	/* its players' own latency limit, ms; 0: none */
+	int			nblocks;		/* rosters it may not share a match with (its */
+	int64	   *blocks;			/* players blocked theirs or were blocked):
+								 * their ids, ascending */
 	/* derived by mm_matcher_run */
 	int			part;			/* its bucket: rosters equal on every equal rule */
 	double		rating_low;		/* effective rating: rating - deviation */
@@ -307,6 +340,8 @@ typedef struct MmRoster
 								 * the potentials, when that is why the
 								 * teams could not be filled; else 0 */
 	int			npotentials;	/* as a target: potentials found; -1 if not tried */
+	double		fail_favourite; /* a rule that reads odds refused its match:
+								 * the favourite's odds of that match */
 } MmRoster;
 
 /* One match made: its rosters and the teams' summaries (per team, in team order). */
@@ -367,6 +402,9 @@ typedef struct MmBackfillTeam
 								 * MM_REGION_ABSENT: none of the rosters read has it */
 	int		   *left;			/* per role id: the roles of the players who
 								 * left (the request's); NULL: not given */
+	double		made_favourite; /* the favourite's odds when the match was
+								 * made (a balance rule holds a fill to no
+								 * less); 0: unknown */
 	/* results */
 	int			npicked;
 	int		   *picked;			/* roster indexes, in the order picked */
@@ -391,6 +429,19 @@ extern double mm_matcher_prediction(const MmMatch *mt, const MmMatcherConfig *cf
  */
 extern void mm_matcher_odds(const MmMatch *mt, const MmRoster *rosters,
 							const MmMatcherConfig *cfg, double scale, double *odds);
+
+/*
+ * The same for any rosters and teams: rosters r[0..n-1], team_of[x] the
+ * team index of r[x] (0 to nteams - 1), under "model" with its queue
+ * parameters "params"; iws and dws hold 2 n ints and 2 n doubles of
+ * workspace. Returns the favourite's odds (the largest).
+ */
+extern double mm_split_odds(const MmRatingModel *model, const void *params, int nteams, int n,
+							const MmRoster *const *r, const int *team_of, double scale,
+							double *odds, int *iws, double *dws);
+
+/* Whether rosters a and b may not share a match (a player of one blocked one of the other). */
+extern bool mm_rosters_blocked(const MmRoster *a, const MmRoster *b);
 
 /* The parameter of a rule after the target has waited "age" seconds. */
 extern double mm_rule_limit(const MmRule *rule, double age);

@@ -45,6 +45,72 @@ fill_possible(const int *cnt, int target, int *reach, int *used)
 	return reach[target] != 0;
 }
 
+/* May roster i join the rosters picked so far, by the players' blocks? */
+static bool
+backfill_blocks_fit(Run *run, int i, const int *picked, int npicked)
+{
+	for (int k = 0; k < npicked; k++)
+		if (mm_rosters_blocked(&run->r[i], &run->r[picked[k]]))
+		{
+			run->blocks_refused++;
+			return false;
+		}
+	return true;
+}
+
+/*
+ * The complete phase of the rules that read odds (balance) over the
+ * running match with its seats filled: the match's rosters on their teams
+ * and the rosters picked on team->side, with roster "extra" too (-1:
+ * none), each rule at its limit loosened to the favourite's odds the match
+ * had when it was made. False when one refuses (*rule names it).
+ */
+static bool
+backfill_complete(Run *run, const MmBackfillTeam *team, int extra, int *rule)
+{
+	int			n = team->nmatch + team->npicked + 1;
+	const MmRoster **r = palloc(sizeof(MmRoster *) * n);
+	int		   *team_of = palloc(sizeof(int) * n);
+	double	   *odds = palloc(sizeof(double) * MM_TEAMS);
+	int			m = 0;
+	bool		ok = true;
+
+	*rule = -1;
+	for (int j = 0; j < team->nmatch; j++)
+		if (team->match[j].team < run->cfg->nteams)
+		{
+			r[m] = &team->match[j];
+			team_of[m++] = team->match[j].team;
+		}
+	for (int k = 0; k < team->npicked; k++)
+	{
+		r[m] = &run->r[team->picked[k]];
+		team_of[m++] = team->side;
+	}
+	if (extra >= 0)
+	{
+		r[m] = &run->r[extra];
+		team_of[m++] = team->side;
+	}
+	(void) mm_run_odds(run, m, r, team_of, odds);
+	for (int k = 0; k < run->nrules && ok; k++)
+	{
+		const MmRule *rl = &run->rules[k];
+
+		if (rl->ops->complete != NULL &&
+			!rl->ops->complete(rl, Max(run->limits[k], team->made_favourite), odds, run->cfg->nteams))
+		{
+			ok = false;
+			*rule = k;
+			run->blocked[k]++;
+		}
+	}
+	pfree(r);
+	pfree(team_of);
+	pfree(odds);
+	return ok;
+}
+
 /*
  * pickRoster for a backfill: the best-scoring potential that fits the
  * seats still open and leaves a remainder the other potentials can fill
@@ -53,8 +119,11 @@ fill_possible(const int *cnt, int target, int *reach, int *used)
 static int
 pick_backfill(Run *run, const int *potentials, int npotentials, const bool *chosen,
 			  int needed, const TeamFigures *team, double max_ladder, int max_roster_size,
-			  int side, int *cnt, int *reach, int *used)
+			  const MmBackfillTeam *request, int *cnt, int *reach, int *used)
 {
+	int			side = request->side;
+	int			rule;
+
 	int			best = -1;
 	double		best_score = 0;
 	signed char *fits = palloc0(needed + 1);	/* per size: 0 unknown, 1 yes, -1 no */
@@ -81,7 +150,9 @@ pick_backfill(Run *run, const int *potentials, int npotentials, const bool *chos
 			continue;
 		score = run->model->score(run, i, 0, team, max_ladder, max_roster_size);
 		/* the rules only for a roster that would be the best so far */
-		if ((best < 0 || best_score < score) && (run->nrules == 0 || rules_fit(run, i, side)))
+		if ((best < 0 || best_score < score) && (run->nrules == 0 || rules_fit(run, i, side)) &&
+			(!run->any_blocks || backfill_blocks_fit(run, i, request->picked, request->npicked)) &&
+			(!run->odds_rules || s < needed || backfill_complete(run, request, i, &rule)))
 		{
 			best = i;
 			best_score = score;
@@ -111,7 +182,10 @@ backfill_rules(Run *run, const MmBackfillTeam *team)
 	run->rejected = palloc0(sizeof(int) * Max(cfg->nrules, 1));
 	run->blocked = palloc0(sizeof(int) * Max(cfg->nrules, 1));
 	for (int k = 0; k < cfg->nrules; k++)
+	{
 		run->nsoft += cfg->rules[k].soft;
+		run->odds_rules |= cfg->rules[k].kind->odds;
+	}
 	if (cfg->nrules == 0)
 		return true;
 	if (team->nmatch == 0)
@@ -179,6 +253,8 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 	run.cfg = cfg;
 	run.nprofessions = nprofessions;
 	run.backfill = true;
+	for (int i = 0; i < n; i++)
+		run.any_blocks |= rosters[i].nblocks > 0;
 	/* the team, and the others' professions as one (scoring.type match) */
 	run.nteams = 2;
 	run.prof_count[0] = team->prof_count[0];
@@ -235,7 +311,7 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		figures.rank = sum_rank / players;
 		figures.dishonor = dishonor;
 		best = pick_backfill(&run, potentials, npotentials, chosen, needed, &figures,
-							 max_ladder, max_roster_size, team->side, cnt, reach, used);
+							 max_ladder, max_roster_size, team, cnt, reach, used);
 		if (best < 0)
 			break;
 		r = &rosters[best];
@@ -258,9 +334,15 @@ mm_matcher_backfill(MmRoster *rosters, int n, int nprofessions,
 		team->fail_rule = blame(run.blocked, run.nrules);
 		if (team->fail_rule >= 0)
 			team->fail_reason = MM_FAIL_RULE;
+		if (run.blocks_refused > (team->fail_rule >= 0 ? run.blocked[team->fail_rule] : 0))
+		{
+			team->fail_reason = MM_FAIL_BLOCKS;
+			team->fail_rule = -1;
+		}
 		team->npicked = 0;
 		return;
 	}
+
 	for (int k = 0; k < team->npicked; k++)
 		taken[team->picked[k]] = true;
 }

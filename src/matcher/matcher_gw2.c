@@ -60,7 +60,7 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 		const MmRule *rule = &run->rules[k];
 		bool		ok;
 
-		if (rule->kind->partitions || rule->soft)
+		if (rule->kind->partitions || (rule->soft && !rule->kind->soft_filters) || rule->kind->odds)
 			continue;
 		if (run->bits[k] != NULL)
 			ok = (run->tbits[k] &
@@ -72,6 +72,18 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 			run->rejected[k]++;
 			return false;
 		}
+	}
+	return true;
+}
+
+/* The filter phase of the players' blocks: may p be a potential of target? */
+static inline bool
+blocks_admit(Run *run, const MmRoster *target, const MmRoster *p)
+{
+	if (mm_rosters_blocked(target, p))
+	{
+		run->blocks_rejected++;
+		return false;
 	}
 	return true;
 }
@@ -106,6 +118,8 @@ gather_potentials(Run *run, const MmRoster *target)
 				continue;
 			if (run->nrules > 0 && !rules_admit(run, target, p))
 				continue;
+			if (run->any_blocks && !blocks_admit(run, target, p))
+				continue;
 			run->potentials[run->npotentials++] = i;
 		}
 		return;
@@ -138,7 +152,8 @@ gather_potentials(Run *run, const MmRoster *target)
 			int			i = run->by_lo[j];
 
 			if (run->in_queue[i] && run->r[i].hi >= target->lo &&
-				(run->nrules == 0 || rules_admit(run, target, &run->r[i])))
+				(run->nrules == 0 || rules_admit(run, target, &run->r[i])) &&
+				(!run->any_blocks || blocks_admit(run, target, &run->r[i])))
 				run->potentials[run->npotentials++] = i;
 		}
 		qsort(run->potentials, run->npotentials, sizeof(int), cmp_int);
@@ -155,6 +170,8 @@ gather_potentials(Run *run, const MmRoster *target)
 		if (p->lo > target->hi || p->hi < target->lo)
 			continue;
 		if (run->nrules > 0 && !rules_admit(run, target, p))
+			continue;
+		if (run->any_blocks && !blocks_admit(run, target, p))
 			continue;
 		run->potentials[run->npotentials++] = i;
 	}
@@ -329,7 +346,8 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 		score = run->model->score(run, i, side, &team, max_ladder, max_roster_size);
 		/* the rules only for a roster that would be the best so far */
 		if ((best < 0 || best_score < score) &&
-			(run->nrules == 0 || rules_fit(run, i, side)))
+			(run->nrules == 0 || rules_fit(run, i, side)) &&
+			(!run->any_blocks || blocks_fit(run, i)))
 		{
 			best = i;
 			best_score = score;
@@ -338,7 +356,42 @@ pick_roster(Run *run, int side, double max_ladder, int max_roster_size)
 	return best;
 }
 
-/* populateMatch: fill team 0 (red, holding the target) and the others. */
+/*
+ * Put the match's rosters on the teams of a split (mm_match_split): the
+ * teams and the rules' states built again from the target, as populateMatch
+ * builds them.
+ */
+static void
+apply_split(Run *run, int target, const int *team_of)
+{
+	int			m = 0;
+	int		   *members;
+
+	for (int s = 0; s < run->nteams; s++)
+		m += run->team[s].nrosters;
+	members = palloc(sizeof(int) * m);
+	m = 0;
+	for (int s = 0; s < run->nteams; s++)
+		for (int k = 0; k < run->team[s].nrosters; k++)
+			members[m++] = run->team[s].rosters[k];
+	for (int s = 0; s < run->nteams; s++)
+	{
+		team_reset(&run->team[s]);
+		memset(run->prof_count[s], 0, sizeof(int) * Max(run->nprofessions, 1));
+	}
+	for (int k = 0; k < run->nrules; k++)
+		run->rules[k].ops->start(&run->rstate[k], &run->rules[k], &run->r[target], run->cfg->nregions);
+	for (int x = 0; x < m; x++)
+		team_add(run, team_of[x], members[x]);
+	pfree(members);
+}
+
+/*
+ * populateMatch: fill team 0 (red, holding the target) and the others;
+ * then split the chosen rosters into the teams (the fairest split, unless
+ * the queue keeps GW2's teams) and check the rules that read the odds of
+ * the complete match (balance).
+ */
 static bool
 populate_match(Run *run, int target)
 {
@@ -364,7 +417,19 @@ populate_match(Run *run, int target)
 		max_ladder = Max(max_ladder, run->r[chosen].ladder);
 		max_roster_size = Max(max_roster_size, run->r[chosen].players);
 	}
-	return true;
+	if (run->cfg->split == MM_SPLIT_FAIREST)
+	{
+		int			m = 0;
+		int		   *team_of;
+
+		for (int s = 0; s < run->nteams; s++)
+			m += run->team[s].nrosters;
+		team_of = palloc(sizeof(int) * m);
+		if (mm_match_split(run, team_of))
+			apply_split(run, target, team_of);
+		pfree(team_of);
+	}
+	return mm_match_complete(run);
 }
 
 /* GW2's scoreRoster, and the soft rules' terms (none without soft rules). */

@@ -94,6 +94,18 @@ typedef struct MmMatcherRun
 	int		   *blocked;		/* per rule: picks it refused while populating */
 	int			nsoft;			/* soft rules (scored) */
 	bool		backfill;		/* filling a running match: no buckets */
+	/* the players' blocks (mm.block) */
+	bool		any_blocks;		/* some roster has blocks */
+	int			blocks_rejected;	/* potentials they kept from the target */
+	int			blocks_refused; /* picks they refused while populating */
+	/* a match's odds (match_split.c): the split and the complete phase */
+	const MmRatingModel *odds_model;	/* the queue's family; NULL until needed */
+	const void *odds_params;
+	bool		odds_rules;		/* some rule reads a complete match's odds */
+	int			complete_failed;	/* the rule whose complete phase refused
+									 * the match; -1: none */
+	double		complete_favourite; /* the favourite's odds of that match */
+	MmRuleState *split_state;	/* per rule: scratch for checking a split */
 } Run;
 
 /* The team's figures scoreRoster compares a roster with. */
@@ -140,7 +152,8 @@ rules_fit(Run *run, int i, int side)
 	{
 		const MmRule *rule = &run->rules[k];
 
-		if (rule->soft || (rule->kind->partitions && !run->backfill))
+		if ((rule->soft && !rule->kind->soft_filters) || rule->kind->odds ||
+			(rule->kind->partitions && !run->backfill))
 			continue;
 		if (!rule->ops->fits(&run->rstate[k], rule, run->limits[k], &run->r[i], run->cfg->nregions) ||
 			(rule->ops->team_fits && side < rule->nteams &&
@@ -165,7 +178,41 @@ blame(const int *counts, int nrules)
 	return best;
 }
 
+/* May roster i join the match being populated, by the players' blocks? */
+static inline bool
+blocks_fit(Run *run, int i)
+{
+	for (int s = 0; s < run->nteams; s++)
+		for (int k = 0; k < run->team[s].nrosters; k++)
+			if (mm_rosters_blocked(&run->r[i], &run->r[run->team[s].rosters[k]]))
+			{
+				run->blocks_refused++;
+				return false;
+			}
+	return true;
+}
+
 /* matcher.c: take roster i out of the live queue list */
 extern void mm_matcher_queue_remove(MmMatcherRun *run, int i);
+
+/*
+ * match_split.c: the fairest split of the rosters of the run's complete
+ * teams (cfg->split MM_SPLIT_FAIREST): into team_of[x] the team of
+ * run->team's x-th roster in team order (team 0's, then team 1's, ...);
+ * false when the teams as they are are the fairest (or every split is
+ * the same, teams of one roster each).
+ */
+extern bool mm_match_split(Run *run, int *team_of);
+
+/*
+ * match_split.c: the complete phase of the rules that read odds (balance)
+ * over the run's complete teams, each at its limit (run->limits); false
+ * when one refuses the match (run->complete_failed names it).
+ */
+extern bool mm_match_complete(Run *run);
+
+/* The odds of rosters r[0..n-1] on teams team_of under the queue's model (match_split.c). */
+extern double mm_run_odds(Run *run, int n, const MmRoster *const *r, const int *team_of,
+						  double *odds);
 
 #endif							/* MM_MATCHER_RUN_H */

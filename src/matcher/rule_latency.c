@@ -15,13 +15,37 @@
  *		latencies) with the worst latency of its rosters in each; a region
  *		a roster has no latency to is out.
  *
+ * A roster may carry its players' own limit (r->max_latency, the ticket's
+ * max_latency): a region farther than that is one it cannot play in, as
+ * if it had no server there (its latency counts as Inf), whatever the
+ * rule's "max" and its expansion. So the hard rule holds a roster to the
+ * lower of the two, the region of the match is one within every roster's
+ * own limit, and a soft rule, which otherwise filters nothing, still
+ * filters by the own limits (MmRuleType.soft_filters): a roster with one
+ * joins a match only where a region within it is left to every roster of
+ * the match that has latencies.
+ *
  *-------------------------------------------------------------------------
  */
 #include "rules.h"
 
 #include <math.h>
 
-/* A roster's latency to region k; Inf when it gave none. */
+/* A latency of roster r as the rule counts it: Inf beyond its own limit. */
+static inline double
+eff(const MmRoster *r, double l)
+{
+	return r->max_latency > 0 && l > r->max_latency ? INFINITY : l;
+}
+
+/* Whether a roster carries its own limit. */
+static inline bool
+capped(const MmRoster *r)
+{
+	return r->max_latency > 0 && r->lat != NULL;
+}
+
+/* A roster's latency to region k as the rule counts it; Inf when it gave none. */
 static double
 latency_to(const MmRoster *r, int k)
 {
@@ -37,7 +61,7 @@ latency_to(const MmRoster *r, int k)
 		else
 			b = m;
 	}
-	return a < r->nlat && r->lat_region[a] == k ? r->lat[a] : INFINITY;
+	return a < r->nlat && r->lat_region[a] == k ? eff(r, r->lat[a]) : INFINITY;
 }
 
 /*
@@ -57,7 +81,7 @@ latency_bits(const MmRule *rule, const MmRoster *r, int nregions, uint64 *bits)
 		bits[l] = 0;
 		if (r->lat != NULL)
 			for (int j = 0; j < r->nlat; j++)
-				if (r->lat[j] <= limit)
+				if (eff(r, r->lat[j]) <= limit)
 					bits[l] |= UINT64CONST(1) << r->lat_region[j];
 	}
 	return true;
@@ -70,9 +94,15 @@ latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoste
 	int			i = 0,
 				j = 0;
 
-	(void) rule;
 	(void) nregions;
-	if (t->lat == NULL || p->lat == NULL)
+	/* soft: only the own limits filter, between rosters that have latencies */
+	if (rule->soft)
+	{
+		if (t->lat == NULL || p->lat == NULL || (!capped(t) && !capped(p)))
+			return true;
+		limit = INFINITY;
+	}
+	else if (t->lat == NULL || p->lat == NULL)
 		return false;
 	while (i < t->nlat && j < p->nlat)
 	{
@@ -82,7 +112,10 @@ latency_admit(const MmRule *rule, double limit, const MmRoster *t, const MmRoste
 			j++;
 		else
 		{
-			if (t->lat[i] <= limit && p->lat[j] <= limit)
+			double		a = eff(t, t->lat[i]),
+						b = eff(p, p->lat[j]);
+
+			if (a <= limit && b <= limit && !isinf(Max(a, b)))
 				return true;
 			i++;
 			j++;
@@ -102,33 +135,44 @@ latency_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregio
 {
 	(void) nregions;
 	st->lat_open = t->lat == NULL && rule->soft;
+	st->capped = capped(t);
 	st->nlat = t->lat ? t->nlat : 0;
 	st->lat_region = palloc(sizeof(int) * Max(st->nlat, 1));
 	st->worst = palloc(sizeof(double) * Max(st->nlat, 1));
 	for (int j = 0; j < st->nlat; j++)
 	{
 		st->lat_region[j] = t->lat_region[j];
-		st->worst[j] = t->lat[j];
+		st->worst[j] = eff(t, t->lat[j]);
 	}
 }
 
 static bool
 latency_fits(const MmRuleState *st, const MmRule *rule, double limit, const MmRoster *r, int nregions)
 {
-	(void) rule;
 	(void) nregions;
-	if (r->lat == NULL)
+	/* soft: only the own limits filter (a roster without latencies is ignored) */
+	if (rule->soft)
+	{
+		if (r->lat == NULL || (!st->capped && !capped(r)))
+			return true;
+		limit = INFINITY;
+	}
+	else if (r->lat == NULL)
 		return false;
 	if (st->lat_open)
 	{
 		for (int j = 0; j < r->nlat; j++)
-			if (r->lat[j] <= limit)
+			if (eff(r, r->lat[j]) <= limit && !isinf(eff(r, r->lat[j])))
 				return true;
 		return false;
 	}
 	for (int j = 0; j < st->nlat; j++)
-		if (st->worst[j] <= limit && latency_to(r, st->lat_region[j]) <= limit)
+	{
+		double		l = latency_to(r, st->lat_region[j]);
+
+		if (st->worst[j] <= limit && l <= limit && !isinf(Max(st->worst[j], l)))
 			return true;
+	}
 	return false;
 }
 
@@ -142,6 +186,7 @@ latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions
 	(void) nregions;
 	if (r->lat == NULL && rule->soft)
 		return;
+	st->capped |= capped(r);
 	if (st->lat_open)
 	{
 		/* the first roster with latencies: its regions are the match's */
@@ -154,7 +199,7 @@ latency_add(MmRuleState *st, const MmRule *rule, const MmRoster *r, int nregions
 		for (int j = 0; j < st->nlat; j++)
 		{
 			st->lat_region[j] = r->lat_region[j];
-			st->worst[j] = r->lat[j];
+			st->worst[j] = eff(r, r->lat[j]);
 		}
 		return;
 	}
@@ -178,7 +223,7 @@ latency_measure(const MmRuleState *st, const MmRule *rule, const MmRoster *r, in
 		return 0;
 	if (st->lat_open)
 		for (int j = 0; j < r->nlat; j++)
-			best = Min(best, r->lat[j]);
+			best = Min(best, eff(r, r->lat[j]));
 	else
 		for (int j = 0; j < st->nlat; j++)
 			best = Min(best, Max(st->worst[j], latency_to(r, st->lat_region[j])));
@@ -209,6 +254,7 @@ latency_backfill(MmRuleState *st, const MmRule *rule, double limit, const MmBack
 				worst = st->worst[j];
 		/* only the region counts, and only the joining roster's latency there */
 		st->lat_open = false;
+		st->capped = false;
 		st->nlat = known ? 1 : 0;
 		st->lat_region[0] = seats->region;
 		st->worst[0] = -INFINITY;
@@ -253,6 +299,6 @@ static const MmRuleOps latency_ops = {
 
 const MmRuleType mm_rule_latency = {
 	.type = "latency", .param = "max", .param_min = 0, .param_max = 3600000,
-	.param_required = true, .relax_up = true, .unit = " ms", .soft = true,
+	.param_required = true, .relax_up = true, .unit = " ms", .soft = true, .soft_filters = true,
 	.ops = &latency_ops
 };

@@ -25,6 +25,8 @@
  *	  ("counts"); "flex" of a team's counted seats may take any role.
  *	- party: a match holding a party of "premade" players has at least
  *	  "min" players in parties on each team.
+ *	- balance: the favourite's odds of the match (teams filled and split)
+ *	  are at most "max_favourite".
  * "expand" relaxes the parameter with the target's wait: a list of steps
  * {"after": duration, <parameter>: value}, each looser than the one before.
  *
@@ -38,7 +40,7 @@
 /* The rule types, each in its own file (rule_<type>.c). */
 const MmRuleType *const mm_rule_types[] = {
 	&mm_rule_equal, &mm_rule_distance, &mm_rule_intersect, &mm_rule_latency, &mm_rule_roles,
-	&mm_rule_party, NULL
+	&mm_rule_party, &mm_rule_balance, NULL
 };
 
 const MmRuleType *

@@ -20,9 +20,10 @@
  *
  * The rules plug into the matcher's phases: filter (admit), populate
  * (start, fits, add over the match; team_fits, team_add over its teams),
- * score (measure, for a soft rule, weighed by its "weight"), backfill (the
- * same state over a running match, a roster joining one of its teams) and
- * explain (its type, parameter and unit, which mm.explain names). A new
+ * score (measure, for a soft rule, weighed by its "weight"), complete (a
+ * match whose teams are filled and split, by its odds: balance), backfill
+ * (the same state over a running match, a roster joining one of its teams)
+ * and explain (its type, parameter and unit, which mm.explain names). A new
  * rule is one file src/matcher/rule_<type>.c defining its MmRuleType and
  * MmRuleOps, a line in mm_rule_types[] (rules.c), its config keys
  * (rule_keys, src/queue/rules_config.c) and its documentation.
@@ -48,6 +49,7 @@ typedef struct MmRuleState
 	int		   *lat_region;
 	double	   *worst;
 	bool		lat_open;		/* latency: any region (a soft rule's target without latencies) */
+	bool		capped;			/* latency: a roster has its own limit */
 	/* the rules over teams, per side (MM_TEAMS) */
 	int			players[MM_TEAMS];	/* players on the team */
 	int			party[MM_TEAMS];	/* of them in parties (rosters of 2 or more) */
@@ -124,6 +126,14 @@ typedef struct MmRuleOps
 	 */
 	double		(*backfill) (MmRuleState *st, const MmRule *rule, double limit,
 							 const MmBackfillSeats *seats, int nregions);
+
+	/*
+	 * complete (NULL: nothing to check), for a rule whose type reads odds
+	 * (MmRuleType.odds): may a match whose teams are complete and split
+	 * be made with these odds (odds[t] team t's probability of winning,
+	 * the queue's calibrated odds, as stored with the match)?
+	 */
+	bool		(*complete) (const MmRule *rule, double limit, const double *odds, int nteams);
 } MmRuleOps;
 
 /* The rule types, one file each (rule_*.c); rules.c lists them. */
@@ -133,6 +143,7 @@ extern const MmRuleType mm_rule_intersect;
 extern const MmRuleType mm_rule_latency;
 extern const MmRuleType mm_rule_roles;
 extern const MmRuleType mm_rule_party;
+extern const MmRuleType mm_rule_balance;
 
 /* Phase functions shared by rule types that have nothing to do there. */
 extern void mm_rule_no_start(MmRuleState *st, const MmRule *rule, const struct MmRoster *t, int nregions);

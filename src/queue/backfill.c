@@ -20,7 +20,9 @@
  *	   the queue's rules against the whole match: for a queue with rules,
  *	   the rosters of the requests' matches are read too); a
  *	   waiting roster holding a player of the match (one who left it and
- *	   queued again) is never put back into it;
+ *	   queued again) is never put back into it, nor one holding a player
+ *	   who blocked a player of the match or was blocked by one (mm.block),
+ *	   and the rosters picked for one request never block each other;
  *	3. locks the picked rosters (FOR UPDATE SKIP LOCKED) and checks that
  *	   they are all still there with all their players; a request whose
  *	   rosters are not is left open, whole, for the next tick; the others
@@ -60,15 +62,17 @@ enum
 static MmStatement statements[B_COUNT] = {
 	/*
 	 * The open requests of a live match, oldest first, with their team's
-	 * figures over its players, the other team's professions, and the
-	 * waiting rosters of this queue that hold a player of the match (looked
-	 * up by the players' ids, not joined: the queue is not scanned per
-	 * player of the match whatever the statistics say about it).
+	 * figures over its players, the other team's professions, the waiting
+	 * rosters of this queue that hold a player of the match, or a player
+	 * one of the match's blocked or who blocked one (looked up by the
+	 * players' ids, not joined: the queue is not scanned per player of the
+	 * match whatever the statistics say about it), and the favourite's
+	 * odds when the match was made.
 	 */
 	[B_OPEN] = {
 		"WITH b AS ("
 		" SELECT b.backfill_id, b.match_id, b.team, b.players, b.requested_at, b.roles,"
-		" array_position(m.teams, b.team) - 1 AS side, m.region"
+		" array_position(m.teams, b.team) - 1 AS side, m.region, m.odds"
 		" FROM mm.backfill b JOIN mm.match m ON m.queue_id = b.queue_id AND m.match_id = b.match_id"
 		" WHERE b.queue_id = $queue_id AND b.status = 'open' AND m.status = 'matched'"
 		" ORDER BY b.backfill_id"
@@ -83,9 +87,14 @@ static MmStatement statements[B_COUNT] = {
 		" x.max_size, x.max_ladder,"
 		" ARRAY(SELECT qp.roster_id FROM mm.queued_player qp"
 		"       WHERE qp.queue_id = $queue_id AND NOT qp.requeued AND qp.player_id = ANY (ARRAY("
-		"         SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
-		"         WHERE r.queue_id = $queue_id AND r.match_id = b.match_id))),"
-		" b.match_id, b.side, b.region, b.roles"
+		"         WITH mp AS (SELECT u.p FROM mm.match_roster r CROSS JOIN LATERAL unnest(r.players) AS u(p)"
+		"                     WHERE r.queue_id = $queue_id AND r.match_id = b.match_id)"
+		"         SELECT mp.p FROM mp"
+		"         UNION ALL SELECT k.blocked_id FROM mp JOIN mm.player_block k ON k.player_id = mp.p"
+		"                   WHERE k.until IS NULL OR k.until > $at"
+		"         UNION ALL SELECT k.player_id FROM mp JOIN mm.player_block k ON k.blocked_id = mp.p"
+		"                   WHERE k.until IS NULL OR k.until > $at))),"
+		" b.match_id, b.side, b.region, b.roles, (SELECT max(o) FROM unnest(b.odds) AS o)"
 		" FROM b"
 		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
 		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"
@@ -101,12 +110,13 @@ static MmStatement statements[B_COUNT] = {
 	/*
 	 * The rosters of the matches $match_ids (a queue with rules: they are
 	 * checked against the whole match), each with its team's index in its
-	 * match, its players' count and roles in party order: looked up by the
-	 * matches' ids, its players by its key.
+	 * match, its players' count and roles in party order, its id, rating
+	 * and deviation (for a balance rule's odds): looked up by the matches'
+	 * ids, its players by its key.
 	 */
 	[B_ROSTERS] = {
 		"SELECT r.match_id, array_position(m.teams, r.team) - 1 AS side, p.players,"
-		" r.attributes, r.latencies, p.roles"
+		" r.attributes, r.latencies, p.roles, r.roster_id, r.rating, r.deviation"
 		" FROM mm.roster r"
 		" JOIN mm.match m ON m.queue_id = r.queue_id AND m.match_id = r.match_id"
 		" CROSS JOIN LATERAL (SELECT count(*) AS players, array_agg(qp.role ORDER BY qp.seat) AS roles"
@@ -236,6 +246,9 @@ read_match_rosters(int32 queue_id, const MmMatcherConfig *cfg, const MmRosterSet
 		mm_rules_read_more(cfg, x, attrs, lat, set->reader);
 		d = SPI_getbinval(tup, desc, 6, &isnull);
 		mm_rules_read_roles(cfg, x, isnull ? NULL : DatumGetArrayTypeP(d), false);
+		x->id = DatumGetInt64(SPI_getbinval(tup, desc, 7, &isnull));
+		x->rating = get_float(tup, desc, 8);
+		x->deviation = get_float(tup, desc, 9);
 	}
 	/* each request's match: its rows (in the order of their match ids) */
 	for (int j = 0; j < nreqs; j++)
@@ -339,6 +352,7 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 			mm_rules_read_roles(cfg, &leavers, DatumGetArrayTypeP(d), false);
 			t->left = leavers.role_count;
 		}
+		t->made_favourite = get_float(tup, desc, 17);
 	}
 	if (cfg->nrules > 0)
 		read_match_rosters(queue_id, cfg, set, *reqs, n);

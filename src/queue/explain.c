@@ -88,7 +88,11 @@ explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined
 				double		next;
 
 				initStringInfo(&b);
-				if (x->npotentials == 0)
+				if (rule->kind->odds)
+					appendStringInfo(&b, "rule \"%s\" (%s) refuses the match a tick would make of it: its favourite's odds are %.3f%s",
+									 rule->name, rule->type, x->fail_favourite,
+									 cfg->split == MM_SPLIT_FAIREST ? " in the fairest split of its rosters" : "");
+				else if (x->npotentials == 0)
 					appendStringInfo(&b, "rule \"%s\" (%s) leaves no potentials", rule->name, rule->type);
 				else if (x->fail_kept > 0)
 					appendStringInfo(&b, "rule \"%s\" (%s) keeps %d waiting rosters out of the potentials, and the %d left cannot fill the teams",
@@ -112,6 +116,11 @@ explain_detail(const MmRoster *x, const MmMatcherConfig *cfg, TimestampTz joined
 									 timestamptz_to_str(joined + (int64) (next * USECS_PER_SEC)));
 				return b.data;
 			}
+		case MM_FAIL_BLOCKS:
+			if (x->npotentials == 0)
+				return pstrdup("blocks (mm.block) between its players and those of every roster in its range leave no potentials");
+			return psprintf("blocks (mm.block) between the players of its %d potentials keep them from filling the teams",
+							x->npotentials);
 	}
 	return NULL;
 }
@@ -155,6 +164,8 @@ mm_explain(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = roster_queue(roster_id, &name, &cfg);
 	tick_read_queue(queue_id, at, &cfg, &set);
+	mm_roster_limits_read(queue_id, at, &cfg, &set);
+	cfg.odds_scale = mm_queue_stored_odds_scale(queue_id, &cfg);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)
 			place = i;

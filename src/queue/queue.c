@@ -59,6 +59,7 @@ read_query(const char *query, TimestampTz at, MmMatcherConfig *cfg, MmRosterSet 
 											"Pass a SELECT (or VALUES) that returns one row per roster, in queue order."),
 					  NULL);
 	mm_read_rosters(at, false, cfg, set);
+	mm_roster_limits_columns(cfg, set);
 }
 
 /* Put one match_rosters row. */
@@ -251,7 +252,8 @@ mm_match_rosters_internal(PG_FUNCTION_ARGS)
 
 	match_start(fcinfo, &cfg, &at);
 	cfg.naive_search = PG_GETARG_BOOL(3);
-	/* 0.1.0's matcher: the GW2 wiki's figures, on the Glicko scale */
+	/* 0.1.0's matcher: the GW2 wiki's teams and figures, on the Glicko scale */
+	cfg.split = MM_SPLIT_GW2;
 	if (cfg.filter.padding_null)
 		cfg.filter.padding = mm_glicko2_model.scale.padding;
 	if (cfg.filter.deviations_null)

@@ -10,7 +10,8 @@
  * into MmMatcherConfig: keys, checks, rendering), roster_values.c (a
  * roster's attributes, latencies and roles read and checked), roster_read.c
  * (the rosters of a query or a queue read into an MmRosterSet, and locked),
- * tick.c (mm.tick, mm.preview), explain.c, run_ticks.c, ready.c (ready
+ * roster_limits.c (the players' blocks and latency limits), tick.c
+ * (mm.tick, mm.preview), explain.c, run_ticks.c, ready.c (ready
  * checks), backfill.c, queue_commit.c (the locks and notifications a tick
  * and a backfill share), citus.c (whether the queue tables are distributed
  * over Citus) and queue.c (the SQL functions of the matcher:
@@ -151,6 +152,18 @@ extern void mm_read_rosters_ids(TimestampTz at, MmMatcherConfig *cfg, MmRosterSe
 struct SPITupleTable;
 extern void mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
 									struct SPITupleTable *players, uint64 nplayers);
+/*
+ * roster_limits.c: what the players of the rosters read asked of their
+ * matches: the blocks between the set's rosters (mm.block) and, for a
+ * queue with a latency rule, their own latency limits; from the queue's
+ * tables, or from the optional columns "blocks" and "max_latency" of a
+ * rosters query (SPI_tuptable, just read by mm_read_rosters). And the
+ * scale of a queue's calibrated odds as stored (1: none).
+ */
+extern void mm_roster_limits_read(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
+								  MmRosterSet *set);
+extern void mm_roster_limits_columns(const MmMatcherConfig *cfg, MmRosterSet *set);
+extern double mm_queue_stored_odds_scale(int32 queue_id, const MmMatcherConfig *cfg);
 /* Config key "team_names" (rules_config.c). */
 extern void mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path);
 extern void mm_team_names_render(StringInfo buf, const void *base);

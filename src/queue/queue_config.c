@@ -123,6 +123,8 @@ static const MmConfigKey matcher_keys[] = {
 		.offset = MK(queue.dodge_timeout), .null_offset = MK(queue.dodge_timeout_null),
 		.min = 0, .max = 86400, .def_null = true, .unit = "s",
 	.doc = "a player who declines or stays silent in a ready check may not queue in this queue again for this long (null: no wait)"},
+	{.name = "split", .type = MM_CONFIG_TEXT, .offset = MK(split_name), .def_text = "fairest",
+	.doc = "how a match's chosen rosters are split into teams: fairest (the favourite's odds closest to even under the rating model, parties whole, the roles rule kept) or gw2 (the teams as the GW2 wiki's populateMatch filled them)"},
 	{.name = "rating", .type = MM_CONFIG_OBJECT, .offset = MK(rating),
 	.keys = mm_rating_config_keys},
 	{.name = "attributes", .type = MM_CONFIG_CUSTOM, .parse = mm_attributes_parse,
@@ -131,7 +133,7 @@ static const MmConfigKey matcher_keys[] = {
 	{.name = "roles", .type = MM_CONFIG_CUSTOM, .parse = mm_roles_parse, .render = mm_roles_render,
 	.doc = "the roles a player may carry (mm.enqueue's roles), which a roles rule counts per team"},
 	{.name = "rules", .type = MM_CONFIG_CUSTOM, .parse = mm_rules_parse, .render = mm_rules_render,
-	.doc = "rules (equal, distance, intersect, latency, roles, party): hard, each with an optional expand schedule over the target's wait, or soft (distance, latency) with a weight in the score"},
+	.doc = "rules (equal, distance, intersect, latency, roles, party, balance): hard, each with an optional expand schedule over the target's wait, or soft (distance, latency) with a weight in the score"},
 	{.name = NULL}
 };
 
@@ -237,6 +239,17 @@ mm_matcher_check(MmMatcherConfig *cfg)
 					 errmsg("queue config key \"dodge_reason\" must not be empty"),
 					 errhint("Name a reason of the dishonor config, or null for no dishonor.")));
 	}
+	if (strcmp(cfg->split_name, "fairest") == 0)
+		cfg->split = MM_SPLIT_FAIREST;
+	else if (strcmp(cfg->split_name, "gw2") == 0)
+		cfg->split = MM_SPLIT_GW2;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue config key \"split\" is invalid"),
+				 errdetail("The value is \"%s\".", cfg->split_name),
+				 errhint("Use \"fairest\" (the split of the chosen rosters whose odds are closest to even) or \"gw2\" (the teams as populated).")));
+	cfg->odds_scale = 1.0;
 	mm_rules_check(cfg);
 	cfg->queue.ticket_ttl_s = cfg->queue.ticket_ttl_null ? 0 : cfg->queue.ticket_ttl.seconds;
 	cfg->queue.accept_timeout_s = cfg->queue.accept_timeout_null ? 0 : cfg->queue.accept_timeout.seconds;

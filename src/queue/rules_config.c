@@ -102,6 +102,9 @@ static const MmConfigKey attr_keys[] = {
 	{.name = NULL}
 };
 
+/* The parameters a rule may take: max, min, flex, max_favourite. */
+#define NPARAMS 4
+
 typedef struct RuleRaw
 {
 	char	   *name;
@@ -115,6 +118,8 @@ typedef struct RuleRaw
 	bool		min_given;
 	double		flex;
 	bool		flex_given;
+	double		max_favourite;
+	bool		max_favourite_given;
 	int			premade;
 	bool		premade_given;
 	bool		soft;
@@ -126,12 +131,13 @@ typedef struct RuleRaw
 	bool		counts_given;
 	int			nsteps;
 	MmExpandStep *steps;
-	bool	   *step_given[3];	/* per step: max, min, flex given */
-	double	   *step_value[3];
+	bool	   *step_given[NPARAMS];	/* per step: max, min, flex,
+										 * max_favourite given */
+	double	   *step_value[NPARAMS];
 } RuleRaw;
 
 /* The parameters a rule type may take, in RuleRaw and StepRaw order. */
-static const char *const param_names[3] = {"max", "min", "flex"};
+static const char *const param_names[NPARAMS] = {"max", "min", "flex", "max_favourite"};
 
 typedef struct StepRaw
 {
@@ -143,6 +149,8 @@ typedef struct StepRaw
 	bool		min_given;
 	double		flex;
 	bool		flex_given;
+	double		max_favourite;
+	bool		max_favourite_given;
 } StepRaw;
 
 static const MmConfigKey step_keys[] = {
@@ -155,6 +163,9 @@ static const MmConfigKey step_keys[] = {
 	.given_offset = offsetof(StepRaw, min_given), .min = 0, .max = 1000},
 	{.name = "flex", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(StepRaw, flex),
 	.given_offset = offsetof(StepRaw, flex_given), .min = 0, .max = 1000},
+	{.name = "max_favourite", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN,
+		.offset = offsetof(StepRaw, max_favourite), .given_offset = offsetof(StepRaw, max_favourite_given),
+	.min = 0, .max = 1},
 	{.name = NULL}
 };
 
@@ -204,7 +215,7 @@ rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		return;
 	n = array_elements(v, what, path, &elems, MM_EXPAND_STEPS_MAX);
 	raw->steps = palloc0(sizeof(MmExpandStep) * Max(n, 1));
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < NPARAMS; k++)
 	{
 		raw->step_given[k] = palloc0(sizeof(bool) * Max(n, 1));
 		raw->step_value[k] = palloc0(sizeof(double) * Max(n, 1));
@@ -229,6 +240,8 @@ rule_expand_parse(JsonbValue *v, void *base, const char *what, const char *path)
 		raw->step_value[1][i] = s.min;
 		raw->step_given[2][i] = s.flex_given;
 		raw->step_value[2][i] = s.flex;
+		raw->step_given[3][i] = s.max_favourite_given;
+		raw->step_value[3][i] = s.max_favourite;
 	}
 	raw->nsteps = n;
 }
@@ -312,6 +325,9 @@ static const MmConfigKey rule_keys[] = {
 	.given_offset = offsetof(RuleRaw, min_given), .min = 0, .max = 1000},
 	{.name = "flex", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, flex),
 	.given_offset = offsetof(RuleRaw, flex_given), .min = 0, .max = 1000},
+	{.name = "max_favourite", .type = MM_CONFIG_FLOAT, .flags = MM_CONFIG_GIVEN,
+		.offset = offsetof(RuleRaw, max_favourite), .given_offset = offsetof(RuleRaw, max_favourite_given),
+	.min = 0, .max = 1},
 	{.name = "premade", .type = MM_CONFIG_INT, .flags = MM_CONFIG_GIVEN, .offset = offsetof(RuleRaw, premade),
 	.given_offset = offsetof(RuleRaw, premade_given), .min = 2, .max = 1000},
 	{.name = "soft", .type = MM_CONFIG_BOOL, .offset = offsetof(RuleRaw, soft), .def = 0},
@@ -584,15 +600,17 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 					 ops->attr_types ? errmsg("%s rule \"%s\" needs an attribute", what, p)
 					 : errmsg("%s rule \"%s\" takes no attribute", what, p),
 					 ops->attr_types ? errhint("Name one of the queue's attributes, such as {\"type\": \"%s\", \"attribute\": \"mode\"}.", ops->type)
+					 : ops->odds ? errhint("A %s rule reads the odds of the match.", ops->type)
 					 : errhint("A %s rule reads the rosters' %s.", ops->type,
 									 strcmp(ops->type, "latency") == 0 ? "latencies" :
 									 strcmp(ops->type, "roles") == 0 ? "players' roles" : "party sizes")));
 		/* its parameter: "max", "min" or "flex", or none */
 		{
-			bool		given[3] = {raw.max_given, raw.min_given, raw.flex_given};
-			double		value[3] = {raw.max, raw.min, raw.flex};
+			bool		given[NPARAMS] = {raw.max_given, raw.min_given, raw.flex_given,
+			raw.max_favourite_given};
+			double		value[NPARAMS] = {raw.max, raw.min, raw.flex, raw.max_favourite};
 
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < NPARAMS; k++)
 				if (given[k] && (raw.soft || ops->param == NULL || strcmp(ops->param, param_names[k]) != 0))
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -601,7 +619,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 							 : ops->param ? errhint("A %s rule's parameter is \"%s\".", ops->type, ops->param)
 							 : errhint("A %s rule has no parameter.", ops->type)));
 			if (ops->param)
-				for (int k = 0; k < 3; k++)
+				for (int k = 0; k < NPARAMS; k++)
 					if (strcmp(ops->param, param_names[k]) == 0)
 						pk = k;
 			if (ops->param == NULL)
@@ -613,7 +631,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("%s rule \"%s\" needs \"%s\"", what, p, ops->param),
 						 errhint("Give the rule's limit, such as {\"type\": \"%s\", \"%s\": %s}.", ops->type,
-								 ops->param, pk == 0 ? "100" : "2")));
+								 ops->param, pk == 0 ? "100" : pk == 3 ? "0.65" : "2")));
 			else
 				rule->value = ops->param_default;
 		}
@@ -672,7 +690,7 @@ mm_rules_parse(JsonbValue *v, void *base, const char *what, const char *path)
 			double		prev = s == 0 ? rule->value : raw.steps[s - 1].value;
 			bool		ok = raw.step_given[pk][s];
 
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < NPARAMS; k++)
 				if (k != pk && raw.step_given[k][s])
 					ok = false;
 			if (!ok)
@@ -818,6 +836,13 @@ mm_rules_check(MmMatcherConfig *cfg)
 						 errdetail("Its premade is %d and its min %g; teams have %d players.",
 								   rule->premade, rule->value, cfg->team_size)));
 		}
+		if (rule->kind->odds && rule->value < 1.0 / cfg->nteams)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue config rule \"%s\" can never be met", rule->name),
+					 errdetail("Its %s is %g; with %d teams the favourite's odds are at least %g.",
+							   rule->kind->param, rule->value, cfg->nteams, 1.0 / cfg->nteams),
+					 errhint("Give a %s of at least 1/teams.", rule->kind->param)));
 		if (strcmp(rule->kind->type, "roles") == 0)
 		{
 			int			sum = 0;

@@ -471,6 +471,8 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 		bool		whole = read_first(queue_id, at, limit, own, &run_cfg, &all);
 		bool		decided = true;
 
+		mm_roster_limits_read(queue_id, at, &run_cfg, &all);
+
 		run_cfg.prefix = !whole;
 		rest = all;
 		if (name != NULL)
@@ -913,6 +915,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	}
 	tick_id = result_int64();
 	odds_scale = tick_odds_scale(queue_id, &cfg, at);
+	cfg.odds_scale = odds_scale;
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
 	if (cfg.queue.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.queue.ticket_ttl_s);
@@ -944,6 +947,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = queue_lookup(name, &cfg);
+	cfg.odds_scale = mm_queue_stored_odds_scale(queue_id, &cfg);
 	tick_match(queue_id, at, &cfg, &set, &res, false, NULL, 0);
 	for (int m = 0; m < res.nmatches; m++)
 		put_match_rows(rsinfo, &set, &cfg, &res.matches[m], m + 1);

@@ -12,7 +12,9 @@ CREATE TEMP TABLE r (pos int, roster_id bigint, players bigint[], rating float8,
 -- reads them with rating model glicko2: the Guild Wars 2 wiki's padding
 -- 10, rating_distance -5 and spread 200, and its range of one deviation;
 -- red_odds is Glicko-2's team likelihood: E of red's mean rating against
--- blue's, with every player's deviation.
+-- blue's, with every player's deviation. The teams are the GW2 wiki's, as
+-- populateMatch fills them ("split": "gw2"); the fairest split of the
+-- chosen rosters (the default) is tested in match_split.sql.
 CREATE FUNCTION teams(config jsonb, at timestamptz DEFAULT '2024-01-01 00:01:00+00')
 RETURNS TABLE (match_no int, red text, blue text, prediction numeric, red_odds numeric, spread float8)
 LANGUAGE sql AS $$
@@ -23,7 +25,7 @@ LANGUAGE sql AS $$
            round(min(odds) FILTER (WHERE team = 'red')::numeric, 6),
            min(rating_spread)
     FROM mm.match_rosters('SELECT * FROM r ORDER BY pos',
-                          mm._jsonb_merge('{"rating": {"model": "glicko2"}, "filter": {"deviations": 1}}', config), at)
+                          mm._jsonb_merge('{"split": "gw2", "rating": {"model": "glicko2"}, "filter": {"deviations": 1}}', config), at)
     GROUP BY match_no ORDER BY match_no
 $$;
 

@@ -1,7 +1,10 @@
 -- mm.match_rosters against the Guild Wars 2 wiki's pseudo-code ported literally to
 -- PL/pgSQL (test/bench/matcher/port.sql, the benchmark's baseline): the
 -- same matches, the same teams, the same failed targets, on random queues
--- under several configs.
+-- under several configs, with the GW2 wiki's teams ("split": "gw2"). With
+-- the default split (the fairest of the chosen rosters) the matches hold
+-- the same rosters and the same targets fail; only the teams may differ,
+-- and no match's favourite is above the port's.
 \set VERBOSITY default
 SET timezone = 'UTC';
 \set ECHO none
@@ -24,19 +27,40 @@ CREATE FUNCTION fill(n int, max_party int, seed float8) RETURNS void LANGUAGE sq
     FROM generate_series(1, n) i, LATERAL (SELECT i AS i2, 1 + floor(random() * max_party)::int AS s) s;
 $$;
 
--- Compare the C matcher (search and scan) with the port under a config as given.
+-- Compare the C matcher (search and scan) with the port under a config as
+-- given, with GW2's teams; then the C matcher with the fairest split: the
+-- same rosters in each match and the same failed targets as the port
+-- (same_matches), in teams whose favourite is never above the port's teams'
+-- (never_less_fair), the favourite being the likelier team by the odds
+-- mm.match_rosters gives.
 CREATE FUNCTION compare_as_given(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
-RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
+RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean,
+               same_matches boolean, never_less_fair boolean, fairer bigint)
 LANGUAGE sql AS $$
-    WITH port AS (SELECT * FROM gw2_port.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
+    WITH gw2 AS (SELECT mm._jsonb_merge(config, '{"split": "gw2"}') AS config),
+         port AS (SELECT * FROM gw2_port.match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
          c AS (SELECT coalesce(match_no, failed_no), roster_id, coalesce(team, 'failed')
-               FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at)),
+               FROM gw2, mm._match_rosters('SELECT * FROM r ORDER BY pos', gw2.config, at)),
          scan AS (SELECT coalesce(match_no, failed_no), roster_id, coalesce(team, 'failed')
-                  FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', config, at, true))
+                  FROM gw2, mm._match_rosters('SELECT * FROM r ORDER BY pos', gw2.config, at, true)),
+         fair AS (SELECT coalesce(match_no, failed_no), roster_id, team IS NULL AS failed
+                  FROM mm._match_rosters('SELECT * FROM r ORDER BY pos', mm._jsonb_merge(config, '{"split": "fairest"}'), at)),
+         port_members AS (SELECT match_no, roster_id, team = 'failed' AS failed FROM port),
+         fav AS (SELECT f.match_no, f.favourite AS fairest, g.favourite AS gw2
+                 FROM (SELECT match_no, max(odds) AS favourite
+                       FROM mm.match_rosters('SELECT * FROM r ORDER BY pos', mm._jsonb_merge(config, '{"split": "fairest"}'), at)
+                       GROUP BY match_no) f
+                 JOIN (SELECT match_no, max(odds) AS favourite
+                       FROM gw2, mm.match_rosters('SELECT * FROM r ORDER BY pos', gw2.config, at)
+                       GROUP BY match_no) g USING (match_no))
     SELECT (SELECT count(DISTINCT match_no) FROM port WHERE team <> 'failed'),
            (SELECT count(*) FROM port WHERE team = 'failed'),
            NOT EXISTS (SELECT * FROM c EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM c),
-           NOT EXISTS (SELECT * FROM scan EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM scan)
+           NOT EXISTS (SELECT * FROM scan EXCEPT SELECT * FROM port) AND NOT EXISTS (SELECT * FROM port EXCEPT SELECT * FROM scan),
+           NOT EXISTS (SELECT * FROM fair EXCEPT SELECT * FROM port_members)
+               AND NOT EXISTS (SELECT * FROM port_members EXCEPT SELECT * FROM fair),
+           (SELECT bool_and(fairest <= gw2 + 1e-12) FROM fav),
+           (SELECT count(*) FROM fav WHERE fairest < gw2 - 1e-12)
 $$;
 
 -- Compare the C matcher (search and scan) with the port under a config;
@@ -44,7 +68,8 @@ $$;
 -- glicko2 with the GW2 wiki's range of one deviation unless the config
 -- says otherwise.
 CREATE FUNCTION compare(config jsonb, at timestamptz DEFAULT '2024-01-01 00:04:00+00')
-RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean)
+RETURNS TABLE (matched bigint, failed bigint, c_equals_port boolean, scan_equals_port boolean,
+               same_matches boolean, never_less_fair boolean, fairer bigint)
 LANGUAGE sql AS $$
     SELECT * FROM compare_as_given(mm._jsonb_merge('{"rating": {"model": "glicko2"}, "filter": {"deviations": 1}}', config), at)
 $$;

@@ -68,8 +68,8 @@ INSERT INTO surface_overloads VALUES
 -- queues: by name, or by the queue's id
 ('tick', 'mm.tick(text,timestamp with time zone)'),
 ('tick', 'mm.tick(integer,timestamp with time zone)'),
-('enqueue', 'mm.enqueue(text,bigint[],double precision,double precision,double precision,double precision,integer,text[],timestamp with time zone,jsonb,jsonb,text[])'),
-('enqueue', 'mm.enqueue(integer,bigint[],double precision,double precision,double precision,double precision,integer,text[],timestamp with time zone,jsonb,jsonb,text[])'),
+('enqueue', 'mm.enqueue(text,bigint[],double precision,double precision,double precision,double precision,integer,text[],timestamp with time zone,jsonb,jsonb,text[],double precision)'),
+('enqueue', 'mm.enqueue(integer,bigint[],double precision,double precision,double precision,double precision,integer,text[],timestamp with time zone,jsonb,jsonb,text[],double precision)'),
 ('claim_matches', 'mm.claim_matches(text,integer)'),
 ('claim_matches', 'mm.claim_matches(integer,integer)'),
 ('leave', 'mm.leave(bigint)'),

@@ -8,14 +8,16 @@ CREATE TEMP TABLE r (pos int, roster_id bigint, players bigint[], rating float8,
     dishonor int DEFAULT 0, professions text[] DEFAULT '{}', joined_at timestamptz);
 
 -- Each team of each match on one line, in the order mm.match_rosters
--- names them: its rosters, its players and its odds.
+-- names them: its rosters, its players and its odds. The teams are filled
+-- as the GW2 wiki's populateMatch fills them ("split": "gw2"), which this
+-- file works through; the fairest split (the default) is match_split.sql's.
 CREATE FUNCTION shape(config jsonb)
 RETURNS TABLE (match_no int, team text, rosters text, players int, odds numeric)
 LANGUAGE sql AS $$
     SELECT x.match_no, x.team, string_agg(x.roster_id::text, ',' ORDER BY x.roster_id),
            sum(cardinality(r.players))::int, round(min(x.odds)::numeric, 6)
     FROM mm.match_rosters('SELECT * FROM r ORDER BY pos',
-                          mm._jsonb_merge('{"rating": {"model": "elo"}, "filter": {"potentials_min": 1, "padding_start": 60, "padding_end": 60}}', config),
+                          mm._jsonb_merge('{"split": "gw2", "rating": {"model": "elo"}, "filter": {"potentials_min": 1, "padding_start": 60, "padding_end": 60}}', config),
                           '2024-01-01 00:01:00+00') x
     JOIN r USING (roster_id)
     GROUP BY x.match_no, x.team

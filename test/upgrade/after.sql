@@ -173,7 +173,7 @@ SELECT count(*) = 2 AS duel_matched FROM mm.tick('duel') \gset
 -- roles of mm.grant_roles work on the data carried over
 DO $$
 BEGIN
-    IF has_function_privilege('public', 'mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[])', 'EXECUTE')
+    IF has_function_privilege('public', 'mm.enqueue(text, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)', 'EXECUTE')
        OR NOT has_function_privilege('public', 'mm.ordinal(float8, float8, float8)', 'EXECUTE') THEN
         RAISE EXCEPTION 'PUBLIC privileges not applied by the upgrade';
     END IF;
