@@ -256,7 +256,9 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION mm.bayes_fit IS
     'fit every player''s skill to a team match history (match key, player_id, team, rank[, weight]) at once: the posterior mode of a Plackett-Luce model of team sums (Bradley-Terry at two teams; a team performs the sum of its players'' weighted skills over beta) with a prior N(0, prior_sd^2) per player, and each player''s posterior deviation (Laplace: the whole Hessian up to 1000 players, the player''s own curvature beyond); per player by id, with its games';
 
--- @access admin, analyst
+-- (definer: it reads the match history as the owner, as the analyst role
+-- may, and calls the owner's own argument check)
+-- @access admin, analyst; definer
 CREATE FUNCTION mm.bayes_refit(key text, prior_sd float8 DEFAULT 1, beta float8 DEFAULT 1)
 RETURNS TABLE(player_id bigint, rating float8, deviation float8, games bigint)
 LANGUAGE sql VOLATILE PARALLEL UNSAFE

@@ -47,8 +47,8 @@ check "queue tables distributed by queue_id in one colocation group, waiting_pla
 	    AND count(DISTINCT colocationid) FILTER (WHERE column_to_column_name(logicalrelid, partkey) = 'queue_id') = 1
 	    AND count(*) FILTER (WHERE logicalrelid::text IN ('mm.waiting_player', 'mm.ratings')
 	        AND column_to_column_name(logicalrelid, partkey) = 'player_id') = 2
-	    AND count(*) FILTER (WHERE logicalrelid::text IN ('mm.queue', 'mm.dishonor_settings', 'mm.dishonor_players')
-	        AND partmethod = 'n') = 3
+	    AND count(*) FILTER (WHERE logicalrelid::text IN ('mm.queue', 'mm.dishonor_settings', 'mm.dishonor_players', 'mm.player_block')
+	        AND partmethod = 'n') = 4
 	 FROM pg_dist_partition WHERE logicalrelid::text LIKE 'mm.%'"
 err=$(q -c "SELECT * FROM mm.citus_distribute_queues()" 2>&1 >/dev/null)
 if [[ "$err" == *"the queues are already distributed"* ]]; then
