@@ -6,16 +6,7 @@
 SET timezone = 'UTC';
 
 -- the tests after this one count on mm's sequences: put them back at the end
-CREATE TEMP TABLE saved_sequences_fit (seq regclass, last_value bigint, is_called boolean);
-DO $$
-DECLARE
-    c regclass;
-BEGIN
-    FOR c IN SELECT oid FROM pg_class WHERE relnamespace = 'mm'::regnamespace AND relkind = 'S' LOOP
-        EXECUTE format('INSERT INTO saved_sequences_fit SELECT %L, last_value, is_called FROM %s', c, c);
-    END LOOP;
-END
-$$;
+\i test/support/sequences_save.sql
 
 CREATE TEMP TABLE bf_games (name text, m int, player_id bigint, team int, rank float8, weight float8);
 CREATE TEMP TABLE bf_expected (name text, prior_sd float8, beta float8, player_id bigint, rating float8,
@@ -131,6 +122,4 @@ SELECT * FROM mm.bayes_refit(NULL);
 
 DROP TABLE bf_games, bf_expected;
 
-SELECT count(*) > 0 AS sequences_restored
-FROM (SELECT setval(seq, last_value, is_called) FROM saved_sequences_fit) s;
-DROP TABLE saved_sequences_fit;
+\i test/support/sequences_restore.sql
