@@ -531,7 +531,7 @@ BEGIN
            array_agg(u.p ORDER BY e.roster_id, u.o)
     FROM mm.ended_roster e
     CROSS JOIN LATERAL unnest(e.players) WITH ORDINALITY AS u(p, o)
-    LEFT JOIN mm.match_result r ON r.match_id = e.match_id
+    LEFT JOIN mm.match_result r ON r.queue_id = e.queue_id AND r.match_id = e.match_id
     WHERE e.match_id = _end_match_rosters.match_id AND e.queue_id = _end_match_rosters.queue_id
     GROUP BY e.queue_id, e.match_id, r.status;
     RETURN n;
