@@ -853,8 +853,10 @@ BEGIN
            nullif(r.latencies, '{}')
     FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.roster_id = id;
     -- the queue's event feed (mm.events)
-    INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
-    VALUES (q.queue_id, 'queued', id, players, jsonb_build_object('joined_at', joined_at));
+    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
+        INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
+        VALUES (q.queue_id, 'queued', id, players, jsonb_build_object('joined_at', joined_at));
+    END IF;
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players, queue, NOT (cfg ->> 'requeue_while_in_match')::boolean);
@@ -878,6 +880,7 @@ AS $$
 DECLARE
     ids bigint[];
     q int;
+    distributed boolean := mm._queues_distributed();
 BEGIN
     IF _end_rosters.queue_id IS NOT NULL THEN
         -- one queue, named by the caller: every statement is kept to that
@@ -912,13 +915,14 @@ BEGIN
                    _end_rosters.reason
             FROM p
         ), ev AS (
-            -- the queue's event feed (mm.events): one per roster
+            -- the queue's event feed (mm.events): one per roster (not
+            -- written on Citus yet)
             INSERT INTO mm.queue_event (queue_id, at, kind, roster_id, player_ids, detail)
             SELECT _end_rosters.queue_id, _end_rosters.at,
                    CASE _end_rosters.status WHEN 'expired' THEN 'expired' ELSE 'left' END, p.roster_id,
                    array_agg(p.player_id ORDER BY p.player_id),
                    jsonb_build_object('reason', coalesce(_end_rosters.reason, 'leave'))
-            FROM p GROUP BY p.roster_id ORDER BY p.roster_id
+            FROM p WHERE NOT distributed GROUP BY p.roster_id ORDER BY p.roster_id
         )
         SELECT r.roster_id FROM r;
         RETURN;
@@ -1004,8 +1008,10 @@ BEGIN
     WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
     VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
-    INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
-    VALUES (q, 'left', roster_id, ARRAY[player_id], '{"reason": "remove_player", "roster_stays": true}');
+    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
+        INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
+        VALUES (q, 'left', roster_id, ARRAY[player_id], '{"reason": "remove_player", "roster_stays": true}');
+    END IF;
     RETURN true;
 END
 $$;

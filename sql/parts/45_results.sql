@@ -526,14 +526,16 @@ BEGIN
     SELECT count(*)::int INTO n FROM i;
     -- the queue's event feed (mm.events): reported or abandoned, every
     -- player who played it
-    INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids)
-    SELECT e.queue_id, CASE r.status WHEN 'abandoned' THEN 'abandoned' ELSE 'reported' END, e.match_id,
-           array_agg(u.p ORDER BY e.roster_id, u.o)
-    FROM mm.ended_roster e
-    CROSS JOIN LATERAL unnest(e.players) WITH ORDINALITY AS u(p, o)
-    LEFT JOIN mm.match_result r ON r.queue_id = e.queue_id AND r.match_id = e.match_id
-    WHERE e.match_id = _end_match_rosters.match_id AND e.queue_id = _end_match_rosters.queue_id
-    GROUP BY e.queue_id, e.match_id, r.status;
+    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
+        INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids)
+        SELECT e.queue_id, CASE r.status WHEN 'abandoned' THEN 'abandoned' ELSE 'reported' END, e.match_id,
+               array_agg(u.p ORDER BY e.roster_id, u.o)
+        FROM mm.ended_roster e
+        CROSS JOIN LATERAL unnest(e.players) WITH ORDINALITY AS u(p, o)
+        LEFT JOIN mm.match_result r ON r.queue_id = e.queue_id AND r.match_id = e.match_id
+        WHERE e.match_id = _end_match_rosters.match_id AND e.queue_id = _end_match_rosters.queue_id
+        GROUP BY e.queue_id, e.match_id, r.status;
+    END IF;
     RETURN n;
 END
 $$;

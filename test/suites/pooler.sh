@@ -41,14 +41,14 @@ work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-pooler.XXXXXX)
 cleanup() {
 	[ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null
 	bash test/pgbouncer.sh stop test
-	psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" \
+	psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
 		-c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1
 	[ -n "${created:-}" ] && psql -X -q -d postgres -c "DROP ROLE IF EXISTS $created" >/dev/null 2>&1
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" \
+psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
 	-c "DROP ROLE IF EXISTS $role" -c "CREATE DATABASE $db" >/dev/null || exit 1
 created=$(psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 -c "CREATE EXTENSION mm" \
 	-c "SELECT string_agg(quote_ident(role), ', ') FROM mm.grant_roles() WHERE created") ||
