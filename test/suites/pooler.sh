@@ -38,9 +38,12 @@ if ! "$py" -c 'import psycopg2' 2>/dev/null; then
 fi
 
 work=$(mktemp -d "${MM_TMPDIR:-/tmp}"/mm-pooler.XXXXXX)
+# the server itself (the clients below reach it through pgbouncer)
+server_host=${PGHOST:-} server_port=${PGPORT:-}
 cleanup() {
 	[ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null
 	bash test/pgbouncer.sh stop test
+	export PGHOST=$server_host PGPORT=$server_port
 	psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
 		-c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1
 	[ -n "${created:-}" ] && psql -X -q -d postgres -c "DROP ROLE IF EXISTS $created" >/dev/null 2>&1
