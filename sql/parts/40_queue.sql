@@ -1728,9 +1728,16 @@ BEGIN
     END IF;
     -- the queues' event feeds, older than mm.event_retention (counted on in
     -- mm.queue_counters)
-    n := mm._purge_events(left_rows);
+    -- (none on Citus, where the feed is not written yet)
+    n := CASE WHEN mm._queues_distributed() THEN 0 ELSE mm._purge_events(left_rows) END;
     total := total + n; left_rows := left_rows - n;
-    -- the tick log (its ticks counted on in mm.queue_counters)
+    -- the tick log (its ticks counted on in mm.queue_counters; on Citus,
+    -- where the feed and its counters are not kept yet, only deleted)
+    IF mm._queues_distributed() THEN
+        DELETE FROM mm.tick_log l WHERE l.tick_id IN
+            (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
+        GET DIAGNOSTICS n = ROW_COUNT;
+    ELSE
     WITH d AS (
         DELETE FROM mm.tick_log l WHERE l.tick_id IN
             (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows)
@@ -1745,6 +1752,7 @@ BEGIN
             tick_seconds_total = c.tick_seconds_total + excluded.tick_seconds_total
     )
     SELECT count(*) INTO n FROM d;
+    END IF;
     total := total + n; left_rows := left_rows - n;
     -- ticket history of rosters that are not waiting
     IF left_rows > 0 THEN
