@@ -297,7 +297,8 @@ q -c "SELECT mm.leave_player(831)" -c "SELECT mm.drop_queue('lp_strict')" -c "SE
 check "drop_queue keeps the history (the name free again); keep_history => false deletes it whole" \
 	"SELECT count(*) = 1 AND bool_and(dropped_at IS NOT NULL) FROM mm.queue WHERE name = 'lp_strict'"
 before=$(q -c "SELECT count(*) FROM mm.tick_log")
-check "purge trims the history of every queue on every shard" "SELECT mm.purge('0 seconds', 100000) > 0"
+# (the NOTICE of the live matches purge keeps is not the answer)
+check "purge trims the history of every queue on every shard" "SET client_min_messages = warning; SELECT mm.purge('0 seconds', 100000) > 0"
 check "the tick log is shorter and the dropped queue, with no history left, is gone" \
 	"SELECT (SELECT count(*) = 0 FROM mm.queue WHERE name = 'lp_strict') AND (SELECT count(*) < $before FROM mm.tick_log)"
 
