@@ -495,9 +495,9 @@ take_match(Replay *rp, TimestampTz t, const MmMatch *mt, MmRoster *arr, WhatifRo
 
 		/* the roster's latency to the match's region, if it gave one */
 		if (mt->region >= 0 && x->lat != NULL)
-			for (int k = 0; k < x->nlat; k++)
-				if (x->lat_region[k] == mt->region && isfinite(x->lat[k]))
-					lat = x->lat[k];
+			for (int j = 0; j < x->nlat; j++)
+				if (x->lat_region[j] == mt->region && isfinite(x->lat[j]))
+					lat = x->lat[j];
 		outcome(rp, w, WI_MATCHED, Max(0, t - w->joined_at) / 1e6, lat, res->nmatches);
 	}
 	res->nmatches++;
