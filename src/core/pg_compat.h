@@ -61,4 +61,14 @@
 #define MM_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
+/*
+ * 17 moved a backend's local transaction id into its virtual transaction
+ * id (PGPROC.vxid.lxid; PGPROC.lxid before).
+ */
+#if PG_VERSION_NUM >= 170000
+#define MM_MY_LXID (MyProc->vxid.lxid)
+#else
+#define MM_MY_LXID (MyProc->lxid)
+#endif
+
 #endif							/* MM_PG_COMPAT_H */

@@ -37,7 +37,7 @@ mm_queues_distributed(void)
 	MmArgs		a;
 	bool		isnull;
 
-	if (checked_in == MyProc->lxid)
+	if (checked_in == MM_MY_LXID)
 		return distributed;
 	distributed = false;
 	if (OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
@@ -46,6 +46,6 @@ mm_queues_distributed(void)
 		mm_run(&a, true, SPI_OK_SELECT);
 		distributed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	}
-	checked_in = MyProc->lxid;
+	checked_in = MM_MY_LXID;
 	return distributed;
 }
