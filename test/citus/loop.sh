@@ -9,20 +9,7 @@
 # one failed.
 set -uo pipefail
 
-fail=0
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1"; fail=1; }
-q() { psql -X -q -At -d postgres -v ON_ERROR_STOP=1 "$@"; }
-check() {
-	local got
-	got=$(q -c "$2" 2>&1)
-	if [ "$got" = t ]; then
-		ok "$1"
-	else
-		notok "$1"
-		echo "$got" | sed 's/^/#   /' | head -10
-	fi
-}
+. test/citus/checks.sh
 # refused NAME SQL TEXT: the statement fails with an error containing TEXT.
 refused() {
 	local err

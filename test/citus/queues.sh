@@ -13,20 +13,7 @@
 # nothing was lost. pg_cron on the coordinator ticks every queue.
 set -uo pipefail
 
-fail=0
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1"; fail=1; }
-q() { psql -X -q -At -d postgres -v ON_ERROR_STOP=1 "$@"; }
-check() {
-	local got
-	got=$(q -c "$2" 2>&1)
-	if [ "$got" = t ]; then
-		ok "$1"
-	else
-		notok "$1"
-		echo "$got" | sed 's/^/#   /' | head -10
-	fi
-}
+. test/citus/checks.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
