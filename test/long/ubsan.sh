@@ -32,7 +32,7 @@ echo "ok - a private copy of PostgreSQL in $work/pg"
 # the worktree's objects are never the instrumented ones).
 mkdir -p "$work/src"
 cp -a "$MM_ROOT/Makefile" "$MM_ROOT/mm.control" "$MM_ROOT/src" "$MM_ROOT/sql" \
-	"$MM_ROOT/test" "$work/src/"
+	"$MM_ROOT/test" "$MM_ROOT/expected" "$work/src/"
 cd "$work/src"
 rm -rf test/node/node_modules
 ubsan="-fsanitize=undefined,float-divide-by-zero -fno-omit-frame-pointer"
