@@ -221,6 +221,14 @@ read_ticks(WhatifRecord *rec, Interval *every)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("every must be at least 100 milliseconds"),
 					 errhint("Replay at the queue's recorded tick times with every => NULL.")));
+		/* a cadence longer than the window is no cadence (and may not fit int64) */
+		if (step > (double) rec->until - (double) rec->since)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("every must not be longer than the window"),
+					 errdetail("every is %.0f seconds; the window from since to until, %.0f seconds.",
+							   step / USECS_PER_SEC, ((double) rec->until - (double) rec->since) / USECS_PER_SEC),
+					 errhint("Give a cadence such as '5 seconds', or every => NULL for the queue's recorded tick times.")));
 		/* the ticks of a cadence are counted, not kept */
 		n = ceil(((double) rec->until - (double) rec->since) / step);
 		if (n > PG_INT32_MAX)

@@ -193,6 +193,12 @@ SELECT * FROM mm.whatif('wi_live', :'since', now(), '{"no_such_key": 1}');
 SELECT * FROM mm.whatif('wi_live', :'since', now(), '[]');
 SELECT * FROM mm.whatif('wi_live', :'since', now(), '{}', accept_rate => 1.5);
 SELECT * FROM mm.whatif('wi_live', :'since', now(), '{}', every => '10 milliseconds');
+-- a cadence longer than the window (the fuzz suite's '178000000 years' overflowed int64
+-- microseconds and the replay read tick times it had not kept: a crash)
+\set VERBOSITY terse
+SELECT * FROM mm.whatif('wi_live', :'since', now(), '{}', every => '178000000 years');
+SELECT * FROM mm.whatif('wi_live', now() - interval '1 minute', now(), '{}', every => '2 minutes');
+\set VERBOSITY default
 SELECT * FROM mm.whatif('wi_live', '2001-01-01', '2001-01-02');
 SELECT * FROM mm.whatif_compare('wi_live', :'since', now(), ARRAY[NULL]::jsonb[]);
 SELECT * FROM mm.whatif_compare('wi_live', :'since', now(), ARRAY[['{}']]::jsonb[]);
