@@ -54,14 +54,17 @@ CREATE TABLE quality_config (shape text, config text, qcfg jsonb, recommended bo
 INSERT INTO quality_config (shape, config, qcfg)
 SELECT s.shape, f.model, jsonb_build_object('rating', jsonb_build_object('model', f.model))
 FROM quality_shape s, (VALUES ('openskill'), ('glicko2'), ('elo')) f(model);
--- the recommended configs (docs/benchmarks.md, "Match quality"): Glicko-2
--- with a new player's rd at the spread of this game's ratings on its team
--- likelihood's scale (see teardown.sh's table of candidates)
+-- the recommended configs (docs/benchmarks.md, "Match quality"): the
+-- candidate that came closest to the offline fit at 10 games and beyond on
+-- a season played with the earlier recommendation (teardown.sh's table of
+-- candidates): Glicko-2 with a new player's rd at the spread of this game's
+-- ratings on its team likelihood's scale for the two-team shapes, and
+-- OpenSkill's defaults (Plackett-Luce) for the free-for-all
 INSERT INTO quality_config VALUES
     ('duel', 'recommended', '{"rating": {"model": "glicko2", "options": {"rd": 90}}}', true),
-    ('3v3', 'recommended', '{"rating": {"model": "glicko2", "options": {"rd": 260}}}', true),
+    ('3v3', 'recommended', '{"rating": {"model": "glicko2", "options": {"rd": 600}}}', true),
     ('5v5', 'recommended', '{"rating": {"model": "glicko2", "options": {"rd": 430}}}', true),
-    ('ffa8', 'recommended', '{"rating": {"model": "glicko2", "options": {"rd": 90}}}', true),
+    ('ffa8', 'recommended', '{"rating": {"model": "openskill"}}', true),
     -- GW2's teams, for the fairness gap; and a fairness limit that relaxes
     ('3v3', 'glicko2 gw2 split', '{"split": "gw2", "rating": {"model": "glicko2"}}', false),
     ('3v3', 'glicko2 balance', '{"rating": {"model": "glicko2"}, "rules": [{"type": "balance", "max_favourite": 0.6,
@@ -240,8 +243,17 @@ INSERT INTO quality_candidate VALUES
     ('glicko2 rd 200', 'glicko2', '{"rd": 200}', 6),
     ('glicko2 rd 260', 'glicko2', '{"rd": 260}', 7),
     ('glicko2 rd 430', 'glicko2', '{"rd": 430}', 8),
-    ('elo', 'elo', '{}', 9),
-    ('elo k 16', 'elo', '{"k": 16}', 10);
+    ('glicko2 rd 600', 'glicko2', '{"rd": 600}', 9),
+    ('elo', 'elo', '{}', 10),
+    ('elo k 16', 'elo', '{"k": 16}', 11),
+    -- the truth's own scale: Gumbel noise of scale 2 per team is, at two
+    -- teams, Bradley-Terry with c = 2, so beta = sqrt(2) on the skill's
+    -- unit (11.8 on OpenSkill's, sigma 25/3 = 1) and a drift of 0.04 per
+    -- game is tau 0.33; Plackett-Luce's c grows with the teams, so at 8
+    -- teams beta = sqrt(1/2) (5.9)
+    ('openskill beta 5.9 tau 0.33', 'openskill', '{"beta": 5.893, "tau": 0.333}', 12),
+    ('openskill thurstone-mosteller beta 8 sigma 12', 'openskill',
+     '{"model": "thurstone_mosteller_full", "beta": 8, "tau": 0.333, "sigma": 12}', 13);
 CREATE TABLE quality_candidate_rating (shape text, label text, match_no int, player_id bigint, rating float8,
                                        PRIMARY KEY (shape, label, match_no, player_id));
 CREATE PROCEDURE quality_candidates(shape text)
