@@ -39,10 +39,15 @@ season() {
 compare() {
 	local phase=$1 what=$2 t a b n total tables
 	for t in queue roster queued_player match ended_roster ticket_event tick_log match_accept queue_dodge backfill \
-		match_result match_result_player odds_calibration odds_result ratings rating_period_game dishonor_players; do
+		match_result match_result_player odds_calibration odds_result ratings rating_period_game dishonor_players \
+		queue_event feed; do
 		a=$(grep "^$t: " "$work/tables_${phase}_$single.out")
 		b=$(grep "^$t: " "$work/tables_${phase}_postgres.out")
 		n=$(echo -n "$a" | grep -c .)
+		if [ "$t" = feed ] || [ "$t" = queue_event ]; then
+			# the feed is compared only where the single node has one
+			[ -n "$a" ] || { notok "mm.$t $what: the single node has events to compare"; continue; }
+		fi
 		if [ "$a" = "$b" ]; then
 			ok "mm.$t $what: the same $n rows on one node and on Citus"
 		else
