@@ -499,6 +499,7 @@ BEGIN
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.roster_arrival a WHERE a.queue_id = id;
         DELETE FROM mm.queue_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue_event_position p WHERE p.queue_id = id;
         DELETE FROM mm.queue_counters c WHERE c.queue_id = id;
         DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;

@@ -87,5 +87,8 @@ if [ "$(cat "$work/waited")" = "queued {730001}" ] && [ $(($(date +%s) - start))
 else
 	notok "mm.events waiting on the coordinator returns an enqueue made after it began (got: $(head -3 "$work/waited"))"
 fi
-q -c "SELECT mm.drop_queue('ev_load')" >/dev/null 2>&1
+q -c "SELECT mm.drop_queue('ev_load', keep_history => false)" >/dev/null 2>&1
+check "drop_queue without its history deletes the queue's events and its last id" \
+	"SELECT NOT EXISTS (SELECT FROM mm.queue_event WHERE queue_id = $qid)
+	    AND NOT EXISTS (SELECT FROM mm.queue_event_position WHERE queue_id = $qid)"
 exit $fail
