@@ -499,6 +499,7 @@ BEGIN
         DELETE FROM mm.ticket_event e WHERE e.queue_id = id;
         DELETE FROM mm.roster_arrival a WHERE a.queue_id = id;
         DELETE FROM mm.queue_event e WHERE e.queue_id = id;
+        DELETE FROM mm.queue_event_position p WHERE p.queue_id = id;
         DELETE FROM mm.queue_counters c WHERE c.queue_id = id;
         DELETE FROM mm.queue_dodge d WHERE d.queue_id = id;
         DELETE FROM mm.queue q WHERE q.queue_id = id;
@@ -853,10 +854,9 @@ BEGIN
            nullif(r.latencies, '{}')
     FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.roster_id = id;
     -- the queue's event feed (mm.events)
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
-        VALUES (q.queue_id, 'queued', id, players, jsonb_build_object('joined_at', joined_at));
-    END IF;
+    INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
+    VALUES (q.queue_id, 'queued', id, players, jsonb_build_object('joined_at', joined_at));
+    PERFORM mm._number_events(q.queue_id);  -- on Citus: the queue's own order
     -- on Citus the key above holds per queue: hold the players cluster-wide
     IF distributed THEN
         PERFORM mm._hold_players(q.queue_id, id, players, queue, NOT (cfg ->> 'requeue_while_in_match')::boolean);
@@ -915,16 +915,18 @@ BEGIN
                    _end_rosters.reason
             FROM p
         ), ev AS (
-            -- the queue's event feed (mm.events): one per roster (not
-            -- written on Citus yet)
+            -- the queue's event feed (mm.events): one per roster
             INSERT INTO mm.queue_event (queue_id, at, kind, roster_id, player_ids, detail)
             SELECT _end_rosters.queue_id, _end_rosters.at,
                    CASE _end_rosters.status WHEN 'expired' THEN 'expired' ELSE 'left' END, p.roster_id,
                    array_agg(p.player_id ORDER BY p.player_id),
                    jsonb_build_object('reason', coalesce(_end_rosters.reason, 'leave'))
-            FROM p WHERE NOT distributed GROUP BY p.roster_id ORDER BY p.roster_id
+            FROM p GROUP BY p.roster_id ORDER BY p.roster_id
         )
         SELECT r.roster_id FROM r;
+        IF distributed THEN
+            PERFORM mm._number_events(_end_rosters.queue_id);  -- on Citus: the queue's own order
+        END IF;
         RETURN;
     END IF;
     -- rosters of any queues: each queue's in turn, in queue order (their
@@ -1008,10 +1010,9 @@ BEGIN
     WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
     VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
-        VALUES (q, 'left', roster_id, ARRAY[player_id], '{"reason": "remove_player", "roster_stays": true}');
-    END IF;
+    INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
+    VALUES (q, 'left', roster_id, ARRAY[player_id], '{"reason": "remove_player", "roster_stays": true}');
+    PERFORM mm._number_events(q);  -- on Citus: the queue's own order
     RETURN true;
 END
 $$;
@@ -1727,9 +1728,8 @@ BEGIN
                   HINT = 'A late mm.report_result of one of them is refused (55000).';
     END IF;
     -- the queues' event feeds, older than mm.event_retention (counted on in
-    -- mm.queue_counters)
-    -- (none on Citus, where the feed is not written yet)
-    n := CASE WHEN mm._queues_distributed() THEN 0 ELSE mm._purge_events(left_rows) END;
+    -- mm.queue_counters; on Citus queue by queue, each on its shard)
+    n := CASE WHEN mm._queues_distributed() THEN mm._purge_events_citus(left_rows) ELSE mm._purge_events(left_rows) END;
     total := total + n; left_rows := left_rows - n;
     -- the tick log (its ticks counted on in mm.queue_counters; on Citus,
     -- where the feed and its counters are not kept yet, only deleted)

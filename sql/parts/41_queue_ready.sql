@@ -145,19 +145,18 @@ BEGIN
 
     -- the queue's event feed (mm.events): every player of the match, the
     -- rosters and players that go back to the queue, the dodgers
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, at, kind, match_id, player_ids, detail)
-        SELECT m.queue_id, _dissolve_match.at, 'dissolved', m.match_id, array_agg(u.p ORDER BY mr.roster_id, u.o),
-               jsonb_build_object('reason', CASE _dissolve_match.reason WHEN 'accept_timeout' THEN 'timeout'
-                                                                       ELSE _dissolve_match.reason END,
-                                  'requeued_rosters', to_jsonb(back),
-                                  'requeued_players', coalesce(jsonb_agg(u.p ORDER BY u.p) FILTER (WHERE mr.roster_id = ANY (back)),
-                                                               '[]'),
-                                  'dodgers', to_jsonb(dodged))
-        FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
-        WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
-        HAVING count(*) > 0;
-    END IF;
+    INSERT INTO mm.queue_event (queue_id, at, kind, match_id, player_ids, detail)
+    SELECT m.queue_id, _dissolve_match.at, 'dissolved', m.match_id, array_agg(u.p ORDER BY mr.roster_id, u.o),
+           jsonb_build_object('reason', CASE _dissolve_match.reason WHEN 'accept_timeout' THEN 'timeout'
+                                                                   ELSE _dissolve_match.reason END,
+                              'requeued_rosters', to_jsonb(back),
+                              'requeued_players', coalesce(jsonb_agg(u.p ORDER BY u.p) FILTER (WHERE mr.roster_id = ANY (back)),
+                                                           '[]'),
+                              'dodgers', to_jsonb(dodged))
+    FROM mm.match_roster mr, unnest(mr.players) WITH ORDINALITY AS u(p, o)
+    WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id
+    HAVING count(*) > 0;
+    PERFORM mm._number_events(m.queue_id);  -- on Citus: the queue's own order
 
     -- the match gives its rosters up (a roster is in at most one match):
     -- back to the queue in the same row, with the same id, place and
@@ -351,6 +350,8 @@ DECLARE
     m mm.match := r.m;
     players int;
     accepted int;
+    ids bigint[];
+    detail jsonb;
 BEGIN
     IF m.status = 'dissolved' THEN
         RAISE EXCEPTION 'match % was dissolved', match_id
@@ -373,10 +374,9 @@ BEGIN
     IF FOUND THEN
         INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)
         VALUES (r.roster_id, accept.player_id, 'accepted', now(), m.queue_id, m.match_id);
-        IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-            INSERT INTO mm.queue_event (queue_id, kind, match_id, roster_id, player_ids)
-            VALUES (m.queue_id, 'accepted', m.match_id, r.roster_id, ARRAY[accept.player_id]);
-        END IF;
+        INSERT INTO mm.queue_event (queue_id, kind, match_id, roster_id, player_ids)
+        VALUES (m.queue_id, 'accepted', m.match_id, r.roster_id, ARRAY[accept.player_id]);
+        PERFORM mm._number_events(m.queue_id);  -- on Citus: the queue's own order
     END IF;
     SELECT sum(cardinality(mr.players)) INTO players FROM mm.match_roster mr
     WHERE mr.queue_id = m.queue_id AND mr.match_id = m.match_id;
@@ -394,15 +394,17 @@ BEGIN
     ORDER BY mr.roster_id, u.p;
     -- the queue's event feed (mm.events): the players, the rosters and
     -- their waits (the wait histogram of mm.queue_metrics)
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids, detail)
-        SELECT m.queue_id, 'matched', m.match_id,
-               ARRAY(SELECT u.p FROM mm.match_roster x, unnest(x.players) WITH ORDINALITY AS u(p, o)
-                     WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id ORDER BY x.roster_id, u.o),
-               jsonb_build_object('rosters', jsonb_agg(x.roster_id ORDER BY x.roster_id),
-                                  'waits', jsonb_agg(round(extract(epoch FROM x.waited), 3) ORDER BY x.roster_id))
-        FROM mm.roster x WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
-    END IF;
+    -- (read first, then written: Citus runs neither a subquery beside an
+    -- aggregate nor a join of a view in an INSERT ... SELECT on a shard)
+    ids := ARRAY(SELECT u.p FROM mm.match_roster x, unnest(x.players) WITH ORDINALITY AS u(p, o)
+                 WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id ORDER BY x.roster_id, u.o);
+    SELECT jsonb_build_object('rosters', jsonb_agg(x.roster_id ORDER BY x.roster_id),
+                              'waits', jsonb_agg(round(extract(epoch FROM x.waited), 3) ORDER BY x.roster_id))
+    INTO detail
+    FROM mm.roster x WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
+    INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids, detail)
+    VALUES (m.queue_id, 'matched', m.match_id, ids, detail);
+    PERFORM mm._number_events(m.queue_id);  -- on Citus: the queue's own order
     -- the payload's head as the tick's (the name only when its JSON is
     -- short enough: a queue of 0.1.0 may have any name)
     PERFORM mm._notify('mm_queue_' || m.queue_id,
@@ -435,10 +437,9 @@ BEGIN
                   HINT = 'A player who leaves a match that started deserted it: name the player in the desertions of mm.report_result.';
     END IF;
     PERFORM mm._dodge_reason_warning(m.queue_id, ARRAY[m.match_id]);
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, kind, match_id, roster_id, player_ids)
-        VALUES (m.queue_id, 'declined', m.match_id, r.roster_id, ARRAY[player_id]);
-    END IF;
+    INSERT INTO mm.queue_event (queue_id, kind, match_id, roster_id, player_ids)
+    VALUES (m.queue_id, 'declined', m.match_id, r.roster_id, ARRAY[player_id]);
+    PERFORM mm._number_events(m.queue_id);  -- on Citus: the queue's own order
     -- after the end of the ready check everyone who did not accept dodged
     IF now() < m.accept_until THEN
         PERFORM mm._dissolve_match(m.queue_id, m.match_id, ARRAY[player_id], 'declined', now());

@@ -148,17 +148,16 @@ BEGIN
     VALUES (m.queue_id, m.match_id, request_backfill.team, request_backfill.players, request_backfill.roles)
     RETURNING backfill.backfill_id INTO id;
     -- the queue's event feed (mm.events): the match's players
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids, detail)
-        SELECT m.queue_id, 'backfill_requested', m.match_id, x.players,
-               jsonb_build_object('backfill_id', id, 'team', request_backfill.team, 'players', request_backfill.players,
-                                  'roles', to_jsonb(request_backfill.roles))
-        FROM (SELECT ARRAY(SELECT qp.player_id FROM mm.roster r
-                           JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
-                           WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND NOT qp.requeued
-                           ORDER BY r.roster_id, qp.seat) AS players) x
-        WHERE cardinality(x.players) > 0;
-    END IF;
+    INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids, detail)
+    SELECT m.queue_id, 'backfill_requested', m.match_id, x.players,
+           jsonb_build_object('backfill_id', id, 'team', request_backfill.team, 'players', request_backfill.players,
+                              'roles', to_jsonb(request_backfill.roles))
+    FROM (SELECT ARRAY(SELECT qp.player_id FROM mm.roster r
+                       JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
+                       WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND NOT qp.requeued
+                       ORDER BY r.roster_id, qp.seat) AS players) x
+    WHERE cardinality(x.players) > 0;
+    PERFORM mm._number_events(m.queue_id);  -- on Citus: the queue's own order
     RETURN id;
 END
 $$;

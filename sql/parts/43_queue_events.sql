@@ -53,6 +53,98 @@ COMMENT ON COLUMN mm.queue_event.detail IS 'what the kind tells more (docs/queue
 SELECT pg_catalog.pg_extension_config_dump('mm.queue_event', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.queue_event_id_seq', '');
 
+-- The feed on Citus (mm.citus_distribute_queues): mm.queue_event is
+-- distributed by queue_id beside the queue's rosters, and its writers run
+-- on the queue's worker (a delegated call) or on the coordinator (a call
+-- routed statement by statement), each node drawing from its own sequence:
+-- a global id would not follow commit order there, and the sequence's lock
+-- that mm.events waits for on one node is taken on another. So on Citus a
+-- queue's events are numbered per queue instead: written with a
+-- placeholder id (the negated draw of the node's sequence, below zero,
+-- never read by mm.events), then renumbered at once by mm._number_events
+-- after the queue's last number, kept in the queue's row of
+-- mm.queue_event_position, which the renumbering locks until its
+-- transaction ends. The writers of one queue's events therefore commit one
+-- after another, each numbering after the last committed: ids of a queue
+-- grow in commit order, and a reader's snapshot of the queue's shard sees
+-- every event up to the largest id it sees. A single node keeps the global
+-- sequence (and the wait of mm.events); this table stays empty there.
+-- @access admin, analyst
+CREATE TABLE mm.queue_event_position (
+    queue_id      int NOT NULL,
+    last_event_id bigint NOT NULL,
+    CONSTRAINT queue_event_position_pkey PRIMARY KEY (queue_id),
+    CONSTRAINT queue_event_position_last_check CHECK (last_event_id >= 0)
+);
+COMMENT ON TABLE mm.queue_event_position IS
+    'on Citus (mm.citus_distribute_queues), each queue''s last event id in mm.queue_event, distributed by queue_id beside it: the writers of a queue''s events lock its row to number them, so that a queue''s event ids grow in commit order; empty on a single node, where the ids come from mm.queue_event_id_seq';
+SELECT pg_catalog.pg_extension_config_dump('mm.queue_event_position', '');
+
+-- Number the events this transaction has just written for a queue (those
+-- with a placeholder id below zero, in the order they were written) after
+-- the queue's last event id, under the lock of its row. Nothing on a single
+-- node.
+-- @access internal
+CREATE FUNCTION mm._number_events(queue_id int)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    base bigint;
+    n bigint;
+BEGIN
+    IF NOT mm._queues_distributed() THEN
+        RETURN;
+    END IF;
+    INSERT INTO mm.queue_event_position AS p (queue_id, last_event_id) VALUES (_number_events.queue_id, 0)
+    ON CONFLICT ON CONSTRAINT queue_event_position_pkey DO UPDATE SET last_event_id = p.last_event_id
+    RETURNING p.last_event_id INTO base;
+    UPDATE mm.queue_event e SET event_id = base + x.n
+    FROM (SELECT y.event_id, row_number() OVER (ORDER BY y.event_id DESC) AS n
+          FROM mm.queue_event y WHERE y.queue_id = _number_events.queue_id AND y.event_id < 0) x
+    WHERE e.queue_id = _number_events.queue_id AND e.event_id = x.event_id;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN
+        UPDATE mm.queue_event_position p SET last_event_id = base + n WHERE p.queue_id = _number_events.queue_id;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION mm._number_events IS
+    'internal (Citus): give the events this transaction wrote for a queue with a placeholder id (below zero) the queue''s next ids, in the order written, locking the queue''s row of mm.queue_event_position until the transaction ends; nothing on a single node';
+
+-- Events older than mm.event_retention on Citus, queue by queue, each
+-- statement on the queue's shard, oldest first, at most max_rows in all.
+-- mm.queue_counters, a table of the coordinator, is not kept there: the
+-- counters of mm.queue_metrics count the events kept.
+-- @access internal
+CREATE FUNCTION mm._purge_events_citus(max_rows int)
+RETURNS int
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    cutoff timestamptz := now() - mm._event_retention();
+    q int;
+    k int;
+    n int := 0;
+BEGIN
+    FOR q IN SELECT x.queue_id FROM mm.queue x ORDER BY x.queue_id LOOP
+        EXIT WHEN n >= max_rows;
+        DELETE FROM mm.queue_event e
+        WHERE e.queue_id = q
+          AND e.event_id IN (SELECT y.event_id FROM mm.queue_event y
+                             WHERE y.queue_id = q AND y.event_id > 0 AND y.at < cutoff
+                             ORDER BY y.event_id LIMIT max_rows - n);
+        GET DIAGNOSTICS k = ROW_COUNT;
+        n := n + k;
+    END LOOP;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mm._purge_events_citus IS
+    'internal (mm.purge on Citus): delete events older than mm.event_retention, queue by queue on its shard, each queue''s oldest first, at most max_rows in all; returns how many it deleted';
+
 -- @access service, admin, analyst; definer
 CREATE FUNCTION mm.events(queue text, after bigint DEFAULT 0, max_events int DEFAULT 1000,
                           max_wait interval DEFAULT '0')

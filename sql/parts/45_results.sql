@@ -498,6 +498,7 @@ SET search_path = mm, pg_catalog, pg_temp
 AS $$
 DECLARE
     n int;
+    reported boolean;
 BEGIN
     WITH p AS MATERIALIZED (
         SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
@@ -526,16 +527,18 @@ BEGIN
     SELECT count(*)::int INTO n FROM i;
     -- the queue's event feed (mm.events): reported or abandoned, every
     -- player who played it
-    IF NOT mm._queues_distributed() THEN  -- the feed is not written on Citus yet
-        INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids)
-        SELECT e.queue_id, CASE r.status WHEN 'abandoned' THEN 'abandoned' ELSE 'reported' END, e.match_id,
-               array_agg(u.p ORDER BY e.roster_id, u.o)
-        FROM mm.ended_roster e
-        CROSS JOIN LATERAL unnest(e.players) WITH ORDINALITY AS u(p, o)
-        LEFT JOIN mm.match_result r ON r.queue_id = e.queue_id AND r.match_id = e.match_id
-        WHERE e.match_id = _end_match_rosters.match_id AND e.queue_id = _end_match_rosters.queue_id
-        GROUP BY e.queue_id, e.match_id, r.status;
-    END IF;
+    -- (the result read first: Citus cannot push an INSERT ... SELECT joining
+    -- it down to the shard)
+    reported := coalesce((SELECT r.status <> 'abandoned' FROM mm.match_result r
+                          WHERE r.queue_id = _end_match_rosters.queue_id AND r.match_id = _end_match_rosters.match_id), true);
+    INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids)
+    SELECT e.queue_id, CASE WHEN reported THEN 'reported' ELSE 'abandoned' END, e.match_id,
+           array_agg(u.p ORDER BY e.roster_id, u.o)
+    FROM mm.ended_roster e
+    CROSS JOIN LATERAL unnest(e.players) WITH ORDINALITY AS u(p, o)
+    WHERE e.match_id = _end_match_rosters.match_id AND e.queue_id = _end_match_rosters.queue_id
+    GROUP BY e.queue_id, e.match_id;
+    PERFORM mm._number_events(_end_match_rosters.queue_id);  -- on Citus: the queue's own order
     RETURN n;
 END
 $$;

@@ -408,7 +408,8 @@ BEGIN
     -- lock 0x6d6d0003, beside the ticks' 0x6d6d0001 and 0x6d6d0002)
     PERFORM pg_catalog.pg_advisory_xact_lock(1835859971, 0);
     FOREACH s IN ARRAY ARRAY['mm.roster_id_seq', 'mm.roster_position_seq', 'mm.match_id_seq',
-                             'mm.tick_id_seq', 'mm.ticket_event_id_seq', 'mm.backfill_id_seq'] LOOP
+                             'mm.tick_id_seq', 'mm.ticket_event_id_seq', 'mm.backfill_id_seq',
+                             'mm.queue_event_id_seq'] LOOP
         CONTINUE WHEN EXISTS (SELECT FROM pg_catalog.pg_sequence q
                               WHERE q.seqrelid = s::regclass AND q.seqmin = lo AND q.seqmax = hi);
         IF g = 0 THEN
@@ -506,6 +507,9 @@ BEGIN
     CREATE INDEX match_match_id_idx ON mm.match (match_id);
     CREATE INDEX ended_roster_roster_idx ON mm.ended_roster (roster_id);
     CREATE INDEX backfill_backfill_id_idx ON mm.backfill (backfill_id);
+    -- the feed's events are written with a placeholder id below zero, then
+    -- numbered per queue (mm._number_events)
+    ALTER TABLE mm.queue_event ALTER COLUMN event_id SET DEFAULT -nextval('mm.queue_event_id_seq');
     RETURN true;
 END
 $$;
@@ -644,7 +648,7 @@ BEGIN
                    'mm.roster', 'queue_id', shard_count);
     FOREACH t IN ARRAY ARRAY['mm.queued_player', 'mm.match', 'mm.match_accept', 'mm.backfill', 'mm.ended_roster', 'mm.ticket_event', 'mm.tick_log',
                              'mm.odds_calibration', 'mm.odds_result', 'mm.match_result', 'mm.match_result_player',
-                             'mm.queue_dodge', 'mm.roster_arrival'] LOOP
+                             'mm.queue_dodge', 'mm.roster_arrival', 'mm.queue_event', 'mm.queue_event_position'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -654,7 +658,7 @@ BEGIN
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)',
                        t, 'player_id', 'mm.waiting_player');
     END LOOP;
-    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result, mm.match_result, mm.match_result_player, mm.queue_dodge, mm.roster_arrival';
+    RETURN NEXT 'distributed by queue_id, colocated: mm.roster, mm.queued_player, mm.match, mm.match_accept, mm.backfill, mm.ended_roster, mm.ticket_event, mm.tick_log, mm.odds_calibration, mm.odds_result, mm.match_result, mm.match_result_player, mm.queue_dodge, mm.roster_arrival, mm.queue_event, mm.queue_event_position';
     RETURN NEXT 'distributed by player_id, colocated: mm.waiting_player, mm.ratings, mm.rating_period_game';
 
     ALTER TABLE mm.roster ADD CONSTRAINT roster_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE;

@@ -596,6 +596,7 @@ ALTER TABLE mm.match ADD COLUMN model text;
 -- The event feed a pooled backend reads (mm.events) and the counters purge
 -- folds its old events into (mm.queue_metrics).
 -- @create mm.queue_event
+-- @create mm.queue_event_position
 -- @create mm.queue_counters
 
 -- ==== match quality: block lists, a player's own latency limit ====

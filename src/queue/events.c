@@ -69,6 +69,7 @@ enum
 	E_READ,
 	E_MATCHES,
 	E_BACKFILLED,
+	E_NUMBER,
 	E_COUNT
 };
 
@@ -94,16 +95,17 @@ static MmStatement statements[E_COUNT] = {
 	 * players in roster then party order, its rosters, the end of its ready
 	 * check (the same for every match of a tick), and (matched) each
 	 * roster's wait in seconds, which the wait histogram of
-	 * mm.queue_metrics counts. One grouping of the rosters, no join: no
-	 * plan can rescan one side per row of the other when the statistics
-	 * say the queue is empty.
+	 * mm.queue_metrics counts. The rosters' players by one join on the key
+	 * (no subquery per roster, which Citus would run on every shard), then
+	 * one grouping of the rosters.
 	 */
 	[E_MATCHES] = {
 		"WITH r AS MATERIALIZED ("
 		" SELECT r.match_id, r.roster_id, round(extract(epoch FROM r.waited), 3) AS waited,"
-		" ARRAY(SELECT qp.player_id FROM mm.queued_player qp"
-		"       WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id ORDER BY qp.seat) AS players"
-		" FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id = ANY ($match_ids)"
+		" array_agg(qp.player_id ORDER BY qp.seat) AS players"
+		" FROM mm.roster r JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id"
+		" WHERE r.queue_id = $queue_id AND r.match_id = ANY ($match_ids)"
+		" GROUP BY r.queue_id, r.match_id, r.roster_id, r.waited"
 		") INSERT INTO mm.queue_event (queue_id, at, kind, match_id, player_ids, detail)"
 		" SELECT $queue_id, $at, $kind, g.match_id, g.players,"
 		" CASE WHEN $kind = 'proposed'"
@@ -118,21 +120,29 @@ static MmStatement statements[E_COUNT] = {
 		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}, {"kind", TEXTOID}, {"at", TIMESTAMPTZOID},
 		 {"accept_until", TIMESTAMPTZOID}}
 	},
-	/* one event per backfill request the tick filled: the new players */
+	/*
+	 * one event per backfill request the tick filled: the new players (one
+	 * join on queue_id, no subquery in the target list, which Citus could
+	 * not run on the queue's shard)
+	 */
 	[E_BACKFILLED] = {
 		"INSERT INTO mm.queue_event (queue_id, at, kind, match_id, player_ids, detail)"
-		" SELECT $queue_id, $at, 'backfilled', b.match_id,"
-		" ARRAY(SELECT qp.player_id FROM mm.roster r"
-		"       JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id"
-		"       WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.backfill_id = b.backfill_id"
-		"       ORDER BY r.roster_id, qp.seat),"
-		" jsonb_build_object('backfill_id', b.backfill_id, 'team', b.team, 'rosters',"
-		"  (SELECT jsonb_agg(r.roster_id ORDER BY r.roster_id) FROM mm.roster r"
-		"   WHERE r.queue_id = $queue_id AND r.match_id = b.match_id AND r.backfill_id = b.backfill_id))"
+		" SELECT b.queue_id, $at, 'backfilled', b.match_id, array_agg(qp.player_id ORDER BY r.roster_id, qp.seat),"
+		" jsonb_build_object('backfill_id', b.backfill_id, 'team', b.team,"
+		"  'rosters', jsonb_agg(DISTINCT r.roster_id ORDER BY r.roster_id))"
 		" FROM mm.backfill b"
+		" JOIN mm.roster r ON r.queue_id = b.queue_id AND r.match_id = b.match_id AND r.backfill_id = b.backfill_id"
+		" JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id"
 		" WHERE b.queue_id = $queue_id AND b.status = 'filled' AND b.delivered_at IS NULL AND b.tick_id = $tick_id"
+		" GROUP BY b.queue_id, b.match_id, b.backfill_id, b.team"
 		" ORDER BY b.backfill_id",
 		{{"queue_id", INT4OID}, {"tick_id", INT8OID}, {"at", TIMESTAMPTZOID}}
+	},
+
+	/* on Citus: the events just written numbered in the queue's order */
+	[E_NUMBER] = {
+		"SELECT mm._number_events($queue_id)",
+		{{"queue_id", INT4OID}}
 	},
 };
 
@@ -216,6 +226,7 @@ mm_events(PG_FUNCTION_ARGS)
 	TimestampTz deadline;
 	Oid			seq;
 	int32		queue_id;
+	bool		distributed;
 	MmArgs		a;
 
 	mm_args_not_null(fcinfo, 0);
@@ -253,6 +264,7 @@ mm_events(PG_FUNCTION_ARGS)
 	seq = get_relname_relid("queue_event_id_seq", get_namespace_oid("mm", false));
 	if (!OidIsValid(seq))
 		elog(ERROR, "sequence mm.queue_event_id_seq is missing");
+	distributed = mm_queues_distributed();
 
 	for (;;)
 	{
@@ -261,7 +273,12 @@ mm_events(PG_FUNCTION_ARGS)
 		long		sleep_ms;
 
 		CHECK_FOR_INTERRUPTS();
-		upto = feed_horizon(seq, after);
+		/*
+		 * On Citus a queue's ids grow in commit order (mm._number_events):
+		 * one read of the queue's shard sees every event up to the last it
+		 * sees, and no horizon is needed.
+		 */
+		upto = distributed ? PG_INT64_MAX : feed_horizon(seq, after);
 		if (upto > after)
 		{
 			/* a new snapshot (not read-only): sees every event up to upto */
@@ -286,7 +303,8 @@ mm_events(PG_FUNCTION_ARGS)
 			}
 			SPI_freetuptable(SPI_tuptable);
 			/* nothing of this queue up to upto: the next look starts there */
-			after = upto;
+			if (!distributed)
+				after = upto;
 		}
 		now = GetCurrentTimestamp();
 		if (now >= deadline)
@@ -313,6 +331,23 @@ mm_event_retention(PG_FUNCTION_ARGS)
 }
 
 /*
+ * On Citus, number the events just written for a queue in the queue's own
+ * order (mm._number_events, sql/parts/43_queue_events.sql); nothing on a
+ * single node, where the sequence numbers them. Inside SPI.
+ */
+static void
+number_events(int32 queue_id)
+{
+	MmArgs		a;
+
+	if (!mm_queues_distributed())
+		return;
+	mm_args_begin(&a, &statements[E_NUMBER]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_run(&a, false, SPI_OK_SELECT);
+}
+
+/*
  * Write the events of the matches a tick made at "at" ("proposed" with a
  * ready check of accept_timeout_s seconds, "matched" without, 0); ids <= 0
  * are matches it dropped. Inside SPI.
@@ -326,9 +361,6 @@ mm_events_matches(int32 queue_id, const int64 *ids, int n, double accept_timeout
 	int			nmade = 0;
 	MmArgs		a;
 
-	/* on Citus the feed is not written yet (docs/scaling.md) */
-	if (mm_queues_distributed())
-		return;
 	for (int m = 0; m < n; m++)
 		if (ids[m] > 0)
 			made[nmade++] = ids[m];
@@ -341,6 +373,7 @@ mm_events_matches(int32 queue_id, const int64 *ids, int n, double accept_timeout
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
 	mm_arg(&a, "accept_until", TimestampTzGetDatum(at + (int64) (accept_timeout_s * USECS_PER_SEC)));
 	mm_run(&a, false, SPI_OK_INSERT);
+	number_events(queue_id);
 }
 
 /* Write the events of the backfill requests tick "tick_id" filled. Inside SPI. */
@@ -349,12 +382,11 @@ mm_events_backfilled(int32 queue_id, int64 tick_id, TimestampTz at)
 {
 	MmArgs		a;
 
-	/* on Citus the feed is not written yet (docs/scaling.md) */
-	if (mm_queues_distributed())
-		return;
 	mm_args_begin(&a, &statements[E_BACKFILLED]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
 	mm_run(&a, false, SPI_OK_INSERT);
+	if (SPI_processed > 0)
+		number_events(queue_id);
 }

@@ -4,8 +4,9 @@
 # season (test/citus/season.sql) on a single node (a database of the
 # coordinator's server without Citus) and on the Citus cluster, then every
 # table of mm compared, row for row, modulo ids and the times of the wall
-# clock (test/citus/season_tables.sql says how). TAP lines; exit 1 when one
-# failed.
+# clock (test/citus/season_tables.sql says how), and each live queue's event
+# feed as mm.events returns it through the coordinator, event by event in
+# its order. TAP lines; exit 1 when one failed.
 set -uo pipefail
 
 fail=0
@@ -37,16 +38,24 @@ season() {
 }
 # compare PHASE WHAT: every table, row for row
 compare() {
-	local phase=$1 what=$2 t a b n total tables
+	local phase=$1 what=$2 t a b n total tables label
 	for t in queue roster queued_player match ended_roster ticket_event tick_log match_accept queue_dodge backfill \
-		match_result match_result_player odds_calibration odds_result ratings rating_period_game dishonor_players; do
+		match_result match_result_player odds_calibration odds_result ratings rating_period_game dishonor_players \
+		queue_event feed; do
 		a=$(grep "^$t: " "$work/tables_${phase}_$single.out")
 		b=$(grep "^$t: " "$work/tables_${phase}_postgres.out")
 		n=$(echo -n "$a" | grep -c .)
+		label=mm.$t
+		if [ "$t" = feed ] || [ "$t" = queue_event ]; then
+			# each queue's feed as mm.events returns it, and the table: only
+			# where the single node has events to compare
+			[ "$t" = feed ] && label="each queue's feed (mm.events)"
+			[ -n "$a" ] || { notok "$label $what: the single node has events to compare"; continue; }
+		fi
 		if [ "$a" = "$b" ]; then
-			ok "mm.$t $what: the same $n rows on one node and on Citus"
+			ok "$label $what: the same $n rows on one node and on Citus"
 		else
-			notok "mm.$t $what: the same rows on one node and on Citus"
+			notok "$label $what: the same rows on one node and on Citus"
 			diff <(echo "$a") <(echo "$b") | head -8 | sed 's/^/#   /'
 		fi
 	done

@@ -29,6 +29,11 @@ CREATE TEMP TABLE s_match_result AS SELECT * FROM mm.match_result WHERE queue_id
 CREATE TEMP TABLE s_match_result_player AS SELECT * FROM mm.match_result_player WHERE queue_id IN (SELECT queue_id FROM s_queue);
 CREATE TEMP TABLE s_odds_calibration AS SELECT * FROM mm.odds_calibration WHERE queue_id IN (SELECT queue_id FROM s_queue);
 CREATE TEMP TABLE s_odds_result AS SELECT * FROM mm.odds_result WHERE queue_id IN (SELECT queue_id FROM s_queue);
+CREATE TEMP TABLE s_queue_event AS SELECT * FROM mm.queue_event WHERE queue_id IN (SELECT queue_id FROM s_queue);
+-- the feed of each live queue as a backend reads it (mm.events), in its order
+CREATE TEMP TABLE s_feed AS
+SELECT q.queue_id, e.* FROM s_queue q CROSS JOIN LATERAL mm.events(q.name, 0, 10000) WITH ORDINALITY e
+WHERE q.dropped_at IS NULL;
 CREATE TEMP TABLE s_ratings AS SELECT * FROM mm.ratings WHERE player_id BETWEEN 300001 AND 300999;
 CREATE TEMP TABLE s_rating_period_game AS SELECT * FROM mm.rating_period_game WHERE player_id BETWEEN 300001 AND 300999;
 CREATE TEMP TABLE s_dishonor_players AS SELECT * FROM mm.dishonor_players WHERE player_id BETWEEN 300001 AND 300999;
@@ -116,4 +121,22 @@ INSERT INTO s_out
 SELECT 'rating_period_game: ' || concat_ws(' | ', x.key, x.player_id, x.opponent_id, x.score) FROM s_rating_period_game x;
 INSERT INTO s_out
 SELECT 'dishonor_players: ' || concat_ws(' | ', x.player_id) FROM s_dishonor_players x;
+-- the event feed: each event by its place in its queue's order (ids differ),
+-- the ids it names as what they name, the times of the wall clock left out
+CREATE FUNCTION pg_temp.s_event_detail(q int, d jsonb) RETURNS text LANGUAGE sql AS $f$
+    SELECT concat_ws(' | ', d - '{rosters,requeued_rosters,backfill_id,joined_at,accept_until}'::text[],
+                     (SELECT string_agg(kr.k, ', ' ORDER BY x.o) FROM jsonb_array_elements_text(d -> 'rosters') WITH ORDINALITY x(r, o)
+                      JOIN k_roster kr ON kr.queue_id = q AND kr.roster_id = x.r::bigint),
+                     (SELECT string_agg(kr.k, ', ' ORDER BY x.o) FROM jsonb_array_elements_text(d -> 'requeued_rosters') WITH ORDINALITY x(r, o)
+                      JOIN k_roster kr ON kr.queue_id = q AND kr.roster_id = x.r::bigint))
+$f$;
+INSERT INTO s_out
+SELECT 'queue_event: ' || concat_ws(' | ', q.name, row_number() OVER (PARTITION BY x.queue_id ORDER BY x.event_id), x.kind,
+                                    km.k, kr.k, x.player_ids, pg_temp.s_event_detail(x.queue_id, x.detail))
+FROM s_queue_event x JOIN s_queue q USING (queue_id)
+LEFT JOIN k_match km USING (queue_id, match_id) LEFT JOIN k_roster kr USING (queue_id, roster_id);
+INSERT INTO s_out
+SELECT 'feed: ' || concat_ws(' | ', q.name, x.ordinality, x.kind, km.k, kr.k, x.player_ids, pg_temp.s_event_detail(x.queue_id, x.detail))
+FROM s_feed x JOIN s_queue q USING (queue_id)
+LEFT JOIN k_match km USING (queue_id, match_id) LEFT JOIN k_roster kr USING (queue_id, roster_id);
 SELECT line FROM s_out ORDER BY line COLLATE "C";

@@ -377,6 +377,7 @@ bash test/citus/loop.sh || fail=1
 bash test/citus/results.sh || fail=1
 bash test/citus/delivery.sh || fail=1
 bash test/citus/differential.sh || fail=1
+bash test/citus/events.sh || fail=1
 bash test/citus/grow.sh || fail=1
 
 # Keep the nodes' logs and data for a look when something failed.
