@@ -1728,11 +1728,12 @@ BEGIN
                   HINT = 'A late mm.report_result of one of them is refused (55000).';
     END IF;
     -- the queues' event feeds, older than mm.event_retention (counted on in
-    -- mm.queue_counters; on Citus queue by queue, each on its shard)
+    -- mm.queue_counters on one node; on Citus deleted queue by queue, each on
+    -- its shard, and not counted: mm.queue_counters is not kept there)
     n := CASE WHEN mm._queues_distributed() THEN mm._purge_events_citus(left_rows) ELSE mm._purge_events(left_rows) END;
     total := total + n; left_rows := left_rows - n;
     -- the tick log (its ticks counted on in mm.queue_counters; on Citus,
-    -- where the feed and its counters are not kept yet, only deleted)
+    -- where the counters are not kept, only deleted)
     IF mm._queues_distributed() THEN
         DELETE FROM mm.tick_log l WHERE l.tick_id IN
             (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
