@@ -55,6 +55,7 @@ OBJS        = \
 	src/queue/rules_config.o \
 	src/queue/run_ticks.o \
 	src/queue/tick.o \
+	src/queue/tick_input.o \
 	src/results/result_match.o \
 	src/results/results.o \
 	src/results/results_check.o \

@@ -536,3 +536,11 @@ ALTER TABLE mm.match ADD COLUMN odds_scale float8,
 -- @create mm.odds_calibration
 -- the results its next tick learns from
 -- @create mm.odds_result
+
+-- ==== the matcher's input kept between ticks ====
+-- What mm.run_ticks reads to prove the rosters it kept from its last tick
+-- current (40_queue_input.sql): the changes since a queue's last tick and
+-- which tick read them last. Unlogged and empty: no backend has kept
+-- anything yet.
+-- @create mm.queue_change
+-- @create mm.queue_change_read

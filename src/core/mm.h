@@ -38,6 +38,13 @@ extern void mm_check_version(void);
 
 /* mm.tick_read_batch (a developer setting): rosters a tick reads first, 0 automatic */
 extern int	mm_tick_read_batch;
+/* mm.keep_tick_input: which ticks keep the matcher's input for the next one */
+#define MM_KEEP_INPUT_OFF		0
+#define MM_KEEP_INPUT_RUN_TICKS	1
+#define MM_KEEP_INPUT_ALWAYS	2
+extern int	mm_keep_tick_input;
+/* mm.check_tick_input (a developer setting): compare a kept input with the tables at each tick */
+extern bool mm_check_tick_input;
 
 /*
  * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.

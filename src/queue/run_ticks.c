@@ -134,7 +134,10 @@ run_one_tick(const char *name, MemoryContext cxt)
 		 */
 		mm_args_begin(&a, &tick_statement_now);
 		mm_arg(&a, "queue", CStringGetTextDatum(name));
+		/* a run ticks again and again: the tick keeps its input (tick_input.c) */
+		mm_tick_keeps_input = true;
 		mm_run(&a, false, SPI_OK_SELECT);
+		mm_tick_keeps_input = false;
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -143,6 +146,7 @@ run_one_tick(const char *name, MemoryContext cxt)
 	{
 		ErrorData  *edata;
 
+		mm_tick_keeps_input = false;
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
