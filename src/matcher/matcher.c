@@ -403,8 +403,9 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 		int			maxid = -1;
 		int		   *part;
 
+		/* (the value's test inline: this runs over every roster at every tick) */
 		for (int i = 0; i < n; i++)
-			if (mm_rule_attr_present(&rosters[i], rule))
+			if (rosters[i].attr != NULL && rosters[i].attr[rule->attr].present)
 				maxid = Max(maxid, rosters[i].attr[rule->attr].id);
 		part = palloc(sizeof(int) * (maxid + 1));
 		for (int v = 0; v <= maxid; v++)
@@ -413,7 +414,7 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 		{
 			int			id;
 
-			if (!mm_rule_attr_present(&rosters[i], rule))
+			if (rosters[i].attr == NULL || !rosters[i].attr[rule->attr].present)
 			{
 				rosters[i].part = nparts++;
 				continue;
@@ -560,7 +561,8 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 	for (int i = 0; i < n; i++)
 	{
 		MmRoster   *r = &rosters[i];
-		double		pad = mm_matcher_padding(cfg, r->age);
+		double		t = Min(r->age, cfg->filter.padding_end) - cfg->filter.padding_start;
+		double		pad = t > 0 ? t * cfg->filter.padding : 0.0;	/* mm_matcher_padding */
 
 		r->rating_low = r->rating - r->deviation;
 		r->lo = r->rating - cfg->filter.deviations * r->deviation - pad;

@@ -524,3 +524,9 @@ mm_backfill_moved(const MmBackfillPlan *plan, const MmRosterSet *set, int64 **id
 				(*ids)[n++] = set->r[plan->reqs[j].team.picked[k]].id;
 	return n;
 }
+
+bool
+mm_backfill_none(const MmBackfillPlan *plan)
+{
+	return plan == NULL || plan->nreqs == 0;
+}

@@ -179,6 +179,8 @@ extern bool mm_backfill_plan(int32 queue_id, TimestampTz at, const MmMatcherConf
 							 const MmRosterSet *set, MmBackfillPlan **plan, MmRosterSet *rest);
 extern int	mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 							  const MmRosterSet *set, const MmBackfillPlan *plan);
+/* Whether a plan found no open request (a tick then plans again only if it has to). */
+extern bool mm_backfill_none(const MmBackfillPlan *plan);
 /* The rosters an applied plan moved into their matches (*ids); returns how many. */
 extern int	mm_backfill_moved(const MmBackfillPlan *plan, const MmRosterSet *set, int64 **ids);
 

@@ -345,7 +345,7 @@ typedef struct ReadHow
 	MmRosterSet *base;			/* intern as base's rosters were (its reader,
 								 * professions), adding to them */
 	int64	   *position;		/* out: per roster kept, column "position" */
-	TimestampTz *joined;		/* out: per roster kept, joined_at (0 if null) */
+	TimestampTz *joined;		/* out: per roster kept, joined_at (a queue's: never null) */
 	bool		unknown;		/* out (base): a region base's rosters do not have */
 } ReadHow;
 

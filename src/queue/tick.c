@@ -510,6 +510,9 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 		tick_input_compare(kset, nregions, &fresh, fresh_cfg.nregions, cfg, name);
 	}
 	tick_input_pop();
+	/* a queue whose last tick needed all its rosters most likely needs them again */
+	if (tick_input_whole(kept))
+		limit = 0;
 	for (;;)
 	{
 		bool		whole = limit <= 0 || limit >= kset->n;
@@ -520,14 +523,19 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 			all.n = (int) limit;
 		run_cfg.prefix = !whole;
 		rest = all;
-		decided = mm_backfill_plan(queue_id, at, &run_cfg, &all, &plan, &rest);
+		/* the open requests, once: none found, none to plan over more rosters */
+		if (plan == NULL || !mm_backfill_none(plan))
+			decided = mm_backfill_plan(queue_id, at, &run_cfg, &all, &plan, &rest);
 		if (decided)
 		{
 			mm_matcher_run(rest.r, rest.n, rest.nprof, &run_cfg, res);
 			decided = !res->undecided;
 		}
 		if (decided || whole)
+		{
+			tick_input_set_whole(kept, whole && limit == 0 && kset->n > 0);
 			break;
+		}
 		limit = 0;
 	}
 	*nbackfilled = 0;
@@ -563,7 +571,6 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 		mm_matcher_run(fresh_rest.r, fresh_rest.n, fresh_rest.nprof, &fresh_cfg, &fres);
 		tick_input_compare_runs(&rest, res, &fresh_rest, &fres, name);
 	}
-	(void) kept;
 	*set = rest;
 }
 

@@ -63,6 +63,9 @@ extern bool mm_tick_keeps_input;
 extern KeptInput *tick_input_open(int32 queue_id, Jsonb *config, const MmMatcherConfig *cfg,
 								  TimestampTz at, MmRosterSet *set, int *nregions);
 extern void tick_input_pop(void);
+/* Whether the input's last tick matched all of it (not decided by its first rosters). */
+extern bool tick_input_whole(const KeptInput *k);
+extern void tick_input_set_whole(KeptInput *k, bool whole);
 /* The tick's writes: rosters gone into matches, failed targets moved to new places. */
 extern void tick_input_written(KeptInput *k, const int64 *gone, int ngone, const int64 *moved,
 							   const int64 *moved_to, int nmoved);

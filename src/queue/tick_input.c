@@ -163,6 +163,7 @@ typedef struct KeptInput
 	int			nmoved;			/* failed targets moved to the back */
 	int64	   *moved;
 	int64	   *moved_to;
+	bool		whole;			/* its last tick matched all of it */
 	/* this tick */
 	int64		new_mark;		/* the mark read at the tick's start */
 	bool		consumed;		/* it removed rows of the log */
@@ -472,7 +473,12 @@ kept_catch_up(KeptInput *k, int32 queue_id, TimestampTz at, const MmMatcherConfi
 	uint64	   *filter;
 
 	if (ngone == 0)
+	{
+		/* nothing leaves: the waits at this tick */
+		for (int i = 0; i < k->set.n; i++)
+			k->set.r[i].age = Max(0.0, (at - k->joined[i]) / 1e6);
 		return true;
+	}
 	/* every roster that leaves its place, by id */
 	gone = palloc(sizeof(int64) * ngone);
 	memcpy(gone, k->gone, sizeof(int64) * k->ngone);
@@ -515,12 +521,15 @@ kept_catch_up(KeptInput *k, int32 queue_id, TimestampTz at, const MmMatcherConfi
 						break;
 					}
 				back_joined[nback] = k->joined[i];
+				x->age = Max(0.0, (at - k->joined[i]) / 1e6);
 				back[nback++] = *x;
 			}
 			else
 				roster_free(x, cfg);
 			continue;
 		}
+		/* its wait at this tick (one pass over the input) */
+		x->age = Max(0.0, (at - k->joined[i]) / 1e6);
 		if (w != i)
 		{
 			k->set.r[w] = *x;
@@ -707,9 +716,7 @@ tick_input_open(int32 queue_id, Jsonb *config, const MmMatcherConfig *cfg, Times
 	k->new_mark = mark;
 	k->consumed = nchanged > 0;
 	k->ticks++;
-	/* each roster's wait at this tick */
-	for (int i = 0; i < k->set.n; i++)
-		k->set.r[i].age = k->joined[i] == 0 ? 0 : Max(0.0, (at - k->joined[i]) / 1e6);
+	/* (each roster's wait at this tick: set by the catch-up or the read) */
 	*set = k->set;
 	*nregions = k->nregions;
 	return k;
@@ -719,6 +726,19 @@ void
 tick_input_pop(void)
 {
 	PopActiveSnapshot();
+}
+
+bool
+tick_input_whole(const KeptInput *k)
+{
+	/* (every 16th tick tries the first rosters again: the queue may have changed) */
+	return k->whole && k->ticks % 16 != 0;
+}
+
+void
+tick_input_set_whole(KeptInput *k, bool whole)
+{
+	k->whole = whole;
 }
 
 void
