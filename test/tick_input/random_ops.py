@@ -172,6 +172,9 @@ def enqueue_sql(queue):
         extra = (", attributes => '{\"mode\": \"%s\"}', latencies => '%s', roles => ARRAY[%s]"
                  % (rng.choice(['ctf', 'arena']), str(lat).replace("'", '"'),
                     ','.join("'%s'" % r for r in roles)))
+        if rng.random() < 0.3:
+            # the players' own latency limit, which the latency rule holds them to
+            extra += ', max_latency => %d' % rng.choice([40, 60, 100, 160])
     wait = rng.randrange(0, 60)
     return ("SELECT mm.enqueue('%s', ARRAY[%s]::bigint[], %.1f, %d, joined_at => now() - interval '%d seconds'%s)"
             % (queue, ','.join(map(str, players)), rating, rng.randrange(10, 80), wait, extra))
@@ -181,13 +184,24 @@ def random_op():
     """One statement (or a short transaction) a worker runs."""
     q = rng.choice(list(QUEUES))
     kind = rng.choices(['enqueue', 'leave', 'leave_player', 'remove_player', 'update', 'accept',
-                        'decline', 'backfill', 'report', 'abandon', 'rollback'],
-                       [30, 6, 3, 3, 6, 6, 2, 2, 4, 2, 4])[0]
+                        'decline', 'backfill', 'report', 'abandon', 'rollback', 'block', 'unblock'],
+                       [30, 6, 3, 3, 6, 6, 2, 2, 4, 2, 4, 6, 3])[0]
     note('op ' + kind)
     pick = ("(SELECT r.roster_id FROM mm.roster r JOIN mm.queue q USING (queue_id) WHERE q.name = '%s' "
             "AND r.match_id IS NULL ORDER BY random() LIMIT 1)" % q)
     if kind == 'enqueue':
         return enqueue_sql(q)
+    if kind in ('block', 'unblock'):
+        # between two waiting players of the queue: the queue does not change,
+        # what may match does (now and then a block that runs out soon)
+        two = ("(SELECT array_agg(p ORDER BY random()) FROM (SELECT qp.player_id AS p FROM mm.queued_player qp "
+               "JOIN mm.queue q USING (queue_id) WHERE q.name = '%s' ORDER BY random() LIMIT 2) x)" % q)
+        if kind == 'unblock':
+            return ("SELECT mm.unblock(k.player_id, k.blocked_id) FROM (SELECT * FROM mm.player_block "
+                    "ORDER BY random() LIMIT 1) k")
+        until = ", now() + interval '%d seconds'" % rng.randrange(1, 5) if rng.random() < 0.3 else ''
+        return ("SELECT mm.block(x.a[1], x.a[2]%s) FROM (SELECT %s AS a) x WHERE cardinality(x.a) = 2"
+                % (until, two))
     if kind == 'leave':
         return 'SELECT mm.leave(%s)' % pick
     if kind == 'leave_player':
