@@ -346,6 +346,15 @@ def main():
           % ('ok' if 'differs from its tables' in (out or '') else 'not ok'))
     if 'differs from its tables' not in (out or ''):
         log('the tick said: %r' % out)
+    # and in the rules queue, latencies changed by hand (the rules' bits kept with the rosters)
+    check_output(t.name, t.run("SELECT count(*) FROM mm.tick('rules')"))
+    control.run("UPDATE mm.roster r SET latencies = '{\"eu\": 1, \"us\": 1, \"asia\": 1}' FROM mm.queue q "
+                "WHERE q.queue_id = r.queue_id AND q.name = 'rules' AND r.match_id IS NULL")
+    out = t.run("SELECT count(*) FROM mm.tick('rules')")
+    print('%s - a kept input that differs from the tables fails the check (latencies changed by hand)'
+          % ('ok' if 'differs from its tables' in (out or '') else 'not ok'))
+    if 'differs from its tables' not in (out or ''):
+        log('the tick said: %r' % out)
 
     # what the tickers' inputs did: catch-ups (ticks that read only what changed)
     stats = []
