@@ -517,6 +517,7 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 	MmBackfillPlan *plan = NULL;
 	MmMatcherConfig fresh_cfg = *cfg;
 	MmRosterSet fresh = {0};
+	const uint64 **saved_bits = NULL;
 
 	run_cfg.nregions = nregions;
 	/*
@@ -532,6 +533,20 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 		kset->r[i].max_latency = 0;
 	}
 	mm_roster_limits_read(queue_id, at, &run_cfg, kset);
+	/*
+	 * The rules' bits kept with the rosters were made without their own
+	 * latency limits (read just now): when a roster has one, this tick's
+	 * run makes every roster's bits itself, and the kept ones come back
+	 * after it.
+	 */
+	for (int i = 0; i < kset->n; i++)
+		if (kset->r[i].max_latency > 0 && kset->r[i].rule_bits != NULL)
+		{
+			if (saved_bits == NULL)
+				saved_bits = palloc0(sizeof(const uint64 *) * kset->n);
+			saved_bits[i] = kset->r[i].rule_bits;
+			kset->r[i].rule_bits = NULL;
+		}
 	if (mm_check_tick_input)
 	{
 		tick_read_queue(queue_id, at, &fresh_cfg, &fresh);
@@ -600,6 +615,10 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 		mm_matcher_run(fresh_rest.r, fresh_rest.n, fresh_rest.nprof, &fresh_cfg, &fres);
 		tick_input_compare_runs(&rest, res, &fresh_rest, &fres, name);
 	}
+	if (saved_bits != NULL)
+		for (int i = 0; i < kset->n; i++)
+			if (saved_bits[i] != NULL)
+				kset->r[i].rule_bits = saved_bits[i];
 	*set = rest;
 }
 

@@ -338,6 +338,8 @@ def main():
 
     # the check itself: a change behind mm's back (no change log row) is caught
     t = tickers[current]
+    # a roster nobody is near, so that the queue has one waiting whatever the run left
+    check_output('control', control.run("SELECT mm.enqueue('plain', ARRAY[99999901]::bigint[], 60000, 10)"))
     check_output(t.name, t.run("SELECT count(*) FROM mm.tick('plain')"))
     control.run("UPDATE mm.roster r SET rating = r.rating + 1 FROM mm.queue q WHERE q.queue_id = r.queue_id "
                 "AND q.name = 'plain' AND r.match_id IS NULL")
