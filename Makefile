@@ -65,6 +65,7 @@ OBJS        = \
 	src/queue/whatif.o \
 	src/queue/whatif_record.o \
 	src/queue/whatif_sql.o \
+	src/queue/tick_input.o \
 	src/results/result_match.o \
 	src/results/results.o \
 	src/results/results_check.o \

@@ -191,7 +191,7 @@ sub kind
 	return 'comment' if $b =~ /^COMMENT\s+ON\b/i;
 	return 'apply' if $b =~ /^SELECT\s+mm\._apply_privileges\(\)\s*;/i;
 	return 'schema'
-		if $b =~ /^CREATE\s+(SCHEMA|TABLE|(UNIQUE\s+)?INDEX|SEQUENCE|TYPE\s+\S+\s+AS\b)/i
+		if $b =~ /^CREATE\s+(SCHEMA|(UNLOGGED\s+)?TABLE|(UNIQUE\s+)?INDEX|SEQUENCE|TYPE\s+\S+\s+AS\b)/i
 		|| $b =~ /^ALTER\s+(TABLE|SEQUENCE)\s+mm\./i
 		|| $b =~ /^SELECT\s+pg_catalog\.pg_extension_config_dump\(/i;
 	die "generate.pl: cannot handle this statement (a kind of object or command the install "
@@ -305,7 +305,7 @@ sub created
 		my $list = balanced($b, $from);
 		return ($kind, "$name(" . join(', ', arg_types($list, $kind)) . ")", $name);
 	}
-	return (uc $1, $2, $2) if $b =~ /^CREATE\s+(TABLE|VIEW|SEQUENCE|TYPE|SCHEMA)\s+(mm\.\w+|mm)\b/i;
+	return (uc $1, $2, $2) if $b =~ /^CREATE\s+(?:UNLOGGED\s+)?(TABLE|VIEW|SEQUENCE|TYPE|SCHEMA)\s+(mm\.\w+|mm)\b/i;
 	return ('INDEX', "mm.$1", "mm.$1") if $b =~ /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(\w+)\s+ON\b/i;
 	return ();
 }
@@ -314,7 +314,7 @@ sub created
 sub serial_sequences
 {
 	my ($b) = @_;
-	return () unless $b =~ /^CREATE\s+TABLE\s+(mm\.\w+)\s*\((.*)\)\s*;\s*$/is;
+	return () unless $b =~ /^CREATE\s+(?:UNLOGGED\s+)?TABLE\s+(mm\.\w+)\s*\((.*)\)\s*;\s*$/is;
 	my ($table, $cols) = ($1, $2);
 	my @seq;
 	push @seq, "${table}_$1_seq" while $cols =~ /^\s*(\w+)\s+(?:big)?serial\b/gim;
@@ -426,7 +426,7 @@ sub table_statements
 	{
 		my $b = body($s);
 		$seq{$1} = 1 if $b =~ /^ALTER\s+SEQUENCE\s+(\S+)\s+OWNED\s+BY\s+$t\./i;
-		if ($b =~ /^CREATE\s+TABLE\s+$t\s*\((.*)\)\s*;\s*$/is)
+		if ($b =~ /^CREATE\s+(?:UNLOGGED\s+)?TABLE\s+$t\s*\((.*)\)\s*;\s*$/is)
 		{
 			my $cols = $1;
 			$seq{"${table}_$1_seq"} = 1 while $cols =~ /^\s*(\w+)\s+(?:big)?serial\b/gim;
@@ -437,14 +437,14 @@ sub table_statements
 	{
 		my $b = body($s);
 		push @out, $b
-			if $b =~ /^CREATE\s+TABLE\s+$t\s*\(/i
+			if $b =~ /^CREATE\s+(?:UNLOGGED\s+)?TABLE\s+$t\s*\(/i
 			|| $b =~ /^CREATE\s+TYPE\s+$t\s+AS\b/i
 			|| $b =~ /^CREATE\s+(UNIQUE\s+)?INDEX\s+\w+\s+ON\s+$t\b/i
 			|| $b =~ /^(CREATE|ALTER)\s+SEQUENCE\s+($seqs)\b/i
 			|| $b =~ /^SELECT\s+pg_catalog\.pg_extension_config_dump\('($t|$seqs)'/i;
 	}
 	die "generate.pl: -- \@create $table: no CREATE TABLE or CREATE TYPE $table in the sources\n"
-		unless grep { /^CREATE\s+(TABLE|TYPE)/i } @out;
+		unless grep { /^CREATE\s+(UNLOGGED\s+)?(TABLE|TYPE)/i } @out;
 	return join("\n", map { s/\s+\z//r } @out) . "\n";
 }
 

@@ -832,6 +832,8 @@ BEGIN
     VALUES (q.queue_id, rating, deviation, rank, ladder_points, coalesce(dishonor, stacks), joined_at, attributes,
             latencies, enqueue.max_latency)
     RETURNING roster.roster_id INTO id;
+    -- a kept input of the queue reads it at the next tick (40_queue_input.sql)
+    INSERT INTO mm.queue_change (queue_id, roster_id) VALUES (q.queue_id, id);
     BEGIN
         -- in player order, as a dissolve gives players back: an enqueue and
         -- a dissolve (or two enqueues) sharing players wait for each other
@@ -909,6 +911,9 @@ BEGIN
             DELETE FROM mm.roster r
             WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (ids)
             RETURNING r.roster_id
+        ), c AS (
+            INSERT INTO mm.queue_change (queue_id, roster_id)
+            SELECT _end_rosters.queue_id, r.roster_id FROM r
         ), e AS (
             INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
             SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, _end_rosters.queue_id,
@@ -1008,6 +1013,7 @@ BEGIN
     END IF;
     DELETE FROM mm.queued_player qp
     WHERE qp.queue_id = q AND qp.roster_id = remove_player.roster_id AND qp.player_id = remove_player.player_id;
+    INSERT INTO mm.queue_change (queue_id, roster_id) VALUES (q, remove_player.roster_id);
     INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
     VALUES (roster_id, player_id, 'removed', now(), q, 'remove_player');
     INSERT INTO mm.queue_event (queue_id, kind, roster_id, player_ids, detail)
@@ -1073,6 +1079,7 @@ BEGIN
         attributes = coalesce(update_roster.attributes, x.attributes),
         latencies = coalesce(update_roster.latencies, x.latencies)
     WHERE x.queue_id = r.queue_id AND x.roster_id = update_roster.roster_id;
+    INSERT INTO mm.queue_change (queue_id, roster_id) VALUES (r.queue_id, update_roster.roster_id);
     -- one per player in party order (seat order: mm.remove_player leaves gaps)
     IF professions IS NOT NULL OR roles IS NOT NULL THEN
         UPDATE mm.queued_player qp

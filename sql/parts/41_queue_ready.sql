@@ -167,6 +167,7 @@ BEGIN
     UPDATE mm.roster r
     SET match_id = NULL, team = NULL, waited = NULL, backfill_id = NULL, joined_at = least(r.joined_at, now())
     WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id AND r.roster_id = ANY (back);
+    INSERT INTO mm.queue_change (queue_id, roster_id) SELECT m.queue_id, b.id FROM unnest(back) AS b(id);
     DELETE FROM mm.roster r WHERE r.queue_id = m.queue_id AND r.match_id = m.match_id;
     UPDATE mm.match x SET status = 'dissolved', accept_until = NULL WHERE x.queue_id = m.queue_id AND x.match_id = m.match_id;
 

@@ -607,3 +607,10 @@ ALTER TABLE mm.match ADD COLUMN model text;
 ALTER TABLE mm.roster ADD COLUMN max_latency float8,
     ADD CONSTRAINT roster_max_latency_check CHECK (max_latency > 0 AND max_latency <= 3600000);
 CREATE INDEX roster_queue_max_latency_idx ON mm.roster (queue_id) WHERE match_id IS NULL AND max_latency IS NOT NULL;
+-- ==== the matcher's input kept between ticks ====
+-- What mm.run_ticks reads to prove the rosters it kept from its last tick
+-- current (40_queue_input.sql): the changes since a queue's last tick and
+-- which tick read them last. Unlogged and empty: no backend has kept
+-- anything yet.
+-- @create mm.queue_change
+-- @create mm.queue_change_read

@@ -50,6 +50,16 @@ int			mm_tick_read_batch = 0;
 int			mm_whatif_read_batch = 0;
 /* mm.event_retention: how long mm.purge keeps the queues' events (seconds). */
 int			mm_event_retention_s = 3600;
+/* mm.keep_tick_input and mm.check_tick_input (queue/tick_input.c) */
+int			mm_keep_tick_input = MM_KEEP_INPUT_RUN_TICKS;
+bool		mm_check_tick_input = false;
+
+static const struct config_enum_entry keep_tick_input_options[] = {
+	{"off", MM_KEEP_INPUT_OFF, false},
+	{"run_ticks", MM_KEEP_INPUT_RUN_TICKS, false},
+	{"always", MM_KEEP_INPUT_ALWAYS, false},
+	{NULL, 0, false}
+};
 
 /* mm.check_version: off only to run an old version's SQL on purpose (tests). */
 static bool mm_check_version_enabled = true;
@@ -90,6 +100,23 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_UNIT_S,
 							NULL, NULL, NULL);
+	DefineCustomEnumVariable("mm.keep_tick_input",
+							 "Which ticks keep a queue's waiting rosters in the backend for its next tick.",
+							 "run_ticks: the ticks of mm.run_ticks; always: every mm.tick of the session; off: none (every tick reads the queue).",
+							 &mm_keep_tick_input,
+							 MM_KEEP_INPUT_RUN_TICKS,
+							 keep_tick_input_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("mm.check_tick_input",
+							 "Compares every tick's kept input, and its matches, with a fresh read of the queue.",
+							 "A developer setting for the tests: a difference is an error (a defect of mm).",
+							 &mm_check_tick_input,
+							 false,
+							 PGC_SUSET,
+							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mm");
 }
 

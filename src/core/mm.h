@@ -44,6 +44,13 @@ extern int	mm_tick_read_batch;
 extern int	mm_whatif_read_batch;
 /* mm.event_retention: how long mm.purge keeps the queues' events, in seconds */
 extern int	mm_event_retention_s;
+/* mm.keep_tick_input: which ticks keep the matcher's input for the next one */
+#define MM_KEEP_INPUT_OFF		0
+#define MM_KEEP_INPUT_RUN_TICKS	1
+#define MM_KEEP_INPUT_ALWAYS	2
+extern int	mm_keep_tick_input;
+/* mm.check_tick_input (a developer setting): compare a kept input with the tables at each tick */
+extern bool mm_check_tick_input;
 
 /*
  * Every SQL-callable C function of mm is declared with PG_FUNCTION_INFO_V1.

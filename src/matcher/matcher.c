@@ -60,19 +60,119 @@ mm_matcher_padding(const MmMatcherConfig *cfg, double age)
 
 static const MmRoster *sort_rosters;
 
-static int
-cmp_lo(const void *a, const void *b)
+/*
+ * A double's bits as an unsigned key in the double's order (finite
+ * values; -0 as 0, which compares equal to it).
+ */
+static inline uint64
+lo_key(double v)
 {
-	double		x = sort_rosters[*(const int *) a].lo;
-	double		y = sort_rosters[*(const int *) b].lo;
-	int			px = sort_rosters[*(const int *) a].part;
-	int			py = sort_rosters[*(const int *) b].part;
+	uint64		u;
 
-	if (px != py)
-		return px < py ? -1 : 1;
-	if (x != y)
-		return x < y ? -1 : 1;
-	return cmp_int(a, b);
+	if (v == 0)
+		v = 0;
+	memcpy(&u, &v, sizeof(u));
+	return (u & UINT64CONST(0x8000000000000000)) ? ~u : u | UINT64CONST(0x8000000000000000);
+}
+
+/*
+ * by_lo: the rosters' indexes by bucket, then lo, then index, by a radix
+ * sort: stable passes over the digits of the keys that differ (a queue's
+ * ranges share their high bits), 16 bits a digit for a large queue, 8 for
+ * a small one, then a stable counting pass by bucket. Linear in the rosters, where a comparison sort of a
+ * whole queue cost most of a tick that keeps its input.
+ */
+static void
+sort_by_lo(const MmRoster *r, int n, int nparts, int *by_lo)
+{
+	uint64	   *key = palloc(sizeof(uint64) * Max(n, 1));
+	uint64	   *key2 = palloc(sizeof(uint64) * Max(n, 1));
+	int		   *idx = palloc(sizeof(int) * Max(n, 1));
+	int		   *idx2 = palloc(sizeof(int) * Max(n, 1));
+	int			digit = n >= 65536 ? 16 : 8;
+	uint64		mask = (UINT64CONST(1) << digit) - 1;
+	int		   *count = palloc(sizeof(int) * Max((uint64) nparts + 1, mask + 1));
+	uint64		all_or = 0,
+				all_and = ~UINT64CONST(0);
+
+	for (int i = 0; i < n; i++)
+	{
+		key[i] = lo_key(r[i].lo);
+		idx[i] = i;
+		all_or |= key[i];
+		all_and &= key[i];
+	}
+	for (int shift = 0; shift < 64; shift += digit)
+	{
+		int			sum = 0;
+
+		/* a digit every key has alike orders nothing */
+		if ((((all_or ^ all_and) >> shift) & mask) == 0)
+			continue;
+		memset(count, 0, sizeof(int) * (mask + 1));
+		for (int i = 0; i < n; i++)
+			count[(key[i] >> shift) & mask]++;
+		for (uint64 b = 0; b <= mask; b++)
+		{
+			int			c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			int			j = count[(key[i] >> shift) & mask]++;
+
+			key2[j] = key[i];
+			idx2[j] = idx[i];
+		}
+		{
+			uint64	   *tk = key;
+			int		   *ti = idx;
+
+			key = key2;
+			key2 = tk;
+			idx = idx2;
+			idx2 = ti;
+		}
+	}
+	if (nparts > 1)
+	{
+		int			sum = 0;
+
+		memset(count, 0, sizeof(int) * (nparts + 1));
+		for (int i = 0; i < n; i++)
+			count[r[idx[i]].part]++;
+		for (int p = 0; p < nparts; p++)
+		{
+			int			c = count[p];
+
+			count[p] = sum;
+			sum += c;
+		}
+		for (int i = 0; i < n; i++)
+			by_lo[count[r[idx[i]].part]++] = idx[i];
+	}
+	else
+		memcpy(by_lo, idx, sizeof(int) * n);
+	pfree(key);
+	pfree(key2);
+	pfree(idx);
+	pfree(idx2);
+	pfree(count);
+}
+
+void
+mm_matcher_sort(Run *run)
+{
+	if (run->sorted)
+		return;
+	sort_by_lo(run->r, run->n, run->nparts, run->by_lo);
+	for (int j = run->n - 1; j >= 0; j--)
+		run->part_start[run->r[run->by_lo[j]].part] = j;
+	for (int j = 0; j < run->n; j++)
+		run->part_end[run->r[run->by_lo[j]].part] = j + 1;
+	run->sorted = true;
 }
 
 /* Take roster i out of the live queue list. */
@@ -92,13 +192,56 @@ mm_matcher_queue_remove(Run *run, int i)
 	run->part_live[run->r[i].part]--;
 }
 
+/* Whether a rule filters as bits (MmRuleOps.bits). */
+static inline bool
+rule_has_bits(const MmRule *rule)
+{
+	return rule->ops->bits != NULL && !rule->kind->partitions && !rule->soft &&
+		rule->nsteps + 1 <= MM_FILTER_LEVELS;
+}
+
+int
+mm_matcher_bits_words(const MmMatcherConfig *cfg)
+{
+	int			words = 0;
+
+	for (int k = 0; k < cfg->nrules; k++)
+		if (rule_has_bits(&cfg->rules[k]))
+			words += cfg->rules[k].nsteps + 1;
+	return words;
+}
+
+bool
+mm_matcher_roster_bits(const MmMatcherConfig *cfg, const MmRoster *r, uint64 *bits)
+{
+	for (int k = 0; k < cfg->nrules; k++)
+	{
+		const MmRule *rule = &cfg->rules[k];
+
+		if (!rule_has_bits(rule))
+			continue;
+		if (!rule->ops->bits(rule, r, cfg->nregions, bits))
+			return false;
+		bits += rule->nsteps + 1;
+	}
+	return true;
+}
+
 /*
  * Each rule that filters as bits: every roster's bits at each level, once
- * per run (a rule whose bits cannot be had filters by admit).
+ * per run (a rule whose bits cannot be had filters by admit), unless every
+ * roster brings its own (MmRoster.rule_bits).
  */
 static void
 rules_bits(Run *run)
 {
+	bool		kept = true;
+	int			off = 0;
+
+	for (int i = 0; i < run->n && kept; i++)
+		kept = run->r[i].rule_bits != NULL;
+	run->bits_kept = kept && run->n > 0 && !run->backfill;
+	run->bits_off = palloc0(sizeof(int) * Max(run->nrules, 1));
 	for (int k = 0; k < run->nrules; k++)
 	{
 		const MmRule *rule = &run->rules[k];
@@ -106,9 +249,16 @@ rules_bits(Run *run)
 		uint64	   *bits;
 
 		run->bits[k] = NULL;
-		if (rule->ops->bits == NULL || rule->kind->partitions || rule->soft ||
-			levels > MM_FILTER_LEVELS)
+		if (!rule_has_bits(rule))
 			continue;
+		if (run->bits_kept)
+		{
+			/* the rosters' own: a marker, rule_bits_of reads them */
+			run->bits_off[k] = off;
+			off += levels;
+			run->bits[k] = (uint64 *) run->bits_off;
+			continue;
+		}
 		bits = palloc(sizeof(uint64) * levels * Max(run->n, 1));
 		for (int i = 0; i < run->n; i++)
 			if (!rule->ops->bits(rule, &run->r[i], run->cfg->nregions, &bits[i * levels]))
@@ -252,8 +402,9 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 		int			maxid = -1;
 		int		   *part;
 
+		/* (the value's test inline: this runs over every roster at every tick) */
 		for (int i = 0; i < n; i++)
-			if (mm_rule_attr_present(&rosters[i], rule))
+			if (rosters[i].attr != NULL && rosters[i].attr[rule->attr].present)
 				maxid = Max(maxid, rosters[i].attr[rule->attr].id);
 		part = palloc(sizeof(int) * (maxid + 1));
 		for (int v = 0; v <= maxid; v++)
@@ -262,7 +413,7 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 		{
 			int			id;
 
-			if (!mm_rule_attr_present(&rosters[i], rule))
+			if (rosters[i].attr == NULL || !rosters[i].attr[rule->attr].present)
 			{
 				rosters[i].part = nparts++;
 				continue;
@@ -357,6 +508,7 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 	int			size = cfg->team_size;
 	MmRoster   *rosters = given;
 	int		   *perm = NULL;	/* bucket-major order: the given roster of each */
+	double		lo_max = 0;
 	int		   *inv = NULL;		/* and the place of each given roster */
 
 	memset(res, 0, sizeof(*res));
@@ -405,12 +557,14 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		run.prof_count[s] = palloc0(sizeof(int) * Max(nprofessions, 1));
 		run.team[s].rosters = palloc(sizeof(int) * (size + 1));
 	}
-	res->matches = palloc(sizeof(MmMatch) * (n / 2 + 1));
+	/* each target makes at most one match */
+	res->matches = palloc(sizeof(MmMatch) * (Min(n / 2, ntargets) + 1));
 
 	for (int i = 0; i < n; i++)
 	{
 		MmRoster   *r = &rosters[i];
-		double		pad = mm_matcher_padding(cfg, r->age);
+		double		t = Min(r->age, cfg->filter.padding_end) - cfg->filter.padding_start;
+		double		pad = t > 0 ? t * cfg->filter.padding : 0.0;	/* mm_matcher_padding */
 
 		r->rating_low = r->rating - r->deviation;
 		r->lo = r->rating - cfg->filter.deviations * r->deviation - pad;
@@ -426,8 +580,11 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		r->npotentials = -1;
 		run.in_queue[i] = true;
 		run.any_blocks |= r->nblocks > 0;
-		run.by_lo[i] = i;
 		run.widest = Max(run.widest, r->hi - r->lo);
+		if (i == 0 || r->lo < run.lo_min)
+			run.lo_min = r->lo;
+		if (i == 0 || r->lo > lo_max)
+			lo_max = r->lo;
 	}
 	rules_bits(&run);
 	/* the buckets: a live list and a range of by_lo each */
@@ -458,12 +615,19 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 		}
 		pfree(last);
 	}
-	sort_rosters = rosters;
-	qsort(run.by_lo, n, sizeof(int), cmp_lo);
-	for (int j = n - 1; j >= 0; j--)
-		run.part_start[rosters[run.by_lo[j]].part] = j;
-	for (int j = 0; j < n; j++)
-		run.part_end[rosters[run.by_lo[j]].part] = j + 1;
+	/* by_lo when a target needs it (mm_matcher_sort); its bins meanwhile */
+	if ((int64) run.nparts * MM_LO_BINS <= Max((int64) n, 4096))
+	{
+		run.lo_bins = palloc0(sizeof(int) * run.nparts * MM_LO_BINS);
+		run.lo_span = lo_max - run.lo_min;
+		for (int i = 0; i < n; i++)
+		{
+			int			b = run.lo_span > 0 ?
+				(int) ((rosters[i].lo - run.lo_min) / run.lo_span * MM_LO_BINS) : 0;
+
+			run.lo_bins[rosters[i].part * MM_LO_BINS + Min(b, MM_LO_BINS - 1)]++;
+		}
+	}
 
 	/* the targets in queue order */
 	for (int t = 0; t < ntargets; t++)
@@ -495,7 +659,7 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 			run.levels[k] = mm_rule_level(rule, rosters[target].age);
 			run.limits[k] = mm_rule_level_limit(rule, run.levels[k]);
 			if (run.bits[k] != NULL)
-				run.tbits[k] = run.bits[k][target * (rule->nsteps + 1) + run.levels[k]];
+				run.tbits[k] = rule_bits_of(&run, k, target)[run.levels[k]];
 			run.rejected[k] = run.blocked[k] = 0;
 		}
 		run.blocks_rejected = run.blocks_refused = 0;
@@ -604,11 +768,23 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 			run.team[side].nrosters = 0;
 		}
 	}
-	/* the results, in the given order */
+	/*
+	 * the results, in the given order (each roster's own arrays stay the
+	 * given ones: the copy's are this run's, and a caller may keep its
+	 * rosters for the next run)
+	 */
 	if (perm != NULL)
 	{
 		for (int j = 0; j < n; j++)
-			given[perm[j]] = rosters[j];
+		{
+			MmRoster   *g = &given[perm[j]];
+			int		   *prof = g->prof;
+			int		   *prof_count = g->prof_count;
+
+			*g = rosters[j];
+			g->prof = prof;
+			g->prof_count = prof_count;
+		}
 		for (int m = 0; m < res->nmatches; m++)
 			for (int k = 0; k < res->matches[m].nmembers; k++)
 				res->matches[m].members[k] = perm[res->matches[m].members[k]];

@@ -324,6 +324,14 @@ typedef struct MmRoster
 	int			nblocks;		/* rosters it may not share a match with (its */
 	int64	   *blocks;			/* players blocked theirs or were blocked):
 								 * their ids, ascending */
+
+	/*
+	 * The rules' filter bits of the roster, as mm_matcher_roster_bits gave
+	 * them under the queue's config and region count; NULL: each run
+	 * computes them. A caller that keeps its rosters from one run to the
+	 * next (the queue's kept input) may keep these with them.
+	 */
+	const uint64 *rule_bits;
 	/* derived by mm_matcher_run */
 	int			part;			/* its bucket: rosters equal on every equal rule */
 	double		rating_low;		/* effective rating: rating - deviation */
@@ -371,6 +379,14 @@ typedef struct MmMatcherResult
 
 
 extern double mm_matcher_padding(const MmMatcherConfig *cfg, double age);
+
+/*
+ * Words of a roster's rule_bits under cfg (with its nregions); 0: no rule
+ * filters as bits. mm_matcher_roster_bits fills them (false: a rule cannot
+ * give them, and the roster keeps rule_bits NULL).
+ */
+extern int	mm_matcher_bits_words(const MmMatcherConfig *cfg);
+extern bool mm_matcher_roster_bits(const MmMatcherConfig *cfg, const MmRoster *r, uint64 *bits);
 extern void mm_matcher_run(MmRoster *rosters, int n, int nprofessions,
 						   const MmMatcherConfig *cfg,
 						   MmMatcherResult *result);

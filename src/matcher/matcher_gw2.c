@@ -63,8 +63,7 @@ rules_admit(Run *run, const MmRoster *target, const MmRoster *p)
 		if (rule->kind->partitions || (rule->soft && !rule->kind->soft_filters) || rule->kind->odds)
 			continue;
 		if (run->bits[k] != NULL)
-			ok = (run->tbits[k] &
-				  run->bits[k][(p - run->r) * (rule->nsteps + 1) + run->levels[k]]) != 0;
+			ok = (run->tbits[k] & rule_bits_of(run, k, (int) (p - run->r))[run->levels[k]]) != 0;
 		else
 			ok = rule->ops->admit(rule, run->limits[k], target, p, run->cfg->nregions);
 		if (!ok)
@@ -125,6 +124,19 @@ gather_potentials(Run *run, const MmRoster *target)
 		return;
 	}
 
+	/*
+	 * Before the rosters are sorted by lo: if the band holds many of the
+	 * bucket's rosters even counted roughly, walk the live queue (no sort
+	 * needed); else sort them once for this run. Either way gives the same
+	 * list; this only picks the cheaper.
+	 */
+	if (!run->sorted)
+	{
+		if (run->lo_bins != NULL &&
+			(int64) band_at_most(run, part, target->lo - run->widest, target->hi) * 4 >= run->part_live[part])
+			goto walk;
+		mm_matcher_sort(run);
+	}
 	a = lower_bound(run, part, target->lo - run->widest);
 	b = a;
 	/* first position with lo > target->hi */
@@ -163,6 +175,7 @@ gather_potentials(Run *run, const MmRoster *target)
 	}
 
 	/* a wide band: walk the bucket's live queue until enough overlap */
+walk:
 	for (int i = run->head[part]; i < run->n && run->npotentials < max; i = run->next[i])
 	{
 		const MmRoster *p = &run->r[i];

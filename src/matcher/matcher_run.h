@@ -17,6 +17,8 @@
 #include "matcher.h"
 #include "rules.h"
 
+#include <math.h>
+
 typedef struct MmMatcherRun MmMatcherRun;
 
 /*
@@ -73,8 +75,17 @@ typedef struct MmMatcherRun
 	int		   *part_live;		/* per bucket: rosters in its live list */
 	int		   *part_start;		/* per bucket: its range of by_lo */
 	int		   *part_end;
-	int		   *by_lo;			/* indexes sorted by bucket, then lo */
+	int		   *by_lo;			/* indexes sorted by bucket, then lo (once sorted) */
+	bool		sorted;			/* by_lo, part_start and part_end are made */
 	double		widest;			/* largest hi - lo */
+	/*
+	 * Before by_lo is made, a band's rosters are counted roughly: per
+	 * bucket, rosters by lo in MM_LO_BINS bins over [lo_min, lo_min +
+	 * lo_span]; NULL when the buckets are too many for it
+	 */
+	int		   *lo_bins;
+	double		lo_min;
+	double		lo_span;
 	int		   *potentials;		/* of the current target, in queue order */
 	int			npotentials;
 	bool	   *chosen;			/* picked for the current match */
@@ -88,6 +99,8 @@ typedef struct MmMatcherRun
 	double	   *limits;			/* per rule: its parameter at the target's wait */
 	int		   *levels;			/* per rule: the level of it (see rules.h, bits) */
 	uint64	  **bits;			/* per rule filtering as bits: each roster's, per level; else NULL */
+	bool		bits_kept;		/* they are the rosters' own (MmRoster.rule_bits) */
+	int		   *bits_off;		/* per rule: its first word in rule_bits */
 	uint64	   *tbits;			/* per rule: the target's bits at its level */
 	MmRuleState *rstate;		/* per rule: the match being populated */
 	int		   *rejected;		/* per rule: rosters it kept from the potentials */
@@ -166,6 +179,15 @@ rules_fit(Run *run, int i, int side)
 	return true;
 }
 
+/* Roster i's bits of rule k at its levels (run->bits[k] not NULL). */
+static inline const uint64 *
+rule_bits_of(const Run *run, int k, int i)
+{
+	if (run->bits_kept)
+		return run->r[i].rule_bits + run->bits_off[k];
+	return run->bits[k] + (size_t) i * (run->rules[k].nsteps + 1);
+}
+
 /* The rule to blame for a failed target: the one that refused the most; -1: none. */
 static inline int
 blame(const int *counts, int nrules)
@@ -194,6 +216,33 @@ blocks_fit(Run *run, int i)
 
 /* matcher.c: take roster i out of the live queue list */
 extern void mm_matcher_queue_remove(MmMatcherRun *run, int i);
+/* matcher.c: make by_lo, part_start and part_end (once per run) */
+extern void mm_matcher_sort(MmMatcherRun *run);
+
+#define MM_LO_BINS 64
+
+/*
+ * At most how many rosters of bucket "part" have lo in [from, to]: the
+ * rosters of the bins that range touches.
+ */
+static inline int
+band_at_most(const MmMatcherRun *run, int part, double from, double to)
+{
+	const int  *bins = run->lo_bins + (size_t) part * MM_LO_BINS;
+	int			a,
+				b,
+				n = 0;
+
+	if (run->lo_span <= 0)
+		return bins[0];
+	a = (int) floor((from - run->lo_min) / run->lo_span * MM_LO_BINS);
+	b = (int) floor((to - run->lo_min) / run->lo_span * MM_LO_BINS);
+	a = Max(a, 0);
+	b = Min(b, MM_LO_BINS - 1);
+	for (int k = a; k <= b; k++)
+		n += bins[k];
+	return n;
+}
 
 /*
  * match_split.c: the fairest split of the rosters of the run's complete

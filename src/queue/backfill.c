@@ -523,3 +523,26 @@ mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz a
 	mm_queue_notify(queue_id, name, match_ids, nfilled, "backfills");
 	return nfilled;
 }
+
+int
+mm_backfill_moved(const MmBackfillPlan *plan, const MmRosterSet *set, int64 **ids)
+{
+	int			n = 0;
+
+	for (int j = 0; j < plan->nreqs; j++)
+		if (plan->reqs[j].whole)
+			n += plan->reqs[j].team.npicked;
+	*ids = palloc(sizeof(int64) * Max(n, 1));
+	n = 0;
+	for (int j = 0; j < plan->nreqs; j++)
+		if (plan->reqs[j].whole)
+			for (int k = 0; k < plan->reqs[j].team.npicked; k++)
+				(*ids)[n++] = set->r[plan->reqs[j].team.picked[k]].id;
+	return n;
+}
+
+bool
+mm_backfill_none(const MmBackfillPlan *plan)
+{
+	return plan == NULL || plan->nreqs == 0;
+}

@@ -53,6 +53,7 @@ typedef struct MmRuleReader
 {
 	HTAB	   *values;
 	int			nvalues;
+	char	  **value_names;	/* by value id */
 	HTAB	   *regions;
 	int			nregions;
 	char	  **region_names;
@@ -98,6 +99,13 @@ extern void mm_rules_read_finish(MmRoster *r, int n, MmRuleReader *rd);
  */
 extern void mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
 							   MmRuleReader *rd);
+/*
+ * The same, for a kept input (tick_input.c): a latency to a region none of
+ * the rosters read by rd has sets *unknown (the input must be read again:
+ * region ids are in name order).
+ */
+extern void mm_rules_read_known(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+								MmRuleReader *rd, bool *unknown);
 /* The id of a region among the rosters read by rd; -1 if none of them has it. */
 extern int	mm_rules_region_id(const MmRuleReader *rd, const char *name);
 
@@ -164,6 +172,24 @@ extern void mm_roster_limits_read(int32 queue_id, TimestampTz at, const MmMatche
 								  MmRosterSet *set);
 extern void mm_roster_limits_columns(const MmMatcherConfig *cfg, MmRosterSet *set);
 extern double mm_queue_stored_odds_scale(int32 queue_id, const MmMatcherConfig *cfg);
+/*
+ * For a kept input (tick_input.c): the same from a queue's rows with a
+ * column "position", each roster's place and joined_at put in position[]
+ * and joined[] (room for SPI_processed); players NULL: the rows carry their
+ * players' columns (Q_READ_FIRST's form).
+ */
+extern void mm_read_rosters_kept(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
+								 struct SPITupleTable *players, uint64 nplayers,
+								 int64 *position, TimestampTz *joined);
+/*
+ * Read more rosters of a queue (the rows of the last SPI result, the
+ * players' columns in each row) as those of "base" were read: string values
+ * interned with its ids, latencies by its regions, professions added to
+ * its list. False when a roster has a latency to a region none of base's
+ * rosters has (base must be read again).
+ */
+extern bool mm_read_rosters_more(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *base,
+								 MmRosterSet *out, int64 *position, TimestampTz *joined);
 /* Config key "team_names" (rules_config.c). */
 extern void mm_team_names_parse(JsonbValue *v, void *base, const char *what, const char *path);
 extern void mm_team_names_render(StringInfo buf, const void *base);
@@ -192,6 +218,10 @@ extern bool mm_backfill_plan(int32 queue_id, TimestampTz at, const MmMatcherConf
 							 const MmRosterSet *set, MmBackfillPlan **plan, MmRosterSet *rest);
 extern int	mm_backfill_apply(int32 queue_id, const char *name, int64 tick_id, TimestampTz at,
 							  const MmRosterSet *set, const MmBackfillPlan *plan);
+/* Whether a plan found no open request (a tick then plans again only if it has to). */
+extern bool mm_backfill_none(const MmBackfillPlan *plan);
+/* The rosters an applied plan moved into their matches (*ids); returns how many. */
+extern int	mm_backfill_moved(const MmBackfillPlan *plan, const MmRosterSet *set, int64 **ids);
 
 /*
  * citus.c: whether mm.citus_distribute_queues has distributed the queue

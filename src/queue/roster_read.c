@@ -338,8 +338,20 @@ grouped_find(Grouped *g, int64 id)
 	return true;
 }
 
+/* How read_rosters reads, beyond the rows (all optional). */
+typedef struct ReadHow
+{
+	Grouped    *grouped;		/* the players' columns of each roster */
+	MmRosterSet *base;			/* intern as base's rosters were (its reader,
+								 * professions), adding to them */
+	int64	   *position;		/* out: per roster kept, column "position" */
+	TimestampTz *joined;		/* out: per roster kept, joined_at (a queue's: never null) */
+	bool		unknown;		/* out (base): a region base's rosters do not have */
+	MmRosterIds *ids;			/* batches whose ids agree (mm_read_rosters_ids) */
+} ReadHow;
+
 static void read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out,
-						 Grouped *grouped, MmRosterIds *ids);
+						 ReadHow *how);
 
 /*
  * Build the roster array from the rows of an executed SPI query (in
@@ -351,7 +363,9 @@ static void read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRo
 void
 mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out)
 {
-	read_rosters(at, counts, cfg, out, NULL, NULL);
+	ReadHow		how = {0};
+
+	read_rosters(at, counts, cfg, out, &how);
 }
 
 /*
@@ -362,7 +376,10 @@ mm_read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *
 void
 mm_read_rosters_ids(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out, MmRosterIds *ids)
 {
-	read_rosters(at, true, cfg, out, NULL, ids);
+	ReadHow		how = {0};
+
+	how.ids = ids;
+	read_rosters(at, true, cfg, out, &how);
 }
 
 /*
@@ -379,16 +396,51 @@ mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
 						SPITupleTable *players, uint64 nplayers)
 {
 	Grouped		g;
+	ReadHow		how = {0};
 
 	grouped_init(&g, players, nplayers);
-	read_rosters(at, true, cfg, out, &g, NULL);
+	how.grouped = &g;
+	read_rosters(at, true, cfg, out, &how);
+}
+
+void
+mm_read_rosters_kept(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *out,
+					 SPITupleTable *players, uint64 nplayers, int64 *position, TimestampTz *joined)
+{
+	Grouped		g;
+	ReadHow		how = {0};
+
+	how.position = position;
+	how.joined = joined;
+	if (players != NULL)
+	{
+		grouped_init(&g, players, nplayers);
+		how.grouped = &g;
+	}
+	read_rosters(at, true, cfg, out, &how);
+}
+
+bool
+mm_read_rosters_more(TimestampTz at, MmMatcherConfig *cfg, MmRosterSet *base, MmRosterSet *out,
+					 int64 *position, TimestampTz *joined)
+{
+	ReadHow		how = {0};
+
+	how.base = base;
+	how.position = position;
+	how.joined = joined;
+	read_rosters(at, true, cfg, out, &how);
+	return !how.unknown;
 }
 
 static void
 read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out,
-			 Grouped *grouped, MmRosterIds *ids)
+			 ReadHow *how)
 {
+	Grouped    *grouped = how->grouped;
+	MmRosterIds *ids = how->ids;
 	Oid			jsonb_types[] = {JSONBOID};
+	Oid			position_types[] = {INT8OID};
 	MmRuleReader rd = {0};
 	Oid			id_types[] = {INT8OID, INT4OID};
 	Oid			players_types[] = {INT8ARRAYOID, INT4ARRAYOID};
@@ -403,6 +455,7 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 	int			nplayers = 0;
 	int			cap = 64;
 	int			kept = 0;
+	int			poscol = 0;
 	Row			row;
 
 	if (n > INT_MAX / 4)
@@ -427,6 +480,8 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 	c.attributes = column(desc, "attributes", false, jsonb_types, 1);
 	c.latencies = column(desc, "latencies", false, jsonb_types, 1);
 	c.roles = column(desc, "roles", false, text_array, 1);
+	if (how->position)
+		poscol = column(desc, "position", true, position_types, 1);
 	if (ids != NULL)
 	{
 		/* the ids of the batches read before */
@@ -434,6 +489,14 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 		prof.n = ids->nprof;
 		prof.cap = ids->prof_cap;
 		prof.names = ids->prof_names;
+	}
+	else if (how->base != NULL)
+	{
+		/* more rosters of a kept input: its values, regions and professions */
+		if (how->base->reader != NULL)
+			rd = *how->base->reader;
+		prof.n = prof.cap = how->base->nprof;
+		prof.names = how->base->prof_names;
 	}
 	if ((cfg->nattrs > 0 || cfg->latency_rule >= 0) && rd.values == NULL)
 	{
@@ -477,6 +540,16 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 		}
 		if (counts && number(prow, pdesc, pc->players, "players", 0) == 0)
 			continue;
+		if (how->position)
+		{
+			d = row_value(&row, poscol, &isnull);
+			how->position[kept] = isnull ? 0 : DatumGetInt64(d);
+		}
+		if (how->joined)
+		{
+			d = c.joined_at ? row_value(&row, c.joined_at, &isnull) : (Datum) 0;
+			how->joined[kept] = c.joined_at && !isnull ? DatumGetTimestampTz(d) : 0;
+		}
 		kept++;
 		x->id = id;
 		if (counts)
@@ -572,8 +645,26 @@ read_rosters(TimestampTz at, bool counts, MmMatcherConfig *cfg, MmRosterSet *out
 				if (!isnull)
 					lat = DatumGetJsonbP(d);
 			}
-			mm_rules_read_roster(cfg, x, attrs, lat, !counts, &rd);
+			if (how->base != NULL)
+				mm_rules_read_known(cfg, x, attrs, lat, &rd, &how->unknown);
+			else
+				mm_rules_read_roster(cfg, x, attrs, lat, !counts, &rd);
 		}
+	}
+	if (how->base != NULL)
+	{
+		/* what was interned goes back to the kept input */
+		if (how->base->reader != NULL)
+			*how->base->reader = rd;
+		how->base->nprof = prof.n;
+		how->base->prof_names = prof.names;
+		out->region_names = how->base->region_names;
+		out->reader = how->base->reader;
+		out->r = r;
+		out->n = kept;
+		out->nprof = prof.n;
+		out->prof_names = prof.names;
+		return;
 	}
 	if (rd.values != NULL)
 		mm_rules_read_finish(r, kept, &rd);

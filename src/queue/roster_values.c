@@ -19,6 +19,7 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 
 /* Attribute values */
 
@@ -253,8 +254,12 @@ mm_intern(HTAB *tab, const char *s, int len, int *count, char ***names)
 		e->id = (*count)++;
 		if (names)
 		{
-			*names = *names ? repalloc(*names, sizeof(char *) * (*count)) : palloc(sizeof(char *));
-			(*names)[e->id] = pstrdup(key);
+			/* in the table's memory: a kept input interns more at each tick */
+			MemoryContext cxt = GetMemoryChunkContext(tab);
+
+			*names = *names ? repalloc(*names, sizeof(char *) * (*count))
+				: MemoryContextAlloc(cxt, sizeof(char *));
+			(*names)[e->id] = MemoryContextStrdup(cxt, key);
 		}
 	}
 	return e->id;
@@ -290,7 +295,8 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 		case MM_ATTR_STRING:
 			if (v->type != jbvString || !mm_name_valid(v->val.string.val, v->val.string.len))
 				return false;
-			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues, NULL);
+			out->id = mm_intern(rd->values, v->val.string.val, v->val.string.len, &rd->nvalues,
+								&rd->value_names);
 			break;
 		case MM_ATTR_SET:
 			{
@@ -316,7 +322,7 @@ read_value(const MmAttrDecl *d, JsonbValue *v, MmAttrValue *out, MmRuleReader *r
 						out->set = repalloc(out->set, sizeof(int) * cap);
 					}
 					out->set[n++] = mm_intern(rd->values, e.val.string.val, e.val.string.len,
-											  &rd->nvalues, NULL);
+											  &rd->nvalues, &rd->value_names);
 				}
 				qsort(out->set, n, sizeof(int), cmp_int_asc);
 				out->nset = 0;
@@ -504,9 +510,14 @@ mm_rules_region_id(const MmRuleReader *rd, const char *name)
 	return e ? rd->region_id[e->id] : -1;
 }
 
-void
-mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
-				   MmRuleReader *rd)
+/*
+ * Read a roster's attributes and latencies as those of the rosters read by
+ * rd (finished). A region none of them has is left out; *unknown (when
+ * not NULL) is set when there is one.
+ */
+static void
+read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat, MmRuleReader *rd,
+		  bool *unknown)
 {
 	x->attr = NULL;
 	x->lat = NULL;
@@ -543,8 +554,12 @@ mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb 
 		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 		{
 			if (tok == WJB_KEY)
+			{
 				region = mm_rules_region_id(rd, pnstrdup(e.val.string.val,
 														  Min(e.val.string.len, NAMEDATALEN - 1)));
+				if (region < 0 && unknown != NULL)
+					*unknown = true;
+			}
 			else if (tok == WJB_VALUE && e.type == jbvNumeric && region >= 0 && x->nlat < cap)
 			{
 				double		ms = mm_numeric_float8(e.val.numeric);
@@ -558,6 +573,20 @@ mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb 
 		}
 		sort_latencies(x);
 	}
+}
+
+void
+mm_rules_read_more(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+				   MmRuleReader *rd)
+{
+	read_more(cfg, x, attrs, lat, rd, NULL);
+}
+
+void
+mm_rules_read_known(const MmMatcherConfig *cfg, MmRoster *x, Jsonb *attrs, Jsonb *lat,
+					MmRuleReader *rd, bool *unknown)
+{
+	read_more(cfg, x, attrs, lat, rd, unknown);
 }
 
 void

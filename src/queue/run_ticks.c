@@ -207,7 +207,10 @@ run_one_tick(const char *name, int32 queue_id, MemoryContext cxt)
 		mm_args_begin(&a, &tick_statement_now);
 		mm_arg(&a, "queue", CStringGetTextDatum(name));
 		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		/* a run ticks again and again: the tick keeps its input (tick_input.c) */
+		mm_tick_keeps_input = true;
 		mm_run(&a, false, SPI_OK_SELECT);
+		mm_tick_keeps_input = false;
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -216,6 +219,7 @@ run_one_tick(const char *name, int32 queue_id, MemoryContext cxt)
 	{
 		ErrorData  *edata;
 
+		mm_tick_keeps_input = false;
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();

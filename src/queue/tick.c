@@ -81,7 +81,7 @@ static MmStatement statements[Q_COUNT] = {
 	 * through an aggregate, and the union's rows through a sort.
 	 */
 	[Q_READ_ROSTERS] = {
-		"SELECT r.roster_id, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor, r.joined_at, "
+		"SELECT r.roster_id, r.position, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor, r.joined_at, "
 		"r.attributes, r.latencies "
 		"FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id IS NULL ORDER BY r.position",
 		{{"queue_id", INT4OID}}
@@ -211,7 +211,8 @@ static MmStatement statements[Q_COUNT] = {
 	 * The rosters locked (l) and the new positions (f) meet in a jsonb
 	 * object of roster id -> position, looked up per roster by key: no
 	 * join, so no plan runs the locking read once per roster (as a semi
-	 * join did when the statistics said the queue was empty).
+	 * join did when the statistics said the queue was empty). Returns the
+	 * rosters moved and their new places (a kept input follows them).
 	 */
 	[Q_REQUEUE] = {
 		"WITH l AS MATERIALIZED (SELECT r.roster_id FROM mm.roster r "
@@ -222,7 +223,8 @@ static MmStatement statements[Q_COUNT] = {
 		"m AS MATERIALIZED (SELECT jsonb_object_agg(f.id::text, f.pos) AS pos FROM f "
 		"WHERE (SELECT held.ids FROM held) ? f.id::text) "
 		"UPDATE mm.roster r SET position = ((SELECT m.pos FROM m) ->> r.roster_id::text)::bigint "
-		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND (SELECT m.pos FROM m) ? r.roster_id::text",
+		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND (SELECT m.pos FROM m) ? r.roster_id::text "
+		"RETURNING r.roster_id, r.position",
 		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}}
 	},
 	[Q_LOG] = {
@@ -340,13 +342,14 @@ result_int64(void)
 	return isnull ? 0 : DatumGetInt64(d);
 }
 
-/* Look up a queue: its id and config, or an error. */
+/* Look up a queue: its id and config (*config as stored, if wanted), or an error. */
 static int32
-queue_lookup(const char *name, MmMatcherConfig *cfg)
+queue_lookup(const char *name, MmMatcherConfig *cfg, Jsonb **config)
 {
 	MmArgs		a;
 	bool		isnull;
 	int32		id;
+	Jsonb	   *stored;
 
 	mm_args_begin(&a, &statements[Q_QUEUE]);
 	mm_arg(&a, "name", CStringGetTextDatum(name));
@@ -357,8 +360,10 @@ queue_lookup(const char *name, MmMatcherConfig *cfg)
 				 errmsg("queue \"%s\" does not exist", name),
 				 errhint("Create it with mm.create_queue.")));
 	id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	mm_queue_config(DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[0],
-												 SPI_tuptable->tupdesc, 2, &isnull)), cfg);
+	stored = DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	mm_queue_config(stored, cfg);
+	if (config != NULL)
+		*config = stored;
 	return id;
 }
 
@@ -488,6 +493,132 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 	}
 	if (plan != NULL)
 		(void) mm_backfill_apply(queue_id, name, tick_id, at, &all, plan);
+	*set = rest;
+}
+
+/*
+ * The same over a kept input (tick_input.c), in memory: its first rosters
+ * with the matcher in prefix mode, then, if a target is undecided, all of
+ * them. With mm.check_tick_input, the input is first compared with a
+ * fresh read of the tables under the same snapshot, and the matches with
+ * the matcher's over that read. *backfilled gets the rosters the tick's
+ * backfills moved.
+ */
+static void
+tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, KeptInput *kept,
+				MmRosterSet *kset, int nregions, MmRosterSet *set, MmMatcherResult *res,
+				const char *name, int64 tick_id, int64 **backfilled, int *nbackfilled)
+{
+	MmMatcherConfig run_cfg = *cfg;
+	int64		limit = mm_tick_read_batch > 0 ? mm_tick_read_batch :
+		2 * ((int64) cfg->filter.rosters + cfg->filter.potentials_max);
+	MmRosterSet all;
+	MmRosterSet rest;
+	MmBackfillPlan *plan = NULL;
+	MmMatcherConfig fresh_cfg = *cfg;
+	MmRosterSet fresh = {0};
+	const uint64 **saved_bits = NULL;
+
+	run_cfg.nregions = nregions;
+	/*
+	 * What the players asked of their matches is never kept: blocks change
+	 * without the queue changing (mm.block, mm.unblock, a block running
+	 * out) and are read again at every tick, with the rosters' own latency
+	 * limits, as a tick from the tables reads them (roster_limits.c).
+	 */
+	for (int i = 0; i < kset->n; i++)
+	{
+		kset->r[i].nblocks = 0;
+		kset->r[i].blocks = NULL;
+		kset->r[i].max_latency = 0;
+	}
+	mm_roster_limits_read(queue_id, at, &run_cfg, kset);
+	/*
+	 * The rules' bits kept with the rosters were made without their own
+	 * latency limits (read just now): when a roster has one, this tick's
+	 * run makes every roster's bits itself, and the kept ones come back
+	 * after it.
+	 */
+	for (int i = 0; i < kset->n; i++)
+		if (kset->r[i].max_latency > 0 && kset->r[i].rule_bits != NULL)
+		{
+			if (saved_bits == NULL)
+				saved_bits = palloc0(sizeof(const uint64 *) * kset->n);
+			saved_bits[i] = kset->r[i].rule_bits;
+			kset->r[i].rule_bits = NULL;
+		}
+	if (mm_check_tick_input)
+	{
+		tick_read_queue(queue_id, at, &fresh_cfg, &fresh);
+		mm_roster_limits_read(queue_id, at, &fresh_cfg, &fresh);
+		tick_input_compare(kset, nregions, &fresh, fresh_cfg.nregions, cfg, name);
+	}
+	tick_input_pop();
+	/* a queue whose last tick needed all its rosters most likely needs them again */
+	if (tick_input_whole(kept))
+		limit = 0;
+	for (;;)
+	{
+		bool		whole = limit <= 0 || limit >= kset->n;
+		bool		decided = true;
+
+		all = *kset;
+		if (!whole)
+			all.n = (int) limit;
+		run_cfg.prefix = !whole;
+		rest = all;
+		/* the open requests, once: none found, none to plan over more rosters */
+		if (plan == NULL || !mm_backfill_none(plan))
+			decided = mm_backfill_plan(queue_id, at, &run_cfg, &all, &plan, &rest);
+		if (decided)
+		{
+			mm_matcher_run(rest.r, rest.n, rest.nprof, &run_cfg, res);
+			decided = !res->undecided;
+		}
+		if (decided || whole)
+		{
+			tick_input_set_whole(kept, whole && limit == 0 && kset->n > 0);
+			break;
+		}
+		limit = 0;
+	}
+	*nbackfilled = 0;
+	if (plan != NULL)
+	{
+		(void) mm_backfill_apply(queue_id, name, tick_id, at, &all, plan);
+		*nbackfilled = mm_backfill_moved(plan, &all, backfilled);
+	}
+	if (mm_check_tick_input)
+	{
+		/*
+		 * the fresh read less the rosters the backfills took (those of
+		 * "all" not in "rest", which keeps the others in order), matched
+		 * whole
+		 */
+		MmRosterSet fresh_rest = fresh;
+		MmMatcherResult fres;
+		int64	   *taken = palloc(sizeof(int64) * Max(all.n, 1));
+		int			ntaken = 0;
+
+		for (int i = 0, j = 0; i < all.n; i++)
+			if (j < rest.n && all.r[i].id == rest.r[j].id)
+				j++;
+			else
+				taken[ntaken++] = all.r[i].id;
+		qsort(taken, ntaken, sizeof(int64), mm_cmp_int64);
+		fresh_rest.r = palloc(sizeof(MmRoster) * Max(fresh.n, 1));
+		fresh_rest.n = 0;
+		for (int i = 0; i < fresh.n; i++)
+			if (ntaken == 0 || bsearch(&fresh.r[i].id, taken, ntaken, sizeof(int64), mm_cmp_int64) == NULL)
+				fresh_rest.r[fresh_rest.n++] = fresh.r[i];
+		fresh_cfg.prefix = false;
+		mm_matcher_run(fresh_rest.r, fresh_rest.n, fresh_rest.nprof, &fresh_cfg, &fres);
+		tick_input_compare_runs(&rest, res, &fresh_rest, &fres, name);
+	}
+	if (saved_bits != NULL)
+		for (int i = 0; i < kset->n; i++)
+			if (saved_bits[i] != NULL)
+				kset->r[i].rule_bits = saved_bits[i];
 	*set = rest;
 }
 
@@ -798,7 +929,7 @@ failed_reasons_json(const MmMatcherResult *res, const MmMatcherConfig *cfg)
 static void
 tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 			const MmMatcherConfig *cfg, const MmRosterSet *set, const MmMatcherResult *res,
-			const TickFigures *fig)
+			const TickFigures *fig, int64 **moved, int64 **moved_to, int *nmoved)
 {
 	MmArgs		a;
 	double		oldest = 0;
@@ -825,12 +956,23 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 		if (!isnull)
 			oldest = Max(oldest, (at - DatumGetTimestampTz(d)) / 1e6);
 	}
+	*nmoved = 0;
 	if (res->nfailed > 0)
 	{
 		mm_args_begin(&a, &statements[Q_REQUEUE]);
 		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 		mm_arg(&a, "roster_ids", mm_id_array(failed, res->nfailed));
-		mm_run(&a, false, SPI_OK_UPDATE);
+		mm_run(&a, false, SPI_OK_UPDATE_RETURNING);
+		*nmoved = (int) SPI_processed;
+		*moved = palloc(sizeof(int64) * Max(*nmoved, 1));
+		*moved_to = palloc(sizeof(int64) * Max(*nmoved, 1));
+		for (int j = 0; j < *nmoved; j++)
+		{
+			bool		isnull;
+
+			(*moved)[j] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &isnull));
+			(*moved_to)[j] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &isnull));
+		}
 	}
 
 	if (set->n == 0 && fig->made == 0 && res->nfailed == 0 && fig->dropped == 0 && fig->expired == 0 &&
@@ -895,12 +1037,21 @@ mm_tick(PG_FUNCTION_ARGS)
 	int64	   *match_ids;
 	int			dissolved;
 	double		odds_scale;
+	Jsonb	   *config;
+	bool		keep = mm_keep_tick_input == MM_KEEP_INPUT_ALWAYS ||
+		(mm_tick_keeps_input && mm_keep_tick_input == MM_KEEP_INPUT_RUN_TICKS);
+	KeptInput  *kept = NULL;
+	int64	   *moved = NULL,
+			   *moved_to = NULL,
+			   *backfilled = NULL;
+	int			nmoved = 0,
+				nbackfilled = 0;
 
 	mm_require_primary("mm.tick");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	queue_id = queue_lookup(name, &cfg);
+	queue_id = queue_lookup(name, &cfg, &config);
 	if (!queue_try_lock(MM_TICK_LOCK, queue_id, false))
 	{
 		/* another tick of this queue is running: nothing to do */
@@ -920,13 +1071,45 @@ mm_tick(PG_FUNCTION_ARGS)
 	if (cfg.queue.ticket_ttl_s > 0)
 		fig.expired = tick_expire(queue_id, at, cfg.queue.ticket_ttl_s);
 	/* the read sees what the tick has just changed: rosters given back, expired */
-	tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
+	if (keep)
+	{
+		MmRosterSet kset;
+		int			nregions;
+
+		kept = tick_input_open(queue_id, config, &cfg, at, &kset, &nregions);
+		tick_match_kept(queue_id, at, &cfg, kept, &kset, nregions, &set, &res, name, tick_id,
+						&backfilled, &nbackfilled);
+	}
+	else
+		tick_match(queue_id, at, &cfg, &set, &res, dissolved > 0 || fig.expired > 0, name, tick_id);
 	match_ids = palloc0(sizeof(int64) * Max(res.nmatches, 1));
 	tick_commit(queue_id, tick_id, at, &cfg, odds_scale, &set, &res, rsinfo, match_ids, &fig);
-	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig);
+	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig, &moved, &moved_to, &nmoved);
 	mm_events_matches(queue_id, match_ids, res.nmatches, cfg.queue.accept_timeout_s, at);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.queue.accept_timeout_s > 0 ? "proposed" : "matches");
+	if (kept != NULL)
+	{
+		/* what the tick wrote, for the input's next tick */
+		int			ngone = nbackfilled;
+		int64	   *gone;
+
+		for (int m = 0; m < res.nmatches; m++)
+			if (match_ids[m] > 0)
+				ngone += res.matches[m].nmembers;
+		gone = palloc(sizeof(int64) * Max(ngone, 1));
+		ngone = 0;
+		for (int m = 0; m < res.nmatches; m++)
+			if (match_ids[m] > 0)
+				for (int k = 0; k < res.matches[m].nmembers; k++)
+					gone[ngone++] = set.r[res.matches[m].members[k]].id;
+		for (int k = 0; k < nbackfilled; k++)
+			gone[ngone++] = backfilled[k];
+		tick_input_written(kept, gone, ngone, moved, moved_to, nmoved);
+		tick_input_close(kept, tick_id, ngone > 0 || nmoved > 0);
+	}
+	else
+		tick_input_plain(queue_id, tick_id);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -946,7 +1129,7 @@ mm_preview(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	queue_id = queue_lookup(name, &cfg);
+	queue_id = queue_lookup(name, &cfg, NULL);
 	cfg.odds_scale = mm_queue_stored_odds_scale(queue_id, &cfg);
 	tick_match(queue_id, at, &cfg, &set, &res, false, NULL, 0);
 	for (int m = 0; m < res.nmatches; m++)
