@@ -152,7 +152,8 @@ def expected_error(line):
         'already queued', 'not in a match', 'could not serialize', 'deadlock',
         'is not open', 'is in the ready check', 'is not finished', 'does not exist',
         'has no open seats', 'was queued at the same time', 'current transaction is aborted',
-        'already', 'not proposed', 'must not', 'no longer', 'is finished', 'is not', 'cannot'))
+        'already', 'not proposed', 'must not', 'no longer', 'is finished', 'is not', 'cannot',
+        'has ended'))
 
 
 def party(n):
