@@ -481,7 +481,8 @@ kept_catch_up(KeptInput *k, int32 queue_id, TimestampTz at, const MmMatcherConfi
 	}
 	/* every roster that leaves its place, by id */
 	gone = palloc(sizeof(int64) * ngone);
-	memcpy(gone, k->gone, sizeof(int64) * k->ngone);
+	if (k->ngone > 0)
+		memcpy(gone, k->gone, sizeof(int64) * k->ngone);
 	if (k->nmoved > 0)
 		memcpy(gone + k->ngone, k->moved, sizeof(int64) * k->nmoved);
 	if (nchanged > 0)
