@@ -115,8 +115,8 @@ COMMENT ON FUNCTION mm._number_events IS
 
 -- Events older than mm.event_retention on Citus, queue by queue, each
 -- statement on the queue's shard, oldest first, at most max_rows in all.
--- mm.queue_counters, a table of the coordinator, is not kept there: the
--- counters of mm.queue_metrics count the events kept.
+-- Nothing is added to mm.queue_counters there: mm.queue_metrics, which
+-- reads them, does not answer on Citus (mm.queue_stats does).
 -- @access internal
 CREATE FUNCTION mm._purge_events_citus(max_rows int)
 RETURNS int

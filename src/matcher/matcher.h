@@ -370,6 +370,7 @@ typedef struct MmMatcherResult
 	int			nmatches;
 	MmMatch    *matches;
 	int			nfailed;
+	int		   *failed;			/* the failed targets' indexes, in fail order */
 	int			failed_by_reason[MM_FAIL_REASONS];
 	int		   *failed_by_rule; /* per rule (MM_FAIL_RULE) */
 	int			targets_tried;

@@ -10,11 +10,11 @@
  * The GW2 wiki page scans the whole queue for every target. Here the live queue
  * (rosters not yet matched or tried) is a linked list in queue order, so
  * the scan never walks over rosters already taken out; and the rosters are
- * also sorted by the low end of their range: every roster whose range
- * overlaps the target's has lo in [target.lo - widest range, target.hi]
- * (two binary searches). When that band is narrow compared with the queue,
- * only the band is looked at and its overlapping rosters are put back in
- * queue order and cut at potentials_max. Either way the potentials are
+ * also binned by the low end of their range: every roster whose range
+ * overlaps the target's has lo in [target.lo - widest range, target.hi],
+ * so is in the bins that band touches. When those bins hold few rosters
+ * compared with the queue, only they are looked at and their overlapping
+ * rosters are put back in queue order and cut at potentials_max. Either way the potentials are
  * exactly the list the GW2 wiki's scan gives (naive_search keeps the scan; the
  * tests compare all three with a literal PL/pgSQL port of the GW2 wiki page).
  *
@@ -23,25 +23,6 @@
 #include "matcher_run.h"
 
 #include <math.h>
-
-/* First position in by_lo, within bucket "part", whose lo is >= value. */
-static int
-lower_bound(const Run *run, int part, double value)
-{
-	int			a = run->part_start[part],
-				b = run->part_end[part];
-
-	while (a < b)
-	{
-		int			m = a + (b - a) / 2;
-
-		if (run->r[run->by_lo[m]].lo < value)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a;
-}
 
 /*
  * The filter phase of the rules: may p be a potential of target? The
@@ -94,8 +75,8 @@ blocks_admit(Run *run, const MmRoster *target, const MmRoster *p)
  * The GW2 wiki page scans the queue (naive_search). Here the live queue is a linked
  * list, so rosters already matched or tried cost nothing; and when the
  * rosters whose lo could overlap (lo in [target.lo - widest, target.hi],
- * found by binary search over by_lo) are few compared with the queue, only
- * those are looked at and put back in queue order. All three ways give the
+ * in the bins of by_lo that band touches) are few compared with the
+ * queue, only those are looked at and put back in queue order. All three ways give the
  * same list.
  */
 static void
@@ -125,9 +106,9 @@ gather_potentials(Run *run, const MmRoster *target)
 	}
 
 	/*
-	 * Before the rosters are sorted by lo: if the band holds many of the
-	 * bucket's rosters even counted roughly, walk the live queue (no sort
-	 * needed); else sort them once for this run. Either way gives the same
+	 * Before the rosters are binned by lo: if the band holds many of the
+	 * bucket's rosters even counted roughly, walk the live queue (no bins
+	 * needed); else bin them once for this run. Either way gives the same
 	 * list; this only picks the cheaper.
 	 */
 	if (!run->sorted)
@@ -137,24 +118,9 @@ gather_potentials(Run *run, const MmRoster *target)
 			goto walk;
 		mm_matcher_sort(run);
 	}
-	a = lower_bound(run, part, target->lo - run->widest);
-	b = a;
-	/* first position with lo > target->hi */
-	{
-		int			lo = a,
-					hi = run->part_end[part];
-
-		while (lo < hi)
-		{
-			int			m = lo + (hi - lo) / 2;
-
-			if (run->r[run->by_lo[m]].lo <= target->hi)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		b = lo;
-	}
+	/* the rosters of the bins the band touches */
+	a = run->bin_start[(int64) part * run->nbins + mm_lo_bin(run, target->lo - run->widest)];
+	b = run->bin_start[(int64) part * run->nbins + mm_lo_bin(run, target->hi) + 1];
 
 	if ((int64) (b - a) * 4 < run->part_live[part])
 	{
@@ -163,7 +129,7 @@ gather_potentials(Run *run, const MmRoster *target)
 		{
 			int			i = run->by_lo[j];
 
-			if (run->in_queue[i] && run->r[i].hi >= target->lo &&
+			if (run->in_queue[i] && run->r[i].lo <= target->hi && run->r[i].hi >= target->lo &&
 				(run->nrules == 0 || rules_admit(run, target, &run->r[i])) &&
 				(!run->any_blocks || blocks_admit(run, target, &run->r[i])))
 				run->potentials[run->npotentials++] = i;

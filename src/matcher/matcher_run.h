@@ -73,10 +73,16 @@ typedef struct MmMatcherRun
 	int			nparts;			/* buckets: rosters equal on every equal rule (one without) */
 	int		   *head;			/* per bucket: first of its live list */
 	int		   *part_live;		/* per bucket: rosters in its live list */
-	int		   *part_start;		/* per bucket: its range of by_lo */
-	int		   *part_end;
-	int		   *by_lo;			/* indexes sorted by bucket, then lo (once sorted) */
-	bool		sorted;			/* by_lo, part_start and part_end are made */
+	/*
+	 * Once sorted (mm_matcher_sort): by_lo, the rosters' indexes by
+	 * bucket, then bin of lo (nbins bins of equal width over [lo_min,
+	 * lo_min + lo_span]), then queue order; bin_start[part * nbins + b]
+	 * the first of bucket part's bin b (nparts * nbins + 1 entries)
+	 */
+	int		   *by_lo;
+	int		   *bin_start;
+	int			nbins;
+	bool		sorted;
 	double		widest;			/* largest hi - lo */
 	/*
 	 * Before by_lo is made, a band's rosters are counted roughly: per
@@ -216,10 +222,30 @@ blocks_fit(Run *run, int i)
 
 /* matcher.c: take roster i out of the live queue list */
 extern void mm_matcher_queue_remove(MmMatcherRun *run, int i);
-/* matcher.c: make by_lo, part_start and part_end (once per run) */
+/* matcher.c: make by_lo and bin_start (once per run) */
 extern void mm_matcher_sort(MmMatcherRun *run);
 
 #define MM_LO_BINS 64
+
+/*
+ * The bin of by_lo (mm_matcher_sort) a lo value falls in: non-decreasing
+ * in lo, so the rosters with lo in [from, to] are among those of the bins
+ * from mm_lo_bin(from) to mm_lo_bin(to).
+ */
+static inline int
+mm_lo_bin(const MmMatcherRun *run, double lo)
+{
+	double		x;
+
+	if (run->lo_span <= 0)
+		return 0;
+	x = floor((lo - run->lo_min) / run->lo_span * run->nbins);
+	if (!(x > 0))
+		return 0;
+	if (x >= run->nbins)
+		return run->nbins - 1;
+	return (int) x;
+}
 
 /*
  * At most how many rosters of bucket "part" have lo in [from, to]: the

@@ -164,7 +164,7 @@ mm_explain(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	queue_id = roster_queue(roster_id, &name, &cfg);
 	tick_read_queue(queue_id, at, &cfg, &set);
-	mm_roster_limits_read(queue_id, at, &cfg, &set);
+	mm_roster_limits_read(queue_id, at, &cfg, &set, NULL);
 	cfg.odds_scale = mm_queue_stored_odds_scale(queue_id, &cfg);
 	for (int i = 0; i < set.n && place < 0; i++)
 		if (set.r[i].id == roster_id)

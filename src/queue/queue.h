@@ -26,6 +26,7 @@
 
 #include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/hsearch.h"
 
@@ -169,7 +170,7 @@ extern void mm_read_rosters_grouped(TimestampTz at, MmMatcherConfig *cfg, MmRost
  * scale of a queue's calibrated odds as stored (1: none).
  */
 extern void mm_roster_limits_read(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
-								  MmRosterSet *set);
+								  MmRosterSet *set, List **touched);
 extern void mm_roster_limits_columns(const MmMatcherConfig *cfg, MmRosterSet *set);
 extern double mm_queue_stored_odds_scale(int32 queue_id, const MmMatcherConfig *cfg);
 /*

@@ -37,6 +37,7 @@
 enum
 {
 	L_BLOCKS,
+	L_BLOCKS_QUEUE,
 	L_CAPS,
 	L_SCALE,
 	L_COUNT
@@ -57,6 +58,22 @@ static MmStatement statements[L_COUNT] = {
 		"   AND (k.until IS NULL OR k.until > $at)"
 		"   AND EXISTS (SELECT FROM mm.player_block)",
 		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}, {"at", TIMESTAMPTZOID}}
+	},
+	/*
+	 * The same for every waiting roster of the queue, for a set too large
+	 * to pass as a list (the rosters not read are dropped after): no list
+	 * to build and plan per element, and a queue where nobody blocked
+	 * anybody stops at the first step.
+	 */
+	[L_BLOCKS_QUEUE] = {
+		"SELECT a.roster_id, b.roster_id FROM mm.queued_player a"
+		" JOIN mm.player_block k ON k.player_id = a.player_id"
+		" JOIN mm.queued_player b ON b.player_id = k.blocked_id AND NOT b.requeued"
+		" WHERE a.queue_id = $queue_id AND NOT a.requeued"
+		"   AND b.queue_id = $queue_id AND b.roster_id <> a.roster_id"
+		"   AND (k.until IS NULL OR k.until > $at)"
+		"   AND EXISTS (SELECT FROM mm.player_block)",
+		{{"queue_id", INT4OID}, {"at", TIMESTAMPTZOID}}
 	},
 	/* the waiting rosters of a queue with a latency limit of their own */
 	[L_CAPS] = {
@@ -95,7 +112,7 @@ cmp_pair(const void *x, const void *y)
  * both directions, sorted, each id once.
  */
 static void
-give_blocks(MmRosterSet *set, const int *a, const int *b, int npairs)
+give_blocks(MmRosterSet *set, const int *a, const int *b, int npairs, List **touched)
 {
 	Pair	   *p = palloc(sizeof(Pair) * 2 * Max(npairs, 1));
 	int			n = 0;
@@ -117,6 +134,8 @@ give_blocks(MmRosterSet *set, const int *a, const int *b, int npairs)
 			j++;
 		x->blocks = palloc(sizeof(int64) * (j - i));
 		x->nblocks = 0;
+		if (touched != NULL)
+			*touched = lappend_int(*touched, p[i].a);
 		for (int k = i; k < j; k++)
 			if (x->nblocks == 0 || x->blocks[x->nblocks - 1] != p[k].b)
 				x->blocks[x->nblocks++] = p[k].b;
@@ -125,11 +144,20 @@ give_blocks(MmRosterSet *set, const int *a, const int *b, int npairs)
 	pfree(p);
 }
 
+/*
+ * The blocks between the rosters of the set, from the queue's tables: for
+ * a set of up to BLOCKS_LIST_MAX rosters (a tick's first read), those of
+ * the set's rosters, by their ids; for a larger one (a queue read whole, a
+ * kept input), those of the whole queue. A list of a whole large queue
+ * cost a third of the tick of a kept input of 100,000 rosters (building
+ * the array and planning the statement for it, element by element).
+ */
+#define BLOCKS_LIST_MAX 2000
+
 /* The blocks between the rosters of the set, from the queue's tables. */
 static void
-read_blocks(int32 queue_id, TimestampTz at, MmRosterSet *set)
+read_blocks(int32 queue_id, TimestampTz at, MmRosterSet *set, List **touched)
 {
-	int64	   *ids = palloc(sizeof(int64) * Max(set->n, 1));
 	MmRosterIndex *lookup;
 	int			nlookup;
 	int		   *a;
@@ -137,14 +165,23 @@ read_blocks(int32 queue_id, TimestampTz at, MmRosterSet *set)
 	int			npairs = 0;
 	MmArgs		args;
 
-	for (int i = 0; i < set->n; i++)
-		ids[i] = set->r[i].id;
-	mm_args_begin(&args, &statements[L_BLOCKS]);
-	mm_arg(&args, "queue_id", Int32GetDatum(queue_id));
-	mm_arg(&args, "roster_ids", mm_id_array(ids, set->n));
+	if (set->n > BLOCKS_LIST_MAX)
+	{
+		mm_args_begin(&args, &statements[L_BLOCKS_QUEUE]);
+		mm_arg(&args, "queue_id", Int32GetDatum(queue_id));
+	}
+	else
+	{
+		int64	   *ids = palloc(sizeof(int64) * Max(set->n, 1));
+
+		for (int i = 0; i < set->n; i++)
+			ids[i] = set->r[i].id;
+		mm_args_begin(&args, &statements[L_BLOCKS]);
+		mm_arg(&args, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&args, "roster_ids", mm_id_array(ids, set->n));
+	}
 	mm_arg(&args, "at", TimestampTzGetDatum(at));
 	mm_run(&args, true, SPI_OK_SELECT);
-	pfree(ids);
 	if (SPI_processed == 0)
 		return;
 	lookup = mm_roster_lookup(set, NULL, 0, &nlookup);
@@ -165,12 +202,12 @@ read_blocks(int32 queue_id, TimestampTz at, MmRosterSet *set)
 		a[npairs] = x;
 		b[npairs++] = y;
 	}
-	give_blocks(set, a, b, npairs);
+	give_blocks(set, a, b, npairs, touched);
 }
 
 /* The latency limits of the waiting rosters of the set. */
 static void
-read_caps(int32 queue_id, MmRosterSet *set)
+read_caps(int32 queue_id, MmRosterSet *set, List **touched)
 {
 	MmRosterIndex *lookup;
 	int			nlookup;
@@ -190,24 +227,31 @@ read_caps(int32 queue_id, MmRosterSet *set)
 																   SPI_tuptable->tupdesc, 1, &isnull)));
 
 		if (x >= 0)
+		{
 			set->r[x].max_latency = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[row],
 																 SPI_tuptable->tupdesc, 2, &isnull));
+			if (touched != NULL)
+				*touched = lappend_int(*touched, x);
+		}
 	}
 }
 
 /*
  * Read the blocks between the waiting rosters of a queue that the set
  * holds, and their latency limits (for a queue with a latency rule: the
- * only one that reads them).
+ * only one that reads them). With touched, appends to it the set index of
+ * each roster given blocks or a limit (a roster may be listed twice), so
+ * that a kept input can take them away again without a pass over the set.
  */
 void
-mm_roster_limits_read(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, MmRosterSet *set)
+mm_roster_limits_read(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, MmRosterSet *set,
+					  List **touched)
 {
 	if (set->n == 0)
 		return;
-	read_blocks(queue_id, at, set);
+	read_blocks(queue_id, at, set, touched);
 	if (cfg->latency_rule >= 0)
-		read_caps(queue_id, set);
+		read_caps(queue_id, set, touched);
 }
 
 /* A rosters query's column of that name and type; 0 when absent. */
@@ -316,7 +360,7 @@ mm_roster_limits_columns(const MmMatcherConfig *cfg, MmRosterSet *set)
 		}
 	}
 	if (npairs > 0)
-		give_blocks(set, a, b, npairs);
+		give_blocks(set, a, b, npairs, NULL);
 }
 
 /*

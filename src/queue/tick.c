@@ -440,6 +440,18 @@ read_first(int32 queue_id, TimestampTz at, int64 limit, bool own, MmMatcherConfi
 
 
 /*
+ * How many rosters a tick's first read takes: mm.tick_read_batch, or by
+ * default twice the targets and potentials a run looks at.
+ */
+static int64
+first_read_limit(const MmMatcherConfig *cfg)
+{
+	if (mm_tick_read_batch > 0)
+		return mm_tick_read_batch;
+	return 2 * ((int64) cfg->filter.rosters + cfg->filter.potentials_max);
+}
+
+/*
  * Read a queue's waiting rosters and match them, reading only as much of
  * the queue, in queue order, as the targets need. The matcher's targets are
  * the first filter.rosters rosters, and each target's potentials the first
@@ -465,8 +477,7 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 		   MmRosterSet *set, MmMatcherResult *res, bool own, const char *name, int64 tick_id)
 {
 	MmMatcherConfig run_cfg = *cfg;
-	int64		limit = mm_tick_read_batch > 0 ? mm_tick_read_batch :
-		2 * ((int64) cfg->filter.rosters + cfg->filter.potentials_max);
+	int64		limit = first_read_limit(cfg);
 	MmRosterSet all;
 	MmRosterSet rest;
 	MmBackfillPlan *plan = NULL;
@@ -476,7 +487,7 @@ tick_match(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 		bool		whole = read_first(queue_id, at, limit, own, &run_cfg, &all);
 		bool		decided = true;
 
-		mm_roster_limits_read(queue_id, at, &run_cfg, &all);
+		mm_roster_limits_read(queue_id, at, &run_cfg, &all, NULL);
 
 		run_cfg.prefix = !whole;
 		rest = all;
@@ -510,36 +521,36 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 				const char *name, int64 tick_id, int64 **backfilled, int *nbackfilled)
 {
 	MmMatcherConfig run_cfg = *cfg;
-	int64		limit = mm_tick_read_batch > 0 ? mm_tick_read_batch :
-		2 * ((int64) cfg->filter.rosters + cfg->filter.potentials_max);
+	int64		limit = first_read_limit(cfg);
 	MmRosterSet all;
 	MmRosterSet rest;
 	MmBackfillPlan *plan = NULL;
 	MmMatcherConfig fresh_cfg = *cfg;
 	MmRosterSet fresh = {0};
 	const uint64 **saved_bits = NULL;
+	List	   *touched = NIL;
+	ListCell   *lc;
 
 	run_cfg.nregions = nregions;
 	/*
 	 * What the players asked of their matches is never kept: blocks change
 	 * without the queue changing (mm.block, mm.unblock, a block running
 	 * out) and are read again at every tick, with the rosters' own latency
-	 * limits, as a tick from the tables reads them (roster_limits.c).
+	 * limits, as a tick from the tables reads them (roster_limits.c). The
+	 * kept rosters hold none between ticks: this tick gives them to the
+	 * rosters it lists in "touched" and takes them away again at its end.
 	 */
-	for (int i = 0; i < kset->n; i++)
-	{
-		kset->r[i].nblocks = 0;
-		kset->r[i].blocks = NULL;
-		kset->r[i].max_latency = 0;
-	}
-	mm_roster_limits_read(queue_id, at, &run_cfg, kset);
+	mm_roster_limits_read(queue_id, at, &run_cfg, kset, &touched);
 	/*
 	 * The rules' bits kept with the rosters were made without their own
 	 * latency limits (read just now): when a roster has one, this tick's
 	 * run makes every roster's bits itself, and the kept ones come back
 	 * after it.
 	 */
-	for (int i = 0; i < kset->n; i++)
+	foreach(lc, touched)
+	{
+		int			i = lfirst_int(lc);
+
 		if (kset->r[i].max_latency > 0 && kset->r[i].rule_bits != NULL)
 		{
 			if (saved_bits == NULL)
@@ -547,10 +558,11 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 			saved_bits[i] = kset->r[i].rule_bits;
 			kset->r[i].rule_bits = NULL;
 		}
+	}
 	if (mm_check_tick_input)
 	{
 		tick_read_queue(queue_id, at, &fresh_cfg, &fresh);
-		mm_roster_limits_read(queue_id, at, &fresh_cfg, &fresh);
+		mm_roster_limits_read(queue_id, at, &fresh_cfg, &fresh, NULL);
 		tick_input_compare(kset, nregions, &fresh, fresh_cfg.nregions, cfg, name);
 	}
 	tick_input_pop();
@@ -615,10 +627,16 @@ tick_match_kept(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg, Kept
 		mm_matcher_run(fresh_rest.r, fresh_rest.n, fresh_rest.nprof, &fresh_cfg, &fres);
 		tick_input_compare_runs(&rest, res, &fresh_rest, &fres, name);
 	}
-	if (saved_bits != NULL)
-		for (int i = 0; i < kset->n; i++)
-			if (saved_bits[i] != NULL)
-				kset->r[i].rule_bits = saved_bits[i];
+	foreach(lc, touched)
+	{
+		int			i = lfirst_int(lc);
+
+		if (saved_bits != NULL && saved_bits[i] != NULL)
+			kset->r[i].rule_bits = saved_bits[i];
+		kset->r[i].nblocks = 0;
+		kset->r[i].blocks = NULL;
+		kset->r[i].max_latency = 0;
+	}
 	*set = rest;
 }
 
@@ -935,16 +953,15 @@ tick_finish(int32 queue_id, int64 tick_id, TimestampTz at, TimestampTz started,
 	double		oldest = 0;
 	int64	   *failed = palloc(sizeof(int64) * Max(res->nfailed, 1));
 
-	for (int i = 0; i < set->n; i++)
-	{
-		oldest = Max(oldest, set->r[i].age);
-		if (set->r[i].state == MM_ROSTER_FAILED)
-			failed[set->r[i].fail_order] = set->r[i].id;
-	}
+	for (int k = 0; k < res->nfailed; k++)
+		failed[k] = set->r[res->failed[k]].id;
+	for (int m = 0; m < res->nmatches; m++)
+		for (int k = 0; k < res->matches[m].nmembers; k++)
+			oldest = Max(oldest, set->r[res->matches[m].members[k]].age);
 	/*
 	 * The oldest wait over the queue, not only the rosters read (a failed
-	 * target goes to the back): those read (the matched ones among them)
-	 * and those still waiting, from the joined_at index.
+	 * target goes to the back): those matched and those still waiting,
+	 * from the joined_at index (no pass over the rosters read).
 	 */
 	if (set->n > 0)
 	{
