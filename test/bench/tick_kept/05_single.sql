@@ -1,0 +1,3 @@
+-- kept input: 20 ticks of single in one backend after the first, refilled by mm.enqueue
+SET mm.keep_tick_input = 'always';
+CALL bench_kept_ticks('single', 20);
