@@ -324,26 +324,36 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 	 */
 	if (any == 1 && cfg->attrs[rule->attr].type == MM_ATTR_STRING)
 	{
-		int			maxid = -1;
-		int		   *part;
+		int			size = 64;
+		int		   *part = palloc(sizeof(int) * size);
 
-		/* (the value's test inline: this runs over every roster at every tick) */
-		for (int i = 0; i < n; i++)
-			if (rosters[i].attr != NULL && rosters[i].attr[rule->attr].present)
-				maxid = Max(maxid, rosters[i].attr[rule->attr].id);
-		part = palloc(sizeof(int) * (maxid + 1));
-		for (int v = 0; v <= maxid; v++)
+		for (int v = 0; v < size; v++)
 			part[v] = -1;
+		/*
+		 * One pass (the value's test inline: this runs over every roster at
+		 * every tick, and each roster's values lie apart from it), the map
+		 * of value ids grown as larger ones come
+		 */
 		for (int i = 0; i < n; i++)
 		{
+			const MmAttrValue *v = rosters[i].attr != NULL ? &rosters[i].attr[rule->attr] : NULL;
 			int			id;
 
-			if (rosters[i].attr == NULL || !rosters[i].attr[rule->attr].present)
+			if (v == NULL || !v->present)
 			{
 				rosters[i].part = nparts++;
 				continue;
 			}
-			id = rosters[i].attr[rule->attr].id;
+			id = v->id;
+			if (id >= size)
+			{
+				int			grown = Max(size * 2, id + 1);
+
+				part = repalloc(part, sizeof(int) * grown);
+				for (int k = size; k < grown; k++)
+					part[k] = -1;
+				size = grown;
+			}
 			if (part[id] < 0)
 				part[id] = nparts++;
 			rosters[i].part = part[id];
