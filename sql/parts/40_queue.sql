@@ -1681,6 +1681,10 @@ DECLARE
     kept int;
     qid int;
     dropped boolean;
+    tick_queues int[];
+    tick_counts int[];
+    tick_ms float8[];
+    live int[];
 BEGIN
     IF older_than IS NULL THEN PERFORM mm._null_arg('older_than'); END IF;
     IF max_rows IS NULL THEN PERFORM mm._null_arg('max_rows'); END IF;
@@ -1734,33 +1738,29 @@ BEGIN
                                   array_to_string(stale[1:20], ', ') || CASE WHEN cardinality(stale) > 20 THEN ', ...' ELSE '' END),
                   HINT = 'A late mm.report_result of one of them is refused (55000).';
     END IF;
-    -- the queues' event feeds, older than mm.event_retention (counted on in
-    -- mm.queue_counters on one node; on Citus deleted queue by queue, each on
-    -- its shard, and not counted: mm.queue_counters is not kept there)
+    -- the queues' event feeds, older than mm.event_retention, counted on in
+    -- mm.queue_counters (on Citus deleted queue by queue, each on its shard)
     n := CASE WHEN mm._queues_distributed() THEN mm._purge_events_citus(left_rows) ELSE mm._purge_events(left_rows) END;
     total := total + n; left_rows := left_rows - n;
-    -- the tick log (its ticks counted on in mm.queue_counters; on Citus,
-    -- where the counters are not kept, only deleted)
-    IF mm._queues_distributed() THEN
-        DELETE FROM mm.tick_log l WHERE l.tick_id IN
-            (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows);
-        GET DIAGNOSTICS n = ROW_COUNT;
-    ELSE
+    -- the tick log, its ticks counted on in mm.queue_counters (those of
+    -- queues that are gone count for nothing)
     WITH d AS (
         DELETE FROM mm.tick_log l WHERE l.tick_id IN
             (SELECT x.tick_id FROM mm.tick_log x WHERE x.last_at < cutoff ORDER BY x.at LIMIT left_rows)
         RETURNING l.queue_id, l.ticks, l.duration_ms
-    ), f AS (
-        INSERT INTO mm.queue_counters AS c (queue_id, ticks_total, tick_seconds_total)
-        SELECT d.queue_id, sum(d.ticks), sum(d.duration_ms) / 1000 FROM d
-        WHERE EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = d.queue_id)
-        GROUP BY d.queue_id
-        ON CONFLICT ON CONSTRAINT queue_counters_pkey DO UPDATE
-        SET ticks_total = c.ticks_total + excluded.ticks_total,
-            tick_seconds_total = c.tick_seconds_total + excluded.tick_seconds_total
     )
-    SELECT count(*) INTO n FROM d;
-    END IF;
+    SELECT array_agg(d.queue_id), array_agg(d.ticks), array_agg(d.duration_ms) INTO tick_queues, tick_counts, tick_ms
+    FROM d;
+    live := ARRAY(SELECT q.queue_id FROM mm.queue q);
+    INSERT INTO mm.queue_counters AS c (queue_id, ticks_total, tick_seconds_total)
+    SELECT u.queue_id, sum(u.ticks), sum(u.duration_ms) / 1000
+    FROM unnest(tick_queues, tick_counts, tick_ms) AS u(queue_id, ticks, duration_ms)
+    WHERE u.queue_id = ANY (live)
+    GROUP BY u.queue_id
+    ON CONFLICT ON CONSTRAINT queue_counters_pkey DO UPDATE
+    SET ticks_total = c.ticks_total + excluded.ticks_total,
+        tick_seconds_total = c.tick_seconds_total + excluded.tick_seconds_total;
+    n := coalesce(cardinality(tick_queues), 0);
     total := total + n; left_rows := left_rows - n;
     -- ticket history of rosters that are not waiting
     IF left_rows > 0 THEN

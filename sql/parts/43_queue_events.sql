@@ -80,6 +80,14 @@ COMMENT ON TABLE mm.queue_event_position IS
     'on Citus (mm.citus_distribute_queues), each queue''s last event id in mm.queue_event, distributed by queue_id beside it: the writers of a queue''s events lock its row to number them, so that a queue''s event ids grow in commit order; empty on a single node, where the ids come from mm.queue_event_id_seq';
 SELECT pg_catalog.pg_extension_config_dump('mm.queue_event_position', '');
 
+-- @access internal
+CREATE FUNCTION mm._events_deferred(queue_id int)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_events_deferred'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION mm._events_deferred IS
+    'internal (Citus): whether a tick of the queue running in this backend numbers the events written for it at its end (mm._number_events then leaves them)';
+
 -- Number the events this transaction has just written for a queue (those
 -- with a placeholder id below zero, in the order they were written) after
 -- the queue's last event id, under the lock of its row. Nothing on a single
@@ -94,6 +102,10 @@ DECLARE
     base bigint;
     n bigint;
 BEGIN
+    -- a tick of the queue numbers them once, at its end
+    IF mm._events_deferred(_number_events.queue_id) THEN
+        RETURN;
+    END IF;
     IF NOT mm._queues_distributed() THEN
         RETURN;
     END IF;
@@ -113,10 +125,94 @@ $$;
 COMMENT ON FUNCTION mm._number_events IS
     'internal (Citus): give the events this transaction wrote for a queue with a placeholder id (below zero) the queue''s next ids, in the order written, locking the queue''s row of mm.queue_event_position until the transaction ends; nothing on a single node';
 
+-- What events removed from the feed counted, added to mm.queue_counters
+-- per queue (mm.purge): the counters of mm.queue_metrics never go back.
+-- The events of a queue deleted meanwhile count for nothing.
+-- @access internal
+CREATE FUNCTION mm._fold_events(events mm.queue_event[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    live int[] := ARRAY(SELECT q.queue_id FROM mm.queue q);
+BEGIN
+    INSERT INTO mm.queue_counters AS c
+        (queue_id, enqueued_total, left_total, expired_total, proposed_total, dissolved_total, accepted_total,
+         declined_total, matches_total, players_matched_total, backfills_requested_total, backfills_filled_total,
+         results_total, abandoned_total, wait_le_5, wait_le_10, wait_le_30, wait_le_60, wait_le_120, wait_le_300,
+         wait_count, wait_sum)
+    SELECT t.* FROM (
+        SELECT d.queue_id,
+               count(*) FILTER (WHERE d.kind = 'queued'), count(*) FILTER (WHERE d.kind = 'left'),
+               count(*) FILTER (WHERE d.kind = 'expired'), count(*) FILTER (WHERE d.kind = 'proposed'),
+               count(*) FILTER (WHERE d.kind = 'dissolved'), count(*) FILTER (WHERE d.kind = 'accepted'),
+               count(*) FILTER (WHERE d.kind = 'declined'), count(*) FILTER (WHERE d.kind = 'matched'),
+               coalesce(sum(cardinality(d.player_ids)) FILTER (WHERE d.kind = 'matched'), 0),
+               count(*) FILTER (WHERE d.kind = 'backfill_requested'), count(*) FILTER (WHERE d.kind = 'backfilled'),
+               count(*) FILTER (WHERE d.kind = 'reported'), count(*) FILTER (WHERE d.kind = 'abandoned'),
+               coalesce(sum(w.le_5), 0), coalesce(sum(w.le_10), 0), coalesce(sum(w.le_30), 0),
+               coalesce(sum(w.le_60), 0), coalesce(sum(w.le_120), 0), coalesce(sum(w.le_300), 0),
+               coalesce(sum(w.n), 0), coalesce(sum(w.s), 0)
+        FROM unnest(events) AS d
+        -- per event, its rosters' waits (seconds) in the buckets, as
+        -- mm.queue_metrics counts them
+        CROSS JOIN LATERAL (
+            SELECT count(*) FILTER (WHERE x.v <= 5) AS le_5, count(*) FILTER (WHERE x.v <= 10) AS le_10,
+                   count(*) FILTER (WHERE x.v <= 30) AS le_30, count(*) FILTER (WHERE x.v <= 60) AS le_60,
+                   count(*) FILTER (WHERE x.v <= 120) AS le_120, count(*) FILTER (WHERE x.v <= 300) AS le_300,
+                   count(*) AS n, sum(x.v) AS s
+            FROM (SELECT t::float8 AS v
+                  FROM jsonb_array_elements_text(CASE WHEN d.kind = 'matched' THEN d.detail -> 'waits' END) AS t) x
+        ) w
+        GROUP BY d.queue_id) t
+    -- the events of a queue deleted meanwhile count for nothing
+    WHERE t.queue_id = ANY (live)
+    ON CONFLICT ON CONSTRAINT queue_counters_pkey DO UPDATE
+    SET enqueued_total = c.enqueued_total + excluded.enqueued_total,
+        left_total = c.left_total + excluded.left_total,
+        expired_total = c.expired_total + excluded.expired_total,
+        proposed_total = c.proposed_total + excluded.proposed_total,
+        dissolved_total = c.dissolved_total + excluded.dissolved_total,
+        accepted_total = c.accepted_total + excluded.accepted_total,
+        declined_total = c.declined_total + excluded.declined_total,
+        matches_total = c.matches_total + excluded.matches_total,
+        players_matched_total = c.players_matched_total + excluded.players_matched_total,
+        backfills_requested_total = c.backfills_requested_total + excluded.backfills_requested_total,
+        backfills_filled_total = c.backfills_filled_total + excluded.backfills_filled_total,
+        results_total = c.results_total + excluded.results_total,
+        abandoned_total = c.abandoned_total + excluded.abandoned_total,
+        wait_le_5 = c.wait_le_5 + excluded.wait_le_5, wait_le_10 = c.wait_le_10 + excluded.wait_le_10,
+        wait_le_30 = c.wait_le_30 + excluded.wait_le_30, wait_le_60 = c.wait_le_60 + excluded.wait_le_60,
+        wait_le_120 = c.wait_le_120 + excluded.wait_le_120, wait_le_300 = c.wait_le_300 + excluded.wait_le_300,
+        wait_count = c.wait_count + excluded.wait_count, wait_sum = c.wait_sum + excluded.wait_sum;
+END
+$$;
+COMMENT ON FUNCTION mm._fold_events IS
+    'internal (mm.purge): add what the given events of the feed counted (mm.queue_metrics'' counters and wait histogram) to mm.queue_counters, per queue; events of queues that are gone count for nothing';
+
+-- The counters of queues that are gone (one row per queue: no index
+-- needed; the queues read apart, as Citus wants for a table of the
+-- coordinator beside the reference table mm.queue).
+-- @access internal
+CREATE FUNCTION mm._drop_gone_counters()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = mm, pg_catalog, pg_temp
+AS $$
+DECLARE
+    live int[] := ARRAY(SELECT q.queue_id FROM mm.queue q);
+BEGIN
+    DELETE FROM mm.queue_counters c WHERE c.queue_id <> ALL (live);
+END
+$$;
+COMMENT ON FUNCTION mm._drop_gone_counters IS
+    'internal (mm.purge): delete the rows of mm.queue_counters whose queue is gone';
+
 -- Events older than mm.event_retention on Citus, queue by queue, each
--- statement on the queue's shard, oldest first, at most max_rows in all.
--- Nothing is added to mm.queue_counters there: mm.queue_metrics, which
--- reads them, does not answer on Citus (mm.queue_stats does).
+-- statement on the queue's shard, oldest first, at most max_rows in all;
+-- what they counted is added to mm.queue_counters (a table of the
+-- coordinator) in the same transaction, as on one node.
 -- @access internal
 CREATE FUNCTION mm._purge_events_citus(max_rows int)
 RETURNS int
@@ -126,24 +222,30 @@ AS $$
 DECLARE
     cutoff timestamptz := now() - mm._event_retention();
     q int;
-    k int;
+    gone mm.queue_event[];
     n int := 0;
 BEGIN
     FOR q IN SELECT x.queue_id FROM mm.queue x ORDER BY x.queue_id LOOP
         EXIT WHEN n >= max_rows;
-        DELETE FROM mm.queue_event e
-        WHERE e.queue_id = q
-          AND e.event_id IN (SELECT y.event_id FROM mm.queue_event y
-                             WHERE y.queue_id = q AND y.event_id > 0 AND y.at < cutoff
-                             ORDER BY y.event_id LIMIT max_rows - n);
-        GET DIAGNOSTICS k = ROW_COUNT;
-        n := n + k;
+        WITH d AS (
+            DELETE FROM mm.queue_event e
+            WHERE e.queue_id = q
+              AND e.event_id IN (SELECT y.event_id FROM mm.queue_event y
+                                 WHERE y.queue_id = q AND y.event_id > 0 AND y.at < cutoff
+                                 ORDER BY y.event_id LIMIT max_rows - n)
+            RETURNING e.*
+        )
+        SELECT array_agg(ROW(d.*)::mm.queue_event) INTO gone FROM d;
+        -- what they counted, in the same transaction (on the coordinator)
+        PERFORM mm._fold_events(gone);
+        n := n + coalesce(cardinality(gone), 0);
     END LOOP;
+    PERFORM mm._drop_gone_counters();
     RETURN n;
 END
 $$;
 COMMENT ON FUNCTION mm._purge_events_citus IS
-    'internal (mm.purge on Citus): delete events older than mm.event_retention, queue by queue on its shard, each queue''s oldest first, at most max_rows in all; returns how many it deleted';
+    'internal (mm.purge on Citus): delete events older than mm.event_retention, queue by queue on its shard, each queue''s oldest first, at most max_rows in all, and add what they counted to mm.queue_counters; returns how many it deleted';
 
 -- @access service, admin, analyst; definer
 CREATE FUNCTION mm.events(queue text, after bigint DEFAULT 0, max_events int DEFAULT 1000,
@@ -165,8 +267,8 @@ COMMENT ON FUNCTION mm._event_retention IS
 
 -- Events older than mm.event_retention, removed (mm.purge), each queue's
 -- oldest first, at most max_rows: what they counted is added to
--- mm.queue_counters in the same statement (mm._fold_events), so that the
--- counters of mm.queue_metrics never go back. The queues are found by a
+-- mm.queue_counters in the same transaction (mm._fold_events), so that
+-- the counters of mm.queue_metrics never go back. The queues are found by a
 -- skip over the key (one probe per queue), never a read of every event.
 -- Returns how many were removed.
 -- @access internal
@@ -178,6 +280,7 @@ AS $$
 DECLARE
     cutoff timestamptz := now() - mm._event_retention();
     n int;
+    gone mm.queue_event[];
 BEGIN
     WITH RECURSIVE qs AS (
         SELECT min(x.queue_id) AS queue_id FROM mm.queue_event x
@@ -196,62 +299,14 @@ BEGIN
         DELETE FROM mm.queue_event e USING old
         WHERE e.queue_id = old.queue_id AND e.event_id = old.event_id
         RETURNING e.*
-    ), f AS (
-        INSERT INTO mm.queue_counters AS c
-            (queue_id, enqueued_total, left_total, expired_total, proposed_total, dissolved_total, accepted_total,
-             declined_total, matches_total, players_matched_total, backfills_requested_total, backfills_filled_total,
-             results_total, abandoned_total, wait_le_5, wait_le_10, wait_le_30, wait_le_60, wait_le_120, wait_le_300,
-             wait_count, wait_sum)
-        SELECT t.* FROM (
-            SELECT d.queue_id,
-                   count(*) FILTER (WHERE d.kind = 'queued'), count(*) FILTER (WHERE d.kind = 'left'),
-                   count(*) FILTER (WHERE d.kind = 'expired'), count(*) FILTER (WHERE d.kind = 'proposed'),
-                   count(*) FILTER (WHERE d.kind = 'dissolved'), count(*) FILTER (WHERE d.kind = 'accepted'),
-                   count(*) FILTER (WHERE d.kind = 'declined'), count(*) FILTER (WHERE d.kind = 'matched'),
-                   coalesce(sum(cardinality(d.player_ids)) FILTER (WHERE d.kind = 'matched'), 0),
-                   count(*) FILTER (WHERE d.kind = 'backfill_requested'), count(*) FILTER (WHERE d.kind = 'backfilled'),
-                   count(*) FILTER (WHERE d.kind = 'reported'), count(*) FILTER (WHERE d.kind = 'abandoned'),
-                   coalesce(sum(w.le_5), 0), coalesce(sum(w.le_10), 0), coalesce(sum(w.le_30), 0),
-                   coalesce(sum(w.le_60), 0), coalesce(sum(w.le_120), 0), coalesce(sum(w.le_300), 0),
-                   coalesce(sum(w.n), 0), coalesce(sum(w.s), 0)
-            FROM d
-            -- per event, its rosters' waits (seconds) in the buckets, as
-            -- mm.queue_metrics counts them
-            CROSS JOIN LATERAL (
-                SELECT count(*) FILTER (WHERE x.v <= 5) AS le_5, count(*) FILTER (WHERE x.v <= 10) AS le_10,
-                       count(*) FILTER (WHERE x.v <= 30) AS le_30, count(*) FILTER (WHERE x.v <= 60) AS le_60,
-                       count(*) FILTER (WHERE x.v <= 120) AS le_120, count(*) FILTER (WHERE x.v <= 300) AS le_300,
-                       count(*) AS n, sum(x.v) AS s
-                FROM (SELECT t::float8 AS v
-                      FROM jsonb_array_elements_text(CASE WHEN d.kind = 'matched' THEN d.detail -> 'waits' END) AS t) x
-            ) w
-            GROUP BY d.queue_id) t
-        -- the events of a queue deleted meanwhile count for nothing
-        WHERE EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = t.queue_id)
-        ON CONFLICT ON CONSTRAINT queue_counters_pkey DO UPDATE
-        SET enqueued_total = c.enqueued_total + excluded.enqueued_total,
-            left_total = c.left_total + excluded.left_total,
-            expired_total = c.expired_total + excluded.expired_total,
-            proposed_total = c.proposed_total + excluded.proposed_total,
-            dissolved_total = c.dissolved_total + excluded.dissolved_total,
-            accepted_total = c.accepted_total + excluded.accepted_total,
-            declined_total = c.declined_total + excluded.declined_total,
-            matches_total = c.matches_total + excluded.matches_total,
-            players_matched_total = c.players_matched_total + excluded.players_matched_total,
-            backfills_requested_total = c.backfills_requested_total + excluded.backfills_requested_total,
-            backfills_filled_total = c.backfills_filled_total + excluded.backfills_filled_total,
-            results_total = c.results_total + excluded.results_total,
-            abandoned_total = c.abandoned_total + excluded.abandoned_total,
-            wait_le_5 = c.wait_le_5 + excluded.wait_le_5, wait_le_10 = c.wait_le_10 + excluded.wait_le_10,
-            wait_le_30 = c.wait_le_30 + excluded.wait_le_30, wait_le_60 = c.wait_le_60 + excluded.wait_le_60,
-            wait_le_120 = c.wait_le_120 + excluded.wait_le_120, wait_le_300 = c.wait_le_300 + excluded.wait_le_300,
-            wait_count = c.wait_count + excluded.wait_count, wait_sum = c.wait_sum + excluded.wait_sum
     )
-    SELECT count(*)::int INTO n FROM d;
-    -- the counters of queues that are gone (one row per queue: no index needed)
-    DELETE FROM mm.queue_counters c WHERE NOT EXISTS (SELECT FROM mm.queue q WHERE q.queue_id = c.queue_id);
+    SELECT array_agg(ROW(d.*)::mm.queue_event) INTO gone FROM d;
+    -- what they counted, in the same transaction
+    PERFORM mm._fold_events(gone);
+    n := coalesce(cardinality(gone), 0);
+    PERFORM mm._drop_gone_counters();
     RETURN n;
 END
 $$;
 COMMENT ON FUNCTION mm._purge_events IS
-    'internal (mm.purge): delete events older than mm.event_retention, each queue''s oldest first, at most max_rows, and add what they counted to mm.queue_counters in the same statement; remove the counters of queues that are gone; returns how many events it deleted';
+    'internal (mm.purge): delete events older than mm.event_retention, each queue''s oldest first, at most max_rows, and add what they counted to mm.queue_counters in the same transaction; remove the counters of queues that are gone; returns how many events it deleted';

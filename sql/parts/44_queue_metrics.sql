@@ -60,51 +60,41 @@ SELECT pg_catalog.pg_extension_config_dump('mm.queue_counters', '');
 -- @access admin, analyst
 CREATE VIEW mm.queue_metrics AS
 SELECT q.name AS queue,
-       c.enqueued_total + e.enqueued_total AS enqueued_total,
-       c.left_total + e.left_total AS left_total,
-       c.expired_total + e.expired_total AS expired_total,
-       c.proposed_total + e.proposed_total AS proposed_total,
-       c.dissolved_total + e.dissolved_total AS dissolved_total,
-       c.accepted_total + e.accepted_total AS accepted_total,
-       c.declined_total + e.declined_total AS declined_total,
-       c.matches_total + e.matches_total AS matches_total,
-       c.players_matched_total + e.players_matched_total AS players_matched_total,
-       c.backfills_requested_total + e.backfills_requested_total AS backfills_requested_total,
-       c.backfills_filled_total + e.backfills_filled_total AS backfills_filled_total,
-       c.results_total + e.results_total AS results_total,
-       c.abandoned_total + e.abandoned_total AS abandoned_total,
-       c.ticks_total + t.ticks AS ticks_total,
-       c.tick_errors_total AS tick_errors_total,
-       c.tick_seconds_total + t.seconds AS tick_seconds_total,
-       w.rosters AS waiting_rosters,
-       w.players AS waiting_players,
-       w.oldest AS oldest_wait_seconds,
-       o.matches AS open_matches,
-       o.ready_checks AS open_ready_checks,
+       coalesce(c0.enqueued_total, 0) + coalesce(e0.enqueued_total, 0) AS enqueued_total,
+       coalesce(c0.left_total, 0) + coalesce(e0.left_total, 0) AS left_total,
+       coalesce(c0.expired_total, 0) + coalesce(e0.expired_total, 0) AS expired_total,
+       coalesce(c0.proposed_total, 0) + coalesce(e0.proposed_total, 0) AS proposed_total,
+       coalesce(c0.dissolved_total, 0) + coalesce(e0.dissolved_total, 0) AS dissolved_total,
+       coalesce(c0.accepted_total, 0) + coalesce(e0.accepted_total, 0) AS accepted_total,
+       coalesce(c0.declined_total, 0) + coalesce(e0.declined_total, 0) AS declined_total,
+       coalesce(c0.matches_total, 0) + coalesce(e0.matches_total, 0) AS matches_total,
+       coalesce(c0.players_matched_total, 0) + coalesce(e0.players_matched_total, 0) AS players_matched_total,
+       coalesce(c0.backfills_requested_total, 0) + coalesce(e0.backfills_requested_total, 0) AS backfills_requested_total,
+       coalesce(c0.backfills_filled_total, 0) + coalesce(e0.backfills_filled_total, 0) AS backfills_filled_total,
+       coalesce(c0.results_total, 0) + coalesce(e0.results_total, 0) AS results_total,
+       coalesce(c0.abandoned_total, 0) + coalesce(e0.abandoned_total, 0) AS abandoned_total,
+       coalesce(c0.ticks_total, 0) + coalesce(t0.ticks, 0) AS ticks_total,
+       coalesce(c0.tick_errors_total, 0) AS tick_errors_total,
+       coalesce(c0.tick_seconds_total, 0) + coalesce(t0.seconds, 0) AS tick_seconds_total,
+       coalesce(w0.rosters, 0) AS waiting_rosters,
+       coalesce(wp.players, 0) AS waiting_players,
+       coalesce(w0.oldest, 0) AS oldest_wait_seconds,
+       coalesce(om.in_matches, 0) - coalesce(rc.ready_checks, 0) AS open_matches,
+       coalesce(rc.ready_checks, 0) AS open_ready_checks,
        ARRAY[5, 10, 30, 60, 120, 300]::float8[] AS wait_seconds,
-       ARRAY[c.wait_le_5 + e.wait_le_5, c.wait_le_10 + e.wait_le_10, c.wait_le_30 + e.wait_le_30,
-             c.wait_le_60 + e.wait_le_60, c.wait_le_120 + e.wait_le_120, c.wait_le_300 + e.wait_le_300]
+       ARRAY[coalesce(c0.wait_le_5, 0) + coalesce(e0.wait_le_5, 0), coalesce(c0.wait_le_10, 0) + coalesce(e0.wait_le_10, 0), coalesce(c0.wait_le_30, 0) + coalesce(e0.wait_le_30, 0),
+             coalesce(c0.wait_le_60, 0) + coalesce(e0.wait_le_60, 0), coalesce(c0.wait_le_120, 0) + coalesce(e0.wait_le_120, 0), coalesce(c0.wait_le_300, 0) + coalesce(e0.wait_le_300, 0)]
            AS wait_seconds_bucket,
-       c.wait_sum + e.wait_sum AS wait_seconds_sum,
-       c.wait_count + e.wait_count AS wait_seconds_count
+       coalesce(c0.wait_sum, 0) + coalesce(e0.wait_sum, 0) AS wait_seconds_sum,
+       coalesce(c0.wait_count, 0) + coalesce(e0.wait_count, 0) AS wait_seconds_count
 FROM mm.queue q
+-- each figure grouped by queue and joined to its queue by queue_id (as in
+-- mm.queue_stats: Citus cannot run a lateral subquery per queue under
+-- mm.queue, a reference table; grouped, each runs on every shard)
 LEFT JOIN mm.queue_counters c0 ON c0.queue_id = q.queue_id
-CROSS JOIN LATERAL (SELECT coalesce(c0.enqueued_total, 0) AS enqueued_total, coalesce(c0.left_total, 0) AS left_total,
-                           coalesce(c0.expired_total, 0) AS expired_total, coalesce(c0.proposed_total, 0) AS proposed_total,
-                           coalesce(c0.dissolved_total, 0) AS dissolved_total, coalesce(c0.accepted_total, 0) AS accepted_total,
-                           coalesce(c0.declined_total, 0) AS declined_total, coalesce(c0.matches_total, 0) AS matches_total,
-                           coalesce(c0.players_matched_total, 0) AS players_matched_total,
-                           coalesce(c0.backfills_requested_total, 0) AS backfills_requested_total,
-                           coalesce(c0.backfills_filled_total, 0) AS backfills_filled_total,
-                           coalesce(c0.results_total, 0) AS results_total, coalesce(c0.abandoned_total, 0) AS abandoned_total,
-                           coalesce(c0.ticks_total, 0) AS ticks_total, coalesce(c0.tick_errors_total, 0) AS tick_errors_total,
-                           coalesce(c0.tick_seconds_total, 0) AS tick_seconds_total,
-                           coalesce(c0.wait_le_5, 0) AS wait_le_5, coalesce(c0.wait_le_10, 0) AS wait_le_10,
-                           coalesce(c0.wait_le_30, 0) AS wait_le_30, coalesce(c0.wait_le_60, 0) AS wait_le_60,
-                           coalesce(c0.wait_le_120, 0) AS wait_le_120, coalesce(c0.wait_le_300, 0) AS wait_le_300,
-                           coalesce(c0.wait_count, 0) AS wait_count, coalesce(c0.wait_sum, 0) AS wait_sum) c
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE x.kind = 'queued') AS enqueued_total,
+LEFT JOIN (
+    SELECT x.queue_id,
+           count(*) FILTER (WHERE x.kind = 'queued') AS enqueued_total,
            count(*) FILTER (WHERE x.kind = 'left') AS left_total,
            count(*) FILTER (WHERE x.kind = 'expired') AS expired_total,
            count(*) FILTER (WHERE x.kind = 'proposed') AS proposed_total,
@@ -132,29 +122,34 @@ CROSS JOIN LATERAL (
         FROM (SELECT t::float8 AS v
               FROM jsonb_array_elements_text(CASE WHEN x.kind = 'matched' THEN x.detail -> 'waits' END) AS t) w
     ) ew
-    WHERE x.queue_id = q.queue_id
-) e
-CROSS JOIN LATERAL (
-    SELECT coalesce(sum(l.ticks), 0) AS ticks, coalesce(sum(l.duration_ms), 0) / 1000 AS seconds
-    FROM mm.tick_log l WHERE l.queue_id = q.queue_id
-) t
-CROSS JOIN LATERAL (
-    SELECT count(*) AS rosters,
-           coalesce(sum((SELECT count(*) FROM mm.queued_player qp
-                         WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id)), 0) AS players,
-           coalesce(extract(epoch FROM now() - min(r.joined_at))::float8, 0) AS oldest
-    FROM mm.roster r WHERE r.queue_id = q.queue_id AND r.match_id IS NULL
-) w
+    GROUP BY x.queue_id
+) e0 ON e0.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT l.queue_id, sum(l.ticks) AS ticks, sum(l.duration_ms) / 1000 AS seconds
+    FROM mm.tick_log l GROUP BY l.queue_id
+) t0 ON t0.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT r.queue_id, count(*) AS rosters, extract(epoch FROM now() - min(r.joined_at))::float8 AS oldest
+    FROM mm.roster r WHERE r.match_id IS NULL GROUP BY r.queue_id
+) w0 ON w0.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT qp.queue_id, count(*) AS players
+    FROM mm.queued_player qp
+    JOIN mm.roster x ON x.queue_id = qp.queue_id AND x.roster_id = qp.roster_id
+    WHERE x.match_id IS NULL
+    GROUP BY qp.queue_id
+) wp ON wp.queue_id = q.queue_id
 -- open matches from the rosters in them (mm.roster holds only waiting rosters
 -- and those of open matches), ready checks from their index: never a read
 -- of the queue's match history
-CROSS JOIN LATERAL (
-    SELECT x.in_matches - p.ready_checks AS matches, p.ready_checks
-    FROM (SELECT count(DISTINCT r.match_id) AS in_matches FROM mm.roster r
-          WHERE r.queue_id = q.queue_id AND r.match_id IS NOT NULL) x,
-         (SELECT count(*) AS ready_checks FROM mm.match m
-          WHERE m.queue_id = q.queue_id AND m.accept_until IS NOT NULL) p
-) o
+LEFT JOIN (
+    SELECT r.queue_id, count(DISTINCT r.match_id) AS in_matches
+    FROM mm.roster r WHERE r.match_id IS NOT NULL GROUP BY r.queue_id
+) om ON om.queue_id = q.queue_id
+LEFT JOIN (
+    SELECT m.queue_id, count(*) AS ready_checks
+    FROM mm.match m WHERE m.accept_until IS NOT NULL GROUP BY m.queue_id
+) rc ON rc.queue_id = q.queue_id
 WHERE q.dropped_at IS NULL;
 COMMENT ON VIEW mm.queue_metrics IS
     'per live queue, for monitoring (readable by pg_monitor): counters that only grow (*_total: rosters queued, left, expired; ready checks proposed and dissolved; player answers accepted and declined; matches made and ready to play, their players; backfills requested and filled; results reported, matches abandoned; ticks, their seconds, ticks mm.run_ticks saw fail), gauges (waiting rosters and players, the oldest wait in seconds, matches being played, ready checks open) and the histogram of the waits of matched rosters (wait_seconds: the bucket bounds, wait_seconds_bucket: cumulative counts per bound, wait_seconds_sum and _count: all of them)';

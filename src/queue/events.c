@@ -331,20 +331,84 @@ mm_event_retention(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The queue whose events a running tick numbers at its end (0: none). On
+ * Citus, numbering a queue's events locks the queue's row of
+ * mm.queue_event_position until the transaction ends, and every writer of
+ * the queue's events waits for it: a tick that numbered the events of the
+ * rosters it expires or the ready checks it dissolves when it writes them
+ * would hold the row through its whole run. Forgotten when the
+ * (sub)transaction that set it aborts.
+ */
+static int32 deferred_queue = 0;
+static bool defer_callbacks = false;
+
+static void
+defer_xact_callback(XactEvent event, void *arg)
+{
+	(void) arg;
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+		deferred_queue = 0;
+}
+
+static void
+defer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	(void) mySubid;
+	(void) parentSubid;
+	(void) arg;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		deferred_queue = 0;
+}
+
+/*
  * On Citus, number the events just written for a queue in the queue's own
- * order (mm._number_events, sql/parts/43_queue_events.sql); nothing on a
- * single node, where the sequence numbers them. Inside SPI.
+ * order (mm._number_events, sql/parts/43_queue_events.sql), unless a tick
+ * of the queue defers it to its end; nothing on a single node, where the
+ * sequence numbers them. Inside SPI.
  */
 static void
 number_events(int32 queue_id)
 {
 	MmArgs		a;
 
-	if (!mm_queues_distributed())
+	if (!mm_queues_distributed() || deferred_queue == queue_id)
 		return;
 	mm_args_begin(&a, &statements[E_NUMBER]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 	mm_run(&a, false, SPI_OK_SELECT);
+}
+
+void
+mm_events_defer(int32 queue_id)
+{
+	if (!defer_callbacks)
+	{
+		RegisterXactCallback(defer_xact_callback, NULL);
+		RegisterSubXactCallback(defer_subxact_callback, NULL);
+		defer_callbacks = true;
+	}
+	deferred_queue = queue_id;
+}
+
+void
+mm_events_undefer(int32 queue_id)
+{
+	if (deferred_queue != queue_id)
+		return;
+	deferred_queue = 0;
+	number_events(queue_id);
+}
+
+PG_FUNCTION_INFO_V1(mm_events_deferred);
+
+/* mm._events_deferred(queue_id int): whether a running tick numbers the queue's events at its end */
+Datum
+mm_events_deferred(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(deferred_queue != 0 && deferred_queue == PG_GETARG_INT32(0));
 }
 
 /*

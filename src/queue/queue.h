@@ -240,5 +240,12 @@ extern int	mm_ready_resolve(int32 queue_id, TimestampTz at, int *failed);
 extern void mm_events_matches(int32 queue_id, const int64 *ids, int n,
 							  double accept_timeout_s, TimestampTz at);
 extern void mm_events_backfilled(int32 queue_id, int64 tick_id, TimestampTz at);
+/*
+ * events.c: a tick of the queue numbers the events it writes (on Citus) at
+ * its end, once, with mm_events_undefer: until then the queue's
+ * mm.queue_event_position row is not locked by them.
+ */
+extern void mm_events_defer(int32 queue_id);
+extern void mm_events_undefer(int32 queue_id);
 
 #endif							/* MM_QUEUE_H */

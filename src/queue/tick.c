@@ -1082,6 +1082,8 @@ mm_tick(PG_FUNCTION_ARGS)
 		mm_run(&a, false, SPI_OK_SELECT);
 	}
 	tick_id = result_int64();
+	/* the events this tick writes: numbered once, at its end (Citus) */
+	mm_events_defer(queue_id);
 	odds_scale = tick_odds_scale(queue_id, &cfg, at);
 	cfg.odds_scale = odds_scale;
 	dissolved = mm_ready_resolve(queue_id, at, &fig.dissolves_failed);
@@ -1103,6 +1105,7 @@ mm_tick(PG_FUNCTION_ARGS)
 	tick_commit(queue_id, tick_id, at, &cfg, odds_scale, &set, &res, rsinfo, match_ids, &fig);
 	tick_finish(queue_id, tick_id, at, started, &cfg, &set, &res, &fig, &moved, &moved_to, &nmoved);
 	mm_events_matches(queue_id, match_ids, res.nmatches, cfg.queue.accept_timeout_s, at);
+	mm_events_undefer(queue_id);
 	mm_queue_notify(queue_id, name, match_ids, res.nmatches,
 				cfg.queue.accept_timeout_s > 0 ? "proposed" : "matches");
 	if (kept != NULL)

@@ -4,9 +4,11 @@
 # season (test/citus/season.sql) on a single node (a database of the
 # coordinator's server without Citus) and on the Citus cluster, then every
 # table of mm compared, row for row, modulo ids and the times of the wall
-# clock (test/citus/season_tables.sql says how), and each live queue's event
+# clock (test/citus/season_tables.sql says how), each live queue's event
 # feed as mm.events returns it through the coordinator, event by event in
-# its order. TAP lines; exit 1 when one failed.
+# its order, and its mm.queue_metrics (before and after a purge that folds
+# the events it removes into the counters). TAP lines; exit 1 when one
+# failed.
 set -uo pipefail
 
 fail=0
@@ -41,15 +43,17 @@ compare() {
 	local phase=$1 what=$2 t a b n total tables label
 	for t in queue roster queued_player match ended_roster ticket_event tick_log match_accept queue_dodge backfill \
 		match_result match_result_player odds_calibration odds_result ratings rating_period_game dishonor_players \
-		queue_event feed; do
+		queue_event feed metrics; do
 		a=$(grep "^$t: " "$work/tables_${phase}_$single.out")
 		b=$(grep "^$t: " "$work/tables_${phase}_postgres.out")
 		n=$(echo -n "$a" | grep -c .)
 		label=mm.$t
-		if [ "$t" = feed ] || [ "$t" = queue_event ]; then
-			# each queue's feed as mm.events returns it, and the table: only
-			# where the single node has events to compare
+		if [ "$t" = feed ] || [ "$t" = queue_event ] || [ "$t" = metrics ]; then
+			# each queue's feed as mm.events returns it, the table, and the
+			# counters of mm.queue_metrics: only where the single node has
+			# events to compare
 			[ "$t" = feed ] && label="each queue's feed (mm.events)"
+			[ "$t" = metrics ] && label="each live queue's counters and gauges (mm.queue_metrics)"
 			[ -n "$a" ] || { notok "$label $what: the single node has events to compare"; continue; }
 		fi
 		if [ "$a" = "$b" ]; then

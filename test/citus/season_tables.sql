@@ -139,4 +139,14 @@ INSERT INTO s_out
 SELECT 'feed: ' || concat_ws(' | ', q.name, x.ordinality, x.kind, km.k, kr.k, x.player_ids, pg_temp.s_event_detail(x.queue_id, x.detail))
 FROM s_feed x JOIN s_queue q USING (queue_id)
 LEFT JOIN k_match km USING (queue_id, match_id) LEFT JOIN k_roster kr USING (queue_id, roster_id);
+-- each live queue's metrics (mm.queue_metrics), the times of the wall clock
+-- (the oldest wait, the ticks' seconds) left out
+INSERT INTO s_out
+SELECT 'metrics: ' || concat_ws(' | ', m.queue, m.enqueued_total, m.left_total, m.expired_total, m.proposed_total,
+                                m.dissolved_total, m.accepted_total, m.declined_total, m.matches_total,
+                                m.players_matched_total, m.backfills_requested_total, m.backfills_filled_total,
+                                m.results_total, m.abandoned_total, m.ticks_total, m.tick_errors_total,
+                                m.waiting_rosters, m.waiting_players, m.open_matches, m.open_ready_checks,
+                                m.wait_seconds_bucket, m.wait_seconds_count, round(m.wait_seconds_sum::numeric, 3))
+FROM mm.queue_metrics m WHERE m.queue LIKE 'df\_%';
 SELECT line FROM s_out ORDER BY line COLLATE "C";
