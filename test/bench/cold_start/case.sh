@@ -17,5 +17,5 @@ if [ "$kind" = steady ]; then
 			-c "SELECT count(mm.leave(r.roster_id)) FROM mm.roster r WHERE r.match_id IS NULL" >/dev/null
 	fi
 fi
-read -r ms cpu_ms <<<"$(bash "$here/workload.sh" "$what" "$db" bench $base)"
+read -r ms cpu_ms _ <<<"$(bash "$here/workload.sh" "$what" "$db" bench $base)"
 psql -X -q -v ON_ERROR_STOP=1 -c "INSERT INTO timing VALUES ('$what', '$kind', $k, $ms, $cpu_ms)"
