@@ -500,15 +500,19 @@ DECLARE
     n int;
     reported boolean;
 BEGIN
+    -- the match's rosters, then each one's players by its key (a lateral
+    -- aggregate is never turned into a join, so no plan reads the queue's
+    -- players: one made on statistics that do not know a new queue would)
     WITH p AS MATERIALIZED (
-        SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,
-               coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
-               coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles
-        FROM mm.queued_player qp
-        WHERE qp.queue_id = _end_match_rosters.queue_id
-          AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r
-                               WHERE r.queue_id = _end_match_rosters.queue_id AND r.match_id = _end_match_rosters.match_id)
-        GROUP BY qp.roster_id
+        SELECT r.roster_id, x.players, x.professions, x.roles
+        FROM mm.roster r
+        CROSS JOIN LATERAL (
+            SELECT array_agg(qp.player_id ORDER BY qp.seat) AS players,
+                   coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
+                   coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles
+            FROM mm.queued_player qp
+            WHERE qp.queue_id = _end_match_rosters.queue_id AND qp.roster_id = r.roster_id) x
+        WHERE r.queue_id = _end_match_rosters.queue_id AND r.match_id = _end_match_rosters.match_id
     ), d AS (
         DELETE FROM mm.roster r
         WHERE r.queue_id = _end_match_rosters.queue_id AND r.match_id = _end_match_rosters.match_id

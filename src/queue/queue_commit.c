@@ -24,10 +24,17 @@ enum
 };
 
 static MmStatement lock_statements[L_COUNT] = {
-	/* the rosters still waiting; those another session holds are skipped */
+	/*
+	 * The rosters still waiting; those another session holds are skipped.
+	 * Each is found by its key: "waiting" is a CASE, which no partial index
+	 * on "match_id IS NULL" serves, since a plan made on a new queue's empty
+	 * statistics (where match_id IS NULL looks rare) read the queue's every
+	 * waiting roster through one, at every tick.
+	 */
 	[L_LOCK] = {
 		"SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED",
+		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) "
+		"AND CASE WHEN r.match_id IS NULL THEN true END FOR UPDATE SKIP LOCKED",
 		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}}
 	},
 	/* a new snapshot, after the locks: players removed meanwhile show */

@@ -187,7 +187,8 @@ static MmStatement statements[Q_COUNT] = {
 		" SET match_id = (SELECT ids.a[$roster_matches[width_bucket(r.roster_id, $roster_ids)]] FROM ids),"
 		" team = (SELECT $team_names[$roster_teams[width_bucket(r.roster_id, $roster_ids)] + 1]),"
 		" waited = $at - r.joined_at"
-		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL"
+		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids)"
+		" AND CASE WHEN r.match_id IS NULL THEN true END"  /* by key: see queue_commit.c's L_LOCK */
 		"), e AS ("
 		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
 		" SELECT qp.roster_id, qp.player_id, $status, $at, $queue_id,"
@@ -216,7 +217,8 @@ static MmStatement statements[Q_COUNT] = {
 	 */
 	[Q_REQUEUE] = {
 		"WITH l AS MATERIALIZED (SELECT r.roster_id FROM mm.roster r "
-		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) AND r.match_id IS NULL FOR UPDATE SKIP LOCKED), "
+		"WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids) "
+		"AND CASE WHEN r.match_id IS NULL THEN true END FOR UPDATE SKIP LOCKED), "  /* by key: L_LOCK */
 		"held AS MATERIALIZED (SELECT jsonb_object_agg(l.roster_id::text, true) AS ids FROM l), "
 		"f AS MATERIALIZED (SELECT u.id, nextval('mm.roster_position_seq') AS pos "
 		"FROM unnest($roster_ids::bigint[]) WITH ORDINALITY AS u(id, o) ORDER BY u.o), "

@@ -82,15 +82,22 @@ static MmStatement statements[RS_COUNT] = {
 	[RS_LOCK_PROFESSION] = {
 		"SELECT r.player_id, r.state, r.last_played, r.ladder_points FROM mm.ratings r "
 		"JOIN unnest($player_ids::bigint[], $key::text[]) u(p, k) ON r.player_id = u.p AND r.key = u.k "
-		"WHERE r.model = $model ORDER BY r.player_id, r.key FOR UPDATE OF r",
+		"WHERE r.player_id = ANY ($player_ids) AND r.model = $model ORDER BY r.player_id, r.key FOR UPDATE OF r",
 		{{"key", TEXTARRAYOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID}}
 	},
-	/* a state is $nstate elements of the flat array $states, in player order */
+	/*
+	 * A state is $nstate elements of the flat array $states, in player
+	 * order. "r.player_id = ANY ($player_ids)", implied by the join, puts
+	 * the whole key into the index scan: without it, a plan made on a new
+	 * table's empty statistics read every rating of the key and family
+	 * through the key's later columns, at every report.
+	 */
 	[RS_UPDATE_PROFESSION] = {
 		"UPDATE mm.ratings r SET state = $states[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], "
 		"games = r.games + 1, last_played = $at "
 		"FROM unnest($player_ids::bigint[], $key::text[]) WITH ORDINALITY u(player_id, key, o) "
-		"WHERE r.key = u.key AND r.player_id = u.player_id AND r.model = $model",
+		"WHERE r.key = u.key AND r.player_id = u.player_id AND r.player_id = ANY ($player_ids) "
+		"AND r.model = $model",
 		{{"key", TEXTARRAYOID}, {"at", TIMESTAMPTZOID}, {"player_ids", INT8ARRAYOID},
 		 {"states", FLOAT8ARRAYOID}, {"nstate", INT4OID}, {"model", TEXTOID}}
 	},
@@ -124,7 +131,7 @@ static MmStatement statements[RS_COUNT] = {
 		"SELECT mm._dishonor_reason_known($reason)",
 		{{"reason", TEXTOID}}
 	},
-	/* $states NULL: the states stay (a pending period) */
+	/* $states NULL: the states stay (a pending period); the key's lookup as above */
 	[RS_UPDATE_RATINGS] = {
 		"UPDATE mm.ratings r "
 		"SET state = coalesce($states[(u.o::int - 1) * $nstate + 1 : u.o::int * $nstate], r.state), "
@@ -132,7 +139,8 @@ static MmStatement statements[RS_COUNT] = {
 		"games = r.games + CASE WHEN $states IS NULL THEN 0 ELSE 1 END, "
 		"last_played = CASE WHEN $states IS NULL THEN r.last_played ELSE $at END "
 		"FROM unnest($player_ids::bigint[], $ladders::int[]) WITH ORDINALITY u(player_id, ladder, o) "
-		"WHERE r.key = $key AND r.player_id = u.player_id AND r.model = $model",
+		"WHERE r.key = $key AND r.player_id = u.player_id AND r.player_id = ANY ($player_ids) "
+		"AND r.model = $model",
 		{{"key", TEXTOID}, {"at", TIMESTAMPTZOID}, {"player_ids", INT8ARRAYOID},
 		 {"states", FLOAT8ARRAYOID}, {"nstate", INT4OID}, {"ladders", INT4ARRAYOID},
 		 {"model", TEXTOID}}
