@@ -11,7 +11,10 @@
  * order), rates in memory with the queue's rating family (rating_model.h),
  * awards ladder points (gw2.h), gives dishonor for
  * desertions through mm.dishonor, and writes the ratings, the result and
- * every player's before and after with one multi-row statement each. All
+ * every player's before and after with one multi-row statement each. On a
+ * single node the match ends (its rosters moved to mm.ended_roster, the
+ * match finished, its backfill requests expired, its event written) in the
+ * statement that reads its rosters. All
  * statements are prepared once per backend; there is no work table. This
  * file reads and writes the match; the checks of the result are
  * results_check.c, the rating step results_rating.c, and what they share
@@ -51,14 +54,31 @@
 
 
 
-/* Read the match's rosters: its teams and players, by player id. */
+/*
+ * Read the match's rosters: its teams and players, by player id. With
+ * "end" (a single node), the statement that reads them also ends the match
+ * (RS_END_MATCH: the rosters move to mm.ended_roster, the match is
+ * finished, its backfill requests expired, its event written); otherwise
+ * it only reads them, and end_match ends the match after the writes.
+ */
 static void
-read_rosters(ResMatch *m)
+read_rosters(ResMatch *m, bool end, TimestampTz at)
 {
 	int			nrows;
 	int			cap = 16;
 
-	res_run_match(RS_ROSTERS, m, 0);
+	if (end)
+	{
+		MmArgs		a;
+
+		res_args(&a, RS_END_MATCH);
+		mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+		mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+		mm_arg(&a, "at", TimestampTzGetDatum(at));
+		mm_execute(&a, false, 0);
+	}
+	else
+		res_run_match(RS_ROSTERS, m, 0);
 	nrows = (int) SPI_processed;
 	m->teams = palloc0(sizeof(ResTeam) * Max(nrows, 1));
 	m->players = palloc0(sizeof(ResPlayer) * cap);
@@ -435,7 +455,14 @@ report(FunctionCallInfo fcinfo, ResMatch *mp, Jsonb *result)
 	lock_match(&m, &cfg, &done, result);
 	if (!done)
 	{
-		read_rosters(&m);
+		/*
+		 * On a single node the match ends as its rosters are read, in one
+		 * statement (RS_END_MATCH); on Citus, where the queue's tables are
+		 * distributed, by the statements each shard runs, after the writes.
+		 */
+		bool		distributed = mm_queues_distributed();
+
+		read_rosters(&m, !distributed, at);
 		res_parse_result(&m, result);
 		res_lock_ratings(&m, &cfg, at, false);
 		if (cfg.rating.profession_ratio > 0)
@@ -456,6 +483,7 @@ report(FunctionCallInfo fcinfo, ResMatch *mp, Jsonb *result)
 			write_pending_games(&m, &cfg, at);
 		if (!cfg.rating.calibration_null)
 			write_odds_result(&m, &cfg, at);
+		if (distributed)
 		{
 			MmArgs		a;
 
