@@ -11,10 +11,7 @@
  * order), rates in memory with the queue's rating family (rating_model.h),
  * awards ladder points (gw2.h), gives dishonor for
  * desertions through mm.dishonor, and writes the ratings, the result and
- * every player's before and after with one multi-row statement each. On a
- * single node the match ends (its rosters moved to mm.ended_roster, the
- * match finished, its backfill requests expired, its event written) in the
- * statement that reads its rosters. All
+ * every player's before and after with one multi-row statement each. All
  * statements are prepared once per backend; there is no work table. This
  * file reads and writes the match; the checks of the result are
  * results_check.c, the rating step results_rating.c, and what they share
@@ -49,6 +46,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
@@ -357,6 +355,52 @@ previous_result(const ResMatch *m, Jsonb *result)
 }
 
 /*
+ * The last queue config a report of this backend parsed, with the bytes it
+ * was parsed from: a report reads its queue's config every time (in its
+ * own snapshot, after the match's lock) and parses it only when the bytes
+ * differ from the last ones. A queue's config changes rarely, and parsing
+ * it was about a tenth of a report's work. The parse and the bytes it was
+ * parsed from (it may point into them) live in their own memory context,
+ * replaced by the next parse of other bytes.
+ */
+static MemoryContext config_cxt = NULL;
+static Jsonb *config_bytes = NULL;
+static MmMatcherConfig config_parsed;
+
+static void
+report_config(Jsonb *config, MmMatcherConfig *cfg)
+{
+	Size		len;
+	MemoryContext old;
+	Jsonb	   *copy;
+
+	if (config == NULL)
+	{
+		mm_queue_config(NULL, cfg);
+		return;
+	}
+	len = VARSIZE(config);
+	if (config_bytes != NULL && VARSIZE(config_bytes) == len && memcmp(config_bytes, config, len) == 0)
+	{
+		*cfg = config_parsed;
+		return;
+	}
+	if (config_cxt == NULL)
+		config_cxt = AllocSetContextCreate(TopMemoryContext, "mm report_result config", ALLOCSET_SMALL_SIZES);
+	/* forget the last parse first: an error must not leave half of one */
+	config_bytes = NULL;
+	MemoryContextReset(config_cxt);
+	old = MemoryContextSwitchTo(config_cxt);
+	/* parsed from the kept copy: a parse may point into the bytes it read */
+	copy = palloc(len);
+	memcpy(copy, config, len);
+	mm_queue_config(copy, &config_parsed);
+	MemoryContextSwitchTo(old);
+	config_bytes = copy;
+	*cfg = config_parsed;
+}
+
+/*
  * Lock the match, read its queue's config; errors if it cannot be
  * reported. m->queue_id 0: not known yet (mm.report_result(match_id,
  * result)); on Citus it is looked up first, on every shard, and the match
@@ -432,7 +476,7 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
 	mm_execute(&a, false, 1);
 	config = res_col(0, 1, &isnull);
-	mm_queue_config(isnull ? NULL : DatumGetJsonbP(config), cfg);
+	report_config(isnull ? NULL : DatumGetJsonbP(config), cfg);
 }
 
 /*
