@@ -112,7 +112,7 @@ count() {
 	dir=$(PG_CONFIG=${config[$v]} bash test/cluster.sh dir "${cluster[$v]}")
 	bindir=$("${config[$v]}" --bindir)
 	out=$work/cg/$v.$n
-	on "$v" -d postgres -c "DROP DATABASE IF EXISTS bench_report_run" -c "CREATE DATABASE bench_report_run TEMPLATE bench_report" >/dev/null
+	on "$v" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS bench_report_run" -c "CREATE DATABASE bench_report_run TEMPLATE bench_report" >/dev/null
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
 	{
 		report_sql 2001 2020
