@@ -489,7 +489,10 @@ COMMENT ON FUNCTION mm.report_result IS
 -- party order: the write a tick used to make per matched roster, made once
 -- per match here. PL/pgSQL keeps the statement's plan for the session; as a
 -- SQL function (a data-modifying WITH is never inlined) it was planned again
--- at every call, about 0.4 ms of a report's 1.1.
+-- at every call, about 0.4 ms of a report's 1.1. mm.report_result calls it
+-- on Citus only: on a single node it moves the rosters the same way in the
+-- one statement that also reads them and finishes the match
+-- (src/results/result_match.c, RS_END_MATCH).
 -- @access internal
 CREATE FUNCTION mm._end_match_rosters(queue_id int, match_id bigint)
 RETURNS int
@@ -547,7 +550,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mm._end_match_rosters IS
-    'internal (mm.report_result, mm.abandon_match): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players, professions and roles in party order; returns how many';
+    'internal (mm.abandon_match; mm.report_result on Citus): move the rosters of a match that ended from mm.roster (their players'' rows go with them) to mm.ended_roster, players, professions and roles in party order; returns how many';
 
 -- A match's every state has its answer: matched (claimed or not) is
 -- abandoned; one abandoned already gives false; a reported one, one in its

@@ -63,10 +63,16 @@ static MmStatement statements[RS_COUNT] = {
 		"WHERE r.queue_id = $queue_id AND r.match_id = $match_id ORDER BY r.roster_id",
 		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
 	},
-	/* a missing row starts from the family's defaults ($state) */
+	/*
+	 * a missing row starts from the family's defaults ($state); the rows
+	 * that exist are left out before the insert (ON CONFLICT still settles
+	 * a race), so that a match of rated players, the usual one, inserts
+	 * nothing and pays for no row's checks
+	 */
 	[RS_INSERT_MISSING] = {
 		"INSERT INTO mm.ratings AS r (player_id, key, model, state) "
-		"SELECT p, $key, $model, $state FROM unnest($player_ids::bigint[]) p ORDER BY p "
+		"SELECT p, $key, $model, $state FROM unnest($player_ids::bigint[]) p "
+		"WHERE NOT EXISTS (SELECT FROM mm.ratings x WHERE x.player_id = p AND x.key = $key AND x.model = $model) ORDER BY p "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
 		{{"key", TEXTOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID},
 		 {"state", FLOAT8ARRAYOID}}
@@ -193,6 +199,55 @@ static MmStatement statements[RS_COUNT] = {
 	[RS_FINISH] = {
 		"UPDATE mm.match x SET status = 'finished' WHERE x.queue_id = $queue_id AND x.match_id = $match_id",
 		{{"queue_id", INT4OID}, {"match_id", INT8OID}}
+	},
+	/*
+	 * A single node: the match ends in one statement, which returns its
+	 * rosters as RS_ROSTERS reads them (team, players, professions and
+	 * roles in party order, by roster id). The rosters move from mm.roster
+	 * (their players' rows go with them by the foreign key's cascade: they
+	 * may queue again) to mm.ended_roster, as mm._end_match_rosters moves
+	 * them; the match is finished, its open backfill requests expired, and
+	 * the queue's feed gets the match's "reported" event, every player who
+	 * played it by roster id and party order. One statement instead of the
+	 * six a report ran for this (the view's read, the PL/pgSQL move with
+	 * its reads of the result and of the moved rows, the finish and the
+	 * backfill's expiry): each statement costs its executor's start and
+	 * end, and each write to a table its CHECK constraints compiled again.
+	 * Nothing is visible to anything else before the report commits, and
+	 * an error later in the report undoes it with the rest.
+	 */
+	[RS_END_MATCH] = {
+		"WITH p AS MATERIALIZED ("
+		" SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,"
+		" coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,"
+		" coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles"
+		" FROM mm.queued_player qp"
+		" WHERE qp.queue_id = $queue_id AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r"
+		" WHERE r.queue_id = $queue_id AND r.match_id = $match_id)"
+		" GROUP BY qp.roster_id"
+		"), d AS ("
+		" DELETE FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id = $match_id RETURNING r.*"
+		"), i AS ("
+		" INSERT INTO mm.ended_roster (match_id, roster_id, team, players, rating, deviation, rank, ladder_points,"
+		" dishonor, professions, joined_at, waited, queue_id, position, backfill_id, attributes, latencies, roles)"
+		" SELECT d.match_id, d.roster_id, d.team, coalesce(p.players, '{}'), d.rating, d.deviation, d.rank,"
+		" d.ladder_points, d.dishonor, coalesce(p.professions, '{}'), d.joined_at, d.waited, d.queue_id, d.position,"
+		" d.backfill_id, d.attributes, d.latencies, coalesce(p.roles, '{}')"
+		" FROM d LEFT JOIN p ON p.roster_id = d.roster_id ORDER BY d.roster_id"
+		" RETURNING roster_id, team, players, professions, roles"
+		"), f AS ("
+		" UPDATE mm.match x SET status = 'finished' WHERE x.queue_id = $queue_id AND x.match_id = $match_id"
+		" RETURNING 1"
+		"), b AS ("
+		" UPDATE mm.backfill b SET status = 'expired', ended_at = $at"
+		" WHERE b.queue_id = $queue_id AND b.match_id = $match_id AND b.status = 'open' RETURNING 1"
+		"), e AS ("
+		" INSERT INTO mm.queue_event (queue_id, kind, match_id, player_ids)"
+		" SELECT $queue_id, 'reported', $match_id, array_agg(u.p ORDER BY x.roster_id, u.o)"
+		" FROM p x CROSS JOIN LATERAL unnest(x.players) WITH ORDINALITY AS u(p, o)"
+		" HAVING count(*) > 0 RETURNING 1"
+		") SELECT i.team, i.players, i.professions, i.roles FROM i ORDER BY i.roster_id",
+		{{"queue_id", INT4OID}, {"match_id", INT8OID}, {"at", TIMESTAMPTZOID}}
 	},
 	/* its rosters leave mm.roster (their players may queue again) */
 	[RS_END_ROSTERS] = {

@@ -46,19 +46,37 @@
 #include "utils/fmgrprotos.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
 
 
-/* Read the match's rosters: its teams and players, by player id. */
+/*
+ * Read the match's rosters: its teams and players, by player id. With
+ * "end" (a single node), the statement that reads them also ends the match
+ * (RS_END_MATCH: the rosters move to mm.ended_roster, the match is
+ * finished, its backfill requests expired, its event written); otherwise
+ * it only reads them, and end_match ends the match after the writes.
+ */
 static void
-read_rosters(ResMatch *m)
+read_rosters(ResMatch *m, bool end, TimestampTz at)
 {
 	int			nrows;
 	int			cap = 16;
 
-	res_run_match(RS_ROSTERS, m, 0);
+	if (end)
+	{
+		MmArgs		a;
+
+		res_args(&a, RS_END_MATCH);
+		mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
+		mm_arg(&a, "match_id", Int64GetDatum(m->match_id));
+		mm_arg(&a, "at", TimestampTzGetDatum(at));
+		mm_execute(&a, false, 0);
+	}
+	else
+		res_run_match(RS_ROSTERS, m, 0);
 	nrows = (int) SPI_processed;
 	m->teams = palloc0(sizeof(ResTeam) * Max(nrows, 1));
 	m->players = palloc0(sizeof(ResPlayer) * cap);
@@ -337,6 +355,52 @@ previous_result(const ResMatch *m, Jsonb *result)
 }
 
 /*
+ * The last queue config a report of this backend parsed, with the bytes it
+ * was parsed from: a report reads its queue's config every time (in its
+ * own snapshot, after the match's lock) and parses it only when the bytes
+ * differ from the last ones. A queue's config changes rarely, and parsing
+ * it was about a tenth of a report's work. The parse and the bytes it was
+ * parsed from (it may point into them) live in their own memory context,
+ * replaced by the next parse of other bytes.
+ */
+static MemoryContext config_cxt = NULL;
+static Jsonb *config_bytes = NULL;
+static MmMatcherConfig config_parsed;
+
+static void
+report_config(Jsonb *config, MmMatcherConfig *cfg)
+{
+	Size		len;
+	MemoryContext old;
+	Jsonb	   *copy;
+
+	if (config == NULL)
+	{
+		mm_queue_config(NULL, cfg);
+		return;
+	}
+	len = VARSIZE(config);
+	if (config_bytes != NULL && VARSIZE(config_bytes) == len && memcmp(config_bytes, config, len) == 0)
+	{
+		*cfg = config_parsed;
+		return;
+	}
+	if (config_cxt == NULL)
+		config_cxt = AllocSetContextCreate(TopMemoryContext, "mm report_result config", ALLOCSET_SMALL_SIZES);
+	/* forget the last parse first: an error must not leave half of one */
+	config_bytes = NULL;
+	MemoryContextReset(config_cxt);
+	old = MemoryContextSwitchTo(config_cxt);
+	/* parsed from the kept copy: a parse may point into the bytes it read */
+	copy = palloc(len);
+	memcpy(copy, config, len);
+	mm_queue_config(copy, &config_parsed);
+	MemoryContextSwitchTo(old);
+	config_bytes = copy;
+	*cfg = config_parsed;
+}
+
+/*
  * Lock the match, read its queue's config; errors if it cannot be
  * reported. m->queue_id 0: not known yet (mm.report_result(match_id,
  * result)); on Citus it is looked up first, on every shard, and the match
@@ -412,7 +476,7 @@ lock_match(ResMatch *m, MmMatcherConfig *cfg, bool *done, Jsonb *result)
 	mm_arg(&a, "queue_id", Int32GetDatum(m->queue_id));
 	mm_execute(&a, false, 1);
 	config = res_col(0, 1, &isnull);
-	mm_queue_config(isnull ? NULL : DatumGetJsonbP(config), cfg);
+	report_config(isnull ? NULL : DatumGetJsonbP(config), cfg);
 }
 
 /*
@@ -435,7 +499,14 @@ report(FunctionCallInfo fcinfo, ResMatch *mp, Jsonb *result)
 	lock_match(&m, &cfg, &done, result);
 	if (!done)
 	{
-		read_rosters(&m);
+		/*
+		 * On a single node the match ends as its rosters are read, in one
+		 * statement (RS_END_MATCH); on Citus, where the queue's tables are
+		 * distributed, by the statements each shard runs, after the writes.
+		 */
+		bool		distributed = mm_queues_distributed();
+
+		read_rosters(&m, !distributed, at);
 		res_parse_result(&m, result);
 		res_lock_ratings(&m, &cfg, at, false);
 		if (cfg.rating.profession_ratio > 0)
@@ -456,6 +527,7 @@ report(FunctionCallInfo fcinfo, ResMatch *mp, Jsonb *result)
 			write_pending_games(&m, &cfg, at);
 		if (!cfg.rating.calibration_null)
 			write_odds_result(&m, &cfg, at);
+		if (distributed)
 		{
 			MmArgs		a;
 

@@ -48,6 +48,7 @@ typedef enum ResultStatement
 	RS_INSERT_PLAYERS,
 	RS_FINISH,
 	RS_END_ROSTERS,
+	RS_END_MATCH,
 	RS_EXPIRE_BACKFILL,
 	RS_COUNT
 } ResultStatement;
