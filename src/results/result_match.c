@@ -203,7 +203,9 @@ static MmStatement statements[RS_COUNT] = {
 	/*
 	 * A single node: the match ends in one statement, which returns its
 	 * rosters as RS_ROSTERS reads them (team, players, professions and
-	 * roles in party order, by roster id). The rosters move from mm.roster
+	 * roles in party order, by roster id), each roster's players read by
+	 * its key as mm._end_match_rosters reads them (a lateral aggregate: no
+	 * plan reads the queue's players). The rosters move from mm.roster
 	 * (their players' rows go with them by the foreign key's cascade: they
 	 * may queue again) to mm.ended_roster, as mm._end_match_rosters moves
 	 * them; the match is finished, its open backfill requests expired, and
@@ -218,13 +220,14 @@ static MmStatement statements[RS_COUNT] = {
 	 */
 	[RS_END_MATCH] = {
 		"WITH p AS MATERIALIZED ("
-		" SELECT qp.roster_id, array_agg(qp.player_id ORDER BY qp.seat) AS players,"
-		" coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,"
-		" coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles"
-		" FROM mm.queued_player qp"
-		" WHERE qp.queue_id = $queue_id AND qp.roster_id IN (SELECT r.roster_id FROM mm.roster r"
-		" WHERE r.queue_id = $queue_id AND r.match_id = $match_id)"
-		" GROUP BY qp.roster_id"
+		" SELECT r.roster_id, x.players, x.professions, x.roles"
+		" FROM mm.roster r"
+		" CROSS JOIN LATERAL ("
+		"  SELECT array_agg(qp.player_id ORDER BY qp.seat) AS players,"
+		"  coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,"
+		"  coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles"
+		"  FROM mm.queued_player qp WHERE qp.queue_id = $queue_id AND qp.roster_id = r.roster_id) x"
+		" WHERE r.queue_id = $queue_id AND r.match_id = $match_id"
 		"), d AS ("
 		" DELETE FROM mm.roster r WHERE r.queue_id = $queue_id AND r.match_id = $match_id RETURNING r.*"
 		"), i AS ("
