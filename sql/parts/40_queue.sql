@@ -245,19 +245,17 @@ ALTER TABLE mm.roster
 -- names no queue, and Citus would send it to every shard).
 -- @access admin, analyst
 CREATE VIEW mm.match_roster AS
-SELECT r.match_id, r.roster_id, r.team, p.players, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
-       p.professions, r.joined_at, r.waited, r.queue_id, r.position, r.backfill_id, r.attributes, r.latencies, p.roles
+SELECT r.match_id, r.roster_id, r.team,
+       coalesce(array_agg(qp.player_id ORDER BY qp.seat) FILTER (WHERE qp.player_id IS NOT NULL), '{}') AS players,
+       r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
+       coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
+       r.joined_at, r.waited, r.queue_id, r.position, r.backfill_id, r.attributes, r.latencies,
+       coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles
 FROM mm.roster r
--- each roster's players by its key (a lateral aggregate is never turned
--- into a join): no plan reads a queue's players to find a match's, as one
--- made on statistics that do not know a new queue would
-CROSS JOIN LATERAL (
-    SELECT coalesce(array_agg(qp.player_id ORDER BY qp.seat), '{}') AS players,
-           coalesce(array_agg(qp.profession ORDER BY qp.seat) FILTER (WHERE qp.profession IS NOT NULL), '{}') AS professions,
-           coalesce(array_agg(qp.role ORDER BY qp.seat) FILTER (WHERE qp.role IS NOT NULL), '{}') AS roles
-    FROM mm.queued_player qp
-    WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id) p
+LEFT JOIN mm.queued_player qp ON qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id
 WHERE r.match_id IS NOT NULL
+GROUP BY r.queue_id, r.roster_id, r.match_id, r.team, r.rating, r.deviation, r.rank, r.ladder_points, r.dishonor,
+         r.joined_at, r.waited, r.position, r.backfill_id, r.attributes, r.latencies
 UNION ALL
 SELECT e.match_id, e.roster_id, e.team, e.players, e.rating, e.deviation, e.rank, e.ladder_points, e.dishonor,
        e.professions, e.joined_at, e.waited, e.queue_id, e.position, e.backfill_id, e.attributes, e.latencies,

@@ -72,7 +72,7 @@ static MmStatement statements[RS_COUNT] = {
 	[RS_INSERT_MISSING] = {
 		"INSERT INTO mm.ratings AS r (player_id, key, model, state) "
 		"SELECT p, $key, $model, $state FROM unnest($player_ids::bigint[]) p "
-		"WHERE NOT EXISTS (SELECT FROM mm.ratings x WHERE x.player_id = p AND x.key = $key AND x.model = $model) ORDER BY p "
+		"WHERE (SELECT true FROM mm.ratings x WHERE x.player_id = p AND x.key = $key AND x.model = $model) IS NULL ORDER BY p "
 		"ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
 		{{"key", TEXTOID}, {"player_ids", INT8ARRAYOID}, {"model", TEXTOID},
 		 {"state", FLOAT8ARRAYOID}}
