@@ -60,8 +60,8 @@ $$;
 
 -- "ticks" ticks of a queue in this session with its input kept, after a
 -- first one (which reads the queue whole), refilled to its size after
--- each through mm.enqueue
-CREATE PROCEDURE bench_kept_ticks(qname text, ticks int) LANGUAGE plpgsql AS $$
+-- each through mm.enqueue (unless refill is false: callgrind.sh)
+CREATE PROCEDURE bench_kept_ticks(qname text, ticks int, refill boolean DEFAULT true) LANGUAGE plpgsql AS $$
 DECLARE
     e bench_epoch;
     n int;
@@ -79,7 +79,7 @@ BEGIN
         COMMIT;
         SELECT count(*) INTO waiting FROM mm.roster r JOIN mm.queue q USING (queue_id)
         WHERE q.name = qname AND r.match_id IS NULL;
-        IF waiting < n THEN
+        IF refill AND waiting < n THEN
             PERFORM bench_enqueue(qname, n - waiting, e.kind, at);
         END IF;
         COMMIT;
