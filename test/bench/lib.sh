@@ -47,7 +47,7 @@ throwaway_cluster() {
 	} >>"$dir/data/postgresql.conf"
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
 	# shellcheck disable=SC2064 # the folder is fixed now
-	trap "as_owner '$bindir/pg_ctl' -D '$dir/data' -m fast -w stop >/dev/null 2>&1; rm -rf '$dir'" EXIT
+	trap "as_owner '$bindir/pg_ctl' -D '$dir/data' -m fast -w stop >/dev/null 2>&1 || true; rm -rf '$dir'" EXIT
 	export PGHOST=$dir PGPORT=$port PGUSER=postgres
 	# psql, pgbench... of the server's own version
 	export PATH=$bindir:$PATH
