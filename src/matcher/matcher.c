@@ -86,7 +86,7 @@ mm_matcher_sort(Run *run)
 	key = palloc(sizeof(int) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
-		key[i] = run->r[i].part * run->nbins + mm_lo_bin(run, run->r[i].lo);
+		key[i] = run->r[i].part * run->nbins + mm_lo_bin(run, run->r[i].lo, run->nbins);
 		run->bin_start[key[i] + 1]++;
 	}
 	for (int64 k = 0; k < nkeys; k++)
@@ -330,21 +330,20 @@ assign_parts(MmRoster *rosters, int n, const MmMatcherConfig *cfg)
 		for (int v = 0; v < size; v++)
 			part[v] = -1;
 		/*
-		 * One pass (the value's test inline: this runs over every roster at
-		 * every tick, and each roster's values lie apart from it), the map
-		 * of value ids grown as larger ones come
+		 * One pass (this runs over every roster at every tick, and each
+		 * roster's values lie apart from it), the map of value ids grown as
+		 * larger ones come
 		 */
 		for (int i = 0; i < n; i++)
 		{
-			const MmAttrValue *v = rosters[i].attr != NULL ? &rosters[i].attr[rule->attr] : NULL;
 			int			id;
 
-			if (v == NULL || !v->present)
+			if (!mm_rule_attr_present(&rosters[i], rule))
 			{
 				rosters[i].part = nparts++;
 				continue;
 			}
-			id = v->id;
+			id = rosters[i].attr[rule->attr].id;
 			if (id >= size)
 			{
 				int			grown = Max(size * 2, id + 1);
@@ -499,8 +498,7 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 	for (int i = 0; i < n; i++)
 	{
 		MmRoster   *r = &rosters[i];
-		double		t = Min(r->age, cfg->filter.padding_end) - cfg->filter.padding_start;
-		double		pad = t > 0 ? t * cfg->filter.padding : 0.0;	/* mm_matcher_padding */
+		double		pad = mm_matcher_padding(cfg, r->age);
 
 		r->rating_low = r->rating - r->deviation;
 		r->lo = r->rating - cfg->filter.deviations * r->deviation - pad;
@@ -555,12 +553,7 @@ mm_matcher_run(MmRoster *given, int n, int nprofessions,
 	{
 		run.lo_bins = palloc0(sizeof(int) * run.nparts * MM_LO_BINS);
 		for (int i = 0; i < n; i++)
-		{
-			int			b = run.lo_span > 0 ?
-				(int) ((rosters[i].lo - run.lo_min) / run.lo_span * MM_LO_BINS) : 0;
-
-			run.lo_bins[rosters[i].part * MM_LO_BINS + Min(b, MM_LO_BINS - 1)]++;
-		}
+			run.lo_bins[rosters[i].part * MM_LO_BINS + mm_lo_bin(&run, rosters[i].lo, MM_LO_BINS)]++;
 	}
 
 	/* the targets in queue order */

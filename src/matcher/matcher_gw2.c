@@ -119,8 +119,8 @@ gather_potentials(Run *run, const MmRoster *target)
 		mm_matcher_sort(run);
 	}
 	/* the rosters of the bins the band touches */
-	a = run->bin_start[(int64) part * run->nbins + mm_lo_bin(run, target->lo - run->widest)];
-	b = run->bin_start[(int64) part * run->nbins + mm_lo_bin(run, target->hi) + 1];
+	a = run->bin_start[(int64) part * run->nbins + mm_lo_bin(run, target->lo - run->widest, run->nbins)];
+	b = run->bin_start[(int64) part * run->nbins + mm_lo_bin(run, target->hi, run->nbins) + 1];
 
 	if ((int64) (b - a) * 4 < run->part_live[part])
 	{

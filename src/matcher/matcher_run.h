@@ -228,22 +228,24 @@ extern void mm_matcher_sort(MmMatcherRun *run);
 #define MM_LO_BINS 64
 
 /*
- * The bin of by_lo (mm_matcher_sort) a lo value falls in: non-decreasing
- * in lo, so the rosters with lo in [from, to] are among those of the bins
- * from mm_lo_bin(from) to mm_lo_bin(to).
+ * Which of nbins bins of equal width over [lo_min, lo_min + lo_span] a lo
+ * value falls in, those out of it in the first or the last (by_lo's bins,
+ * and lo_bins' MM_LO_BINS): non-decreasing in lo, so the rosters with lo in
+ * [from, to] are among those of the bins from mm_lo_bin(from) to
+ * mm_lo_bin(to).
  */
 static inline int
-mm_lo_bin(const MmMatcherRun *run, double lo)
+mm_lo_bin(const MmMatcherRun *run, double lo, int nbins)
 {
 	double		x;
 
 	if (run->lo_span <= 0)
 		return 0;
-	x = floor((lo - run->lo_min) / run->lo_span * run->nbins);
+	x = floor((lo - run->lo_min) / run->lo_span * nbins);
 	if (!(x > 0))
 		return 0;
-	if (x >= run->nbins)
-		return run->nbins - 1;
+	if (x >= nbins)
+		return nbins - 1;
 	return (int) x;
 }
 
@@ -255,17 +257,9 @@ static inline int
 band_at_most(const MmMatcherRun *run, int part, double from, double to)
 {
 	const int  *bins = run->lo_bins + (size_t) part * MM_LO_BINS;
-	int			a,
-				b,
-				n = 0;
+	int			n = 0;
 
-	if (run->lo_span <= 0)
-		return bins[0];
-	a = (int) floor((from - run->lo_min) / run->lo_span * MM_LO_BINS);
-	b = (int) floor((to - run->lo_min) / run->lo_span * MM_LO_BINS);
-	a = Max(a, 0);
-	b = Min(b, MM_LO_BINS - 1);
-	for (int k = a; k <= b; k++)
+	for (int k = mm_lo_bin(run, from, MM_LO_BINS); k <= mm_lo_bin(run, to, MM_LO_BINS); k++)
 		n += bins[k];
 	return n;
 }

@@ -11,12 +11,6 @@
  */
 #include "rules.h"
 
-bool
-mm_rule_attr_present(const MmRoster *r, const MmRule *rule)
-{
-	return r->attr != NULL && r->attr[rule->attr].present;
-}
-
 void
 mm_rule_no_start(MmRuleState *st, const MmRule *rule, const MmRoster *t, int nregions)
 {

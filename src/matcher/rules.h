@@ -150,7 +150,12 @@ extern void mm_rule_no_start(MmRuleState *st, const MmRule *rule, const struct M
 extern bool mm_rule_always_fits(const MmRuleState *st, const MmRule *rule, double limit,
 								const struct MmRoster *r, int nregions);
 extern void mm_rule_no_add(MmRuleState *st, const MmRule *rule, const struct MmRoster *r, int nregions);
-extern bool mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule);
+/* Whether the roster has a value of the rule's attribute (inline: run over every roster at every tick). */
+static inline bool
+mm_rule_attr_present(const struct MmRoster *r, const MmRule *rule)
+{
+	return r->attr != NULL && r->attr[rule->attr].present;
+}
 
 /* A soft latency rule's measure for a roster sharing no region with the match, in ms. */
 #define MM_SOFT_LATENCY_NONE 10000.0

@@ -337,9 +337,11 @@ mm_event_retention(PG_FUNCTION_ARGS)
  * the queue's events waits for it: a tick that numbered the events of the
  * rosters it expires or the ready checks it dissolves when it writes them
  * would hold the row through its whole run. Forgotten when the
- * (sub)transaction that set it aborts.
+ * (sub)transaction that set it ends; the tick numbers its queue's events
+ * at its end in any case.
  */
 static int32 deferred_queue = 0;
+static SubTransactionId deferred_subid = InvalidSubTransactionId;
 static bool defer_callbacks = false;
 
 static void
@@ -356,10 +358,10 @@ static void
 defer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
-	(void) mySubid;
 	(void) parentSubid;
 	(void) arg;
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	/* the subtransaction the tick ran in (not one inside it that failed and was caught) */
+	if (event == SUBXACT_EVENT_ABORT_SUB && mySubid == deferred_subid)
 		deferred_queue = 0;
 }
 
@@ -391,13 +393,12 @@ mm_events_defer(int32 queue_id)
 		defer_callbacks = true;
 	}
 	deferred_queue = queue_id;
+	deferred_subid = GetCurrentSubTransactionId();
 }
 
 void
 mm_events_undefer(int32 queue_id)
 {
-	if (deferred_queue != queue_id)
-		return;
 	deferred_queue = 0;
 	number_events(queue_id);
 }
