@@ -294,7 +294,8 @@ COMMENT ON FUNCTION mm._hold_players IS
 
 -- The queue-id forms: Citus sends a call whose distribution argument is the
 -- queue id to the worker holding the queue (create_distributed_function in
--- mm.citus_distribute_queues). On a single node they call the name forms.
+-- mm.citus_distribute_queues; all but mm.report_result's, which runs on the
+-- coordinator, see there). On a single node they call the name forms.
 
 -- @access service, admin; definer
 CREATE FUNCTION mm.tick(queue_id int, at timestamptz DEFAULT now())
@@ -373,7 +374,7 @@ RETURNS SETOF mm.match_result_player
 AS 'MODULE_PATHNAME', 'mm_report_result_queue'
 LANGUAGE C VOLATILE ROWS 10;
 COMMENT ON FUNCTION mm.report_result IS
-    'mm.report_result of a match of the queue of that id (a match of another queue does not exist for it); on Citus it runs on the worker holding the queue, without looking the match up on every shard';
+    'mm.report_result of a match of the queue of that id (a match of another queue does not exist for it); on Citus it runs on the coordinator, each statement sent to the queue''s shard, without looking the match up on every shard';
 
 -- Each node of a Citus cluster holds mm's tables (its own on the
 -- coordinator, the shells Citus keeps beside the shards on a worker) and
@@ -693,10 +694,20 @@ BEGIN
     PERFORM mm._citus_node_ranges();
     RETURN NEXT 'sequences: one range of 2^48 ids per node';
 
-    -- calls sent to the worker holding the queue
+    -- calls sent to the worker holding the queue. Not mm.report_result's
+    -- queue-id form: it writes the players' rows of mm.ratings, which live
+    -- on every worker, and Citus opens a new connection for each node a
+    -- delegated call writes beyond its own (a backend serving a Citus
+    -- connection keeps none of its own); run on the coordinator, whose
+    -- connections stay open, a report costs a third of the delegated one.
+    -- mm.enqueue stays delegated although a player's row of
+    -- mm.waiting_player may live on the other worker: the queue's
+    -- positions must come from the node that ticks the queue (a roster
+    -- queued from another node's range would go ahead of every roster the
+    -- tick moved to the back)
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
                              'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)',
-                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)', 'mm.report_result(int, bigint, jsonb)'] LOOP
+                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
         EXECUTE format('SELECT pg_catalog.create_distributed_function(%L, %L, colocate_with => %L)',
                        t, 'queue_id', 'mm.roster');
     END LOOP;
@@ -705,11 +716,11 @@ BEGIN
     -- the notification on the coordinator)
     FOREACH t IN ARRAY ARRAY['mm.tick(int, timestamptz)',
                              'mm.enqueue(int, bigint[], float8, float8, float8, float8, int, text[], timestamptz, jsonb, jsonb, text[], float8)',
-                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)', 'mm.report_result(int, bigint, jsonb)'] LOOP
+                             'mm.claim_matches(int, int)', 'mm.leave(int, bigint)'] LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.allow_nested_distributed_execution = on', t);
     END LOOP;
-    RETURN NEXT 'delegated by queue_id: mm.tick, mm.enqueue, mm.claim_matches, mm.leave, mm.report_result (queue-id forms)';
+    RETURN NEXT 'delegated by queue_id: mm.tick, mm.enqueue, mm.claim_matches, mm.leave (queue-id forms)';
 END
 $$;
 COMMENT ON FUNCTION mm.citus_distribute_queues IS
-    'Citus coordinator only (a DBA''s step, once): give every node the keys of the distributed layout and its own range of ids (an error naming a worker that refuses; a second call completes), then put each queue''s rosters, players, matches, accepts, backfill requests, results, dodge timeouts, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player, mm.ratings and mm.rating_period_game by player, mm.notify_relay on the coordinator, and let Citus send the queue-id forms of tick, enqueue, claim_matches, leave and report_result to the queue''s worker; refused without Citus';
+    'Citus coordinator only (a DBA''s step, once): give every node the keys of the distributed layout and its own range of ids (an error naming a worker that refuses; a second call completes), then put each queue''s rosters, players, matches, accepts, backfill requests, results, dodge timeouts, ticket history and tick log on one worker (distributed by queue_id, shard_count shards), queues and dishonor on every node (reference tables), mm.waiting_player, mm.ratings and mm.rating_period_game by player, mm.notify_relay on the coordinator, and let Citus send the queue-id forms of tick, enqueue, claim_matches and leave to the queue''s worker; refused without Citus';

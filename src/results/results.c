@@ -572,8 +572,9 @@ PG_FUNCTION_INFO_V1(mm_report_result_queue);
 /*
  * mm.report_result(queue_id int, match_id bigint, result jsonb)
  *		-> SETOF mm.match_result_player
- * A match of the queue of that id: on Citus this form is sent to the
- * worker holding the queue, and the match is not looked up on every shard.
+ * A match of the queue of that id: on Citus the match is not looked up on
+ * every shard, each statement goes to the queue's shard. The call runs on
+ * the coordinator (not delegated: mm.citus_distribute_queues says why).
  */
 Datum
 mm_report_result_queue(PG_FUNCTION_ARGS)

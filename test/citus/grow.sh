@@ -4,7 +4,8 @@
 # port of a node with Citus not yet added): the node is added as a third
 # worker (Citus creates mm on it); a queue's shards move there with
 # citus_move_shard_placement while backends enqueue, tick, claim and report
-# on it through the coordinator, delegated by queue id. Afterwards nothing
+# on it through the coordinator, by queue id (each delegated but the
+# report). Afterwards nothing
 # is lost (every enqueue that returned a roster is in one place, no player
 # in two), every match was claimed once and reported once, the ids made on
 # the new worker are of its own range (set by its first queue-id call, then
@@ -53,7 +54,7 @@ shard=$(q -c "SELECT get_shard_id_for_distribution_column('mm.roster', $g)")
 from=$(q -c "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) WHERE p.shardid = $shard")
 
 # Backends at work while the shards move: enqueue (every player once),
-# tick, claim and report, each delegated by queue id.
+# tick, claim and report, each by queue id (the first three delegated).
 players=300
 enqueue_stream() {
 	seq 20101 $((20100 + players)) | while read -r p; do

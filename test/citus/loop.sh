@@ -41,6 +41,11 @@ routed() {
 	             'mm.odds_result', 'mm.match_result', 'mm.match_result_player', 'mm.queue_dodge')
 	             AND shardid = get_shard_id_for_distribution_column(logicalrelid, $2::int)" | sort -u)
 	bad=$(comm -23 <(echo "$shards") <(echo "$want") | grep -c .)
+	# a fourth argument: the call knows its queue and reads no other shard
+	if [ -n "${4:-}" ] && [ "$lookups" != 0 ]; then
+		notok "$1 ($lookups reads of every shard to find the queue, none expected)"
+		return
+	fi
 	if [ -n "$shards" ] && [ "$bad" = 0 ]; then
 		ok "$1 (runs on the queue's shards only: $(echo "$shards" | wc -l) shards named; $lookups reads of every shard to find the queue)"
 	else
@@ -167,8 +172,11 @@ q -c "SELECT * FROM mm.tick($d)" >/dev/null
 m_duel=$(q -c "SELECT match_id FROM mm.claim_matches($d) LIMIT 1")
 check "enqueue, tick and claim_matches by queue id run on the queue's worker (ids of its range)" \
 	"SELECT ($r1 >> 48) = ${grp[lp_duel]} AND ($m_duel >> 48) = ${grp[lp_duel]}"
-check "report_result(queue id, match id, result) runs on the queue's worker and rates the match" \
-	"SELECT count(*) = 2 FROM mm.report_result($d, $m_duel, '$result')"
+routed "report_result(queue id, match id, result) runs on the coordinator, each statement sent to the queue's shard, the match not looked up" \
+	"$d" "SELECT count(*) FROM mm.report_result($d, $m_duel, '$result')" known
+check "report_result by queue id rated the match's two players and finished it" \
+	"SELECT (SELECT count(*) = 2 FROM mm.match_result_player WHERE queue_id = $d AND match_id = $m_duel)
+	    AND (SELECT status = 'finished' FROM mm.match WHERE queue_id = $d AND match_id = $m_duel)"
 refused "report_result by queue id refuses a match of another queue" \
 	"SELECT * FROM mm.report_result(${qid[lp_team]}, $m_duel, '$result')" "does not exist"
 q -c "SELECT mm.enqueue($d, '{813}', 1500, 50, joined_at => now() - interval '1 minute')" >/dev/null

@@ -3,7 +3,8 @@
 # PGHOST/PGPORT/PGUSER the coordinator's). Eight 5v5 matches of the same
 # ten players (a queue that lets players queue again while in a match), all
 # open at once, each reported by four clients at the same time, through the
-# coordinator by match id and delegated to the queue's worker by queue id,
+# coordinator by match id and by queue id (neither delegated: both run on
+# the coordinator, the second without looking the match up on every shard),
 # in four different orders. A report locks the match, then the players'
 # rating rows in player order, one at a time on their shards: every match
 # is rated exactly once, no update is lost (each player's states form one
@@ -36,8 +37,8 @@ check "$matches open 5v5 matches of the same ten players (each player in every o
 	                              FROM mm.match_roster mr, unnest(mr.players) p WHERE mr.queue_id = $rq)"
 
 # Four clients, each reporting every match (red wins the odd ones) in its
-# own order: one by match id through the coordinator, one delegated by queue
-# id, two mixing them.
+# own order: one by match id through the coordinator, one by queue id, two
+# mixing them.
 ids=$(q -c "SELECT match_id FROM mm.match WHERE queue_id = $rq ORDER BY match_id")
 report() {
 	local client=$1 order=$2 m n=0
