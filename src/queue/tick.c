@@ -141,69 +141,77 @@ static MmStatement statements[Q_COUNT] = {
 	[Q_TICK_ID] = {
 		"SELECT nextval('mm.tick_id_seq')"
 	},
+	/* the ids of n new matches, in order */
+	[Q_MATCH_IDS] = {
+		"SELECT nextval('mm.match_id_seq') FROM generate_series(1, $n) g ORDER BY g",
+		{{"n", INT4OID}}
+	},
 	/*
-	 * Record the matches and put their rosters in them, all in one
-	 * statement. The matches come as arrays of their figures (one element
-	 * per match made, numbered 1, 2, ... in $match_nos; $odds has k per
-	 * match for the queue's k teams, named by $team_names in team order),
-	 * the rosters as arrays of (roster, match number, team index) in
-	 * ascending roster id: bulk parameters, one statement however many
-	 * matches. A matched roster stays where it is: its row gets its match
-	 * id, team and wait (the match id a foreign key to the match), and its
-	 * players' rows are not touched (they hold the players until the match
-	 * ends). A roster's place in $roster_ids is found by width_bucket, a
-	 * binary search of the sorted ids, and indexes its match number and
-	 * team; a match's id is an element of one array (ids), indexed by its
-	 * number: no join, so no plan can run one side once per row of the
-	 * other when the statistics say the queue is empty (a new queue, a
-	 * burst of enqueues), and nothing built per roster (a jsonb object of
-	 * roster id -> match and team cost about a tenth of a burst's writes).
-	 * Only a ready check ($status 'proposed',
-	 * $accept_until its end) writes a ticket event per player, as mm.accept
-	 * and mm.decline go on from there ($status 'matched', $accept_until
-	 * NULL without one). $odds_scale is the scale the queue's calibration
-	 * applied to the odds, $model the rating family whose odds they are.
-	 * The UPDATE's subscripts sit inside scalar subqueries: Citus 13.2
-	 * crashes planning an UPDATE of a distributed table whose SET
-	 * subscripts a parameter directly (its evaluation of the SET
-	 * expressions before sending the statement to the shard).
+	 * Record the matches, then put their rosters in them (Q_MOVE_ROSTERS)
+	 * and, for a ready check, write the players' ticket events
+	 * (Q_MOVE_EVENTS): three statements, each on one table. The matches
+	 * come as arrays of their figures (one element per match made,
+	 * numbered 1, 2, ... in the order of $match_ids; $odds has k per match
+	 * for the queue's k teams, named by $team_names in team order), the
+	 * rosters as arrays of (roster, match number, team index) in ascending
+	 * roster id: bulk parameters, three statements however many matches.
+	 * No statement reads the result of another (a CTE): Citus would ship
+	 * such a result to every node of the cluster, over a connection
+	 * opened for it and a two-phase commit, from a tick that writes only
+	 * its own queue's shard. A matched roster stays where it is: its row
+	 * gets its match id, team and wait (the match id a foreign key to the
+	 * match), and its players' rows are not touched (they hold the players
+	 * until the match ends). A roster's place in $roster_ids is found by
+	 * width_bucket, a binary search of the sorted ids, and indexes its
+	 * match number and team: no join, so no plan can run one side once
+	 * per row of the other when the statistics say the queue is empty (a
+	 * new queue, a burst of enqueues), and nothing built per roster (a
+	 * jsonb object of roster id -> match and team cost about a tenth of a
+	 * burst's writes). Only a ready check ($status 'proposed',
+	 * $accept_until its end) writes a ticket event per player, as
+	 * mm.accept and mm.decline go on from there ($status 'matched',
+	 * $accept_until NULL without one). $odds_scale is the scale the
+	 * queue's calibration applied to the odds, $model the rating family
+	 * whose odds they are. The UPDATE's subscripts sit inside scalar
+	 * subqueries: Citus 13.2 crashes planning an UPDATE of a distributed
+	 * table whose SET subscripts a parameter directly (its evaluation of
+	 * the SET expressions before sending the statement to the shard).
 	 */
 	[Q_MOVE] = {
-		"WITH mi AS MATERIALIZED ("
-		" SELECT u.no, nextval('mm.match_id_seq') AS match_id, u.prediction, u.spread, u.region"
-		" FROM unnest($match_nos::int[], $predictions::float8[], $spreads::float8[], $regions::text[])"
-		" WITH ORDINALITY AS u(no, prediction, spread, region, o) ORDER BY u.o"
-		"), m AS ("
-		" INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
+		"INSERT INTO mm.match (match_id, queue_id, tick_id, created_at, prediction, red_odds, blue_odds, rating_spread,"
 		" status, accept_until, region, teams, odds, odds_scale, model)"
-		" SELECT mi.match_id, $queue_id, $tick_id, $at, mi.prediction, $odds[(mi.no - 1) * cardinality($team_names) + 1],"
-		" $odds[(mi.no - 1) * cardinality($team_names) + 2], mi.spread, $status, $accept_until, mi.region, $team_names,"
-		" $odds[(mi.no - 1) * cardinality($team_names) + 1 : mi.no * cardinality($team_names)], $odds_scale, $model"
-		" FROM mi"
-		"), ids AS MATERIALIZED ("
-		" SELECT array_agg(mi.match_id ORDER BY mi.no) AS a FROM mi"
-		"), r AS ("
-		" UPDATE mm.roster r"
-		" SET match_id = (SELECT ids.a[$roster_matches[width_bucket(r.roster_id, $roster_ids)]] FROM ids),"
+		" SELECT u.match_id, $queue_id, $tick_id, $at, u.prediction, $odds[(u.no::int - 1) * cardinality($team_names) + 1],"
+		" $odds[(u.no::int - 1) * cardinality($team_names) + 2], u.spread, $status, $accept_until, u.region, $team_names,"
+		" $odds[(u.no::int - 1) * cardinality($team_names) + 1 : u.no::int * cardinality($team_names)], $odds_scale, $model"
+		" FROM unnest($match_ids::int8[], $predictions::float8[], $spreads::float8[], $regions::text[])"
+		" WITH ORDINALITY AS u(match_id, prediction, spread, region, no)",
+		{{"queue_id", INT4OID}, {"tick_id", INT8OID}, {"match_ids", INT8ARRAYOID},
+		 {"predictions", FLOAT8ARRAYOID}, {"odds", FLOAT8ARRAYOID},
+		 {"team_names", TEXTARRAYOID}, {"spreads", FLOAT8ARRAYOID},
+		 {"at", TIMESTAMPTZOID}, {"status", TEXTOID},
+		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}, {"odds_scale", FLOAT8OID},
+		 {"model", TEXTOID}}
+	},
+	[Q_MOVE_ROSTERS] = {
+		"UPDATE mm.roster r"
+		" SET match_id = (SELECT $match_ids[$roster_matches[width_bucket(r.roster_id, $roster_ids)]]),"
 		" team = (SELECT $team_names[$roster_teams[width_bucket(r.roster_id, $roster_ids)] + 1]),"
 		" waited = $at - r.joined_at"
 		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids)"
-		" AND CASE WHEN r.match_id IS NULL THEN true END"  /* by key: see queue_commit.c's L_LOCK */
-		"), e AS ("
-		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT qp.roster_id, qp.player_id, $status, $at, $queue_id,"
-		" (SELECT ids.a FROM ids)[$roster_matches[width_bucket(qp.roster_id, $roster_ids)]]"
-		" FROM mm.queued_player qp"
-		" WHERE $status = 'proposed' AND qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids)"
-		" ORDER BY qp.roster_id, qp.seat"
-		") SELECT mi.no, mi.match_id FROM mi ORDER BY mi.no",
-		{{"queue_id", INT4OID}, {"tick_id", INT8OID}, {"match_nos", INT4ARRAYOID},
-		 {"predictions", FLOAT8ARRAYOID}, {"odds", FLOAT8ARRAYOID},
-		 {"team_names", TEXTARRAYOID}, {"spreads", FLOAT8ARRAYOID},
+		" AND CASE WHEN r.match_id IS NULL THEN true END",  /* by key: see queue_commit.c's L_LOCK */
+		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}, {"team_names", TEXTARRAYOID},
 		 {"roster_ids", INT8ARRAYOID}, {"roster_matches", INT4ARRAYOID},
-		 {"roster_teams", INT4ARRAYOID}, {"at", TIMESTAMPTZOID}, {"status", TEXTOID},
-		 {"accept_until", TIMESTAMPTZOID}, {"regions", TEXTARRAYOID}, {"odds_scale", FLOAT8OID},
-		 {"model", TEXTOID}}
+		 {"roster_teams", INT4ARRAYOID}, {"at", TIMESTAMPTZOID}}
+	},
+	[Q_MOVE_EVENTS] = {
+		"INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
+		" SELECT qp.roster_id, qp.player_id, 'proposed', $at, $queue_id,"
+		" (SELECT $match_ids[$roster_matches[width_bucket(qp.roster_id, $roster_ids)]])"
+		" FROM mm.queued_player qp"
+		" WHERE qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids)"
+		" ORDER BY qp.roster_id, qp.seat",
+		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}, {"roster_ids", INT8ARRAYOID},
+		 {"roster_matches", INT4ARRAYOID}, {"at", TIMESTAMPTZOID}}
 	},
 	/*
 	 * failed targets to the back, in the order they failed (the positions
@@ -652,7 +660,7 @@ typedef struct TickFigures
 	double		spread_sum;
 } TickFigures;
 
-/* A matched roster for Q_MOVE: its id, match number and team index. */
+/* A matched roster for Q_MOVE_ROSTERS: its id, match number and team index. */
 typedef struct MovedRoster
 {
 	int64		id;
@@ -701,8 +709,9 @@ put_match_rows(ReturnSetInfo *rsinfo, const MmRosterSet *set, const MmMatcherCon
 /*
  * Lock the rosters of every match, keep the matches whose rosters are all
  * still there with all their players (others are dropped whole), record
- * them and move their rosters in one statement; put the rows in the
- * result. Fills match_ids (0 for a dropped match) and the figures.
+ * them and move their rosters (Q_MOVE and the statements after it); put
+ * the rows in the result. Fills match_ids (0 for a dropped match) and the
+ * figures.
  */
 static void
 tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig *cfg,
@@ -713,7 +722,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	int		   *which;			/* the set indexes of the matched rosters */
 	bool	   *whole;			/* per set index: locked, players unchanged */
 	MmArgs		a;
-	int32	   *m_no;
+	int64	   *m_id;
 	double	   *m_pred, *m_odds, *m_spread;
 	char	  **m_region;		/* NULL: no region */
 	int64	   *r_id;
@@ -721,6 +730,8 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	MovedRoster *moved;
 	int		   *good;			/* per match number - 1: its index in res */
 	int			ngood = 0, nrows = 0;
+	Datum		ids, team_names, roster_ids, roster_matches;
+	bool		proposed;
 
 	for (int m = 0; m < res->nmatches; m++)
 		nm += res->matches[m].nmembers;
@@ -734,7 +745,6 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	whole = mm_lock_rosters(queue_id, set, which, nm);
 
 	/* the matches to make, and their rosters */
-	m_no = palloc(sizeof(int32) * res->nmatches);
 	good = palloc(sizeof(int) * res->nmatches);
 	m_pred = palloc(sizeof(double) * res->nmatches);
 	m_odds = palloc(sizeof(double) * res->nmatches * cfg->nteams);
@@ -758,7 +768,6 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 			continue;
 		}
 		good[ngood] = m;
-		m_no[ngood] = ngood + 1;
 		m_pred[ngood] = mm_matcher_prediction(mt, cfg);
 		mm_matcher_odds(mt, set->r, cfg, odds_scale, &m_odds[ngood * cfg->nteams]);
 		m_region[ngood] = mt->region < 0 ? NULL : set->region_names[mt->region];
@@ -774,7 +783,7 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 	}
 	if (ngood == 0)
 		return;
-	/* by roster id: Q_MOVE finds a roster's place by binary search */
+	/* by roster id: Q_MOVE_ROSTERS finds a roster's place by binary search */
 	qsort(moved, nrows, sizeof(MovedRoster), cmp_moved);
 	for (int k = 0; k < nrows; k++)
 	{
@@ -783,33 +792,74 @@ tick_commit(int32 queue_id, int64 tick_id, TimestampTz at, const MmMatcherConfig
 		r_team[k] = moved[k].team;
 	}
 
+	/* the matches' ids, in match number order */
+	m_id = palloc(sizeof(int64) * ngood);
+	mm_args_begin(&a, &statements[Q_MATCH_IDS]);
+	mm_arg(&a, "n", Int32GetDatum(ngood));
+	mm_run(&a, false, SPI_OK_SELECT);
+	if (SPI_processed != (uint64) ngood)
+		elog(ERROR, "mm.tick drew %llu match ids for %d matches",
+			 (unsigned long long) SPI_processed, ngood);
+	for (int k = 0; k < ngood; k++)
+	{
+		bool		isnull;
+
+		m_id[k] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[k], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	ids = mm_int8_array_datum(ngood, m_id);
+	team_names = mm_text_array_datum(cfg->nteams, cfg->team_names);
+	roster_ids = mm_int8_array_datum(nrows, r_id);
+	roster_matches = mm_int4_array_datum(nrows, r_no, NULL);
+	proposed = cfg->queue.accept_timeout_s > 0;
+
 	mm_args_begin(&a, &statements[Q_MOVE]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
 	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
-	mm_arg(&a, "match_nos", mm_int4_array_datum(ngood, m_no, NULL));
+	mm_arg(&a, "match_ids", ids);
 	mm_arg(&a, "predictions", mm_float8_array_datum(ngood, m_pred, NULL));
 	mm_arg(&a, "odds", mm_float8_array_datum(ngood * cfg->nteams, m_odds, NULL));
-	mm_arg(&a, "team_names", mm_text_array_datum(cfg->nteams, cfg->team_names));
+	mm_arg(&a, "team_names", team_names);
 	mm_arg(&a, "spreads", mm_float8_array_datum(ngood, m_spread, NULL));
 	mm_arg(&a, "regions", mm_text_array_datum(ngood, m_region));
-	mm_arg(&a, "roster_ids", mm_int8_array_datum(nrows, r_id));
-	mm_arg(&a, "roster_matches", mm_int4_array_datum(nrows, r_no, NULL));
-	mm_arg(&a, "roster_teams", mm_int4_array_datum(nrows, r_team, NULL));
 	/* a ready check: proposed until at + accept_timeout */
-	mm_arg(&a, "status", CStringGetTextDatum(cfg->queue.accept_timeout_s > 0 ? "proposed" : "matched"));
+	mm_arg(&a, "status", CStringGetTextDatum(proposed ? "proposed" : "matched"));
 	mm_arg_maybe(&a, "accept_until",
 				 TimestampTzGetDatum(at + (int64) (cfg->queue.accept_timeout_s * USECS_PER_SEC)),
-				 cfg->queue.accept_timeout_s <= 0);
+				 !proposed);
 	mm_arg(&a, "odds_scale", Float8GetDatum(odds_scale));
 	mm_arg(&a, "model", CStringGetTextDatum(cfg->rating.model));
-	mm_run(&a, false, SPI_OK_SELECT);
-	for (uint64 j = 0; j < SPI_processed; j++)
-	{
-		bool		isnull;
-		int			m = good[DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &isnull)) - 1];
+	mm_run(&a, false, SPI_OK_INSERT);
 
-		match_ids[m] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &isnull));
+	mm_args_begin(&a, &statements[Q_MOVE_ROSTERS]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "match_ids", ids);
+	mm_arg(&a, "team_names", team_names);
+	mm_arg(&a, "roster_ids", roster_ids);
+	mm_arg(&a, "roster_matches", roster_matches);
+	mm_arg(&a, "roster_teams", mm_int4_array_datum(nrows, r_team, NULL));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_UPDATE);
+	/* every roster was locked, waiting, with its players: all move */
+	if (SPI_processed != (uint64) nrows)
+		elog(ERROR, "mm.tick moved %llu of the %d rosters it locked",
+			 (unsigned long long) SPI_processed, nrows);
+
+	if (proposed)
+	{
+		mm_args_begin(&a, &statements[Q_MOVE_EVENTS]);
+		mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+		mm_arg(&a, "match_ids", ids);
+		mm_arg(&a, "roster_ids", roster_ids);
+		mm_arg(&a, "roster_matches", roster_matches);
+		mm_arg(&a, "at", TimestampTzGetDatum(at));
+		mm_run(&a, false, SPI_OK_INSERT);
+	}
+	for (int k = 0; k < ngood; k++)
+	{
+		int			m = good[k];
+
+		match_ids[m] = m_id[k];
 		fig->made++;
 		fig->spread_sum += res->matches[m].rating_spread;
 	}

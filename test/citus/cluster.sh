@@ -13,6 +13,8 @@
 #   test/citus/cluster.sh stop          stop the nodes (no error if down)
 #   test/citus/cluster.sh clean         stop them and remove their data
 #   test/citus/cluster.sh env           print the PG* variables of the coordinator
+#   test/citus/cluster.sh stop-node P   stop the worker on port P (fast)
+#   test/citus/cluster.sh start-node P  start it again
 #
 # Ports derive from the base MM_PORT (test/ports.sh): the coordinator is
 # MM_PORT+6, the workers MM_PORT+7 and MM_PORT+8, the extra node MM_PORT+9,
@@ -159,6 +161,25 @@ cmd_start_extra() {
 		-c "SET client_min_messages = warning" -c "CREATE EXTENSION citus" >/dev/null
 }
 
+# One worker stopped (fast shutdown) and started again with its data, for
+# the suite's check that a queue's calls on one worker do not need the
+# other; only a node start created.
+cmd_node() {
+	local what=$1 port=$2 bindir dir
+	bindir=$("$PG_CONFIG" --bindir)
+	dir=$tmp/mm-citus-$port
+	if [ "$port" != "${ports[1]}" ] && [ "$port" != "${ports[2]}" ] || ! mm_ours "$dir"; then
+		echo "cluster.sh: $port is not a worker of this cluster" >&2
+		exit 2
+	fi
+	if [ "$what" = stop ]; then
+		as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+	else
+		as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
+			|| { cat "$dir/server.log" >&2; exit 1; }
+	fi
+}
+
 cmd_env() {
 	echo "export PGHOST=127.0.0.1 PGPORT=${ports[0]} PGUSER=postgres MM_CITUS_WORKERS='${ports[1]} ${ports[2]}' MM_CITUS_EXTRA=$extra"
 }
@@ -170,5 +191,7 @@ case "${1:-}" in
 	stop) cmd_stop ;;
 	clean) cmd_clean ;;
 	env) cmd_env ;;
-	*) echo "usage: test/citus/cluster.sh available|start|start-extra|stop|clean|env" >&2; exit 2 ;;
+	stop-node) cmd_node stop "${2:?port}" ;;
+	start-node) cmd_node start "${2:?port}" ;;
+	*) echo "usage: test/citus/cluster.sh available|start|start-extra|stop|clean|env|stop-node PORT|start-node PORT" >&2; exit 2 ;;
 esac
