@@ -886,6 +886,10 @@ AS $$
 DECLARE
     ids bigint[];
     q int;
+    d record;
+    p_roster bigint[] := '{}';
+    p_player bigint[] := '{}';
+    gone bigint[] := '{}';
     distributed boolean := mm._queues_distributed();
 BEGIN
     IF _end_rosters.queue_id IS NOT NULL THEN
@@ -906,33 +910,33 @@ BEGIN
                            AND r.match_id IS NULL
                          ORDER BY r.roster_id FOR UPDATE);
         END IF;
-        RETURN QUERY
-        WITH p AS (
-            DELETE FROM mm.queued_player qp
-            WHERE qp.queue_id = _end_rosters.queue_id AND qp.roster_id = ANY (ids)
-            RETURNING qp.roster_id, qp.player_id
-        ), r AS (
-            DELETE FROM mm.roster r
-            WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (ids)
-            RETURNING r.roster_id
-        ), c AS (
-            INSERT INTO mm.queue_change (queue_id, roster_id)
-            SELECT _end_rosters.queue_id, r.roster_id FROM r
-        ), e AS (
-            INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
-            SELECT p.roster_id, p.player_id, _end_rosters.status, _end_rosters.at, _end_rosters.queue_id,
-                   _end_rosters.reason
-            FROM p
-        ), ev AS (
-            -- the queue's event feed (mm.events): one per roster
-            INSERT INTO mm.queue_event (queue_id, at, kind, roster_id, player_ids, detail)
-            SELECT _end_rosters.queue_id, _end_rosters.at,
-                   CASE _end_rosters.status WHEN 'expired' THEN 'expired' ELSE 'left' END, p.roster_id,
-                   array_agg(p.player_id ORDER BY p.player_id),
-                   jsonb_build_object('reason', coalesce(_end_rosters.reason, 'leave'))
-            FROM p GROUP BY p.roster_id ORDER BY p.roster_id
-        )
-        SELECT r.roster_id FROM r;
+        -- one table a statement, none reading another's result (on Citus a
+        -- CTE's result goes to every node of the cluster, the other
+        -- workers included, in a two-phase commit)
+        FOR d IN DELETE FROM mm.queued_player qp
+                 WHERE qp.queue_id = _end_rosters.queue_id AND qp.roster_id = ANY (ids)
+                 RETURNING qp.roster_id, qp.player_id LOOP
+            p_roster := p_roster || d.roster_id;
+            p_player := p_player || d.player_id;
+        END LOOP;
+        FOR d IN DELETE FROM mm.roster r
+                 WHERE r.queue_id = _end_rosters.queue_id AND r.roster_id = ANY (ids)
+                 RETURNING r.roster_id LOOP
+            gone := gone || d.roster_id;
+        END LOOP;
+        INSERT INTO mm.queue_change (queue_id, roster_id)
+        SELECT _end_rosters.queue_id, g.id FROM unnest(gone) g(id);
+        INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, reason)
+        SELECT u.r, u.p, _end_rosters.status, _end_rosters.at, _end_rosters.queue_id, _end_rosters.reason
+        FROM unnest(p_roster, p_player) u(r, p);
+        -- the queue's event feed (mm.events): one per roster
+        INSERT INTO mm.queue_event (queue_id, at, kind, roster_id, player_ids, detail)
+        SELECT _end_rosters.queue_id, _end_rosters.at,
+               CASE _end_rosters.status WHEN 'expired' THEN 'expired' ELSE 'left' END, u.r,
+               array_agg(u.p ORDER BY u.p),
+               jsonb_build_object('reason', coalesce(_end_rosters.reason, 'leave'))
+        FROM unnest(p_roster, p_player) u(r, p) GROUP BY u.r ORDER BY u.r;
+        RETURN QUERY SELECT g.id FROM unnest(gone) g(id);
         IF distributed THEN
             PERFORM mm._number_events(_end_rosters.queue_id);  -- on Citus: the queue's own order
         END IF;

@@ -185,31 +185,34 @@ check "every match is delivered and has two rosters on the queue's shard" \
 	 FROM mm.match m JOIN (SELECT queue_id, match_id, count(*) AS n FROM mm.match_roster GROUP BY 1, 2) r USING (queue_id, match_id)
 	 WHERE m.queue_id IN ($qa, $qb)"
 
-# ---- a queue's enqueue, tick and claim need only the worker holding it:
-# with the other worker stopped, a new queue on the first still takes two
-# players (their rows of mm.waiting_player on the first too), matches them
-# and hands the match over. A tick writes its matches one table a
-# statement, so Citus ships nothing of it to the other nodes.
+# ---- a queue's enqueue, tick, claim and leave need only the worker holding
+# it: with the other worker stopped, a new queue on the first still takes
+# two players (their rows of mm.waiting_player on the first too), matches
+# them, hands the match over, and lets a third player queue and leave. A
+# tick and a leave write one table a statement, so Citus ships nothing of
+# them to the other nodes.
 q -c "SELECT mm.create_queue('solo_worker', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1}}')" >/dev/null
 qz=$(q -c "SELECT queue_id FROM mm.queue WHERE name = 'solo_worker'")
 zport=$(q -c "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid)
               WHERE p.shardid = get_shard_id_for_distribution_column('mm.roster', $qz)")
 other=
 for w in $MM_CITUS_WORKERS; do [ "$w" != "$zport" ] && other=$w; done
-read -r z1 z2 <<<"$(q -c "SELECT string_agg(p::text, ' ' ORDER BY p) FROM (SELECT p FROM generate_series(920000, 920400) p
-                          WHERE (SELECT n.nodeport FROM pg_dist_placement pl JOIN pg_dist_node n USING (groupid)
-                                 WHERE pl.shardid = get_shard_id_for_distribution_column('mm.waiting_player', p)) = $zport
-                          ORDER BY p LIMIT 2) x")"
+read -r z1 z2 z3 <<<"$(q -c "SELECT string_agg(p::text, ' ' ORDER BY p) FROM (SELECT p FROM generate_series(920000, 920400) p
+                             WHERE (SELECT n.nodeport FROM pg_dist_placement pl JOIN pg_dist_node n USING (groupid)
+                                    WHERE pl.shardid = get_shard_id_for_distribution_column('mm.waiting_player', p)) = $zport
+                             ORDER BY p LIMIT 3) x")"
 if [ -n "$other" ] && bash test/citus/cluster.sh stop-node "$other"; then
 	out=$(q -c "SELECT mm.enqueue($qz, '{$z1}', 1500, 50, joined_at => now() - interval '1 minute')" \
 		-c "SELECT mm.enqueue($qz, '{$z2}', 1500, 50, joined_at => now() - interval '1 minute')" \
 		-c "SELECT count(*) FROM mm.tick($qz)" \
 		-c "SELECT count(*) FROM mm.claim_matches($qz)" 2>&1 | tail -2 | tr '\n' ' ')
+	r3=$(q -c "SELECT mm.enqueue($qz, '{$z3}', 1500, 50)" 2>&1)
+	left=$(q -c "SELECT mm.leave($qz, $r3)" 2>&1)
 	bash test/citus/cluster.sh start-node "$other"
-	if [ "$out" = "2 2 " ]; then
-		ok "with the other worker stopped, a queue's worker enqueues, ticks (a match of 2 rosters) and hands the match over"
+	if [ "$out" = "2 2 " ] && [ "$left" = t ]; then
+		ok "with the other worker stopped, a queue's worker enqueues, ticks (a match of 2 rosters), hands the match over and lets a roster leave"
 	else
-		notok "with the other worker stopped, a queue's worker enqueues, ticks (a match of 2 rosters) and hands the match over (got: $out)"
+		notok "with the other worker stopped, a queue's worker enqueues, ticks (a match of 2 rosters), hands the match over and lets a roster leave (got: $out / $r3 / $left)"
 	fi
 else
 	notok "stop the worker not holding queue solo_worker (port ${other:-none})"
