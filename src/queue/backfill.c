@@ -26,7 +26,7 @@
  *	3. locks the picked rosters (FOR UPDATE SKIP LOCKED) and checks that
  *	   they are all still there with all their players; a request whose
  *	   rosters are not is left open, whole, for the next tick; the others
- *	   are recorded in one statement: the rosters join the match in place
+ *	   are recorded one table a statement: the rosters join the match in place
  *	   (their rows get the request's match, team and backfill id, their
  *	   players' rows stay), their players' tickets
  *	   become matched to that match, the requests become filled;
@@ -55,7 +55,9 @@ enum
 {
 	B_OPEN,
 	B_ROSTERS,
-	B_MOVE,
+	B_MOVE_ROSTERS,
+	B_MOVE_EVENTS,
+	B_MOVE_REQUESTS,
 	B_COUNT
 };
 
@@ -94,7 +96,7 @@ static MmStatement statements[B_COUNT] = {
 		"                   WHERE k.until IS NULL OR k.until > $at"
 		"         UNION ALL SELECT k.player_id FROM mp JOIN mm.player_block k ON k.blocked_id = mp.p"
 		"                   WHERE k.until IS NULL OR k.until > $at))),"
-		" b.match_id, b.side, b.region, b.roles, (SELECT max(o) FROM unnest(b.odds) AS o)"
+		" b.match_id, b.side, b.region, b.roles, (SELECT max(o) FROM unnest(b.odds) AS o), b.team"
 		" FROM b"
 		" CROSS JOIN LATERAL (SELECT sum(r.rating * cardinality(r.players)) / sum(cardinality(r.players)) AS rating,"
 		"   sum(r.deviation * cardinality(r.players)) / sum(cardinality(r.players)) AS deviation,"
@@ -125,27 +127,45 @@ static MmStatement statements[B_COUNT] = {
 		" ORDER BY r.match_id, r.roster_id",
 		{{"queue_id", INT4OID}, {"match_ids", INT8ARRAYOID}}
 	},
-	/* move the rosters ($roster_ids) of the filled requests ($backfill_ids) into their matches */
-	[B_MOVE] = {
-		"WITH t AS MATERIALIZED ("
-		" SELECT u.roster_id, b.backfill_id, b.match_id, b.team"
-		" FROM unnest($roster_ids::bigint[], $backfill_ids::bigint[]) AS u(roster_id, backfill_id)"
-		" JOIN mm.backfill b ON b.queue_id = $queue_id AND b.backfill_id = u.backfill_id"
-		"), r AS ("
-		" UPDATE mm.roster r SET match_id = t.match_id, team = t.team, backfill_id = t.backfill_id,"
+	/*
+	 * Record the whole fills: the rosters join their requests' matches
+	 * (B_MOVE_ROSTERS), their players' tickets become matched
+	 * (B_MOVE_EVENTS), the requests become filled (B_MOVE_REQUESTS). Three
+	 * statements, each on one table, none reading another's result: on
+	 * Citus the results of a statement's CTEs went to every node of the
+	 * cluster, over a connection opened for them and a two-phase commit, so
+	 * a tick that filled a seat failed while a worker holding none of its
+	 * queue was down (as the tick's own Q_MOVE). The rosters come as
+	 * arrays in ascending roster id, with the match, team and request of
+	 * each: a roster's place is found by width_bucket (a binary search), the
+	 * subscripts inside scalar subqueries (see the tick's Q_MOVE_ROSTERS).
+	 */
+	[B_MOVE_ROSTERS] = {
+		"UPDATE mm.roster r"
+		" SET match_id = (SELECT $match_ids[width_bucket(r.roster_id, $roster_ids)]),"
+		" team = (SELECT $teams[width_bucket(r.roster_id, $roster_ids)]),"
+		" backfill_id = (SELECT $backfill_ids[width_bucket(r.roster_id, $roster_ids)]),"
 		" waited = $at - r.joined_at"
-		" FROM t WHERE r.queue_id = $queue_id AND r.roster_id = t.roster_id AND r.match_id IS NULL"
-		"), e AS ("
-		" INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
-		" SELECT qp.roster_id, qp.player_id, 'matched', $at, $queue_id, t.match_id"
-		" FROM mm.queued_player qp JOIN t ON t.roster_id = qp.roster_id WHERE qp.queue_id = $queue_id"
-		"), f AS ("
-		" UPDATE mm.backfill b SET status = 'filled', ended_at = $at, tick_id = $tick_id"
-		" WHERE b.queue_id = $queue_id AND b.backfill_id IN (SELECT t.backfill_id FROM t)"
-		" RETURNING b.backfill_id, b.match_id"
-		") SELECT f.backfill_id, f.match_id FROM f ORDER BY f.backfill_id",
-		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}, {"backfill_ids", INT8ARRAYOID},
-		 {"at", TIMESTAMPTZOID}, {"tick_id", INT8OID}}
+		" WHERE r.queue_id = $queue_id AND r.roster_id = ANY ($roster_ids)"
+		" AND CASE WHEN r.match_id IS NULL THEN true END",  /* by key: see queue_commit.c's L_LOCK */
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}, {"match_ids", INT8ARRAYOID},
+		 {"teams", TEXTARRAYOID}, {"backfill_ids", INT8ARRAYOID}, {"at", TIMESTAMPTZOID}}
+	},
+	[B_MOVE_EVENTS] = {
+		"INSERT INTO mm.ticket_event (roster_id, player_id, status, at, queue_id, match_id)"
+		" SELECT qp.roster_id, qp.player_id, 'matched', $at, $queue_id,"
+		" (SELECT $match_ids[width_bucket(qp.roster_id, $roster_ids)])"
+		" FROM mm.queued_player qp"
+		" WHERE qp.queue_id = $queue_id AND qp.roster_id = ANY ($roster_ids)"
+		" ORDER BY qp.roster_id, qp.seat",
+		{{"queue_id", INT4OID}, {"roster_ids", INT8ARRAYOID}, {"match_ids", INT8ARRAYOID},
+		 {"at", TIMESTAMPTZOID}}
+	},
+	[B_MOVE_REQUESTS] = {
+		"UPDATE mm.backfill b SET status = 'filled', ended_at = $at, tick_id = $tick_id"
+		" WHERE b.queue_id = $queue_id AND b.backfill_id = ANY ($backfill_ids)",
+		{{"queue_id", INT4OID}, {"backfill_ids", INT8ARRAYOID}, {"at", TIMESTAMPTZOID},
+		 {"tick_id", INT8OID}}
 	},
 };
 
@@ -154,6 +174,7 @@ typedef struct Request
 {
 	int64		backfill_id;
 	int64		match_id;
+	char	   *team_name;		/* the team the request fills */
 	MmBackfillTeam team;
 	int			nexclude;
 	int		   *exclude;		/* roster indexes holding a player of the match */
@@ -353,6 +374,7 @@ read_requests(int32 queue_id, TimestampTz at, const MmMatcherConfig *cfg,
 			t->left = leavers.role_count;
 		}
 		t->made_favourite = get_float(tup, desc, 17);
+		q->team_name = TextDatumGetCString(SPI_getbinval(tup, desc, 18, &isnull));
 	}
 	if (cfg->nrules > 0)
 		read_match_rosters(queue_id, cfg, set, *reqs, n);
@@ -390,14 +412,40 @@ lock_picked(int32 queue_id, const MmRosterSet *set, Request *reqs, int nreqs)
 	}
 }
 
-/* Record the whole fills in one statement; returns the matches filled. */
+/* A picked roster of a whole fill, for B_MOVE_ROSTERS: its id and request. */
+typedef struct PickedRoster
+{
+	int64		id;
+	int			req;
+} PickedRoster;
+
+static int
+cmp_picked(const void *a, const void *b)
+{
+	int64		x = ((const PickedRoster *) a)->id;
+	int64		y = ((const PickedRoster *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Record the whole fills (B_MOVE_ROSTERS, B_MOVE_EVENTS, B_MOVE_REQUESTS);
+ * put the matches filled in match_ids, in request order (by backfill id),
+ * and return their count.
+ */
 static int
 move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *set,
 			const Request *reqs, int nreqs, int64 *match_ids)
 {
 	int			n = 0;
-	int64	   *roster_ids;
+	PickedRoster *picked;
+	int64	   *r_id;
+	int64	   *r_match;
+	int64	   *r_backfill;
+	char	  **r_team;
 	int64	   *backfill_ids;
+	Datum		roster_ids;
+	Datum		r_matches;
 	MmArgs		a;
 	int			nfilled = 0;
 
@@ -406,8 +454,8 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 			n += reqs[j].team.npicked;
 	if (n == 0)
 		return 0;
-	roster_ids = palloc(sizeof(int64) * n);
-	backfill_ids = palloc(sizeof(int64) * n);
+	picked = palloc(sizeof(PickedRoster) * n);
+	backfill_ids = palloc(sizeof(int64) * nreqs);
 	n = 0;
 	for (int j = 0; j < nreqs; j++)
 	{
@@ -415,24 +463,60 @@ move_picked(int32 queue_id, int64 tick_id, TimestampTz at, const MmRosterSet *se
 			continue;
 		for (int k = 0; k < reqs[j].team.npicked; k++)
 		{
-			roster_ids[n] = set->r[reqs[j].team.picked[k]].id;
-			backfill_ids[n++] = reqs[j].backfill_id;
+			picked[n].id = set->r[reqs[j].team.picked[k]].id;
+			picked[n++].req = j;
 		}
+		backfill_ids[nfilled] = reqs[j].backfill_id;
+		match_ids[nfilled++] = reqs[j].match_id;
 	}
-	mm_args_begin(&a, &statements[B_MOVE]);
+	/* by roster id: the statements find a roster's place by binary search */
+	qsort(picked, n, sizeof(PickedRoster), cmp_picked);
+	r_id = palloc(sizeof(int64) * n);
+	r_match = palloc(sizeof(int64) * n);
+	r_backfill = palloc(sizeof(int64) * n);
+	r_team = palloc(sizeof(char *) * n);
+	for (int k = 0; k < n; k++)
+	{
+		const Request *q = &reqs[picked[k].req];
+
+		r_id[k] = picked[k].id;
+		r_match[k] = q->match_id;
+		r_backfill[k] = q->backfill_id;
+		r_team[k] = q->team_name;
+	}
+	roster_ids = mm_int8_array_datum(n, r_id);
+	r_matches = mm_int8_array_datum(n, r_match);
+
+	mm_args_begin(&a, &statements[B_MOVE_ROSTERS]);
 	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
-	mm_arg(&a, "roster_ids", mm_id_array(roster_ids, n));
-	mm_arg(&a, "backfill_ids", mm_id_array(backfill_ids, n));
+	mm_arg(&a, "roster_ids", roster_ids);
+	mm_arg(&a, "match_ids", r_matches);
+	mm_arg(&a, "teams", mm_text_array_datum(n, r_team));
+	mm_arg(&a, "backfill_ids", mm_int8_array_datum(n, r_backfill));
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_UPDATE);
+	/* every roster was locked, waiting, with its players: all move */
+	if (SPI_processed != (uint64) n)
+		elog(ERROR, "mm.tick moved %llu of the %d rosters it locked for backfill",
+			 (unsigned long long) SPI_processed, n);
+
+	mm_args_begin(&a, &statements[B_MOVE_EVENTS]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "roster_ids", roster_ids);
+	mm_arg(&a, "match_ids", r_matches);
+	mm_arg(&a, "at", TimestampTzGetDatum(at));
+	mm_run(&a, false, SPI_OK_INSERT);
+
+	mm_args_begin(&a, &statements[B_MOVE_REQUESTS]);
+	mm_arg(&a, "queue_id", Int32GetDatum(queue_id));
+	mm_arg(&a, "backfill_ids", mm_int8_array_datum(nfilled, backfill_ids));
 	mm_arg(&a, "at", TimestampTzGetDatum(at));
 	mm_arg(&a, "tick_id", Int64GetDatum(tick_id));
-	mm_run(&a, false, SPI_OK_SELECT);
-	for (uint64 j = 0; j < SPI_processed; j++)
-	{
-		bool		isnull;
-
-		match_ids[nfilled++] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j],
-														   SPI_tuptable->tupdesc, 2, &isnull));
-	}
+	mm_run(&a, false, SPI_OK_UPDATE);
+	/* the requests were locked open when the tick read them */
+	if (SPI_processed != (uint64) nfilled)
+		elog(ERROR, "mm.tick filled %llu of the %d backfill requests it locked",
+			 (unsigned long long) SPI_processed, nfilled);
 	return nfilled;
 }
 

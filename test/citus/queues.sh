@@ -197,10 +197,10 @@ zport=$(q -c "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USI
               WHERE p.shardid = get_shard_id_for_distribution_column('mm.roster', $qz)")
 other=
 for w in $MM_CITUS_WORKERS; do [ "$w" != "$zport" ] && other=$w; done
-read -r z1 z2 z3 <<<"$(q -c "SELECT string_agg(p::text, ' ' ORDER BY p) FROM (SELECT p FROM generate_series(920000, 920400) p
+read -r z1 z2 z3 z4 <<<"$(q -c "SELECT string_agg(p::text, ' ' ORDER BY p) FROM (SELECT p FROM generate_series(920000, 920400) p
                              WHERE (SELECT n.nodeport FROM pg_dist_placement pl JOIN pg_dist_node n USING (groupid)
                                     WHERE pl.shardid = get_shard_id_for_distribution_column('mm.waiting_player', p)) = $zport
-                             ORDER BY p LIMIT 3) x")"
+                             ORDER BY p LIMIT 4) x")"
 if [ -n "$other" ] && bash test/citus/cluster.sh stop-node "$other"; then
 	out=$(q -c "SELECT mm.enqueue($qz, '{$z1}', 1500, 50, joined_at => now() - interval '1 minute')" \
 		-c "SELECT mm.enqueue($qz, '{$z2}', 1500, 50, joined_at => now() - interval '1 minute')" \
@@ -213,6 +213,33 @@ if [ -n "$other" ] && bash test/citus/cluster.sh stop-node "$other"; then
 		ok "with the other worker stopped, a queue's worker enqueues, ticks (a match of 2 rosters), hands the match over and lets a roster leave"
 	else
 		notok "with the other worker stopped, a queue's worker enqueues, ticks (a match of 2 rosters), hands the match over and lets a roster leave (got: $out / $r3 / $left)"
+	fi
+	# a backfill seat of that match (requested while every node is up: a
+	# request names the match alone, looked up on every shard) filled by a
+	# tick of the queue's worker with the other stopped: the fill writes
+	# one table a statement too
+	mz=$(q -c "SELECT match_id FROM mm.match_roster WHERE queue_id = $qz AND players = '{$z1}'")
+	tz=$(q -c "SELECT team FROM mm.match_roster WHERE queue_id = $qz AND match_id = $mz AND players = '{$z1}'")
+	bz=$(q -c "SELECT mm.request_backfill($mz, '$tz', 1)")
+	if [ -n "$bz" ] && bash test/citus/cluster.sh stop-node "$other"; then
+		out=$(q -c "SELECT mm.enqueue($qz, '{$z4}', 1500, 50, joined_at => now() - interval '1 minute')" \
+			-c "SELECT count(*) FROM mm.tick($qz)" \
+			-c "SELECT string_agg(kind || ':' || backfill_id || ':' || players::text, ' ') FROM mm.claim_matches($qz)" 2>&1 | tail -1)
+		bash test/citus/cluster.sh start-node "$other"
+		if [ "$out" = "backfill:$bz:{$z4}" ]; then
+			ok "with the other worker stopped, a queue's worker fills a backfill seat in a tick and hands it over"
+		else
+			notok "with the other worker stopped, a queue's worker fills a backfill seat in a tick and hands it over (got: $out)"
+		fi
+		check "the filled seat is recorded once: the request filled, the roster in the match with the request's team" \
+			"SELECT (SELECT status = 'filled' FROM mm.backfill WHERE queue_id = $qz AND backfill_id = $bz)
+			    AND (SELECT count(*) = 1 AND bool_and(r.backfill_id = $bz AND r.team = b.team)
+			         FROM mm.roster r JOIN mm.backfill b ON b.queue_id = r.queue_id AND b.backfill_id = $bz
+			         WHERE r.queue_id = $qz AND r.match_id = $mz AND r.backfill_id IS NOT NULL)
+			    AND (SELECT count(*) = 1 FROM mm.ticket_event e
+			         WHERE e.queue_id = $qz AND e.player_id = $z4 AND e.status = 'matched' AND e.match_id = $mz)"
+	else
+		notok "request a backfill in queue solo_worker and stop the other worker (port $other)"
 	fi
 else
 	notok "stop the worker not holding queue solo_worker (port ${other:-none})"
