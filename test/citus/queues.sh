@@ -197,10 +197,10 @@ zport=$(q -c "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USI
               WHERE p.shardid = get_shard_id_for_distribution_column('mm.roster', $qz)")
 other=
 for w in $MM_CITUS_WORKERS; do [ "$w" != "$zport" ] && other=$w; done
-read -r z1 z2 z3 z4 <<<"$(q -c "SELECT string_agg(p::text, ' ' ORDER BY p) FROM (SELECT p FROM generate_series(920000, 920400) p
+read -r z1 z2 z3 z4 z5 z6 <<<"$(q -c "SELECT string_agg(p::text, ' ' ORDER BY p) FROM (SELECT p FROM generate_series(920000, 920400) p
                              WHERE (SELECT n.nodeport FROM pg_dist_placement pl JOIN pg_dist_node n USING (groupid)
                                     WHERE pl.shardid = get_shard_id_for_distribution_column('mm.waiting_player', p)) = $zport
-                             ORDER BY p LIMIT 4) x")"
+                             ORDER BY p LIMIT 6) x")"
 if [ -n "$other" ] && bash test/citus/cluster.sh stop-node "$other"; then
 	out=$(q -c "SELECT mm.enqueue($qz, '{$z1}', 1500, 50, joined_at => now() - interval '1 minute')" \
 		-c "SELECT mm.enqueue($qz, '{$z2}', 1500, 50, joined_at => now() - interval '1 minute')" \
@@ -240,6 +240,23 @@ if [ -n "$other" ] && bash test/citus/cluster.sh stop-node "$other"; then
 			         WHERE e.queue_id = $qz AND e.player_id = $z4 AND e.status = 'matched' AND e.match_id = $mz)"
 	else
 		notok "request a backfill in queue solo_worker and stop the other worker (port $other)"
+	fi
+	# a ready check that times out, dissolved by a tick of the queue's
+	# worker with the other stopped
+	q -c "SELECT mm.alter_queue('solo_worker', '{\"team_size\": 1, \"filter\": {\"potentials_min\": 1}, \"accept_timeout\": \"1 second\"}')" >/dev/null
+	q -c "SELECT mm.enqueue($qz, '{$z5}', 1500, 50, joined_at => now() - interval '1 minute')" \
+		-c "SELECT mm.enqueue($qz, '{$z6}', 1500, 50, joined_at => now() - interval '1 minute')" >/dev/null
+	mr=$(q -c "SELECT DISTINCT match_id FROM mm.tick($qz)")
+	sleep 1.5
+	if [ -n "$mr" ] && bash test/citus/cluster.sh stop-node "$other"; then
+		out=$(q -c "SELECT count(*) FROM mm.tick($qz)" 2>&1 | tail -1)
+		bash test/citus/cluster.sh start-node "$other"
+		check "with the other worker stopped, a queue's worker dissolves a ready check that timed out (tick: $out)" \
+			"SELECT '$out' = '0' AND (SELECT status = 'dissolved' FROM mm.match WHERE queue_id = $qz AND match_id = $mr)
+			    AND (SELECT count(*) = 2 FROM mm.ticket_event
+			         WHERE queue_id = $qz AND player_id IN ($z5, $z6) AND status = 'removed' AND reason = 'accept_timeout')"
+	else
+		notok "a ready check proposed in queue solo_worker, then the other worker stopped (match: ${mr:-none})"
 	fi
 else
 	notok "stop the worker not holding queue solo_worker (port ${other:-none})"
