@@ -449,6 +449,37 @@ SELECT mm.cancel_backfill(NULL);
 SELECT b.match_id = :m1 AS m1, b.team, b.players, b.status FROM mm.backfill b
 WHERE b.match_id IN (:m1, :m6) ORDER BY b.backfill_id;
 
+-- One tick fills requests of two matches, the rosters of each interleaved
+-- by id: the fills are written as arrays in roster id order, each roster
+-- taking its own request's match, team and id. Two 2v2 matches of solos;
+-- match A's red asks for 2 players, then match B's blue for 1. Waiting, by
+-- id: 7711 (60 s), 7712 (10 s), 7713 (50 s), all alike but for their wait:
+-- A, the older request, takes the two longest waits (7711 and 7713), B
+-- takes 7712.
+SELECT mm.create_queue('bfmulti', '{"team_size": 2, "filter": {"deviations": 1, "potentials_min": 1},
+    "rating": {"model": "glicko2"}}') IS NOT NULL AS created;
+SELECT count(mm.enqueue('bfmulti', ARRAY[p], 1500, 50, joined_at => now() - interval '30 s'))
+FROM generate_series(7701, 7708) p;
+SELECT count(DISTINCT match_id) AS matches FROM mm.tick('bfmulti');
+SELECT min(match_id) AS ma, max(match_id) AS mb FROM mm.match m JOIN mm.queue q USING (queue_id)
+WHERE q.name = 'bfmulti' \gset
+SELECT mm.request_backfill(:ma, 'red', 2) AS ba \gset
+SELECT mm.request_backfill(:mb, 'blue', 1) AS bb \gset
+SELECT count(*) AS queued FROM (VALUES
+    (mm.enqueue('bfmulti', ARRAY[7711], 1500, 50, joined_at => now() - interval '60 s')),
+    (mm.enqueue('bfmulti', ARRAY[7712], 1500, 50, joined_at => now() - interval '10 s')),
+    (mm.enqueue('bfmulti', ARRAY[7713], 1500, 50, joined_at => now() - interval '50 s'))) v;
+SELECT count(*) AS new_match_rows FROM mm.tick('bfmulti');
+SELECT r.players, CASE r.match_id WHEN :ma THEN 'A' WHEN :mb THEN 'B' END AS match, r.team,
+       CASE r.backfill_id WHEN :ba THEN 'A' WHEN :bb THEN 'B' END AS request, r.waited > interval '0' AS waited
+FROM mm.match_roster r WHERE r.backfill_id IN (:ba, :bb) ORDER BY r.roster_id;
+SELECT e.player_id, CASE e.match_id WHEN :ma THEN 'A' WHEN :mb THEN 'B' END AS match
+FROM mm.ticket_event e WHERE e.player_id IN (7711, 7712, 7713) AND e.status = 'matched' ORDER BY e.player_id;
+SELECT CASE backfill_id WHEN :ba THEN 'A' ELSE 'B' END AS request, status, tick_id IS NOT NULL AS by_a_tick
+FROM mm.backfill WHERE backfill_id IN (:ba, :bb) ORDER BY backfill_id;
+SELECT count(*) AS still_waiting FROM mm.list_queue('bfmulti');
+SELECT mm.drop_queue('bfmulti', keep_history => false);
+
 -- What the tables refuse
 SELECT queue_id AS qid FROM mm.queue WHERE name = 'bf' \gset
 INSERT INTO mm.backfill (queue_id, match_id, team, players) VALUES (:qid, :m1, 'red', 0);
