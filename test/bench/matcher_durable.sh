@@ -29,7 +29,9 @@
 # MM_TMPDIR (default /tmp)/mm-durable-PORT, prints a markdown report and
 # removes the cluster. Not part of make bench: it needs pg_walinspect,
 # autovacuum off and lock-wait logging, in a cluster of its own, and takes
-# several minutes.
+# several minutes. MM_WAL_COMPRESSION sets the cluster's wal_compression
+# (default off; lz4 or pglz to measure what compressing full-page images
+# saves).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -48,6 +50,7 @@ full_page_writes = on
 shared_buffers = 256MB
 work_mem = 64MB
 max_wal_size = 4GB
+wal_compression = ${MM_WAL_COMPRESSION:-off}
 # the WAL figures are the cluster's WAL between two points: no autovacuum
 # writing its own in between (the script vacuums where it matters)
 autovacuum = off
@@ -100,7 +103,7 @@ SQL
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "Machine: ${cpu:-unknown CPU}, $(nproc) cores (shared); PostgreSQL $(psql -X -At -c 'SHOW server_version');" \
 	"fsync $(psql -X -At -c 'SHOW fsync'), synchronous_commit $(psql -X -At -c 'SHOW synchronous_commit')," \
-	"full_page_writes $(psql -X -At -c 'SHOW full_page_writes'); $(date -u +%Y-%m-%d); median of $runs runs."
+	"full_page_writes $(psql -X -At -c 'SHOW full_page_writes'), wal_compression $(psql -X -At -c 'SHOW wal_compression'); $(date -u +%Y-%m-%d); median of $runs runs."
 echo
 
 # median of the "Time: N ms" lines of psql \timing over runs
