@@ -17,8 +17,8 @@
 #      test/bench/matcher/setup.sql (roster ids drawn in no relation to
 #      queue order) and once on queues whose roster ids follow queue order,
 #      as mm.enqueue draws them (the id and the place from two sequences at
-#      the same time); then the tick's records by relation, on the first
-#      pair;
+#      the same time); then the tick's records by relation, on each
+#      queue;
 #   3. enqueue + leave with pgbench (4 clients) while mm.run_ticks ticks the
 #      queue every second: tps and p99 latency, beside the same pgbench
 #      without ticks; and the lock waits of those calls longer than 10 ms
@@ -228,7 +228,7 @@ SQL
 	echo "| ${q%_ordered} | $ids | $bytes ($fpi) | $total | $rosters | $per |"
 done
 echo
-for q in q2k q20k; do
+for q in q2k q20k q2k_ordered q20k_ordered; do
 	echo "The tick's WAL records on $q by relation (pg_walinspect, the eight largest; relation | record | records | bytes | full-page image bytes):"
 	echo
 	sed 's/^/    /' "$dir/wal_$q.txt"
