@@ -68,8 +68,8 @@ static MmStatement statements[B_COUNT] = {
 	 * rosters of this queue that hold a player of the match, or a player
 	 * one of the match's blocked or who blocked one (looked up by the
 	 * players' ids, not joined: the queue is not scanned per player of the
-	 * match whatever the statistics say about it), and the favourite's
-	 * odds when the match was made.
+	 * match whatever the statistics say about it), the favourite's odds
+	 * when the match was made, and the request's team (by name).
 	 */
 	[B_OPEN] = {
 		"WITH b AS ("
@@ -422,10 +422,7 @@ typedef struct PickedRoster
 static int
 cmp_picked(const void *a, const void *b)
 {
-	int64		x = ((const PickedRoster *) a)->id;
-	int64		y = ((const PickedRoster *) b)->id;
-
-	return (x > y) - (x < y);
+	return mm_cmp_int64(&((const PickedRoster *) a)->id, &((const PickedRoster *) b)->id);
 }
 
 /*
