@@ -59,6 +59,7 @@ OBJS        = \
 	src/queue/roster_limits.o \
 	src/queue/roster_read.o \
 	src/queue/roster_values.o \
+	src/queue/row_checks.o \
 	src/queue/rules_config.o \
 	src/queue/run_ticks.o \
 	src/queue/tick.o \

@@ -30,6 +30,51 @@ COMMENT ON SEQUENCE mm.roster_id_seq IS 'ids of rosters (parties), waiting or ma
 CREATE SEQUENCE mm.roster_position_seq;
 COMMENT ON SEQUENCE mm.roster_position_seq IS 'queue order of waiting rosters; a failed target takes a new, last position';
 
+-- The CHECKs of the busiest tables (a roster's team, a match's teams and
+-- odds, a ticket event's status and match; the event feed's in
+-- 43_queue_events.sql, a backfill request's and a result player's team)
+-- are calls of these immutable functions (src/queue/row_checks.c), each the
+-- rule its constraint's comment states. PostgreSQL compiles a table's CHECKs
+-- from their stored expressions again in every statement that writes it,
+-- at a cost that follows the expression's size; a call with the row's
+-- columns is a fraction of the SQL it replaces. They are internal: only
+-- the owner writes mm's tables.
+-- @access internal
+CREATE FUNCTION mm._team_name_valid(team text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_team_name_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._team_name_valid IS
+    'internal (CHECK of a team column): whether a team name has 1 to 63 bytes, as a queue''s team_names';
+-- @access internal
+CREATE FUNCTION mm._match_teams_valid(teams text[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_match_teams_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._match_teams_valid IS
+    'internal (CHECK of mm.match): whether a match''s teams are 2 to 64 names, none empty, in a one-dimensional array from 1 without NULLs';
+-- @access internal
+CREATE FUNCTION mm._match_odds_valid(odds float8[], teams text[], red_odds float8, blue_odds float8)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_match_odds_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._match_odds_valid IS
+    'internal (CHECK of mm.match): whether odds are one per team, in a one-dimensional array from 1 without NULLs, whose first two are red_odds and blue_odds';
+-- @access internal
+CREATE FUNCTION mm._ticket_status_valid(status text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_ticket_status_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._ticket_status_valid IS
+    'internal (CHECK of mm.ticket_event): whether a status is waiting, proposed, accepted, matched, expired, left or removed';
+-- @access internal
+CREATE FUNCTION mm._ticket_match_valid(status text, match_id bigint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_ticket_match_valid'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._ticket_match_valid IS
+    'internal (CHECK of mm.ticket_event): whether a ticket event names a match as its status requires: proposed, accepted and matched do, expired and left do not, waiting and removed may';
+
 -- Every table a queue owns carries queue_id, so that its rows can be placed
 -- beside the queue's (for example distributed by queue). Invariants are
 -- keys, foreign keys and CHECKs: no triggers, so TRUNCATE, replication
@@ -61,7 +106,7 @@ CREATE TABLE mm.roster (
     team          text,
     waited        interval,
     backfill_id   bigint,
-    CONSTRAINT roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
+    CONSTRAINT roster_team_check CHECK (mm._team_name_valid(team)),
     CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
                                          AND (backfill_id IS NULL OR match_id IS NOT NULL)),
     -- the players' own latency limit (mm.enqueue's max_latency), in ms
@@ -154,12 +199,8 @@ CREATE TABLE mm.match (
     CONSTRAINT match_queue_id_fkey FOREIGN KEY (queue_id) REFERENCES mm.queue ON DELETE CASCADE,
     CONSTRAINT match_status_check CHECK (status IN ('proposed', 'matched', 'dissolved', 'finished')),
     CONSTRAINT match_accept_until_check CHECK ((status = 'proposed') = (accept_until IS NOT NULL) AND isfinite(accept_until)),
-    CONSTRAINT match_teams_check CHECK (array_ndims(teams) = 1 AND array_lower(teams, 1) = 1
-                                        AND cardinality(teams) BETWEEN 2 AND 64 AND array_position(teams, NULL) IS NULL
-                                        AND '' <> ALL (teams)),
-    CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
-                                       AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
-                                       AND red_odds = odds[1] AND blue_odds = odds[2]),
+    CONSTRAINT match_teams_check CHECK (mm._match_teams_valid(teams)),
+    CONSTRAINT match_odds_check CHECK (mm._match_odds_valid(odds, teams, red_odds, blue_odds)),
     CONSTRAINT match_odds_scale_check CHECK (odds_scale > 0 AND odds_scale < 'Infinity')
 );
 ALTER SEQUENCE mm.match_id_seq OWNED BY mm.match.match_id;
@@ -219,9 +260,10 @@ CREATE TABLE mm.ended_roster (
     CONSTRAINT ended_roster_roster_id_key UNIQUE (roster_id),
     CONSTRAINT ended_roster_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT ended_roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63)
+    CONSTRAINT ended_roster_team_check CHECK (mm._team_name_valid(team))
 );
 COMMENT ON TABLE mm.ended_roster IS 'the rosters of ended matches (reported or abandoned), their team, players and data when matched, moved from mm.roster when the match ended; mm.match_roster shows them beside the rosters of open matches';
+COMMENT ON CONSTRAINT ended_roster_team_check ON mm.ended_roster IS 'a team is named by 1 to 63 bytes, as a queue''s team_names';
 COMMENT ON COLUMN mm.ended_roster.position IS 'the roster''s place in queue order when matched (NULL for matches made by 0.1.0)';
 COMMENT ON COLUMN mm.ended_roster.backfill_id IS 'the backfill request that put the roster into the running match; NULL for the rosters the match was made with';
 COMMENT ON COLUMN mm.ended_roster.attributes IS 'the roster''s attributes when matched (mm.roster.attributes)';
@@ -289,10 +331,8 @@ CREATE TABLE mm.ticket_event (
     match_id  bigint,
     reason    text,
     CONSTRAINT ticket_event_pkey PRIMARY KEY (event_id),
-    CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'proposed', 'accepted', 'matched', 'expired', 'left', 'removed')),
-    CONSTRAINT ticket_event_match_check CHECK (CASE WHEN status IN ('proposed', 'accepted', 'matched') THEN match_id IS NOT NULL
-                                                    WHEN status IN ('expired', 'left') THEN match_id IS NULL
-                                                    ELSE true END),
+    CONSTRAINT ticket_event_status_check CHECK (mm._ticket_status_valid(status)),
+    CONSTRAINT ticket_event_match_check CHECK (mm._ticket_match_valid(status, match_id)),
     CONSTRAINT ticket_event_at_check CHECK (isfinite(at))
 );
 ALTER SEQUENCE mm.ticket_event_id_seq OWNED BY mm.ticket_event.event_id;
@@ -301,6 +341,7 @@ CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
 CREATE INDEX ticket_event_dissolved_idx ON mm.ticket_event (match_id)
     WHERE match_id IS NOT NULL AND status IN ('waiting', 'removed');
 COMMENT ON TABLE mm.ticket_event IS 'ticket history: per roster and player, when it started waiting and how it ended (expired, left, removed, with a reason; a roster a tick matched without a ready check has its row in mm.match_roster instead); with a ready check also proposed and accepted (with the match), and waiting again or removed (with the dissolved match and the reason declined, accept_timeout or drop_queue)';
+COMMENT ON CONSTRAINT ticket_event_status_check ON mm.ticket_event IS 'a status is waiting, proposed, accepted, matched, expired, left or removed';
 COMMENT ON CONSTRAINT ticket_event_match_check ON mm.ticket_event IS 'proposed, accepted and matched name their match; waiting and removed may (a dissolved match); expired and left do not';
 COMMENT ON INDEX mm.ticket_event_player_idx IS 'a player''s tickets by time (mm.ticket_status)';
 COMMENT ON INDEX mm.ticket_event_roster_idx IS 'a roster''s history in order (mm.roster_status)';

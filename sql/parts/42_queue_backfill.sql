@@ -30,7 +30,7 @@ CREATE TABLE mm.backfill (
     CONSTRAINT backfill_match_team_key UNIQUE (match_id, team, backfill_id),
     CONSTRAINT backfill_match_fkey FOREIGN KEY (queue_id, match_id)
         REFERENCES mm.match (queue_id, match_id) ON DELETE CASCADE,
-    CONSTRAINT backfill_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
+    CONSTRAINT backfill_team_check CHECK (mm._team_name_valid(team)),
     CONSTRAINT backfill_players_check CHECK (players BETWEEN 1 AND 1000),
     CONSTRAINT backfill_roles_check CHECK (array_ndims(roles) IS NULL
                                            OR (array_ndims(roles) = 1 AND array_lower(roles, 1) = 1
@@ -47,6 +47,7 @@ CREATE INDEX backfill_open_idx ON mm.backfill (queue_id, backfill_id) WHERE stat
 CREATE INDEX backfill_undelivered_idx ON mm.backfill (queue_id, backfill_id)
     WHERE status = 'filled' AND delivered_at IS NULL;
 COMMENT ON TABLE mm.backfill IS 'backfill requests (mm.request_backfill): open seats of a team of a running match; open until a tick fills them (filled, with the tick), mm.cancel_backfill cancels them, or the match is reported or abandoned (expired); delivered_at is set when mm.claim_matches hands the filled rosters out';
+COMMENT ON CONSTRAINT backfill_team_check ON mm.backfill IS 'a team is named by 1 to 63 bytes, as a queue''s team_names';
 COMMENT ON COLUMN mm.backfill.roles IS 'the roles of the players who left, one per seat, or none: a role queue''s backfill fills the roles the team lacks';
 COMMENT ON CONSTRAINT backfill_roles_check ON mm.backfill IS 'roles are none, or one per seat';
 COMMENT ON INDEX mm.backfill_open_idx IS 'open requests of a queue, oldest first (ticks)';

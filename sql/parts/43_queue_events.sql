@@ -20,6 +20,30 @@
 -- reader has passed is final. The sequence must keep CACHE 1 (a cached
 -- range would be drawn later without the lock being taken first).
 
+-- The feed's CHECKs, as mm.match's (40_queue.sql): calls of immutable
+-- functions (src/queue/row_checks.c) that PostgreSQL compiles in a fraction
+-- of the SQL they replace, in every statement that writes an event.
+-- @access internal
+CREATE FUNCTION mm._queue_event_kind_valid(kind text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_queue_event_kind_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._queue_event_kind_valid IS
+    'internal (CHECK of mm.queue_event): whether a kind is one of the feed''s: queued, left, expired, proposed, accepted, declined, dissolved, matched, backfill_requested, backfilled, reported, abandoned';
+-- @access internal
+CREATE FUNCTION mm._queue_event_subject_valid(kind text, roster_id bigint, match_id bigint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_queue_event_subject_valid'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION mm._queue_event_subject_valid IS
+    'internal (CHECK of mm.queue_event): whether an event names its subject: a roster event (queued, left, expired) its roster and no match, any other its match';
+-- @access internal
+CREATE FUNCTION mm._id_list_valid(ids bigint[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_id_list_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mm._id_list_valid IS
+    'internal (CHECK of mm.queue_event): whether a list of ids has at least one, in a one-dimensional array without NULLs';
 -- @access internal
 CREATE SEQUENCE mm.queue_event_id_seq;
 COMMENT ON SEQUENCE mm.queue_event_id_seq IS 'ids of mm.queue_event; CACHE 1, which the feed''s proof needs (mm.events)';
@@ -34,14 +58,9 @@ CREATE TABLE mm.queue_event (
     player_ids bigint[] NOT NULL,
     detail     jsonb NOT NULL DEFAULT '{}',
     CONSTRAINT queue_event_pkey PRIMARY KEY (queue_id, event_id),
-    CONSTRAINT queue_event_kind_check CHECK (kind IN ('queued', 'left', 'expired', 'proposed', 'accepted', 'declined',
-                                                      'dissolved', 'matched', 'backfill_requested', 'backfilled',
-                                                      'reported', 'abandoned')),
-    CONSTRAINT queue_event_subject_check CHECK (CASE WHEN kind IN ('queued', 'left', 'expired')
-                                                     THEN roster_id IS NOT NULL AND match_id IS NULL
-                                                     ELSE match_id IS NOT NULL END),
-    CONSTRAINT queue_event_players_check CHECK (cardinality(player_ids) >= 1 AND array_ndims(player_ids) = 1
-                                                AND array_position(player_ids, NULL) IS NULL),
+    CONSTRAINT queue_event_kind_check CHECK (mm._queue_event_kind_valid(kind)),
+    CONSTRAINT queue_event_subject_check CHECK (mm._queue_event_subject_valid(kind, roster_id, match_id)),
+    CONSTRAINT queue_event_players_check CHECK (mm._id_list_valid(player_ids)),
     CONSTRAINT queue_event_detail_check CHECK (jsonb_typeof(detail) = 'object'),
     CONSTRAINT queue_event_at_check CHECK (isfinite(at))
 );
@@ -49,6 +68,8 @@ ALTER SEQUENCE mm.queue_event_id_seq OWNED BY mm.queue_event.event_id;
 COMMENT ON TABLE mm.queue_event IS 'the event feed of each queue (mm.events): one row per roster event (queued, left, expired) and per match event (proposed, accepted, declined, dissolved, matched, backfill_requested, backfilled, reported, abandoned), player_ids naming the players concerned; written in the transaction of the change; kept mm.event_retention, removed by mm.purge, which folds what it removes into mm.queue_counters';
 COMMENT ON CONSTRAINT queue_event_pkey ON mm.queue_event IS 'a queue''s events in feed order: the one index, which a reader''s "events of this queue after id N" scans from N';
 COMMENT ON CONSTRAINT queue_event_subject_check ON mm.queue_event IS 'a roster event names its roster and no match; a match event names its match';
+COMMENT ON CONSTRAINT queue_event_kind_check ON mm.queue_event IS 'a kind of the feed: queued, left, expired (a roster''s), proposed, accepted, declined, dissolved, matched, backfill_requested, backfilled, reported, abandoned (a match''s)';
+COMMENT ON CONSTRAINT queue_event_players_check ON mm.queue_event IS 'an event names at least one player, in a one-dimensional array without NULLs';
 COMMENT ON COLUMN mm.queue_event.detail IS 'what the kind tells more (docs/queue.md lists it per kind): a reason, the end of a ready check, the rosters that went back to the queue, a backfill request, the waits of the rosters matched';
 SELECT pg_catalog.pg_extension_config_dump('mm.queue_event', '');
 SELECT pg_catalog.pg_extension_config_dump('mm.queue_event_id_seq', '');

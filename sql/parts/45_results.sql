@@ -121,13 +121,14 @@ CREATE TABLE mm.match_result_player (
     CONSTRAINT match_result_player_pkey PRIMARY KEY (match_id, player_id),
     CONSTRAINT match_result_player_match_fkey FOREIGN KEY (match_id)
         REFERENCES mm.match_result ON DELETE CASCADE,
-    CONSTRAINT match_result_player_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
+    CONSTRAINT match_result_player_team_check CHECK (mm._team_name_valid(team)),
     CONSTRAINT match_result_player_weight_check CHECK (weight >= 0 AND weight <= 1),
     CONSTRAINT match_result_player_state_check CHECK (mm._rating_state_valid(model, state_before)
         AND (state_after IS NULL OR mm._rating_state_valid(model, state_after)))
 );
 COMMENT ON COLUMN mm.match_result_player.role IS 'the player''s role in the match (one of its queue''s roles), NULL when its roster gave none';
 COMMENT ON TABLE mm.match_result_player IS 'per player of a reported match: team, role, rank, score, weight, desertion, the rating key and family and the family''s state before and after (after NULL: a pending rating period; mm.rating_fields reads a state by name), ladder points before, awarded and after, dishonor stacks after a desertion';
+COMMENT ON CONSTRAINT match_result_player_team_check ON mm.match_result_player IS 'a team is named by 1 to 63 bytes, as a queue''s team_names';
 
 -- The games of the open Glicko-2 rating period of a rating key (a queue
 -- whose rating config says "period": "pending"): one row per player and

@@ -210,6 +210,25 @@ CREATE FUNCTION mm._rating_state_valid(model text, state float8[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'mm_rating_state_check'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- The same for the functions the queue tables' CHECKs call (a team name, a
+-- match's teams and odds, a ticket event's status and match, the event
+-- feed's kind, subject and players).
+CREATE FUNCTION mm._team_name_valid(team text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_team_name_valid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mm._match_teams_valid(teams text[]) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_match_teams_valid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mm._match_odds_valid(odds float8[], teams text[], red_odds float8, blue_odds float8) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_match_odds_valid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mm._ticket_status_valid(status text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_ticket_status_valid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mm._ticket_match_valid(status text, match_id bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_ticket_match_valid' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION mm._queue_event_kind_valid(kind text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_queue_event_kind_valid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mm._queue_event_subject_valid(kind text, roster_id bigint, match_id bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_queue_event_subject_valid' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION mm._id_list_valid(ids bigint[]) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mm_id_list_valid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- @create mm.ratings
 
 -- A match's result, at most one per match: its primary key is what makes a
@@ -238,11 +257,9 @@ ALTER TABLE mm.match_roster ADD COLUMN position bigint;
 ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_pkey;
 ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_pkey PRIMARY KEY (event_id);
 ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_status_check;
-ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_status_check CHECK (status IN ('waiting', 'proposed', 'accepted', 'matched', 'expired', 'left', 'removed'));
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_status_check CHECK (mm._ticket_status_valid(status));
 ALTER TABLE mm.ticket_event DROP CONSTRAINT ticket_event_match_check;
-ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_match_check CHECK (CASE WHEN status IN ('proposed', 'accepted', 'matched') THEN match_id IS NOT NULL
-                                                    WHEN status IN ('expired', 'left') THEN match_id IS NULL
-                                                    ELSE true END);
+ALTER TABLE mm.ticket_event ADD CONSTRAINT ticket_event_match_check CHECK (mm._ticket_match_valid(status, match_id));
 CREATE INDEX ticket_event_roster_idx ON mm.ticket_event (roster_id, event_id);
 
 -- Ready check: a queue with an accept_timeout makes its matches "proposed";
@@ -468,7 +485,7 @@ ALTER TABLE mm.roster
     ADD COLUMN team text,
     ADD COLUMN waited interval,
     ADD COLUMN backfill_id bigint,
-    ADD CONSTRAINT roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63),
+    ADD CONSTRAINT roster_team_check CHECK (mm._team_name_valid(team)),
     ADD CONSTRAINT roster_match_check CHECK ((match_id IS NULL) = (team IS NULL) AND (match_id IS NULL) = (waited IS NULL)
                                              AND (backfill_id IS NULL OR match_id IS NOT NULL));
 DROP INDEX mm.roster_queue_position_idx;
@@ -484,7 +501,7 @@ ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_pkey TO ended_roster_
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_roster_id_key TO ended_roster_roster_id_key;
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_match_fkey TO ended_roster_match_fkey;
 ALTER TABLE mm.ended_roster DROP CONSTRAINT match_roster_team_check;
-ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_team_check CHECK (octet_length(team) BETWEEN 1 AND 63);
+ALTER TABLE mm.ended_roster ADD CONSTRAINT ended_roster_team_check CHECK (mm._team_name_valid(team));
 ALTER TABLE mm.ended_roster RENAME CONSTRAINT match_roster_backfill_fkey TO ended_roster_backfill_fkey;
 -- From PostgreSQL 18 each NOT NULL is a constraint named after the table it
 -- was made on: the renamed table's get the names a fresh install gives them
@@ -552,12 +569,8 @@ UPDATE mm.match SET teams = '{red,blue}', odds = ARRAY[red_odds, blue_odds];
 ALTER TABLE mm.match
     ALTER COLUMN teams SET NOT NULL,
     ALTER COLUMN odds SET NOT NULL,
-    ADD CONSTRAINT match_teams_check CHECK (array_ndims(teams) = 1 AND array_lower(teams, 1) = 1
-                                            AND cardinality(teams) BETWEEN 2 AND 64 AND array_position(teams, NULL) IS NULL
-                                            AND '' <> ALL (teams)),
-    ADD CONSTRAINT match_odds_check CHECK (array_ndims(odds) = 1 AND array_lower(odds, 1) = 1
-                                           AND cardinality(odds) = cardinality(teams) AND array_position(odds, NULL) IS NULL
-                                           AND red_odds = odds[1] AND blue_odds = odds[2]);
+    ADD CONSTRAINT match_teams_check CHECK (mm._match_teams_valid(teams)),
+    ADD CONSTRAINT match_odds_check CHECK (mm._match_odds_valid(odds, teams, red_odds, blue_odds));
 -- mm.match_prediction takes the match's teams and both predictions return
 -- every team's odds
 DROP FUNCTION mm.match_prediction(text[], float8[], float8[], float8[], integer[], jsonb);
