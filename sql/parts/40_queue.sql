@@ -681,6 +681,13 @@ CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviatio
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
+-- Every statement below reads by a key (a player's rows, a roster, a
+-- match, an event by its player), so each is planned once per session
+-- (generic plans: planning a statement's custom plan again on every call
+-- cost two thirds of an enqueue), and no plan may scan a table: one made
+-- while a table was empty or small would keep scanning it as it grows.
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
 AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
@@ -753,19 +760,26 @@ BEGIN
     END IF;
 
     -- dishonor: players in a timeout now may not queue (whatever joined_at
-    -- says); stacks default the roster's dishonor
-    SELECT d.player_id, d.timeout_until INTO p, s
-    FROM mm.dishonor_statuses(players, now()) d
-    WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'player % is in a dishonor timeout', p
-            USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('The timeout lasts until %s.', s),
-                  HINT = format('The player can queue again at %s.', s);
+    -- says); stacks default the roster's dishonor. A player without a row in
+    -- mm.dishonor_players has neither (most players, most of the time): one
+    -- probe of its key decides that, and mm.dishonor_statuses, an SQL
+    -- function whose statements PostgreSQL parses and plans again on every
+    -- call, runs only for a roster with a record
+    stacks := 0;
+    IF EXISTS (SELECT FROM mm.dishonor_players d WHERE d.player_id = ANY (players)) THEN
+        SELECT d.player_id, d.timeout_until INTO p, s
+        FROM mm.dishonor_statuses(players, now()) d
+        WHERE d.timeout_until > now() ORDER BY d.timeout_until DESC LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'player % is in a dishonor timeout', p
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('The timeout lasts until %s.', s),
+                      HINT = format('The player can queue again at %s.', s);
+        END IF;
+        -- the roster's dishonor: its players' stacks, saturating at the
+        -- largest int (a player's stacks saturate there too)
+        SELECT least(coalesce(sum(d.stacks), 0), 2147483647)::int INTO stacks FROM mm.dishonor_statuses(players, now()) d;
     END IF;
-    -- the roster's dishonor: its players' stacks, saturating at the
-    -- largest int (a player's stacks saturate there too)
-    SELECT least(coalesce(sum(d.stacks), 0), 2147483647)::int INTO stacks FROM mm.dishonor_statuses(players, now()) d;
     -- the queue's own dodge penalty (dodge_timeout): this queue only
     SELECT d.player_id, d.until INTO p, s
     FROM mm.queue_dodge d
@@ -810,8 +824,9 @@ BEGIN
         FROM unnest(players) AS u(x)
         CROSS JOIN LATERAL (SELECT e.player_id, e.match_id, e.status, e.queue_id FROM mm.ticket_event e
                             WHERE e.player_id = u.x ORDER BY e.event_id DESC LIMIT 1) e
-        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
-        WHERE e.status IN ('proposed', 'accepted') AND m.status = 'proposed' AND m.accept_until > now()
+        WHERE e.status IN ('proposed', 'accepted')
+          AND (SELECT m.status = 'proposed' AND m.accept_until > now() FROM mm.match m
+               WHERE m.queue_id = e.queue_id AND m.match_id = e.match_id)
         ORDER BY e.player_id LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'player % is in the ready check of match %', p, other
@@ -823,25 +838,27 @@ BEGIN
     -- requeue_while_in_match false: a player whose last match is not
     -- finished waits for it (on Citus mm._hold_players checks both, below)
     IF NOT distributed AND NOT (cfg ->> 'requeue_while_in_match')::boolean THEN
-        SELECT e.player_id, e.match_id INTO p, other
-        -- its last roster that went into a match (with the player in it)
-        -- (each event's roster looked up by its key, in the match it is in
-        -- or ended in: never a read of every match's rosters)
-        FROM (SELECT DISTINCT ON (e.player_id) e.player_id, x.queue_id, x.match_id
-              FROM mm.ticket_event e
-              CROSS JOIN LATERAL (
-                  SELECT r.queue_id, r.match_id FROM mm.roster r
-                  WHERE r.queue_id = e.queue_id AND r.roster_id = e.roster_id AND r.match_id IS NOT NULL
-                    AND EXISTS (SELECT FROM mm.queued_player qp
-                                WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
-                  UNION ALL
-                  SELECT x.queue_id, x.match_id FROM mm.ended_roster x
-                  WHERE x.queue_id = e.queue_id AND x.roster_id = e.roster_id AND e.player_id = ANY (x.players)) x
-              WHERE e.player_id = ANY (enqueue.players) AND e.status = 'waiting'
-              ORDER BY e.player_id, e.event_id DESC) e
-        JOIN mm.match m ON m.queue_id = e.queue_id AND m.match_id = e.match_id
-        WHERE m.status <> 'finished'
-        ORDER BY e.player_id LIMIT 1;
+        SELECT u.x, e.match_id INTO p, other
+        -- each player's last roster that went into a match (with the player
+        -- in it): its waiting events from the last, each event's roster
+        -- looked up by its key, in the match it is in or ended in (never a
+        -- read of every match's rosters), then that match by its key
+        FROM unnest(players) AS u(x)
+        CROSS JOIN LATERAL (
+            SELECT x.queue_id, x.match_id
+            FROM mm.ticket_event e
+            CROSS JOIN LATERAL (
+                SELECT r.queue_id, r.match_id FROM mm.roster r
+                WHERE r.queue_id = e.queue_id AND r.roster_id = e.roster_id AND r.match_id IS NOT NULL
+                  AND EXISTS (SELECT FROM mm.queued_player qp
+                              WHERE qp.queue_id = r.queue_id AND qp.roster_id = r.roster_id AND qp.player_id = e.player_id)
+                UNION ALL
+                SELECT x.queue_id, x.match_id FROM mm.ended_roster x
+                WHERE x.queue_id = e.queue_id AND x.roster_id = e.roster_id AND e.player_id = ANY (x.players)) x
+            WHERE e.player_id = u.x AND e.status = 'waiting'
+            ORDER BY e.event_id DESC LIMIT 1) e
+        WHERE (SELECT m.status <> 'finished' FROM mm.match m WHERE m.queue_id = e.queue_id AND m.match_id = e.match_id)
+        ORDER BY u.x LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'player % is in match % that is not finished', p, other
                 USING ERRCODE = 'object_not_in_prerequisite_state',
