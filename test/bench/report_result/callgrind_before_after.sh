@@ -33,6 +33,11 @@
 # the difference divided by MM_REPORTS is one report's instructions, with
 # nothing of the backend's start and the first 20 reports in it. Prints each
 # version's instructions per report and the ratio after / before.
+# MM_CASE=enqueue counts mm.enqueue instead, the same way: a queue with
+# 2,000 solo rosters enqueued (and VACUUM ANALYZE), then 20 + MM_REPORTS
+# more enqueues of new players, each call in its own statement's row.
+# MM_CALLGRIND_KEEP=DIR copies the callgrind profiles (before.N.out,
+# after.N.out) there, for callgrind_annotate --inclusive=yes.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$here"
@@ -56,6 +61,9 @@ cleanup() {
 			PG_CONFIG=${config[$v]} bash test/cluster.sh stop "${cluster[$v]}" >/dev/null 2>&1 || true
 		fi
 	done
+	if [ -n "${MM_CALLGRIND_KEEP:-}" ]; then
+		mkdir -p "$MM_CALLGRIND_KEEP" && cp "$work"/cg/*.out "$MM_CALLGRIND_KEEP"/ 2>/dev/null || true
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -75,7 +83,13 @@ on() {
 	 psql -X -q -v ON_ERROR_STOP=1 "$@")
 }
 
-report_sql() { # first last: report the matches first..last in one statement
+case=${MM_CASE:-report}
+case $case in report|enqueue) ;; *) echo "callgrind_before_after: MM_CASE is report or enqueue" >&2; exit 1 ;; esac
+report_sql() { # first last: report (or enqueue) the matches (players) first..last in one statement
+	if [ "$case" = enqueue ]; then
+		echo "SELECT count(mm.enqueue('bench', ARRAY[g]::bigint[], 1500 + g % 300, 50)) FROM generate_series($1, $2) g;"
+		return
+	fi
 	echo "SELECT count(*) FROM plan p, LATERAL mm.report_result(p.m, '{\"teams\": {\"red\": {\"rank\": 1, \"score\": 500}, \"blue\": {\"rank\": 2, \"score\": 420}}}') r WHERE p.m BETWEEN $1 AND $2;"
 }
 
@@ -95,10 +109,14 @@ for v in before after; do
 		make -s PG_CONFIG="${config[$v]}" CFLAGS_SL_MODULE= install >/dev/null 2>>"$work/$v/build.log") ||
 		{ cat "$work/$v/build.log"; echo "callgrind_before_after: building $v failed" >&2; exit 1; }
 	PG_CONFIG=${config[$v]} bash test/cluster.sh start "${cluster[$v]}" >/dev/null
-	echo "== $v: setting up (30,000 matches, 2,000 of them reported)"
+	if [ "$case" = enqueue ]; then echo "== $v: setting up (a queue, 2,000 rosters enqueued)"; else echo "== $v: setting up (30,000 matches, 2,000 of them reported)"; fi
 	on "$v" -d postgres -c "CREATE DATABASE bench_report" >/dev/null
 	on "$v" -d bench_report -c "CREATE EXTENSION mm" >/dev/null
-	(cd "$work/$v/src" && on "$v" -d bench_report -f test/bench/report_result/setup.sql >/dev/null)
+	if [ "$case" = enqueue ]; then
+		on "$v" -d bench_report -c "SELECT mm.create_queue('bench', '{\"team_size\": 5}')" >/dev/null
+	else
+		(cd "$work/$v/src" && on "$v" -d bench_report -f test/bench/report_result/setup.sql >/dev/null)
+	fi
 	for k in 0 1 2 3; do
 		report_sql $((k * 500 + 1)) $(((k + 1) * 500)) | on "$v" -d bench_report >/dev/null
 	done
@@ -139,6 +157,10 @@ done
 echo
 short() { if [ "$1" = WORKTREE ]; then echo "the work tree"; else git rev-parse --short "$1"; fi; }
 echo "before: $before_rev ($(short "$before_rev")), after: $after_rev ($(short "$after_rev")); $("$PG_CONFIG" --version)"
-echo "instructions per mm.report_result of a 5v5 match (callgrind, $reports reports after 2,000 and 20)"
+if [ "$case" = enqueue ]; then
+	echo "instructions per mm.enqueue of a solo roster (callgrind, $reports enqueues after 2,000 and 20)"
+else
+	echo "instructions per mm.report_result of a 5v5 match (callgrind, $reports reports after 2,000 and 20)"
+fi
 printf '%-8s %14s\n' before "${per[before]}" after "${per[after]}"
 printf 'ratio after / before: %.3fx\n' "$(awk -v a="${per[after]}" -v b="${per[before]}" 'BEGIN {print a / b}')"
