@@ -681,13 +681,9 @@ CREATE FUNCTION mm.enqueue(queue text, players bigint[], rating float8, deviatio
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
--- Every statement below reads by a key (a player's rows, a roster, a
--- match, an event by its player), so each is planned once per session
--- (generic plans: planning a statement's custom plan again on every call
--- cost two thirds of an enqueue), and no plan may scan a table: one made
--- while a table was empty or small would keep scanning it as it grows.
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
+-- the two settings its body changes on a single node, restored on return
+SET plan_cache_mode = auto
+SET enable_seqscan = on
 AS $$
 DECLARE
     q mm.queue := mm._queue(queue);
@@ -699,9 +695,21 @@ DECLARE
     s timestamptz;
     stacks int;
     id bigint;
-    distributed boolean;
+    distributed boolean := mm._queues_distributed();
     held boolean;
 BEGIN
+    -- On a single node every statement below reads by a key (a player's
+    -- rows, a roster, a match, an event by its player): each is planned
+    -- once per session (generic plans; planning three of them again on
+    -- every call, as the plan cache chose for their array parameter, cost
+    -- two thirds of an enqueue), and no plan scans a table (one made while
+    -- a table was empty or small would keep scanning it as it grows). The
+    -- function's SET clause restores both on return. Not on Citus, which
+    -- cannot plan a statement over every shard with parameters left in it.
+    IF NOT distributed THEN
+        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true),
+                pg_catalog.set_config('enable_seqscan', 'off', true);
+    END IF;
     IF queue IS NULL THEN PERFORM mm._null_arg('queue'); END IF;
     IF players IS NULL THEN PERFORM mm._null_arg('players'); END IF;
     PERFORM mm._require_primary('mm.enqueue');
@@ -794,7 +802,6 @@ BEGIN
 
     -- (on Citus mm._hold_players checks this below, on the players' own
     -- rows, without asking every shard of every queue)
-    distributed := mm._queues_distributed();
     -- the players' rows, locked in player order first: a dissolve or a
     -- tick's backfill changing the roster of one is waited for, and what
     -- follows reads it as it is then
@@ -1015,8 +1022,17 @@ CREATE FUNCTION mm.leave(roster_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
+SET plan_cache_mode = auto
+SET enable_seqscan = on
 AS $$
 BEGIN
+    -- as mm.enqueue: on a single node every statement of a leave
+    -- (mm._end_rosters with its queue) reads by a key, planned once per
+    -- session, never a scan
+    IF NOT mm._queues_distributed() THEN
+        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true),
+                pg_catalog.set_config('enable_seqscan', 'off', true);
+    END IF;
     IF roster_id IS NULL THEN PERFORM mm._null_arg('roster_id'); END IF;
     PERFORM mm._require_primary('mm.leave');
     RETURN EXISTS (SELECT FROM mm._end_rosters(ARRAY[roster_id], 'left', NULL, false, now(),
@@ -1031,12 +1047,19 @@ CREATE FUNCTION mm.leave_player(player_id bigint)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
+SET plan_cache_mode = auto
+SET enable_seqscan = on
 AS $$
 DECLARE
     ids bigint[];
     -- on Citus the queue the player last queued in (NULL on a single node)
     w record := mm._player_roster(player_id);
 BEGIN
+    -- as mm.leave
+    IF NOT mm._queues_distributed() THEN
+        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true),
+                pg_catalog.set_config('enable_seqscan', 'off', true);
+    END IF;
     IF player_id IS NULL THEN PERFORM mm._null_arg('player_id'); END IF;
     PERFORM mm._require_primary('mm.leave_player');
     ids := ARRAY(SELECT qp.roster_id FROM mm.queued_player qp
