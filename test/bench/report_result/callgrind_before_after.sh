@@ -36,6 +36,9 @@
 # MM_CASE=enqueue counts mm.enqueue instead, the same way: a queue with
 # 2,000 solo rosters enqueued (and VACUUM ANALYZE), then 20 + MM_REPORTS
 # more enqueues of new players, each call in its own statement's row.
+# MM_CASE=leave counts mm.leave: the queue holds 2,020 + MM_REPORTS solo
+# rosters, the first 2,000 leave before VACUUM ANALYZE, then 20 + MM_REPORTS
+# more (rosters 2,001 and on).
 # MM_CALLGRIND_KEEP=DIR copies the callgrind profiles (before.N.out,
 # after.N.out) there, for callgrind_annotate --inclusive=yes.
 set -euo pipefail
@@ -84,10 +87,14 @@ on() {
 }
 
 case=${MM_CASE:-report}
-case $case in report|enqueue) ;; *) echo "callgrind_before_after: MM_CASE is report or enqueue" >&2; exit 1 ;; esac
+case $case in report|enqueue|leave) ;; *) echo "callgrind_before_after: MM_CASE is report, enqueue or leave" >&2; exit 1 ;; esac
 report_sql() { # first last: report (or enqueue) the matches (players) first..last in one statement
 	if [ "$case" = enqueue ]; then
 		echo "SELECT count(mm.enqueue('bench', ARRAY[g]::bigint[], 1500 + g % 300, 50)) FROM generate_series($1, $2) g;"
+		return
+	fi
+	if [ "$case" = leave ]; then
+		echo "SELECT count(*) FILTER (WHERE mm.leave(g::bigint)) FROM generate_series($1, $2) g;"
 		return
 	fi
 	echo "SELECT count(*) FROM plan p, LATERAL mm.report_result(p.m, '{\"teams\": {\"red\": {\"rank\": 1, \"score\": 500}, \"blue\": {\"rank\": 2, \"score\": 420}}}') r WHERE p.m BETWEEN $1 AND $2;"
@@ -109,11 +116,15 @@ for v in before after; do
 		make -s PG_CONFIG="${config[$v]}" CFLAGS_SL_MODULE= install >/dev/null 2>>"$work/$v/build.log") ||
 		{ cat "$work/$v/build.log"; echo "callgrind_before_after: building $v failed" >&2; exit 1; }
 	PG_CONFIG=${config[$v]} bash test/cluster.sh start "${cluster[$v]}" >/dev/null
-	if [ "$case" = enqueue ]; then echo "== $v: setting up (a queue, 2,000 rosters enqueued)"; else echo "== $v: setting up (30,000 matches, 2,000 of them reported)"; fi
+	if [ "$case" = enqueue ]; then echo "== $v: setting up (a queue, 2,000 rosters enqueued)";
+	elif [ "$case" = leave ]; then echo "== $v: setting up (a queue, $((2020 + reports)) rosters, 2,000 of them left)"; else echo "== $v: setting up (30,000 matches, 2,000 of them reported)"; fi
 	on "$v" -d postgres -c "CREATE DATABASE bench_report" >/dev/null
 	on "$v" -d bench_report -c "CREATE EXTENSION mm" >/dev/null
 	if [ "$case" = enqueue ]; then
 		on "$v" -d bench_report -c "SELECT mm.create_queue('bench', '{\"team_size\": 5}')" >/dev/null
+	elif [ "$case" = leave ]; then
+		on "$v" -d bench_report -c "SELECT mm.create_queue('bench', '{\"team_size\": 5}')" \
+			-c "SELECT count(mm.enqueue('bench', ARRAY[g]::bigint[], 1500 + g % 300, 50)) FROM generate_series(1, $((2020 + reports))) g" >/dev/null
 	else
 		(cd "$work/$v/src" && on "$v" -d bench_report -f test/bench/report_result/setup.sql >/dev/null)
 	fi
@@ -159,6 +170,8 @@ short() { if [ "$1" = WORKTREE ]; then echo "the work tree"; else git rev-parse 
 echo "before: $before_rev ($(short "$before_rev")), after: $after_rev ($(short "$after_rev")); $("$PG_CONFIG" --version)"
 if [ "$case" = enqueue ]; then
 	echo "instructions per mm.enqueue of a solo roster (callgrind, $reports enqueues after 2,000 and 20)"
+elif [ "$case" = leave ]; then
+	echo "instructions per mm.leave of a solo roster (callgrind, $reports leaves after 2,000 and 20)"
 else
 	echo "instructions per mm.report_result of a 5v5 match (callgrind, $reports reports after 2,000 and 20)"
 fi
