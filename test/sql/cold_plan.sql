@@ -48,5 +48,23 @@ SELECT count(*) AS players_rated FROM (
 SELECT (pg_temp.fetched('mm.ratings') - :before) / 50.0 <= 8 AS few_ratings_read_per_report;
 COMMIT;
 
+-- On a single node mm.enqueue and mm.leave plan their statements once per
+-- connection (generic plans, no sequential scan), settings their function
+-- definitions restore on return: the caller's own settings are back after
+-- each call. The players of the reported matches queue again, each check
+-- of their history (their last events, the match of each) read by key.
+BEGIN;
+SET LOCAL plan_cache_mode = force_custom_plan;
+SET LOCAL enable_seqscan = on;
+SELECT pg_temp.fetched('mm.ticket_event') + pg_temp.fetched('mm.ended_roster') + pg_temp.fetched('mm.match') AS before \gset
+SELECT count(mm.enqueue('cold', ARRAY[p.player_id], 1000, 50)) AS queued_again
+FROM (SELECT DISTINCT unnest(x.players) AS player_id FROM mm.ended_roster x) p;
+SELECT (pg_temp.fetched('mm.ticket_event') + pg_temp.fetched('mm.ended_roster') + pg_temp.fetched('mm.match') - :before)
+       / (SELECT count(DISTINCT p) FROM mm.ended_roster x, unnest(x.players) p)::float8 < 10 AS few_history_rows_read_per_enqueue;
+SELECT current_setting('plan_cache_mode') AS plan_cache_mode, current_setting('enable_seqscan') AS enable_seqscan;
+SELECT mm.leave(max(r.roster_id)) AS left FROM mm.roster r WHERE r.match_id IS NULL;
+SELECT current_setting('plan_cache_mode') AS plan_cache_mode, current_setting('enable_seqscan') AS enable_seqscan;
+ROLLBACK;
+
 \c :regress_db
 DROP DATABASE mm_cold_plan;
