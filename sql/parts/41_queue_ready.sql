@@ -345,15 +345,27 @@ CREATE FUNCTION mm.accept(match_id bigint, player_id bigint)
 RETURNS text
 LANGUAGE plpgsql
 SET search_path = mm, pg_catalog, pg_temp
+-- the two settings its body changes on a single node, restored on return
+SET plan_cache_mode = auto
+SET enable_seqscan = on
 AS $$
 DECLARE
-    r record := mm._ready_match(match_id, player_id);
-    m mm.match := r.m;
+    r record;
+    m mm.match;
     players int;
     accepted int;
     ids bigint[];
     detail jsonb;
 BEGIN
+    -- as mm.enqueue: on a single node every statement of an accept reads
+    -- the match, its rosters and its accepts by key, planned once per
+    -- session, never a scan
+    IF NOT mm._queues_distributed() THEN
+        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true),
+                pg_catalog.set_config('enable_seqscan', 'off', true);
+    END IF;
+    r := mm._ready_match(match_id, player_id);
+    m := r.m;
     IF m.status = 'dissolved' THEN
         RAISE EXCEPTION 'match % was dissolved', match_id
             USING ERRCODE = 'object_not_in_prerequisite_state',
